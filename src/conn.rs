@@ -1,0 +1,285 @@
+//! Connections: open, close, interrupt, busy timeout and the counters SQLite keeps.
+
+use std::ffi::{c_char, c_int, CString};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use libsqlite3_sys as ffi;
+
+use crate::codes::*;
+use crate::error::{sqlbatch_error, Error, LastError};
+use crate::ffi::{try_bytes, try_mut, try_ref};
+use crate::panic::boundary;
+
+/// A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
+pub struct sqlbatch_conn {
+    pub(crate) shared: Arc<ConnShared>,
+}
+
+/// What a connection shares with its statements (which may outlive it).
+pub(crate) struct ConnShared {
+    /// The SQLite handle; NULL once the connection is closed.
+    db: AtomicPtr<ffi::sqlite3>,
+    /// Held by `interrupt` and `close`, so that an interrupt from another thread never
+    /// touches a handle that is being closed.
+    close_lock: Mutex<()>,
+    last_error: Mutex<LastError>,
+}
+
+extern "C" {
+    // In the bundled SQLite, but not in libsqlite3-sys's generated bindings.
+    fn sqlite3_close_v2(db: *mut ffi::sqlite3) -> c_int;
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock leaves plain data behind; keep using it.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl ConnShared {
+    /// The open SQLite handle, or `SQLBATCH_E_CLOSED`.
+    pub fn db(&self) -> Result<*mut ffi::sqlite3, Error> {
+        let db = self.db.load(Ordering::Acquire);
+        if db.is_null() {
+            Err(Error::closed())
+        } else {
+            Ok(db)
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        !self.db.load(Ordering::Acquire).is_null()
+    }
+
+    /// Stores `e` as the connection's last error.
+    pub fn record(&self, e: &Error) {
+        lock(&self.last_error).set(e);
+    }
+
+    /// Finalizes every statement of the connection and closes it. Idempotent.
+    fn close(&self) -> i32 {
+        let db = {
+            let _guard = lock(&self.close_lock);
+            self.db.swap(ptr::null_mut(), Ordering::AcqRel)
+        };
+        if db.is_null() {
+            return SQLBATCH_OK;
+        }
+        // SAFETY: `db` is open and no longer reachable through `self.db`; statements check
+        // `is_open` before touching their handles, so finalizing them here is their end.
+        unsafe {
+            loop {
+                let stmt = ffi::sqlite3_next_stmt(db, ptr::null_mut());
+                if stmt.is_null() {
+                    break;
+                }
+                ffi::sqlite3_finalize(stmt);
+            }
+            sqlite3_close_v2(db)
+        }
+    }
+}
+
+impl Drop for ConnShared {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// sqlbatch_conn_open opens a database connection.
+///
+/// `path` is a file name (UTF-8, `path_len` bytes, no NUL inside; it need not be
+/// NUL-terminated), ":memory:" for a private in-memory database, "" for a private temporary
+/// file, or a `file:` URI when `SQLBATCH_OPEN_URI` is set. `flags` is a bitwise OR of
+/// `SQLBATCH_OPEN_*` (they have SQLite's values); with neither READONLY nor READWRITE set,
+/// READWRITE|CREATE is used. See <https://sqlite.org/c3ref/open.html>.
+///
+/// The connection reports extended result codes, and is opened without SQLite's per-call
+/// mutex unless `SQLBATCH_OPEN_FULLMUTEX` is given (see "Thread model" above).
+///
+/// Ownership: like `sqlite3_open_v2`, `*out_conn` is set whenever a handle could be allocated,
+/// **even when opening fails**, so that `sqlbatch_conn_last_error` can say why; the caller
+/// owns it and must release it with `sqlbatch_conn_close` in every case. It is set to NULL only
+/// when no handle exists (NULL parameters, bad flags, out of memory).
+/// NULL: `out_conn` NULL, or `path` NULL with `path_len > 0`, gives `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` for a bad
+/// path or flags; otherwise SQLite's error, e.g. `SQLITE_CANTOPEN`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_open(
+    path: *const c_char,
+    path_len: usize,
+    flags: u32,
+    out_conn: *mut *mut sqlbatch_conn,
+) -> i32 {
+    if out_conn.is_null() {
+        return SQLBATCH_E_NULL_PARAMETER;
+    }
+    out_conn.write(ptr::null_mut());
+    boundary(None, || {
+        let bytes = try_bytes(path, path_len, "path")?;
+        crate::error::check_utf8(bytes, "path")?;
+        let cpath = CString::new(bytes)
+            .map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "path contains a NUL byte"))?;
+        if flags & !OPEN_FLAGS_ALLOWED != 0 {
+            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown open flags {:#x}", flags & !OPEN_FLAGS_ALLOWED)));
+        }
+        let mut f = flags as c_int;
+        if flags & (SQLBATCH_OPEN_READONLY | SQLBATCH_OPEN_READWRITE) == 0 {
+            f |= ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_CREATE;
+        }
+        if flags & SQLBATCH_OPEN_FULLMUTEX == 0 {
+            f |= ffi::SQLITE_OPEN_NOMUTEX;
+        }
+        f |= ffi::SQLITE_OPEN_EXRESCODE;
+        let mut db = ptr::null_mut();
+        let rc = ffi::sqlite3_open_v2(cpath.as_ptr(), &mut db, f, ptr::null());
+        if db.is_null() {
+            return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory"));
+        }
+        let shared = Arc::new(ConnShared {
+            db: AtomicPtr::new(db),
+            close_lock: Mutex::new(()),
+            last_error: Mutex::new(LastError::default()),
+        });
+        let result = if rc == ffi::SQLITE_OK {
+            Ok(SQLBATCH_OK)
+        } else {
+            let e = Error::from_db(db, rc);
+            shared.record(&e);
+            Err(e)
+        };
+        out_conn.write(Box::into_raw(Box::new(sqlbatch_conn { shared })));
+        result
+    })
+}
+
+/// sqlbatch_conn_close finalizes every statement still open on `conn`, closes the connection
+/// and frees the handle.
+///
+/// Statement handles of the connection stay allocated: every later call on them returns
+/// `SQLBATCH_E_CLOSED`, and each must still be released with `sqlbatch_stmt_finalize`, before
+/// or after this call (the order does not matter, which suits garbage-collected callers).
+/// Calling with NULL is a harmless no-op. Must not be called twice with the same handle.
+/// Must not run while another thread uses `conn`, except `sqlbatch_conn_interrupt`.
+/// @return `SQLBATCH_OK` (the handle is freed whatever happens).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_close(conn: *mut sqlbatch_conn) -> i32 {
+    if conn.is_null() {
+        return SQLBATCH_OK;
+    }
+    boundary(None, || {
+        let conn = Box::from_raw(conn);
+        let rc = conn.shared.close();
+        Ok(rc)
+    })
+}
+
+/// sqlbatch_conn_interrupt makes the SQL running on `conn` stop as soon as possible with
+/// `SQLITE_INTERRUPT` (a fetch, a script or a bulk write), as `sqlite3_interrupt` does.
+///
+/// This is the one function that may be called from any thread while another thread is
+/// using `conn` (Go's context cancellation, Haskell's asynchronous exceptions). Calls that
+/// start after the interrupted ones have finished are not affected. A no-op on a closed
+/// connection. `conn` must not be freed concurrently (that is the caller's to order).
+/// NULL: a no-op.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_interrupt(conn: *const sqlbatch_conn) {
+    let Some(conn) = conn.as_ref() else { return };
+    crate::panic::boundary_value((), || {
+        let _guard = lock(&conn.shared.close_lock);
+        let db = conn.shared.db.load(Ordering::Acquire);
+        if !db.is_null() {
+            ffi::sqlite3_interrupt(db);
+        }
+    })
+}
+
+/// sqlbatch_conn_busy_timeout makes SQLite retry for up to `ms` milliseconds when a table is
+/// locked by another connection, instead of failing at once with `SQLITE_BUSY`; `ms <= 0`
+/// turns retrying off. See <https://sqlite.org/c3ref/busy_timeout.html>.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_busy_timeout(conn: *mut sqlbatch_conn, ms: i32) -> i32 {
+    with_db(conn, |db| {
+        let rc = ffi::sqlite3_busy_timeout(db, ms);
+        if rc == ffi::SQLITE_OK {
+            Ok(())
+        } else {
+            Err(Error::from_db(db, rc))
+        }
+    })
+}
+
+/// Runs `f` on the open database of `conn`, recording errors on it.
+unsafe fn with_db(conn: *const sqlbatch_conn, f: impl FnOnce(*mut ffi::sqlite3) -> Result<(), Error>) -> i32 {
+    let conn = match try_ref(conn, "conn") {
+        Ok(c) => c,
+        Err(e) => return e.code,
+    };
+    boundary(Some(&conn.shared), || {
+        f(conn.shared.db()?)?;
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// Reads one counter of an open connection into `out`.
+unsafe fn getter<T>(conn: *const sqlbatch_conn, out: *mut T, read: impl FnOnce(*mut ffi::sqlite3) -> T) -> i32 {
+    with_db(conn, |db| {
+        let out = try_mut(out, "out")?;
+        *out = read(db);
+        Ok(())
+    })
+}
+
+/// sqlbatch_conn_changes writes to `*out` the number of rows inserted, updated or deleted by
+/// the most recent INSERT, UPDATE or DELETE on `conn` (`sqlite3_changes64`).
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_changes(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
+    getter(conn, out, |db| ffi::sqlite3_changes64(db))
+}
+
+/// sqlbatch_conn_total_changes writes to `*out` the number of rows inserted, updated or
+/// deleted since `conn` was opened (`sqlite3_total_changes64`).
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
+    getter(conn, out, |db| ffi::sqlite3_total_changes64(db))
+}
+
+/// sqlbatch_conn_last_insert_rowid writes to `*out` the rowid of the most recent successful
+/// INSERT into a rowid table on `conn` (`sqlite3_last_insert_rowid`), 0 if there was none.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
+    getter(conn, out, |db| ffi::sqlite3_last_insert_rowid(db))
+}
+
+/// sqlbatch_conn_autocommit writes to `*out` whether `conn` is in autocommit mode, i.e. not
+/// inside a transaction opened by BEGIN (`sqlite3_get_autocommit`).
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_autocommit(conn: *const sqlbatch_conn, out: *mut bool) -> i32 {
+    getter(conn, out, |db| ffi::sqlite3_get_autocommit(db) != 0)
+}
+
+/// sqlbatch_conn_last_error writes the details of the most recent failing call on `conn`,
+/// or on one of its statements, to `*out_error`.
+///
+/// Successful calls do not clear it, and reading it changes nothing, so it can be read at any
+/// time after a call returned an error. If nothing has failed yet, `code` is `SQLBATCH_OK`.
+/// Errors of calls that had no connection to report to (NULL handles) are not recorded.
+/// Lifetime: `out_error->message` is borrowed from `conn`; it stays valid until the next
+/// failing call on `conn` or its statements, or until `conn` is closed.
+/// @return `SQLBATCH_OK` or `SQLBATCH_E_NULL_PARAMETER`. Works on a handle whose open failed.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_last_error(conn: *const sqlbatch_conn, out_error: *mut sqlbatch_error) -> i32 {
+    let (Some(conn), false) = (conn.as_ref(), out_error.is_null()) else {
+        return SQLBATCH_E_NULL_PARAMETER;
+    };
+    boundary(None, || {
+        out_error.write(lock(&conn.shared.last_error).view());
+        Ok(SQLBATCH_OK)
+    })
+}

@@ -1,0 +1,153 @@
+//! Errors: the internal `Error` value, the per-connection "last error" that C reads back
+//! through `sqlbatch_conn_last_error`, and the `sqlbatch_error` struct it is read into.
+
+use std::borrow::Cow;
+use std::ffi::{c_char, CStr, CString};
+
+use libsqlite3_sys as ffi;
+
+use crate::codes::*;
+
+/// What went wrong in one call. `code` is what the exported function returns.
+#[derive(Debug, Clone)]
+pub(crate) struct Error {
+    pub code: i32,
+    pub message: Cow<'static, str>,
+    pub token_offset: i64,
+    pub statement_index: i64,
+    pub statement_offset: i64,
+    pub row_index: i64,
+}
+
+impl Error {
+    /// An error raised by sqlbatch itself.
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            token_offset: -1,
+            statement_index: -1,
+            statement_offset: -1,
+            row_index: -1,
+        }
+    }
+
+    pub fn null(what: &'static str) -> Self {
+        Self::new(SQLBATCH_E_NULL_PARAMETER, format!("{what} is NULL"))
+    }
+
+    pub fn closed() -> Self {
+        Self::new(SQLBATCH_E_CLOSED, "the connection was closed")
+    }
+
+    /// The error SQLite just reported on `db` for a call that returned `rc`.
+    ///
+    /// # Safety
+    /// `db` must be an open connection.
+    pub unsafe fn from_db(db: *mut ffi::sqlite3, rc: i32) -> Self {
+        let msg = ffi::sqlite3_errmsg(db);
+        let message = if msg.is_null() {
+            Cow::Borrowed("out of memory")
+        } else {
+            Cow::Owned(CStr::from_ptr(msg).to_string_lossy().into_owned())
+        };
+        // sqlite3_errmsg describes the most recent call; if that call was not the one that
+        // failed (it can't be here, but be safe), fall back to the code's description.
+        let ext = ffi::sqlite3_extended_errcode(db);
+        let code = if rc & 0xff == ext & 0xff { ext } else { rc };
+        Error {
+            code,
+            message,
+            token_offset: ffi::sqlite3_error_offset(db) as i64,
+            ..Self::new(code, "")
+        }
+    }
+
+    /// Invalid UTF-8 in `what`, first bad byte at `at`.
+    pub fn utf8(what: &str, at: usize) -> Self {
+        Error {
+            token_offset: at as i64,
+            ..Self::new(
+                SQLBATCH_E_INVALID_UTF8,
+                format!("{what} is not valid UTF-8 (first invalid byte at offset {at})"),
+            )
+        }
+    }
+}
+
+/// Checks that `bytes` is UTF-8, naming `what` in the error.
+pub(crate) fn check_utf8<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str, Error> {
+    std::str::from_utf8(bytes).map_err(|e| Error::utf8(what, e.valid_up_to()))
+}
+
+/// The error details of a connection, read back with `sqlbatch_conn_last_error`.
+#[repr(C)]
+pub struct sqlbatch_error {
+    /// The status the failing call returned (an extended SQLite code or a library code);
+    /// `SQLBATCH_OK` if no call on the connection has failed yet.
+    pub code: i32,
+    /// `code & 0xff` for SQLite codes (e.g. `SQLITE_CONSTRAINT` for `SQLITE_CONSTRAINT_UNIQUE`);
+    /// equal to `code` for library codes.
+    pub primary_code: i32,
+    /// The message, NUL-terminated UTF-8. Borrowed from the connection: valid until the next
+    /// failing call on the connection (or on one of its statements), or until it is closed.
+    pub message: *const c_char,
+    /// Length of `message` in bytes, without the NUL.
+    pub message_len: usize,
+    /// Byte offset of the token the error is about in the SQL text the failing call was given
+    /// (for a script, counted from the start of the whole script); -1 if none.
+    pub token_offset: i64,
+    /// `sqlbatch_conn_exec`: index (from 0) of the statement that failed; -1 otherwise.
+    pub statement_index: i64,
+    /// `sqlbatch_conn_exec`: byte offset where the failing statement starts; -1 otherwise.
+    pub statement_offset: i64,
+    /// `sqlbatch_stmt_execute_many`: index (from 0) of the parameter row that failed; -1 otherwise.
+    pub row_index: i64,
+}
+
+/// The stored copy of a connection's most recent error.
+pub(crate) struct LastError {
+    error: Error,
+    message: CString,
+}
+
+impl Default for LastError {
+    fn default() -> Self {
+        LastError {
+            error: Error::new(SQLBATCH_OK, "not an error"),
+            message: c"not an error".to_owned(),
+        }
+    }
+}
+
+impl LastError {
+    pub fn set(&mut self, e: &Error) {
+        let bytes: Vec<u8> = e.message.bytes().filter(|&b| b != 0).collect();
+        // Cannot fail: NUL bytes were removed.
+        self.message = CString::new(bytes).unwrap_or_default();
+        self.error = e.clone();
+    }
+
+    pub fn view(&self) -> sqlbatch_error {
+        let e = &self.error;
+        sqlbatch_error {
+            code: e.code,
+            primary_code: primary(e.code),
+            message: self.message.as_ptr(),
+            message_len: self.message.as_bytes().len(),
+            token_offset: e.token_offset,
+            statement_index: e.statement_index,
+            statement_offset: e.statement_offset,
+            row_index: e.row_index,
+        }
+    }
+}
+
+/// The primary code of a status: the low byte for SQLite codes, the code itself otherwise.
+pub(crate) fn primary(code: i32) -> i32 {
+    if library_code_str(code).is_some() {
+        code
+    } else {
+        code & 0xff
+    }
+}

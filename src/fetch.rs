@@ -1,0 +1,455 @@
+//! Batched fetch: one call steps up to N rows and leaves every cell in memory the caller
+//! reads with plain loads.
+//!
+//! A batch is an array of `n_rows * n_cols` cells (`sqlbatch_value`, row-major) plus the bytes
+//! of its TEXT and BLOB values, either in an arena the statement owns (`sqlbatch_stmt_fetch`)
+//! or in a buffer the caller hands in (`sqlbatch_stmt_fetch_into`). Both are reused from batch
+//! to batch, so a steady stream of batches allocates nothing.
+//!
+//! Cells are read through `sqlite3_column_value` and `sqlite3_value_*`: one column lookup per
+//! cell instead of one per accessor. That is safe because a connection is used by one thread
+//! at a time (see the thread model in the header).
+
+use std::ffi::c_int;
+
+use libsqlite3_sys as ffi;
+
+use crate::codes::*;
+use crate::error::Error;
+use crate::ffi::try_mut;
+use crate::stmt::{sqlbatch_stmt, stmt_ref, with_stmt};
+use crate::value::sqlbatch_value;
+
+/// A batch of rows, written by `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into`.
+///
+/// Cell (r, c) is `cells[r * n_cols + c]`; the bytes of a TEXT or BLOB cell `v` are the `v.len`
+/// bytes at `data + v.bits`. Reading a batch needs no further call.
+///
+/// Lifetime: `cells` (and `data`, for `sqlbatch_stmt_fetch`) belong to the statement and stay
+/// valid until the next fetch, bind, reset, bulk write or finalize on it. With
+/// `sqlbatch_stmt_fetch_into`, `data` is the caller's buffer and stays the caller's.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sqlbatch_batch {
+    /// `n_rows * n_cols` cells, row-major.
+    pub cells: *const sqlbatch_value,
+    /// Base of the TEXT and BLOB bytes.
+    pub data: *const u8,
+    /// Bytes used at `data`. After `SQLBATCH_E_BUFFER_TOO_SMALL`: the bytes the next row needs.
+    pub data_len: usize,
+    /// Rows in this batch (0 is possible with `SQLBATCH_DONE`).
+    pub n_rows: usize,
+    /// Columns per row.
+    pub n_cols: usize,
+    /// Identifies the batch; `sqlbatch_batch_get` uses it to detect a batch read too late.
+    pub generation: u64,
+}
+
+/// Where the statement stands.
+#[derive(Debug, Default)]
+pub(crate) enum Phase {
+    /// Not stepped since prepare or the last reset.
+    #[default]
+    Fresh,
+    /// Stepped, positioned on no row that is still owed to the caller.
+    Running,
+    /// Positioned on a row that the caller has not received yet.
+    Pending,
+    /// Finished; fetches return `SQLBATCH_DONE` with no rows until a reset.
+    Done,
+    /// A step failed; fetches return this error until a reset.
+    Failed(Error),
+}
+
+/// The statement-owned state of batched fetching.
+#[derive(Default)]
+pub(crate) struct FetchState {
+    cells: Vec<sqlbatch_value>,
+    arena: Vec<u8>,
+    pub generation: u64,
+    phase: Phase,
+}
+
+impl FetchState {
+    /// Whether the statement has been stepped since it was last reset.
+    pub fn started(&self) -> bool {
+        !matches!(self.phase, Phase::Fresh)
+    }
+
+    /// The statement was reset: start over, and end the current batch.
+    pub fn rewind(&mut self) {
+        self.phase = Phase::Fresh;
+        self.generation += 1;
+    }
+}
+
+/// Where a batch's TEXT and BLOB bytes go.
+trait Sink {
+    fn len(&self) -> usize;
+    /// Appends `n` bytes from `p`, returning their offset, or None if they do not fit.
+    unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize>;
+    fn truncate(&mut self, len: usize);
+    /// Whether a batch holding `cells` cells and these bytes went over its bound.
+    fn over(&self, cells: usize) -> bool;
+    fn base(&self) -> *const u8;
+}
+
+/// The statement's own arena: grows as needed; `max` bounds cells plus bytes softly (a row
+/// that crosses it is left for the next batch, unless it is the batch's first).
+struct Arena<'a> {
+    buf: &'a mut Vec<u8>,
+    max: usize,
+}
+
+impl Sink for Arena<'_> {
+    fn len(&self) -> usize {
+        self.buf.len()
+    }
+    unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize> {
+        let at = self.buf.len();
+        if n > 0 {
+            self.buf.extend_from_slice(std::slice::from_raw_parts(p, n));
+        }
+        Some(at)
+    }
+    fn truncate(&mut self, len: usize) {
+        self.buf.truncate(len)
+    }
+    fn over(&self, cells: usize) -> bool {
+        cells.saturating_mul(std::mem::size_of::<sqlbatch_value>()).saturating_add(self.buf.len()) > self.max
+    }
+    fn base(&self) -> *const u8 {
+        self.buf.as_ptr()
+    }
+}
+
+/// The caller's buffer: a hard bound.
+struct Caller {
+    base: *mut u8,
+    cap: usize,
+    len: usize,
+}
+
+impl Sink for Caller {
+    fn len(&self) -> usize {
+        self.len
+    }
+    unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize> {
+        let at = self.len;
+        if n > self.cap - at {
+            return None;
+        }
+        if n > 0 {
+            std::ptr::copy_nonoverlapping(p, self.base.add(at), n);
+        }
+        self.len += n;
+        Some(at)
+    }
+    fn truncate(&mut self, len: usize) {
+        self.len = len
+    }
+    fn over(&self, _cells: usize) -> bool {
+        false
+    }
+    fn base(&self) -> *const u8 {
+        self.base
+    }
+}
+
+/// Why a row could not be added.
+enum RowError {
+    /// The sink is full (caller buffer).
+    Full,
+    Sqlite(Error),
+}
+
+/// Appends the cells of the row `raw` is positioned on.
+///
+/// # Safety
+/// `raw` must be a statement of `db` positioned on a row with `ncols` columns.
+#[inline(always)]
+unsafe fn push_row<S: Sink>(
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    ncols: usize,
+    cells: &mut Vec<sqlbatch_value>,
+    sink: &mut S,
+) -> Result<(), RowError> {
+    for c in 0..ncols {
+        let v = ffi::sqlite3_column_value(raw, c as c_int);
+        let kind = ffi::sqlite3_value_type(v);
+        let cell = match kind {
+            ffi::SQLITE_INTEGER => sqlbatch_value::int(ffi::sqlite3_value_int64(v)),
+            ffi::SQLITE_FLOAT => sqlbatch_value::float(ffi::sqlite3_value_double(v)),
+            ffi::SQLITE_TEXT | ffi::SQLITE_BLOB => {
+                let p = if kind == ffi::SQLITE_TEXT {
+                    ffi::sqlite3_value_text(v)
+                } else {
+                    ffi::sqlite3_value_blob(v).cast()
+                };
+                let n = ffi::sqlite3_value_bytes(v) as usize;
+                if p.is_null() && n > 0 {
+                    return Err(RowError::Sqlite(Error::from_db(db, ffi::SQLITE_NOMEM)));
+                }
+                let at = sink.push(p, n).ok_or(RowError::Full)?;
+                sqlbatch_value::bytes(kind as u8, at as u64, n as u32)
+            }
+            _ => sqlbatch_value::NULL,
+        };
+        cells.push(cell);
+    }
+    Ok(())
+}
+
+/// The bytes the TEXT and BLOB values of the current row take.
+unsafe fn row_bytes(raw: *mut ffi::sqlite3_stmt, ncols: usize) -> usize {
+    (0..ncols)
+        .map(|c| {
+            let v = ffi::sqlite3_column_value(raw, c as c_int);
+            match ffi::sqlite3_value_type(v) {
+                ffi::SQLITE_TEXT | ffi::SQLITE_BLOB => ffi::sqlite3_value_bytes(v) as usize,
+                _ => 0,
+            }
+        })
+        .sum()
+}
+
+/// Why a fill produced no batch.
+enum Stop {
+    Error(Error),
+    /// The caller's buffer cannot hold the next row, which needs this many bytes.
+    TooSmall(usize),
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        Stop::Error(e)
+    }
+}
+
+/// What a fill produced.
+struct Filled {
+    status: i32,
+    rows: usize,
+    ncols: usize,
+}
+
+/// Steps `raw` and appends up to `max_rows` rows to `st.cells` and `sink`.
+///
+/// After the last row the statement is stepped once more, so a result that ends with the
+/// batch is reported `SQLBATCH_DONE` in the same call; the row found instead is kept pending.
+unsafe fn fill<S: Sink>(
+    st: &mut FetchState,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    max_rows: usize,
+    sink: &mut S,
+) -> Result<Filled, Stop> {
+    st.cells.clear();
+    let column_count = || if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) as usize };
+    let mut ncols = column_count();
+    let mut rows = 0;
+    loop {
+        match &st.phase {
+            Phase::Done => return Ok(Filled { status: SQLBATCH_DONE, rows, ncols }),
+            Phase::Failed(e) if rows == 0 => return Err(e.clone().into()),
+            Phase::Failed(_) => return Ok(Filled { status: SQLBATCH_ROW, rows, ncols }),
+            Phase::Pending => {}
+            Phase::Fresh | Phase::Running => {
+                let rc = if raw.is_null() { ffi::SQLITE_DONE } else { ffi::sqlite3_step(raw) };
+                st.phase = match rc {
+                    ffi::SQLITE_ROW => Phase::Pending,
+                    ffi::SQLITE_DONE => Phase::Done,
+                    _ => Phase::Failed(Error::from_db(db, rc)),
+                };
+                if rows == 0 {
+                    // A statement re-prepared by its first step may have changed shape.
+                    ncols = column_count();
+                }
+                continue;
+            }
+        }
+        // Positioned on a row the caller has not received.
+        if rows == max_rows {
+            return Ok(Filled { status: SQLBATCH_ROW, rows, ncols });
+        }
+        let (cell_mark, byte_mark) = (st.cells.len(), sink.len());
+        let pushed = push_row(db, raw, ncols, &mut st.cells, sink);
+        let fits = match pushed {
+            Ok(()) => rows == 0 || !sink.over(st.cells.len()),
+            Err(RowError::Full) => false,
+            Err(RowError::Sqlite(e)) => {
+                st.cells.truncate(cell_mark);
+                sink.truncate(byte_mark);
+                st.phase = Phase::Failed(e.clone());
+                return if rows == 0 { Err(e.into()) } else { Ok(Filled { status: SQLBATCH_ROW, rows, ncols }) };
+            }
+        };
+        if !fits {
+            st.cells.truncate(cell_mark);
+            sink.truncate(byte_mark);
+            if rows == 0 {
+                return Err(Stop::TooSmall(row_bytes(raw, ncols)));
+            }
+            return Ok(Filled { status: SQLBATCH_ROW, rows, ncols });
+        }
+        st.phase = Phase::Running;
+        rows += 1;
+    }
+}
+
+/// Shared body of the two fetch entry points: fills `sink` and describes the batch in `out`.
+unsafe fn fetch_with<S: Sink>(
+    st: &mut FetchState,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    max_rows: usize,
+    sink: &mut S,
+    out: &mut sqlbatch_batch,
+) -> Result<i32, Error> {
+    if max_rows == 0 {
+        return Err(Error::new(SQLBATCH_E_RANGE, "max_rows must be at least 1"));
+    }
+    st.generation += 1;
+    let result = fill(st, db, raw, max_rows, sink);
+    let batch = |data_len, n_rows, n_cols| sqlbatch_batch {
+        cells: st.cells.as_ptr(),
+        data: sink.base(),
+        data_len,
+        n_rows,
+        n_cols,
+        generation: st.generation,
+    };
+    match result {
+        Ok(f) => {
+            *out = batch(sink.len(), f.rows, f.ncols);
+            Ok(f.status)
+        }
+        Err(Stop::Error(e)) => Err(e),
+        Err(Stop::TooSmall(need)) => {
+            *out = batch(need, 0, 0);
+            Err(Error::new(
+                SQLBATCH_E_BUFFER_TOO_SMALL,
+                format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
+            ))
+        }
+    }
+}
+
+/// sqlbatch_stmt_fetch runs `stmt` forward by up to `max_rows` rows and writes them to
+/// `*out_batch`, with their TEXT and BLOB bytes in an arena owned by the statement.
+///
+/// The batch ends early before a row that would take it over `max_bytes` (counting 16 bytes per
+/// cell plus the TEXT and BLOB bytes); that row comes first in the next batch. The first row
+/// of a batch always comes through whole, however large, so every result streams in memory
+/// bounded by `max(max_bytes, one row)` plus `max_rows` rows of cells. Pass `SIZE_MAX` for no
+/// byte bound.
+///
+/// Each cell carries its own type (SQLite's types are per value). The call reports the end of
+/// the result as soon as it reaches it, also when the last row fills the batch: after
+/// `SQLBATCH_DONE`, further fetches return `SQLBATCH_DONE` with no rows until the statement is
+/// reset. If a step fails after some rows were collected (an interrupt, a constraint), those
+/// rows are returned with `SQLBATCH_ROW` and the next fetch returns the error; a failed
+/// statement keeps returning its error until it is reset.
+///
+/// Lifetime: the batch borrows memory owned by `stmt`; it stays valid until the next fetch,
+/// bind, reset, bulk write or finalize on `stmt`, or until the connection is closed.
+/// NULL: `stmt` or `out_batch` NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_ROW` (more rows may follow), `SQLBATCH_DONE` (the batch holds the last
+/// rows, possibly none), `SQLBATCH_E_RANGE` if `max_rows` is 0, `SQLBATCH_E_CLOSED`, or the
+/// error SQLite reported while stepping (e.g. `SQLITE_INTERRUPT`, `SQLITE_BUSY`,
+/// `SQLITE_CONSTRAINT_*`). `*out_batch` is written only with `SQLBATCH_ROW` and `SQLBATCH_DONE`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_fetch(
+    stmt: *mut sqlbatch_stmt,
+    max_rows: usize,
+    max_bytes: usize,
+    out_batch: *mut sqlbatch_batch,
+) -> i32 {
+    with_stmt(stmt, |s| {
+        let (db, raw) = s.handles()?;
+        let out = try_mut(out_batch, "out_batch")?;
+        let mut arena = std::mem::take(&mut s.fetch.arena);
+        arena.clear();
+        // Give back memory a huge value once needed, but keep what the bound allows.
+        let keep = max_bytes.saturating_mul(2).max(1 << 16);
+        if arena.capacity() > keep {
+            arena.shrink_to(keep);
+        }
+        let result = fetch_with(&mut s.fetch, db, raw, max_rows, &mut Arena { buf: &mut arena, max: max_bytes }, out);
+        s.fetch.arena = arena;
+        result
+    })
+}
+
+/// sqlbatch_stmt_fetch_into works like `sqlbatch_stmt_fetch`, but writes the TEXT and BLOB
+/// bytes into the caller's buffer `buf` of `buf_len` bytes, so that a garbage-collected caller
+/// can keep zero-copy slices of a batch for as long as it keeps the buffer.
+///
+/// The batch ends before the first row whose bytes do not fit in what is left of `buf`. If not
+/// even the batch's first row fits, the call returns `SQLBATCH_E_BUFFER_TOO_SMALL`, sets
+/// `out_batch->data_len` to the number of bytes that row needs (and `n_rows` to 0), and keeps
+/// the row for the next call, which should pass a buffer at least that large.
+///
+/// Ownership: `buf` stays the caller's; `out_batch->data` equals `buf`. `cells` belong to
+/// `stmt`, with the same lifetime as for `sqlbatch_stmt_fetch`; the bytes in `buf` are never
+/// touched again by sqlbatch after this call returns.
+/// NULL: `stmt` or `out_batch` NULL, or `buf` NULL with `buf_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return as `sqlbatch_stmt_fetch`, plus `SQLBATCH_E_BUFFER_TOO_SMALL`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
+    stmt: *mut sqlbatch_stmt,
+    max_rows: usize,
+    buf: *mut u8,
+    buf_len: usize,
+    out_batch: *mut sqlbatch_batch,
+) -> i32 {
+    with_stmt(stmt, |s| {
+        let (db, raw) = s.handles()?;
+        let out = try_mut(out_batch, "out_batch")?;
+        if buf.is_null() && buf_len > 0 {
+            return Err(Error::null("buf"));
+        }
+        fetch_with(&mut s.fetch, db, raw, max_rows, &mut Caller { base: buf, cap: buf_len, len: 0 }, out)
+    })
+}
+
+/// sqlbatch_batch_get copies cell (`row`, `col`) of `batch` to `*out_value`, after checking
+/// that the batch is still the current one of `stmt` and that the cell exists. For TEXT and
+/// BLOB, `out_value->bits` is the address of the bytes (not an offset). This is the checked,
+/// slower way to read a batch; reading `batch->cells` directly is the fast one.
+/// NULL: any pointer NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_STALE_BATCH` if `stmt` moved on since the batch was
+/// fetched, `SQLBATCH_E_RANGE` for a cell outside the batch.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_batch_get(
+    stmt: *const sqlbatch_stmt,
+    batch: *const sqlbatch_batch,
+    row: usize,
+    col: usize,
+    out_value: *mut sqlbatch_value,
+) -> i32 {
+    let Ok(s) = stmt_ref(stmt) else { return SQLBATCH_E_NULL_PARAMETER };
+    crate::panic::boundary(Some(&s.conn), || {
+        let b = crate::ffi::try_ref(batch, "batch")?;
+        let out = try_mut(out_value, "out_value")?;
+        if b.generation != s.fetch.generation || b.cells != s.fetch.cells.as_ptr() {
+            return Err(Error::new(
+                SQLBATCH_E_STALE_BATCH,
+                "the batch is no longer valid: its statement was fetched, bound, reset or written since",
+            ));
+        }
+        if row >= b.n_rows || col >= b.n_cols {
+            return Err(Error::new(
+                SQLBATCH_E_RANGE,
+                format!("cell ({row}, {col}) is outside the batch ({} rows x {} columns)", b.n_rows, b.n_cols),
+            ));
+        }
+        let mut v = s.fetch.cells[row * b.n_cols + col];
+        if v.kind == SQLBATCH_TEXT || v.kind == SQLBATCH_BLOB {
+            v.bits = b.data.wrapping_add(v.bits as usize) as u64;
+        }
+        *out = v;
+        Ok(SQLBATCH_OK)
+    })
+}

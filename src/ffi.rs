@@ -1,0 +1,53 @@
+//! Pointer checks for arguments that come in from C: a NULL is an error, never a crash.
+
+use std::ffi::c_char;
+
+use crate::error::Error;
+
+/// A shared reference from a pointer, or a NULL-parameter error naming `what`.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to a live `T`.
+pub(crate) unsafe fn try_ref<'a, T>(ptr: *const T, what: &'static str) -> Result<&'a T, Error> {
+    ptr.as_ref().ok_or_else(|| Error::null(what))
+}
+
+/// A mutable reference from a pointer, or a NULL-parameter error naming `what`.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to a live `T` that nothing else is using.
+pub(crate) unsafe fn try_mut<'a, T>(ptr: *mut T, what: &'static str) -> Result<&'a mut T, Error> {
+    ptr.as_mut().ok_or_else(|| Error::null(what))
+}
+
+/// A slice from a pointer and a length. A NULL pointer is fine when `len == 0`.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to `len` live `T`s.
+pub(crate) unsafe fn try_slice<'a, T>(ptr: *const T, len: usize, what: &'static str) -> Result<&'a [T], Error> {
+    if len == 0 {
+        Ok(&[])
+    } else if ptr.is_null() {
+        Err(Error::null(what))
+    } else {
+        Ok(std::slice::from_raw_parts(ptr, len))
+    }
+}
+
+/// The bytes of a `(const char *, size_t)` argument.
+///
+/// # Safety
+/// As for [`try_slice`].
+pub(crate) unsafe fn try_bytes<'a>(ptr: *const c_char, len: usize, what: &'static str) -> Result<&'a [u8], Error> {
+    try_slice(ptr.cast::<u8>(), len, what)
+}
+
+/// Writes `value` through `out` if `out` is not NULL.
+///
+/// # Safety
+/// A non-NULL `out` must be valid for writes.
+pub(crate) unsafe fn write_opt<T>(out: *mut T, value: T) {
+    if !out.is_null() {
+        out.write(value);
+    }
+}

@@ -1,0 +1,38 @@
+//! sqlbatch: a batched C ABI over SQLite.
+//!
+//! Language bindings to SQLite spend most of their time crossing the FFI boundary once per
+//! row and per column. Every sqlbatch call does a whole batch of work per crossing:
+//!
+//! - [`fetch::sqlbatch_stmt_fetch`] steps up to N rows into memory the caller reads with plain loads;
+//! - [`script::sqlbatch_conn_exec`] runs a whole multi-statement script;
+//! - [`write::sqlbatch_stmt_execute_many`] binds and runs a statement for N parameter rows.
+//!
+//! The C header `include/sqlbatch.h` is generated from these sources by cbindgen
+//! (`scripts/gen-header.sh`); the doc comments here are written for its C readers.
+//! One module per concern: `codes` (numbers), `error` and `panic` (how failures cross the
+//! boundary), `ffi` (pointer checks), `value` (cells and parameters), `conn`, `stmt`,
+//! `fetch`, `script`, `write`, and `run` (stepping a statement to its end).
+
+#![allow(non_camel_case_types)]
+#![allow(clippy::missing_safety_doc)] // Safety is documented for C callers in the header.
+
+pub mod codes;
+pub mod conn;
+pub mod error;
+mod ffi;
+pub mod fetch;
+mod panic;
+mod run;
+pub mod script;
+pub mod stmt;
+pub mod value;
+pub mod write;
+
+pub use codes::*;
+pub use conn::*;
+pub use error::sqlbatch_error;
+pub use fetch::*;
+pub use script::*;
+pub use stmt::*;
+pub use value::{sqlbatch_str, sqlbatch_value};
+pub use write::*;

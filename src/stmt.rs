@@ -1,0 +1,430 @@
+//! Prepared statements: prepare, metadata, binding, reset and finalize.
+
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::ptr;
+use std::sync::Arc;
+
+use libsqlite3_sys as ffi;
+
+use crate::codes::*;
+use crate::conn::{sqlbatch_conn, ConnShared};
+use crate::error::{check_utf8, Error};
+use crate::fetch::FetchState;
+use crate::ffi::{try_bytes, try_mut, try_ref, write_opt};
+use crate::panic::boundary;
+use crate::value::{bind_all, param_count, param_count_error, sqlbatch_str, sqlbatch_value, Lifetime, Params};
+
+/// A prepared statement. Opaque; created by `sqlbatch_stmt_prepare`, destroyed by
+/// `sqlbatch_stmt_finalize`.
+pub struct sqlbatch_stmt {
+    pub(crate) conn: Arc<ConnShared>,
+    /// NULL when the SQL held no statement (only whitespace or comments).
+    pub(crate) raw: *mut ffi::sqlite3_stmt,
+    pub(crate) fetch: FetchState,
+    columns: Vec<sqlbatch_column>,
+    /// Owns the bytes `columns` points to.
+    column_strings: Vec<CString>,
+    params: Option<Vec<sqlbatch_str>>,
+    /// Owns the bytes `params` points to.
+    param_strings: Vec<CString>,
+    expanded: CString,
+}
+
+/// Metadata of one result column, from `sqlbatch_stmt_columns`.
+///
+/// Each string is NUL-terminated; `ptr` is NULL where SQLite has no answer (no declared type,
+/// or a column computed from an expression rather than read from a table).
+#[repr(C)]
+pub struct sqlbatch_column {
+    /// The column's name (`AS` name if given), `sqlite3_column_name`.
+    pub name: sqlbatch_str,
+    /// The declared type of the table column it reads, e.g. "INTEGER", "DATETIME"
+    /// (`sqlite3_column_decltype`).
+    pub decl_type: sqlbatch_str,
+    /// The database ("main", "temp", an attached name) of the table column it reads.
+    pub database: sqlbatch_str,
+    /// The table it reads from (`sqlite3_column_table_name`).
+    pub table: sqlbatch_str,
+    /// The name of the table column it reads (`sqlite3_column_origin_name`).
+    pub origin: sqlbatch_str,
+}
+
+impl sqlbatch_stmt {
+    /// The live database and statement handles; `SQLBATCH_E_CLOSED` once the connection closed.
+    pub(crate) fn handles(&self) -> Result<(*mut ffi::sqlite3, *mut ffi::sqlite3_stmt), Error> {
+        Ok((self.conn.db()?, self.raw))
+    }
+
+    /// Resets the statement if it has run since it was last reset; the current batch ends.
+    pub(crate) unsafe fn rewind(&mut self) {
+        if self.fetch.started() && !self.raw.is_null() {
+            // Its return value repeats the last step's error, which was already reported.
+            ffi::sqlite3_reset(self.raw);
+        }
+        self.fetch.rewind();
+    }
+}
+
+/// Copies a string SQLite returned into `store`, returning a view of the copy.
+///
+/// # Safety
+/// `s` must be NULL or NUL-terminated.
+unsafe fn own(store: &mut Vec<CString>, s: *const c_char) -> sqlbatch_str {
+    if s.is_null() {
+        return sqlbatch_str::NONE;
+    }
+    let owned = CStr::from_ptr(s).to_owned();
+    // The bytes live on the heap: moving the CString into `store` does not move them.
+    let view = sqlbatch_str { ptr: owned.as_ptr(), len: owned.as_bytes().len() };
+    store.push(owned);
+    view
+}
+
+/// Runs `f` on a statement, recording errors on its connection.
+pub(crate) unsafe fn with_stmt(stmt: *mut sqlbatch_stmt, f: impl FnOnce(&mut sqlbatch_stmt) -> Result<i32, Error>) -> i32 {
+    let Some(s) = stmt.as_mut() else { return SQLBATCH_E_NULL_PARAMETER };
+    // The connection state outlives `f`: `f` never replaces `s.conn`.
+    let sink: *const ConnShared = Arc::as_ptr(&s.conn);
+    boundary(Some(&*sink), || f(s))
+}
+
+/// sqlbatch_stmt_prepare compiles the first SQL statement in `sql` (`sql_len` bytes of UTF-8;
+/// it need not be NUL-terminated) into a statement handle (`sqlite3_prepare_v3`).
+///
+/// `*out_tail` (if `out_tail` is not NULL) receives the byte offset just past the compiled
+/// statement, where the next one would start. SQL holding only whitespace and comments gives an
+/// empty statement: it takes no parameters, has no columns, and a fetch reports
+/// `SQLBATCH_DONE` at once. `flags` is 0 or `SQLBATCH_PREPARE_PERSISTENT`.
+///
+/// Ownership: on success the caller owns `*out_stmt` and must release it with
+/// `sqlbatch_stmt_finalize`; on failure `*out_stmt` is set to NULL. The statement may be used
+/// and finalized after `conn` is closed (calls then return `SQLBATCH_E_CLOSED`).
+/// NULL: `conn` or `out_stmt` NULL, or `sql` NULL with `sql_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` (with `token_offset` at the first bad
+/// byte); `SQLBATCH_E_RANGE` for SQL over 2 GiB; `SQLBATCH_E_INVALID_ARGUMENT` for unknown
+/// flags; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with
+/// `token_offset` at the offending token).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_prepare(
+    conn: *mut sqlbatch_conn,
+    sql: *const c_char,
+    sql_len: usize,
+    flags: u32,
+    out_stmt: *mut *mut sqlbatch_stmt,
+    out_tail: *mut usize,
+) -> i32 {
+    let Some(conn) = conn.as_ref() else { return SQLBATCH_E_NULL_PARAMETER };
+    if out_stmt.is_null() {
+        return SQLBATCH_E_NULL_PARAMETER;
+    }
+    out_stmt.write(ptr::null_mut());
+    boundary(Some(&conn.shared), || {
+        let db = conn.shared.db()?;
+        let bytes = try_bytes(sql, sql_len, "sql")?;
+        check_utf8(bytes, "SQL")?;
+        if flags & !PREPARE_FLAGS_ALLOWED != 0 {
+            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown prepare flags {flags:#x}")));
+        }
+        let (raw, tail) = prepare_raw(db, bytes, flags)?;
+        write_opt(out_tail, tail);
+        let stmt = sqlbatch_stmt {
+            conn: conn.shared.clone(),
+            raw,
+            fetch: FetchState::default(),
+            columns: Vec::new(),
+            column_strings: Vec::new(),
+            params: None,
+            param_strings: Vec::new(),
+            expanded: CString::default(),
+        };
+        out_stmt.write(Box::into_raw(Box::new(stmt)));
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// Compiles the first statement of `sql`; returns the handle (NULL if there was none) and the
+/// byte offset where the rest begins.
+pub(crate) unsafe fn prepare_raw(db: *mut ffi::sqlite3, sql: &[u8], flags: u32) -> Result<(*mut ffi::sqlite3_stmt, usize), Error> {
+    let len = c_int::try_from(sql.len())
+        .map_err(|_| Error::new(SQLBATCH_E_RANGE, "SQL text longer than 2 GiB"))?;
+    let mut raw = ptr::null_mut();
+    let mut tail: *const c_char = ptr::null();
+    let base = sql.as_ptr().cast::<c_char>();
+    let rc = ffi::sqlite3_prepare_v3(db, base, len, flags, &mut raw, &mut tail);
+    if rc != ffi::SQLITE_OK {
+        return Err(Error::from_db(db, rc));
+    }
+    let consumed = if tail.is_null() { sql.len() } else { tail.offset_from(base) as usize };
+    Ok((raw, consumed))
+}
+
+/// sqlbatch_stmt_finalize destroys a statement and frees its handle (`sqlite3_finalize`).
+///
+/// Any batch read from it becomes invalid. Calling with NULL is a harmless no-op. Must not be
+/// called twice with the same handle. Works after the connection was closed.
+/// @return `SQLBATCH_OK` (the handle is freed whatever happens; an error of the statement's
+/// last run was already reported by the call that ran it).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_finalize(stmt: *mut sqlbatch_stmt) -> i32 {
+    if stmt.is_null() {
+        return SQLBATCH_OK;
+    }
+    boundary(None, || {
+        let stmt = Box::from_raw(stmt);
+        // After sqlbatch_conn_close the handle was already finalized with the connection.
+        if stmt.conn.is_open() && !stmt.raw.is_null() {
+            ffi::sqlite3_finalize(stmt.raw);
+        }
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_reset rewinds a statement so that the next fetch runs it again from the
+/// start, keeping its bound parameters (`sqlite3_reset`). The current batch becomes invalid.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`. (An error of the
+/// previous run is not reported again.)
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_reset(stmt: *mut sqlbatch_stmt) -> i32 {
+    with_stmt(stmt, |s| {
+        s.handles()?;
+        s.rewind();
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_clear_bindings sets every parameter of `stmt` to NULL (`sqlite3_clear_bindings`).
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_clear_bindings(stmt: *mut sqlbatch_stmt) -> i32 {
+    with_stmt(stmt, |s| {
+        let (_, raw) = s.handles()?;
+        if !raw.is_null() {
+            ffi::sqlite3_clear_bindings(raw);
+        }
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_bind binds all parameters of `stmt` in one call: `values[i]` goes to parameter
+/// `i + 1`, so `n_values` must equal the statement's parameter count (the largest parameter
+/// index; see `sqlbatch_stmt_params` for named parameters and their indexes).
+///
+/// TEXT and BLOB bytes are read from `data + value.bits` (or from address `value.bits` when
+/// `data` is NULL) and copied: `values` and `data` may be freed as soon as this returns.
+/// If the statement has run since its last reset, it is reset first (its current batch becomes
+/// invalid). On error some parameters may be bound already.
+/// NULL: `stmt` NULL, or `values` NULL with `n_values > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_PARAM_COUNT`; `SQLBATCH_E_RANGE` for bytes outside
+/// `data_len`; `SQLBATCH_E_INVALID_ARGUMENT` for an unknown `kind`; `SQLBATCH_E_CLOSED`; or
+/// SQLite's error (e.g. `SQLITE_TOOBIG`).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_bind(
+    stmt: *mut sqlbatch_stmt,
+    values: *const sqlbatch_value,
+    n_values: usize,
+    data: *const u8,
+    data_len: usize,
+) -> i32 {
+    with_stmt(stmt, |s| {
+        let (db, raw) = s.handles()?;
+        let params = Params::new(values, n_values, data, data_len)?;
+        let expected = param_count(raw);
+        if n_values != expected {
+            return Err(param_count_error(expected, n_values));
+        }
+        s.rewind();
+        bind_all(db, raw, params.values, &params, Lifetime::Copy)?;
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_columns gives the metadata of every result column in one call: `*out_n`
+/// receives the column count and `*out_columns` an array of that many `sqlbatch_column`s.
+///
+/// Lifetime: the array and its strings are owned by `stmt`; they stay valid until the next
+/// `sqlbatch_stmt_columns` call on `stmt` or until it is finalized.
+/// NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_CLOSED`, or `SQLITE_NOMEM`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_columns(
+    stmt: *mut sqlbatch_stmt,
+    out_columns: *mut *const sqlbatch_column,
+    out_n: *mut usize,
+) -> i32 {
+    with_stmt(stmt, |s| {
+        let (_, raw) = s.handles()?;
+        let (out_columns, out_n) = (try_mut(out_columns, "out_columns")?, try_mut(out_n, "out_n")?);
+        let n = if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) };
+        let mut columns = Vec::with_capacity(n as usize);
+        let mut store = Vec::new();
+        for i in 0..n {
+            let name = ffi::sqlite3_column_name(raw, i);
+            if name.is_null() {
+                return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory"));
+            }
+            columns.push(sqlbatch_column {
+                name: own(&mut store, name),
+                decl_type: own(&mut store, ffi::sqlite3_column_decltype(raw, i)),
+                database: own(&mut store, ffi::sqlite3_column_database_name(raw, i)),
+                table: own(&mut store, ffi::sqlite3_column_table_name(raw, i)),
+                origin: own(&mut store, ffi::sqlite3_column_origin_name(raw, i)),
+            });
+        }
+        s.columns = columns;
+        s.column_strings = store;
+        *out_columns = s.columns.as_ptr();
+        *out_n = s.columns.len();
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_column_not_null tells whether result column `col` (from 0) can never be
+/// NULL: `*out` is 1 when it reads a table column declared NOT NULL (or an INTEGER PRIMARY
+/// KEY), 0 when it reads a table column that may be NULL, and -1 when it is an expression and
+/// nothing is known. This looks up the schema (`sqlite3_table_column_metadata`), so it is kept
+/// out of `sqlbatch_stmt_columns`.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(stmt: *mut sqlbatch_stmt, col: usize, out: *mut i32) -> i32 {
+    with_stmt(stmt, |s| {
+        let (db, raw) = s.handles()?;
+        let out = try_mut(out, "out")?;
+        let n = if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) as usize };
+        if col >= n {
+            return Err(Error::new(SQLBATCH_E_RANGE, format!("column {col} out of range (the statement has {n})")));
+        }
+        let c = col as c_int;
+        let (dbname, table, origin) = (
+            ffi::sqlite3_column_database_name(raw, c),
+            ffi::sqlite3_column_table_name(raw, c),
+            ffi::sqlite3_column_origin_name(raw, c),
+        );
+        *out = -1;
+        if !dbname.is_null() && !table.is_null() && !origin.is_null() {
+            let (mut decl, mut coll) = (ptr::null(), ptr::null());
+            let (mut not_null, mut pk, mut autoinc) = (0, 0, 0);
+            let rc = ffi::sqlite3_table_column_metadata(
+                db, dbname, table, origin, &mut decl, &mut coll, &mut not_null, &mut pk, &mut autoinc,
+            );
+            if rc == ffi::SQLITE_OK {
+                let integer_pk = pk != 0 && !decl.is_null() && CStr::from_ptr(decl).to_bytes().eq_ignore_ascii_case(b"INTEGER");
+                *out = i32::from(not_null != 0 || integer_pk);
+            }
+        }
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_params gives the names of all parameters in one call: `*out_n` receives the
+/// parameter count (the largest index) and `*out_names` an array of that many names, where
+/// entry `i` names parameter `i + 1` with its prefix (":a", "@a", "$a", "?3"), and has a NULL
+/// `ptr` for a nameless `?`.
+///
+/// Lifetime: owned by `stmt`, valid until it is finalized.
+/// NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_params(
+    stmt: *mut sqlbatch_stmt,
+    out_names: *mut *const sqlbatch_str,
+    out_n: *mut usize,
+) -> i32 {
+    with_stmt(stmt, |s| {
+        let (_, raw) = s.handles()?;
+        let (out_names, out_n) = (try_mut(out_names, "out_names")?, try_mut(out_n, "out_n")?);
+        if s.params.is_none() {
+            let store = &mut s.param_strings;
+            let names = (1..=param_count(raw)).map(|i| own(store, ffi::sqlite3_bind_parameter_name(raw, i as c_int)));
+            s.params = Some(names.collect());
+        }
+        let names = s.params.as_deref().unwrap_or_default();
+        *out_names = names.as_ptr();
+        *out_n = names.len();
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_param_index looks up a named parameter: `*out_index` receives the index (from
+/// 1) of the parameter called `name` (`name_len` bytes, with its prefix, e.g. ":id"), or 0 if
+/// there is none (`sqlite3_bind_parameter_index`).
+/// NULL: `stmt` or `out_index` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_param_index(
+    stmt: *mut sqlbatch_stmt,
+    name: *const c_char,
+    name_len: usize,
+    out_index: *mut i32,
+) -> i32 {
+    with_stmt(stmt, |s| {
+        let (_, raw) = s.handles()?;
+        let out_index = try_mut(out_index, "out_index")?;
+        let bytes = try_bytes(name, name_len, "name")?;
+        check_utf8(bytes, "parameter name")?;
+        *out_index = match (raw.is_null(), CString::new(bytes)) {
+            (false, Ok(c)) => ffi::sqlite3_bind_parameter_index(raw, c.as_ptr()),
+            _ => 0,
+        };
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_readonly writes to `*out` whether `stmt` makes no direct change to the
+/// database file (`sqlite3_stmt_readonly`). An empty statement is read-only.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *mut sqlbatch_stmt, out: *mut bool) -> i32 {
+    with_stmt(stmt, |s| {
+        let (_, raw) = s.handles()?;
+        *try_mut(out, "out")? = raw.is_null() || ffi::sqlite3_stmt_readonly(raw) != 0;
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_sql gives the SQL text of `stmt` as it was prepared (`sqlite3_sql`).
+/// Lifetime: owned by `stmt`, valid until it is finalized. An empty statement gives "".
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_sql(stmt: *mut sqlbatch_stmt, out_sql: *mut sqlbatch_str) -> i32 {
+    with_stmt(stmt, |s| {
+        let (_, raw) = s.handles()?;
+        let out = try_mut(out_sql, "out_sql")?;
+        let p = if raw.is_null() { ptr::null() } else { ffi::sqlite3_sql(raw) };
+        *out = if p.is_null() {
+            sqlbatch_str { ptr: c"".as_ptr(), len: 0 }
+        } else {
+            sqlbatch_str { ptr: p, len: CStr::from_ptr(p).to_bytes().len() }
+        };
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_expanded_sql gives the SQL text of `stmt` with its bound parameters written
+/// in as literals (`sqlite3_expanded_sql`), for logging and debugging.
+/// Lifetime: owned by `stmt`, valid until the next `sqlbatch_stmt_expanded_sql` on it or
+/// until it is finalized.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_NOMEM`
+/// (also when the text would exceed SQLite's length limit).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(stmt: *mut sqlbatch_stmt, out_sql: *mut sqlbatch_str) -> i32 {
+    with_stmt(stmt, |s| {
+        let (_, raw) = s.handles()?;
+        let out = try_mut(out_sql, "out_sql")?;
+        s.expanded = CString::default();
+        if !raw.is_null() {
+            let p = ffi::sqlite3_expanded_sql(raw);
+            if p.is_null() {
+                return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory expanding the SQL"));
+            }
+            s.expanded = CStr::from_ptr(p).to_owned();
+            ffi::sqlite3_free(p.cast());
+        }
+        *out = sqlbatch_str { ptr: s.expanded.as_ptr(), len: s.expanded.as_bytes().len() };
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// The statement behind a const handle, for read-only entry points.
+pub(crate) unsafe fn stmt_ref<'a>(stmt: *const sqlbatch_stmt) -> Result<&'a sqlbatch_stmt, Error> {
+    try_ref(stmt, "stmt")
+}
