@@ -1,0 +1,52 @@
+# sqlbatch: build, test, benchmark and install.
+#
+#   make test       everything the README's test command runs (after scripts/setup.sh)
+#   make bench      the cross-language benchmark table (the README's main command)
+#   make install PREFIX=/usr/local   header, libraries and pkg-config file
+#
+# Each binding has its own Makefile with `build` and `test` targets; this one calls them.
+
+PREFIX ?= /usr/local
+CARGO ?= cargo
+LIB_DIR := target/release
+
+.PHONY: all setup lib test test-rust test-c test-go test-haskell bench install clean
+
+all: lib
+
+setup:
+	./scripts/setup.sh
+
+lib:
+	$(CARGO) build --release --lib
+
+test-rust:
+	$(CARGO) test --release
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+
+test-c: lib
+	$(MAKE) -C tests/c test
+
+test-go: lib
+	$(MAKE) -C bindings/go test
+
+test-haskell: lib
+	$(MAKE) -C bindings/haskell test
+
+test: setup test-rust test-c test-go test-haskell
+
+bench: setup lib
+	./benches/run $(BENCH_ARGS)
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/sqlbatch.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIB_DIR)/libsqlbatch.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_DIR)/libsqlbatch.so $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 's/^version = \"\(.*\)\"/\1/p' Cargo.toml | head -n1)|" \
+	  bindings/c/sqlbatch.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sqlbatch.pc
+
+clean:
+	$(CARGO) clean
+	rm -rf build

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Generates the benchmark workloads, deterministically, into a directory.
+
+Every implementation in the cross-language runner reads these same files, so their
+checksums must agree. The generator uses its own PRNG (xorshift64*), not Python's `random`,
+so the bytes do not depend on the Python version; a workload is rebuilt only when its
+file is missing or the generator's VERSION changes.
+
+Files (see benches/README.md for what each implementation does with them):
+  fetch_narrow.db      testdata(id INTEGER PRIMARY KEY, str TEXT, t TEXT), 10,000 rows (db-bench)
+  fetch_narrow_1m.db   the same with 1,000,000 rows
+  fetch_wide.db        wide: id + 3 INTEGER, 2 REAL, 3 TEXT (5-40 bytes, some non-ASCII),
+                       1 BLOB (0-64 bytes); ~10% NULLs outside id; 200,000 rows
+  exec_script.sql      1,000 INSERT statements into script_t(a INTEGER, b TEXT)
+  exec_script_10k.sql  10,000 of them
+"""
+
+import os
+import sqlite3
+import sys
+
+VERSION = "1"
+MASK = (1 << 64) - 1
+
+SIZES = {
+    "fetch_narrow": 10_000,
+    "fetch_narrow_1m": 1_000_000,
+    "fetch_wide": 200_000,
+    "exec_script": 1_000,
+    "exec_script_10k": 10_000,
+}
+
+WORDS = ["alpha", "beta", "gamma", "delta", "café", "naïve", "grüße", "żółw", "日本語", "ελληνικά", "x", "🙂ok"]
+
+
+class Rng:
+    """xorshift64*: small, fast enough, and identical everywhere."""
+
+    def __init__(self, seed):
+        self.s = seed & MASK or 1
+
+    def next(self):
+        s = self.s
+        s ^= s >> 12
+        s ^= (s << 25) & MASK
+        s ^= s >> 27
+        self.s = s
+        return (s * 0x2545F4914F6CDD1D) & MASK
+
+    def below(self, n):
+        return self.next() % n
+
+
+def text(rng, lo, hi):
+    """UTF-8 text of lo..hi bytes built from WORDS (some non-ASCII)."""
+    want = lo + rng.below(hi - lo + 1)
+    out = b""
+    while True:
+        w = WORDS[rng.below(len(WORDS))].encode()
+        if len(out) + len(w) + 1 > want:
+            break
+        out += w + b" "
+    out += b"z" * (want - len(out))
+    return out.decode()
+
+
+def narrow(path, n):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE testdata(id INTEGER PRIMARY KEY, str TEXT, t TEXT)")
+    rng = Rng(1)
+    db.executemany(
+        "INSERT INTO testdata VALUES (?, ?, ?)",
+        ((i, "row %d %s" % (i, WORDS[rng.below(len(WORDS))]), "t%d" % (i * 7 % 1000)) for i in range(1, n + 1)),
+    )
+    db.commit()
+    db.close()
+
+
+def wide(path, n):
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE wide(id INTEGER PRIMARY KEY, i1 INTEGER, i2 INTEGER, i3 INTEGER,"
+        " r1 REAL, r2 REAL, t1 TEXT, t2 TEXT, t3 TEXT, b BLOB)"
+    )
+    rng = Rng(2)
+
+    def maybe(v):
+        return None if rng.below(10) == 0 else v
+
+    def row(i):
+        return (
+            i,
+            maybe(rng.below(1000)),
+            maybe(rng.below(1 << 40) - (1 << 39)),
+            maybe(rng.below(1 << 62)),
+            maybe((rng.below(2_000_000_000) - 1_000_000_000) / 1024.0),
+            maybe(rng.below(1_000_000) / 7.0),
+            maybe(text(rng, 5, 40)),
+            maybe(text(rng, 5, 40)),
+            maybe(text(rng, 5, 40)),
+            maybe(bytes(rng.below(256) for _ in range(rng.below(65)))),
+        )
+
+    db.executemany("INSERT INTO wide VALUES (?,?,?,?,?,?,?,?,?,?)", (row(i) for i in range(1, n + 1)))
+    db.commit()
+    db.close()
+
+
+def script(path, n):
+    with open(path, "w", encoding="utf-8") as f:
+        for k in range(1, n + 1):
+            f.write("INSERT INTO script_t(a, b) VALUES (%d, 'statement %d');\n" % (k, k))
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "build/workloads"
+    os.makedirs(out, exist_ok=True)
+    stamp = os.path.join(out, "VERSION")
+    if not os.path.exists(stamp) or open(stamp).read().strip() != VERSION:
+        for name in os.listdir(out):
+            os.remove(os.path.join(out, name))
+    makers = {
+        "fetch_narrow.db": lambda p: narrow(p, SIZES["fetch_narrow"]),
+        "fetch_narrow_1m.db": lambda p: narrow(p, SIZES["fetch_narrow_1m"]),
+        "fetch_wide.db": lambda p: wide(p, SIZES["fetch_wide"]),
+        "exec_script.sql": lambda p: script(p, SIZES["exec_script"]),
+        "exec_script_10k.sql": lambda p: script(p, SIZES["exec_script_10k"]),
+    }
+    for name, make in makers.items():
+        path = os.path.join(out, name)
+        if not os.path.exists(path):
+            tmp = path + ".tmp"
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            make(tmp)
+            os.replace(tmp, path)
+    with open(stamp, "w") as f:
+        f.write(VERSION + "\n")
+    print(out)
+
+
+if __name__ == "__main__":
+    main()

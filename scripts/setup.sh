@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs what building and testing every part of sqlbatch needs on a fresh Debian machine.
+# Idempotent and quick when everything is present. Rust (cargo), Go, Python, gcc and make are
+# expected on the machine already; GHC and cabal-install come from Debian's packages.
+set -eu
+
+# Debian packages: GHC and cabal for the Haskell binding (only boot packages and libghc-*-dev
+# are used, since Hackage is not reachable), valgrind for leak checks.
+PKGS="ghc cabal-install libghc-hunit-dev valgrind"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing Debian packages:$missing"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+
+for tool in cargo go python3 gcc make; do
+  command -v "$tool" >/dev/null || { echo "setup: $tool is required but not installed" >&2; exit 1; }
+done
