@@ -122,7 +122,10 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
         let cpath = CString::new(bytes)
             .map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "path contains a NUL byte"))?;
         if flags & !OPEN_FLAGS_ALLOWED != 0 {
-            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown open flags {:#x}", flags & !OPEN_FLAGS_ALLOWED)));
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                format!("unknown open flags {:#x}", flags & !OPEN_FLAGS_ALLOWED),
+            ));
         }
         let mut f = flags as c_int;
         if flags & (SQLBATCH_OPEN_READONLY | SQLBATCH_OPEN_READWRITE) == 0 {
@@ -212,7 +215,10 @@ pub unsafe extern "C" fn sqlbatch_conn_busy_timeout(conn: *mut sqlbatch_conn, ms
 }
 
 /// Runs `f` on the open database of `conn`, recording errors on it.
-unsafe fn with_db(conn: *const sqlbatch_conn, f: impl FnOnce(*mut ffi::sqlite3) -> Result<(), Error>) -> i32 {
+unsafe fn with_db(
+    conn: *const sqlbatch_conn,
+    f: impl FnOnce(*mut ffi::sqlite3) -> Result<(), Error>,
+) -> i32 {
     let conn = match try_ref(conn, "conn") {
         Ok(c) => c,
         Err(e) => return e.code,
@@ -224,7 +230,11 @@ unsafe fn with_db(conn: *const sqlbatch_conn, f: impl FnOnce(*mut ffi::sqlite3) 
 }
 
 /// Reads one counter of an open connection into `out`.
-unsafe fn getter<T>(conn: *const sqlbatch_conn, out: *mut T, read: impl FnOnce(*mut ffi::sqlite3) -> T) -> i32 {
+unsafe fn getter<T>(
+    conn: *const sqlbatch_conn,
+    out: *mut T,
+    read: impl FnOnce(*mut ffi::sqlite3) -> T,
+) -> i32 {
     with_db(conn, |db| {
         let out = try_mut(out, "out")?;
         *out = read(db);
@@ -244,7 +254,10 @@ pub unsafe extern "C" fn sqlbatch_conn_changes(conn: *const sqlbatch_conn, out: 
 /// deleted since `conn` was opened (`sqlite3_total_changes64`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_total_changes(
+    conn: *const sqlbatch_conn,
+    out: *mut i64,
+) -> i32 {
     getter(conn, out, |db| ffi::sqlite3_total_changes64(db))
 }
 
@@ -252,7 +265,10 @@ pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn,
 /// INSERT into a rowid table on `conn` (`sqlite3_last_insert_rowid`), 0 if there was none.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(
+    conn: *const sqlbatch_conn,
+    out: *mut i64,
+) -> i32 {
     getter(conn, out, |db| ffi::sqlite3_last_insert_rowid(db))
 }
 
@@ -260,7 +276,10 @@ pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_c
 /// inside a transaction opened by BEGIN (`sqlite3_get_autocommit`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_autocommit(conn: *const sqlbatch_conn, out: *mut bool) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_autocommit(
+    conn: *const sqlbatch_conn,
+    out: *mut bool,
+) -> i32 {
     getter(conn, out, |db| ffi::sqlite3_get_autocommit(db) != 0)
 }
 
@@ -274,7 +293,10 @@ pub unsafe extern "C" fn sqlbatch_conn_autocommit(conn: *const sqlbatch_conn, ou
 /// failing call on `conn` or its statements, or until `conn` is closed.
 /// @return `SQLBATCH_OK` or `SQLBATCH_E_NULL_PARAMETER`. Works on a handle whose open failed.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_last_error(conn: *const sqlbatch_conn, out_error: *mut sqlbatch_error) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_last_error(
+    conn: *const sqlbatch_conn,
+    out_error: *mut sqlbatch_error,
+) -> i32 {
     let (Some(conn), false) = (conn.as_ref(), out_error.is_null()) else {
         return SQLBATCH_E_NULL_PARAMETER;
     };

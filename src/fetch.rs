@@ -116,7 +116,10 @@ impl Sink for Arena<'_> {
         self.buf.truncate(len)
     }
     fn over(&self, cells: usize) -> bool {
-        cells.saturating_mul(std::mem::size_of::<sqlbatch_value>()).saturating_add(self.buf.len()) > self.max
+        cells
+            .saturating_mul(std::mem::size_of::<sqlbatch_value>())
+            .saturating_add(self.buf.len())
+            > self.max
     }
     fn base(&self) -> *const u8 {
         self.buf.as_ptr()
@@ -246,17 +249,39 @@ unsafe fn fill<S: Sink>(
     sink: &mut S,
 ) -> Result<Filled, Stop> {
     st.cells.clear();
-    let column_count = || if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) as usize };
+    let column_count = || {
+        if raw.is_null() {
+            0
+        } else {
+            ffi::sqlite3_column_count(raw) as usize
+        }
+    };
     let mut ncols = column_count();
     let mut rows = 0;
     loop {
         match &st.phase {
-            Phase::Done => return Ok(Filled { status: SQLBATCH_DONE, rows, ncols }),
+            Phase::Done => {
+                return Ok(Filled {
+                    status: SQLBATCH_DONE,
+                    rows,
+                    ncols,
+                })
+            }
             Phase::Failed(e) if rows == 0 => return Err(e.clone().into()),
-            Phase::Failed(_) => return Ok(Filled { status: SQLBATCH_ROW, rows, ncols }),
+            Phase::Failed(_) => {
+                return Ok(Filled {
+                    status: SQLBATCH_ROW,
+                    rows,
+                    ncols,
+                })
+            }
             Phase::Pending => {}
             Phase::Fresh | Phase::Running => {
-                let rc = if raw.is_null() { ffi::SQLITE_DONE } else { ffi::sqlite3_step(raw) };
+                let rc = if raw.is_null() {
+                    ffi::SQLITE_DONE
+                } else {
+                    ffi::sqlite3_step(raw)
+                };
                 st.phase = match rc {
                     ffi::SQLITE_ROW => Phase::Pending,
                     ffi::SQLITE_DONE => Phase::Done,
@@ -271,7 +296,11 @@ unsafe fn fill<S: Sink>(
         }
         // Positioned on a row the caller has not received.
         if rows == max_rows {
-            return Ok(Filled { status: SQLBATCH_ROW, rows, ncols });
+            return Ok(Filled {
+                status: SQLBATCH_ROW,
+                rows,
+                ncols,
+            });
         }
         let (cell_mark, byte_mark) = (st.cells.len(), sink.len());
         let pushed = push_row(db, raw, ncols, &mut st.cells, sink);
@@ -282,7 +311,15 @@ unsafe fn fill<S: Sink>(
                 st.cells.truncate(cell_mark);
                 sink.truncate(byte_mark);
                 st.phase = Phase::Failed(e.clone());
-                return if rows == 0 { Err(e.into()) } else { Ok(Filled { status: SQLBATCH_ROW, rows, ncols }) };
+                return if rows == 0 {
+                    Err(e.into())
+                } else {
+                    Ok(Filled {
+                        status: SQLBATCH_ROW,
+                        rows,
+                        ncols,
+                    })
+                };
             }
         };
         if !fits {
@@ -291,7 +328,11 @@ unsafe fn fill<S: Sink>(
             if rows == 0 {
                 return Err(Stop::TooSmall(row_bytes(raw, ncols)));
             }
-            return Ok(Filled { status: SQLBATCH_ROW, rows, ncols });
+            return Ok(Filled {
+                status: SQLBATCH_ROW,
+                rows,
+                ncols,
+            });
         }
         st.phase = Phase::Running;
         rows += 1;
@@ -330,7 +371,9 @@ unsafe fn fetch_with<S: Sink>(
             *out = batch(need, 0, 0);
             Err(Error::new(
                 SQLBATCH_E_BUFFER_TOO_SMALL,
-                format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
+                format!(
+                    "the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"
+                ),
             ))
         }
     }
@@ -376,7 +419,17 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch(
         if arena.capacity() > keep {
             arena.shrink_to(keep);
         }
-        let result = fetch_with(&mut s.fetch, db, raw, max_rows, &mut Arena { buf: &mut arena, max: max_bytes }, out);
+        let result = fetch_with(
+            &mut s.fetch,
+            db,
+            raw,
+            max_rows,
+            &mut Arena {
+                buf: &mut arena,
+                max: max_bytes,
+            },
+            out,
+        );
         s.fetch.arena = arena;
         result
     })
@@ -410,7 +463,18 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
         if buf.is_null() && buf_len > 0 {
             return Err(Error::null("buf"));
         }
-        fetch_with(&mut s.fetch, db, raw, max_rows, &mut Caller { base: buf, cap: buf_len, len: 0 }, out)
+        fetch_with(
+            &mut s.fetch,
+            db,
+            raw,
+            max_rows,
+            &mut Caller {
+                base: buf,
+                cap: buf_len,
+                len: 0,
+            },
+            out,
+        )
     })
 }
 
@@ -429,7 +493,9 @@ pub unsafe extern "C" fn sqlbatch_batch_get(
     col: usize,
     out_value: *mut sqlbatch_value,
 ) -> i32 {
-    let Ok(s) = stmt_ref(stmt) else { return SQLBATCH_E_NULL_PARAMETER };
+    let Ok(s) = stmt_ref(stmt) else {
+        return SQLBATCH_E_NULL_PARAMETER;
+    };
     crate::panic::boundary(Some(&s.conn), || {
         let b = crate::ffi::try_ref(batch, "batch")?;
         let out = try_mut(out_value, "out_value")?;
@@ -442,7 +508,10 @@ pub unsafe extern "C" fn sqlbatch_batch_get(
         if row >= b.n_rows || col >= b.n_cols {
             return Err(Error::new(
                 SQLBATCH_E_RANGE,
-                format!("cell ({row}, {col}) is outside the batch ({} rows x {} columns)", b.n_rows, b.n_cols),
+                format!(
+                    "cell ({row}, {col}) is outside the batch ({} rows x {} columns)",
+                    b.n_rows, b.n_cols
+                ),
             ));
         }
         let mut v = s.fetch.cells[row * b.n_cols + col];

@@ -24,7 +24,11 @@ pub(crate) unsafe fn try_mut<'a, T>(ptr: *mut T, what: &'static str) -> Result<&
 ///
 /// # Safety
 /// A non-NULL `ptr` must point to `len` live `T`s.
-pub(crate) unsafe fn try_slice<'a, T>(ptr: *const T, len: usize, what: &'static str) -> Result<&'a [T], Error> {
+pub(crate) unsafe fn try_slice<'a, T>(
+    ptr: *const T,
+    len: usize,
+    what: &'static str,
+) -> Result<&'a [T], Error> {
     if len == 0 {
         Ok(&[])
     } else if ptr.is_null() {
@@ -38,7 +42,11 @@ pub(crate) unsafe fn try_slice<'a, T>(ptr: *const T, len: usize, what: &'static 
 ///
 /// # Safety
 /// As for [`try_slice`].
-pub(crate) unsafe fn try_bytes<'a>(ptr: *const c_char, len: usize, what: &'static str) -> Result<&'a [u8], Error> {
+pub(crate) unsafe fn try_bytes<'a>(
+    ptr: *const c_char,
+    len: usize,
+    what: &'static str,
+) -> Result<&'a [u8], Error> {
     try_slice(ptr.cast::<u8>(), len, what)
 }
 

@@ -19,8 +19,8 @@
 pub mod codes;
 pub mod conn;
 pub mod error;
-mod ffi;
 pub mod fetch;
+mod ffi;
 mod panic;
 mod run;
 pub mod script;

@@ -11,7 +11,10 @@ use crate::error::Error;
 /// # Safety
 /// `raw` must be a live statement of `db`.
 #[inline]
-pub(crate) unsafe fn run_to_done(db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_stmt) -> Result<i64, Error> {
+pub(crate) unsafe fn run_to_done(
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+) -> Result<i64, Error> {
     let before = ffi::sqlite3_total_changes64(db);
     loop {
         match ffi::sqlite3_step(raw) {
@@ -20,5 +23,9 @@ pub(crate) unsafe fn run_to_done(db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_s
             rc => return Err(Error::from_db(db, rc)),
         }
     }
-    Ok(if ffi::sqlite3_total_changes64(db) != before { ffi::sqlite3_changes64(db) } else { 0 })
+    Ok(if ffi::sqlite3_total_changes64(db) != before {
+        ffi::sqlite3_changes64(db)
+    } else {
+        0
+    })
 }

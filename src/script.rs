@@ -108,16 +108,26 @@ impl ScriptParams<'_> {
     }
 
     fn positional_left(&self) -> usize {
-        (self.next..self.params.values.len()).filter(|&i| !self.is_named(i)).count()
+        (self.next..self.params.values.len())
+            .filter(|&i| !self.is_named(i))
+            .count()
     }
 
     /// Binds the parameters of one statement of the script.
-    unsafe fn bind(&mut self, db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_stmt) -> Result<u64, Error> {
+    unsafe fn bind(
+        &mut self,
+        db: *mut ffi::sqlite3,
+        raw: *mut ffi::sqlite3_stmt,
+    ) -> Result<u64, Error> {
         let n = ffi::sqlite3_bind_parameter_count(raw);
         let mut used = 0;
         for idx in 1..=n {
             let name = ffi::sqlite3_bind_parameter_name(raw, idx);
-            let name = if name.is_null() { &b""[..] } else { CStr::from_ptr(name).to_bytes() };
+            let name = if name.is_null() {
+                &b""[..]
+            } else {
+                CStr::from_ptr(name).to_bytes()
+            };
             let named = !self.names.is_empty() && matches!(name.first(), Some(b':' | b'@' | b'$'));
             let value = if named {
                 match self.by_name(name)? {
@@ -125,7 +135,10 @@ impl ScriptParams<'_> {
                     None => {
                         return Err(Error::new(
                             SQLBATCH_E_PARAM_COUNT,
-                            format!("no value given for parameter {}", String::from_utf8_lossy(name)),
+                            format!(
+                                "no value given for parameter {}",
+                                String::from_utf8_lossy(name)
+                            ),
                         ))
                     }
                 }
@@ -185,7 +198,9 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
     data_len: usize,
     out_result: *mut sqlbatch_exec_result,
 ) -> i32 {
-    let Some(conn) = conn.as_ref() else { return SQLBATCH_E_NULL_PARAMETER };
+    let Some(conn) = conn.as_ref() else {
+        return SQLBATCH_E_NULL_PARAMETER;
+    };
     let mut result = sqlbatch_exec_result::default();
     let rc = boundary(Some(&conn.shared), || {
         let db = conn.shared.db()?;
@@ -193,7 +208,11 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
         check_utf8(bytes, "SQL")?;
         let mut params = ScriptParams {
             params: Params::new(values, n_values, data, data_len)?,
-            names: if names.is_null() { &[] } else { std::slice::from_raw_parts(names, n_values) },
+            names: if names.is_null() {
+                &[]
+            } else {
+                std::slice::from_raw_parts(names, n_values)
+            },
             next: 0,
         };
         let outcome = exec_script(db, bytes, &mut params, &mut result);
@@ -234,14 +253,17 @@ unsafe fn exec_script(
             e.statement_offset = start as i64;
             e
         };
-        let (raw, consumed) = prepare_raw(db, &sql[start..], 0).map_err(|e| locate(e, result.statements))?;
+        let (raw, consumed) =
+            prepare_raw(db, &sql[start..], 0).map_err(|e| locate(e, result.statements))?;
         pos = start + consumed;
         if raw.is_null() {
             // Only a lone ";" or comments the skipper did not see as such.
             continue;
         }
         let stmt = Finalize(raw);
-        let used = params.bind(db, stmt.0).map_err(|e| locate(e, result.statements))?;
+        let used = params
+            .bind(db, stmt.0)
+            .map_err(|e| locate(e, result.statements))?;
         let changes = run_to_done(db, stmt.0).map_err(|e| locate(e, result.statements))?;
         drop(stmt);
         result.statements += 1;

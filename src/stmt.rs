@@ -12,7 +12,9 @@ use crate::error::{check_utf8, Error};
 use crate::fetch::FetchState;
 use crate::ffi::{try_bytes, try_mut, try_ref, write_opt};
 use crate::panic::boundary;
-use crate::value::{bind_all, param_count, param_count_error, sqlbatch_str, sqlbatch_value, Lifetime, Params};
+use crate::value::{
+    bind_all, param_count, param_count_error, sqlbatch_str, sqlbatch_value, Lifetime, Params,
+};
 
 /// A prepared statement. Opaque; created by `sqlbatch_stmt_prepare`, destroyed by
 /// `sqlbatch_stmt_finalize`.
@@ -75,14 +77,22 @@ unsafe fn own(store: &mut Vec<CString>, s: *const c_char) -> sqlbatch_str {
     }
     let owned = CStr::from_ptr(s).to_owned();
     // The bytes live on the heap: moving the CString into `store` does not move them.
-    let view = sqlbatch_str { ptr: owned.as_ptr(), len: owned.as_bytes().len() };
+    let view = sqlbatch_str {
+        ptr: owned.as_ptr(),
+        len: owned.as_bytes().len(),
+    };
     store.push(owned);
     view
 }
 
 /// Runs `f` on a statement, recording errors on its connection.
-pub(crate) unsafe fn with_stmt(stmt: *mut sqlbatch_stmt, f: impl FnOnce(&mut sqlbatch_stmt) -> Result<i32, Error>) -> i32 {
-    let Some(s) = stmt.as_mut() else { return SQLBATCH_E_NULL_PARAMETER };
+pub(crate) unsafe fn with_stmt(
+    stmt: *mut sqlbatch_stmt,
+    f: impl FnOnce(&mut sqlbatch_stmt) -> Result<i32, Error>,
+) -> i32 {
+    let Some(s) = stmt.as_mut() else {
+        return SQLBATCH_E_NULL_PARAMETER;
+    };
     // The connection state outlives `f`: `f` never replaces `s.conn`.
     let sink: *const ConnShared = Arc::as_ptr(&s.conn);
     boundary(Some(&*sink), || f(s))
@@ -113,7 +123,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
     out_stmt: *mut *mut sqlbatch_stmt,
     out_tail: *mut usize,
 ) -> i32 {
-    let Some(conn) = conn.as_ref() else { return SQLBATCH_E_NULL_PARAMETER };
+    let Some(conn) = conn.as_ref() else {
+        return SQLBATCH_E_NULL_PARAMETER;
+    };
     if out_stmt.is_null() {
         return SQLBATCH_E_NULL_PARAMETER;
     }
@@ -123,7 +135,10 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         let bytes = try_bytes(sql, sql_len, "sql")?;
         check_utf8(bytes, "SQL")?;
         if flags & !PREPARE_FLAGS_ALLOWED != 0 {
-            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown prepare flags {flags:#x}")));
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                format!("unknown prepare flags {flags:#x}"),
+            ));
         }
         let (raw, tail) = prepare_raw(db, bytes, flags)?;
         write_opt(out_tail, tail);
@@ -144,7 +159,11 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
 
 /// Compiles the first statement of `sql`; returns the handle (NULL if there was none) and the
 /// byte offset where the rest begins.
-pub(crate) unsafe fn prepare_raw(db: *mut ffi::sqlite3, sql: &[u8], flags: u32) -> Result<(*mut ffi::sqlite3_stmt, usize), Error> {
+pub(crate) unsafe fn prepare_raw(
+    db: *mut ffi::sqlite3,
+    sql: &[u8],
+    flags: u32,
+) -> Result<(*mut ffi::sqlite3_stmt, usize), Error> {
     let len = c_int::try_from(sql.len())
         .map_err(|_| Error::new(SQLBATCH_E_RANGE, "SQL text longer than 2 GiB"))?;
     let mut raw = ptr::null_mut();
@@ -154,7 +173,11 @@ pub(crate) unsafe fn prepare_raw(db: *mut ffi::sqlite3, sql: &[u8], flags: u32) 
     if rc != ffi::SQLITE_OK {
         return Err(Error::from_db(db, rc));
     }
-    let consumed = if tail.is_null() { sql.len() } else { tail.offset_from(base) as usize };
+    let consumed = if tail.is_null() {
+        sql.len()
+    } else {
+        tail.offset_from(base) as usize
+    };
     Ok((raw, consumed))
 }
 
@@ -253,8 +276,15 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
 ) -> i32 {
     with_stmt(stmt, |s| {
         let (_, raw) = s.handles()?;
-        let (out_columns, out_n) = (try_mut(out_columns, "out_columns")?, try_mut(out_n, "out_n")?);
-        let n = if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) };
+        let (out_columns, out_n) = (
+            try_mut(out_columns, "out_columns")?,
+            try_mut(out_n, "out_n")?,
+        );
+        let n = if raw.is_null() {
+            0
+        } else {
+            ffi::sqlite3_column_count(raw)
+        };
         let mut columns = Vec::with_capacity(n as usize);
         let mut store = Vec::new();
         for i in 0..n {
@@ -285,13 +315,24 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
 /// out of `sqlbatch_stmt_columns`.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(stmt: *mut sqlbatch_stmt, col: usize, out: *mut i32) -> i32 {
+pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(
+    stmt: *mut sqlbatch_stmt,
+    col: usize,
+    out: *mut i32,
+) -> i32 {
     with_stmt(stmt, |s| {
         let (db, raw) = s.handles()?;
         let out = try_mut(out, "out")?;
-        let n = if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) as usize };
+        let n = if raw.is_null() {
+            0
+        } else {
+            ffi::sqlite3_column_count(raw) as usize
+        };
         if col >= n {
-            return Err(Error::new(SQLBATCH_E_RANGE, format!("column {col} out of range (the statement has {n})")));
+            return Err(Error::new(
+                SQLBATCH_E_RANGE,
+                format!("column {col} out of range (the statement has {n})"),
+            ));
         }
         let c = col as c_int;
         let (dbname, table, origin) = (
@@ -304,10 +345,22 @@ pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(stmt: *mut sqlbatch_stmt,
             let (mut decl, mut coll) = (ptr::null(), ptr::null());
             let (mut not_null, mut pk, mut autoinc) = (0, 0, 0);
             let rc = ffi::sqlite3_table_column_metadata(
-                db, dbname, table, origin, &mut decl, &mut coll, &mut not_null, &mut pk, &mut autoinc,
+                db,
+                dbname,
+                table,
+                origin,
+                &mut decl,
+                &mut coll,
+                &mut not_null,
+                &mut pk,
+                &mut autoinc,
             );
             if rc == ffi::SQLITE_OK {
-                let integer_pk = pk != 0 && !decl.is_null() && CStr::from_ptr(decl).to_bytes().eq_ignore_ascii_case(b"INTEGER");
+                let integer_pk = pk != 0
+                    && !decl.is_null()
+                    && CStr::from_ptr(decl)
+                        .to_bytes()
+                        .eq_ignore_ascii_case(b"INTEGER");
                 *out = i32::from(not_null != 0 || integer_pk);
             }
         }
@@ -334,7 +387,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_params(
         let (out_names, out_n) = (try_mut(out_names, "out_names")?, try_mut(out_n, "out_n")?);
         if s.params.is_none() {
             let store = &mut s.param_strings;
-            let names = (1..=param_count(raw)).map(|i| own(store, ffi::sqlite3_bind_parameter_name(raw, i as c_int)));
+            let names = (1..=param_count(raw))
+                .map(|i| own(store, ffi::sqlite3_bind_parameter_name(raw, i as c_int)));
             s.params = Some(names.collect());
         }
         let names = s.params.as_deref().unwrap_or_default();
@@ -385,15 +439,28 @@ pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *mut sqlbatch_stmt, out: *
 /// Lifetime: owned by `stmt`, valid until it is finalized. An empty statement gives "".
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_sql(stmt: *mut sqlbatch_stmt, out_sql: *mut sqlbatch_str) -> i32 {
+pub unsafe extern "C" fn sqlbatch_stmt_sql(
+    stmt: *mut sqlbatch_stmt,
+    out_sql: *mut sqlbatch_str,
+) -> i32 {
     with_stmt(stmt, |s| {
         let (_, raw) = s.handles()?;
         let out = try_mut(out_sql, "out_sql")?;
-        let p = if raw.is_null() { ptr::null() } else { ffi::sqlite3_sql(raw) };
-        *out = if p.is_null() {
-            sqlbatch_str { ptr: c"".as_ptr(), len: 0 }
+        let p = if raw.is_null() {
+            ptr::null()
         } else {
-            sqlbatch_str { ptr: p, len: CStr::from_ptr(p).to_bytes().len() }
+            ffi::sqlite3_sql(raw)
+        };
+        *out = if p.is_null() {
+            sqlbatch_str {
+                ptr: c"".as_ptr(),
+                len: 0,
+            }
+        } else {
+            sqlbatch_str {
+                ptr: p,
+                len: CStr::from_ptr(p).to_bytes().len(),
+            }
         };
         Ok(SQLBATCH_OK)
     })
@@ -406,7 +473,10 @@ pub unsafe extern "C" fn sqlbatch_stmt_sql(stmt: *mut sqlbatch_stmt, out_sql: *m
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_NOMEM`
 /// (also when the text would exceed SQLite's length limit).
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(stmt: *mut sqlbatch_stmt, out_sql: *mut sqlbatch_str) -> i32 {
+pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(
+    stmt: *mut sqlbatch_stmt,
+    out_sql: *mut sqlbatch_str,
+) -> i32 {
     with_stmt(stmt, |s| {
         let (_, raw) = s.handles()?;
         let out = try_mut(out_sql, "out_sql")?;
@@ -414,12 +484,18 @@ pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(stmt: *mut sqlbatch_stmt, ou
         if !raw.is_null() {
             let p = ffi::sqlite3_expanded_sql(raw);
             if p.is_null() {
-                return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory expanding the SQL"));
+                return Err(Error::new(
+                    ffi::SQLITE_NOMEM,
+                    "out of memory expanding the SQL",
+                ));
             }
             s.expanded = CStr::from_ptr(p).to_owned();
             ffi::sqlite3_free(p.cast());
         }
-        *out = sqlbatch_str { ptr: s.expanded.as_ptr(), len: s.expanded.as_bytes().len() };
+        *out = sqlbatch_str {
+            ptr: s.expanded.as_ptr(),
+            len: s.expanded.as_bytes().len(),
+        };
         Ok(SQLBATCH_OK)
     })
 }

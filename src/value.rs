@@ -41,19 +41,37 @@ pub struct sqlbatch_value {
 }
 
 impl sqlbatch_value {
-    pub const NULL: sqlbatch_value = sqlbatch_value { bits: 0, len: 0, kind: SQLBATCH_NULL, _pad: [0; 3] };
+    pub const NULL: sqlbatch_value = sqlbatch_value {
+        bits: 0,
+        len: 0,
+        kind: SQLBATCH_NULL,
+        _pad: [0; 3],
+    };
 
     pub fn int(v: i64) -> Self {
-        sqlbatch_value { bits: v as u64, kind: SQLBATCH_INTEGER, ..Self::NULL }
+        sqlbatch_value {
+            bits: v as u64,
+            kind: SQLBATCH_INTEGER,
+            ..Self::NULL
+        }
     }
 
     pub fn float(v: f64) -> Self {
-        sqlbatch_value { bits: v.to_bits(), kind: SQLBATCH_FLOAT, ..Self::NULL }
+        sqlbatch_value {
+            bits: v.to_bits(),
+            kind: SQLBATCH_FLOAT,
+            ..Self::NULL
+        }
     }
 
     /// TEXT or BLOB bytes at offset `at` of length `len`.
     pub fn bytes(kind: u8, at: u64, len: u32) -> Self {
-        sqlbatch_value { bits: at, len, kind, _pad: [0; 3] }
+        sqlbatch_value {
+            bits: at,
+            len,
+            kind,
+            _pad: [0; 3],
+        }
     }
 }
 
@@ -69,7 +87,10 @@ pub struct sqlbatch_str {
 }
 
 impl sqlbatch_str {
-    pub const NONE: sqlbatch_str = sqlbatch_str { ptr: std::ptr::null(), len: 0 };
+    pub const NONE: sqlbatch_str = sqlbatch_str {
+        ptr: std::ptr::null(),
+        len: 0,
+    };
 }
 
 /// Parameter values as they come in: an array of values and the base of their bytes.
@@ -85,8 +106,17 @@ static EMPTY: [u8; 1] = [0];
 impl<'a> Params<'a> {
     /// # Safety
     /// `values` must point to `n` values; a non-NULL `data` to `data_len` bytes.
-    pub unsafe fn new(values: *const sqlbatch_value, n: usize, data: *const u8, data_len: usize) -> Result<Self, Error> {
-        Ok(Params { values: crate::ffi::try_slice(values, n, "values")?, data, data_len })
+    pub unsafe fn new(
+        values: *const sqlbatch_value,
+        n: usize,
+        data: *const u8,
+        data_len: usize,
+    ) -> Result<Self, Error> {
+        Ok(Params {
+            values: crate::ffi::try_slice(values, n, "values")?,
+            data,
+            data_len,
+        })
     }
 
     /// The bytes of a TEXT or BLOB value, checked against `data_len`.
@@ -102,14 +132,23 @@ impl<'a> Params<'a> {
             if v.bits == 0 {
                 return Err(Error::null("a TEXT/BLOB value's address"));
             }
-            return Ok(std::slice::from_raw_parts(v.bits as usize as *const u8, len));
+            return Ok(std::slice::from_raw_parts(
+                v.bits as usize as *const u8,
+                len,
+            ));
         }
         let end = v.bits.checked_add(len as u64);
         match end {
-            Some(end) if end <= self.data_len as u64 => Ok(std::slice::from_raw_parts(self.data.add(v.bits as usize), len)),
+            Some(end) if end <= self.data_len as u64 => Ok(std::slice::from_raw_parts(
+                self.data.add(v.bits as usize),
+                len,
+            )),
             _ => Err(Error::new(
                 SQLBATCH_E_RANGE,
-                format!("value bytes {}..{}+{} lie outside data (data_len {})", v.bits, v.bits, len, self.data_len),
+                format!(
+                    "value bytes {}..{}+{} lie outside data (data_len {})",
+                    v.bits, v.bits, len, self.data_len
+                ),
             )),
         }
     }
@@ -120,7 +159,10 @@ impl<'a> Params<'a> {
     /// As for [`Params::bytes_of`].
     pub unsafe fn text_of(&self, v: &sqlbatch_value) -> Result<&'a [u8], Error> {
         if v.kind != SQLBATCH_TEXT {
-            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "a parameter name must be a TEXT value"));
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                "a parameter name must be a TEXT value",
+            ));
         }
         let b = self.bytes_of(v)?;
         crate::error::check_utf8(b, "a parameter name")?;
@@ -160,8 +202,19 @@ pub(crate) unsafe fn bind_value(
         SQLBATCH_TEXT => {
             let b = params.bytes_of(v)?;
             // A non-NULL pointer even for "" (a NULL pointer would bind SQL NULL).
-            let p = if b.is_empty() { EMPTY.as_ptr() } else { b.as_ptr() };
-            ffi::sqlite3_bind_text64(stmt, idx, p.cast(), b.len() as u64, destructor, ffi::SQLITE_UTF8 as u8)
+            let p = if b.is_empty() {
+                EMPTY.as_ptr()
+            } else {
+                b.as_ptr()
+            };
+            ffi::sqlite3_bind_text64(
+                stmt,
+                idx,
+                p.cast(),
+                b.len() as u64,
+                destructor,
+                ffi::SQLITE_UTF8 as u8,
+            )
         }
         SQLBATCH_BLOB => {
             let b = params.bytes_of(v)?;

@@ -1,0 +1,363 @@
+//! Script exec and bulk write through the C ABI.
+
+mod common;
+use common::*;
+use libsqlite3_sys as sq;
+
+#[test]
+fn a_script_of_many_statements_runs_in_one_call() {
+    let c = Conn::memory();
+    let mut sql = String::from("CREATE TABLE t(a INTEGER, b TEXT);\n");
+    for k in 1..=5000 {
+        sql.push_str(&format!("INSERT INTO t VALUES ({k}, 'v{k}');\n"));
+    }
+    sql.push_str("SELECT * FROM t; UPDATE t SET b = 'x' WHERE a <= 10; -- trailing comment\n  ");
+    let (rc, r) = c.try_exec(&sql, &[], &[]);
+    assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
+    assert_eq!(r.statements, 5003);
+    assert_eq!(r.changes, 5000 + 10);
+    assert_eq!(r.last_insert_rowid, 5000);
+    assert_eq!(r.end_offset, sql.len());
+    assert_eq!(
+        c.rows("SELECT count(*), sum(a) FROM t"),
+        vec![vec![Val::Int(5000), Val::Int(5000 * 5001 / 2)]]
+    );
+}
+
+#[test]
+fn an_error_mid_script_says_where_and_keeps_what_ran() {
+    let c = Conn::memory();
+    let sql = "CREATE TABLE t(a UNIQUE);\nINSERT INTO t VALUES (1);\n  INSERT INTO t VALUES (1);\nINSERT INTO t VALUES (2);";
+    let (rc, r) = c.try_exec(sql, &[], &[]);
+    assert_eq!(rc, sq::SQLITE_CONSTRAINT_UNIQUE);
+    assert_eq!(r.statements, 2);
+    assert_eq!(r.changes, 1);
+    let third = sql.find("  INSERT").unwrap() + 2;
+    assert_eq!(r.end_offset, third);
+    let (e, msg) = c.error();
+    assert_eq!(
+        (e.code, e.primary_code),
+        (sq::SQLITE_CONSTRAINT_UNIQUE, sq::SQLITE_CONSTRAINT)
+    );
+    assert_eq!((e.statement_index, e.statement_offset), (2, third as i64));
+    assert!(msg.contains("UNIQUE constraint failed"), "{msg}");
+    assert_eq!(c.rows("SELECT a FROM t"), vec![vec![Val::Int(1)]]);
+}
+
+#[test]
+fn a_syntax_error_points_at_its_token_in_the_whole_script() {
+    let c = Conn::memory();
+    let sql = "SELECT 1; SELECT 2;\nSELECT * FORM t;";
+    let (rc, r) = c.try_exec(sql, &[], &[]);
+    assert_eq!(rc, sq::SQLITE_ERROR);
+    assert_eq!(r.statements, 2);
+    let (e, msg) = c.error();
+    assert_eq!(e.statement_index, 2);
+    assert_eq!(e.statement_offset, sql.find("SELECT *").unwrap() as i64);
+    assert_eq!(e.token_offset, sql.find("FORM").unwrap() as i64, "{msg}");
+}
+
+#[test]
+fn parameters_are_consumed_in_order_across_statements() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a, b)");
+    let p = Params::of(&[Val::Int(1), t("one"), Val::Int(2), t("two"), Val::Int(1)]);
+    let sql = "INSERT INTO t VALUES (?, ?); INSERT INTO t VALUES (?2, ?1);\nDELETE FROM t WHERE a = ?; -- foo";
+    let (rc, r) = c.try_exec(sql, &p.values, &p.data);
+    assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
+    assert_eq!((r.statements, r.params_used, r.changes), (3, 5, 3));
+    assert_eq!(
+        c.rows("SELECT a, b FROM t"),
+        vec![vec![t("two"), Val::Int(2)]]
+    );
+}
+
+#[test]
+fn too_few_or_too_many_parameters_are_errors() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a)");
+    let p = Params::of(&[Val::Int(1)]);
+    let (rc, r) = c.try_exec(
+        "INSERT INTO t VALUES (?); INSERT INTO t VALUES (?)",
+        &p.values,
+        &p.data,
+    );
+    assert_eq!(rc, SQLBATCH_E_PARAM_COUNT);
+    assert_eq!((r.statements, c.error().0.statement_index), (1, 1));
+    let p = Params::of(&[Val::Int(1), Val::Int(2)]);
+    let (rc, r) = c.try_exec("INSERT INTO t VALUES (?)", &p.values, &p.data);
+    assert_eq!(rc, SQLBATCH_E_PARAM_COUNT);
+    assert_eq!(
+        r.statements, 1,
+        "the script ran; the leftover value is reported after it"
+    );
+}
+
+#[test]
+fn named_parameters_in_a_script() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a, b)");
+    let mut p = Params::default();
+    p.push(&Val::Int(7)).push(&t("seven")).push(&Val::Int(99));
+    // names: ":a" and "b" (without prefix); the third value is positional.
+    let name_at = |p: &mut Params, s: &str| {
+        let at = p.data.len() as u64;
+        p.data.extend_from_slice(s.as_bytes());
+        sqlbatch_value {
+            bits: at,
+            len: s.len() as u32,
+            kind: SQLBATCH_TEXT,
+            _pad: [0; 3],
+        }
+    };
+    let n1 = name_at(&mut p, ":a");
+    let n2 = name_at(&mut p, "b");
+    let names = [
+        n1,
+        n2,
+        sqlbatch_value {
+            kind: SQLBATCH_NULL,
+            ..Default::default()
+        },
+    ];
+    let sql = "INSERT INTO t VALUES (:a, :b); INSERT INTO t VALUES (?, :a)";
+    let mut r = sqlbatch_exec_result::default();
+    let rc = unsafe {
+        sqlbatch_conn_exec(
+            c.0,
+            sql.as_ptr().cast(),
+            sql.len(),
+            p.values.as_ptr(),
+            names.as_ptr(),
+            3,
+            p.data.as_ptr(),
+            p.data.len(),
+            &mut r,
+        )
+    };
+    assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
+    assert_eq!(
+        c.rows("SELECT a, b FROM t ORDER BY rowid"),
+        vec![
+            vec![Val::Int(7), t("seven")],
+            vec![Val::Int(99), Val::Int(7)]
+        ]
+    );
+}
+
+#[test]
+fn empty_and_comment_only_scripts_succeed() {
+    let c = Conn::memory();
+    for sql in ["", "   ", "-- nothing", "/* nothing */ ;; ;"] {
+        let (rc, r) = c.try_exec(sql, &[], &[]);
+        assert_eq!((rc, r.statements), (SQLBATCH_OK, 0), "{sql:?}");
+    }
+}
+
+#[test]
+fn invalid_utf8_in_sql_is_an_error_with_its_offset() {
+    let c = Conn::memory();
+    let sql = b"SELECT 'ok'; SELECT '\xff';";
+    let mut r = sqlbatch_exec_result::default();
+    let rc = unsafe {
+        sqlbatch_conn_exec(
+            c.0,
+            sql.as_ptr().cast(),
+            sql.len(),
+            std::ptr::null(),
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            0,
+            &mut r,
+        )
+    };
+    assert_eq!(rc, SQLBATCH_E_INVALID_UTF8);
+    assert_eq!(r.statements, 0, "nothing runs when the script is not UTF-8");
+    let (e, msg) = c.error();
+    assert_eq!(e.token_offset, 21, "{msg}");
+    let mut s = std::ptr::null_mut();
+    let rc = unsafe {
+        sqlbatch_stmt_prepare(
+            c.0,
+            sql.as_ptr().cast(),
+            sql.len(),
+            0,
+            &mut s,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(rc, SQLBATCH_E_INVALID_UTF8);
+    assert!(s.is_null());
+}
+
+fn bulk_rows(n: usize) -> Params {
+    let mut p = Params::default();
+    for i in 0..n {
+        p.push(&Val::Int(i as i64))
+            .push(&f(i as f64 * 0.25))
+            .push(&t(&format!("row-{i}")));
+    }
+    p
+}
+
+#[test]
+fn execute_many_inserts_every_row_in_one_call() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE bulk(a INTEGER, b REAL, c TEXT); BEGIN");
+    let s = c.prepare("INSERT INTO bulk VALUES (?, ?, ?)");
+    let p = bulk_rows(10_000);
+    let mut r = sqlbatch_write_result::default();
+    let rc = unsafe {
+        sqlbatch_stmt_execute_many(
+            s.0,
+            p.values.as_ptr(),
+            10_000,
+            3,
+            p.data.as_ptr(),
+            p.data.len(),
+            &mut r,
+        )
+    };
+    assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
+    assert_eq!(
+        (r.rows, r.changes, r.last_insert_rowid),
+        (10_000, 10_000, 10_000)
+    );
+    c.exec("COMMIT");
+    assert_eq!(
+        c.rows("SELECT count(*), sum(a), sum(b), max(c) FROM bulk"),
+        vec![vec![
+            Val::Int(10_000),
+            Val::Int(49_995_000),
+            f(12_498_750.0),
+            t("row-9999")
+        ]]
+    );
+}
+
+#[test]
+fn execute_many_reports_the_failing_row() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE u(a PRIMARY KEY)");
+    let s = c.prepare("INSERT INTO u VALUES (?)");
+    let p = Params::of(&[Val::Int(1), Val::Int(2), Val::Int(1), Val::Int(3)]);
+    let mut r = sqlbatch_write_result::default();
+    let rc = unsafe {
+        sqlbatch_stmt_execute_many(
+            s.0,
+            p.values.as_ptr(),
+            4,
+            1,
+            p.data.as_ptr(),
+            p.data.len(),
+            &mut r,
+        )
+    };
+    assert_eq!(rc, sq::SQLITE_CONSTRAINT_PRIMARYKEY);
+    assert_eq!(r.rows, 2);
+    let (e, msg) = c.error();
+    assert_eq!(e.row_index, 2);
+    assert!(msg.starts_with("row 2:"), "{msg}");
+    assert_eq!(
+        c.rows("SELECT a FROM u ORDER BY a"),
+        vec![vec![Val::Int(1)], vec![Val::Int(2)]]
+    );
+    // The statement is usable afterwards.
+    let p = Params::of(&[Val::Int(9)]);
+    let rc = unsafe {
+        sqlbatch_stmt_execute_many(
+            s.0,
+            p.values.as_ptr(),
+            1,
+            1,
+            p.data.as_ptr(),
+            p.data.len(),
+            &mut r,
+        )
+    };
+    assert_eq!((rc, r.rows), (SQLBATCH_OK, 1));
+}
+
+#[test]
+fn execute_many_checks_the_parameter_count_and_value_bounds() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE u(a, b)");
+    let s = c.prepare("INSERT INTO u VALUES (?, ?)");
+    let p = Params::of(&[Val::Int(1), Val::Int(2), Val::Int(3)]);
+    let mut r = sqlbatch_write_result::default();
+    let rc = unsafe {
+        sqlbatch_stmt_execute_many(
+            s.0,
+            p.values.as_ptr(),
+            1,
+            3,
+            p.data.as_ptr(),
+            p.data.len(),
+            &mut r,
+        )
+    };
+    assert_eq!((rc, r.rows), (SQLBATCH_E_PARAM_COUNT, 0));
+    // A TEXT value whose bytes lie past data_len.
+    let bad = [
+        sqlbatch_value {
+            bits: 4,
+            len: 8,
+            kind: SQLBATCH_TEXT,
+            _pad: [0; 3],
+        },
+        sqlbatch_value::int(1),
+    ];
+    let data = [0u8; 10];
+    let rc = unsafe {
+        sqlbatch_stmt_execute_many(s.0, bad.as_ptr(), 1, 2, data.as_ptr(), data.len(), &mut r)
+    };
+    assert_eq!(rc, SQLBATCH_E_RANGE);
+    let unknown = [
+        sqlbatch_value {
+            kind: 42,
+            ..Default::default()
+        },
+        sqlbatch_value::int(1),
+    ];
+    let rc = unsafe {
+        sqlbatch_stmt_execute_many(
+            s.0,
+            unknown.as_ptr(),
+            1,
+            2,
+            data.as_ptr(),
+            data.len(),
+            &mut r,
+        )
+    };
+    assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT);
+    assert_eq!(c.rows("SELECT count(*) FROM u"), vec![vec![Val::Int(0)]]);
+}
+
+#[test]
+fn absolute_addresses_when_data_is_null() {
+    let c = Conn::memory();
+    let s = c.prepare("SELECT ?, ?");
+    let text = b"absolute";
+    let vals = [
+        sqlbatch_value {
+            bits: text.as_ptr() as u64,
+            len: 8,
+            kind: SQLBATCH_TEXT,
+            _pad: [0; 3],
+        },
+        sqlbatch_value {
+            bits: 0,
+            len: 0,
+            kind: SQLBATCH_BLOB,
+            _pad: [0; 3],
+        },
+    ];
+    let rc = unsafe { sqlbatch_stmt_bind(s.0, vals.as_ptr(), 2, std::ptr::null(), 0) };
+    assert_eq!(rc, SQLBATCH_OK);
+    assert_eq!(
+        s.all(1, usize::MAX),
+        vec![vec![t("absolute"), Val::Blob(vec![])]]
+    );
+}
