@@ -540,11 +540,10 @@ int32_t sqlbatch_conn_last_error(const struct sqlbatch_conn *conn,
  * sqlbatch_stmt_fetch runs `stmt` forward by up to `max_rows` rows and writes them to
  * `*out_batch`, with their TEXT and BLOB bytes in an arena owned by the statement.
  *
- * The batch ends early before a row that would take it over `max_bytes` (counting 16 bytes per
- * cell plus the TEXT and BLOB bytes); that row comes first in the next batch. The first row
- * of a batch always comes through whole, however large, so every result streams in memory
- * bounded by `max(max_bytes, one row)` plus `max_rows` rows of cells. Pass `SIZE_MAX` for no
- * byte bound.
+ * The batch also ends once it holds `max_bytes` or more (counting 16 bytes per cell plus the
+ * TEXT and BLOB bytes). Rows are never split, and every batch has at least one row, however
+ * large, so a result of any size streams in memory bounded by `max_bytes` plus one row.
+ * Pass `SIZE_MAX` for no byte bound.
  *
  * Each cell carries its own type (SQLite's types are per value). The call reports the end of
  * the result as soon as it reaches it, also when the last row fills the batch: after
@@ -748,9 +747,9 @@ int32_t sqlbatch_stmt_params(struct sqlbatch_stmt *stmt,
                              size_t *out_n);
 
 /**
- * sqlbatch_stmt_param_index looks up a named parameter: `*out_index` receives the index (from
- * 1) of the parameter called `name` (`name_len` bytes, with its prefix, e.g. ":id"), or 0 if
- * there is none (`sqlite3_bind_parameter_index`).
+ * sqlbatch_stmt_param_index looks up a named parameter: `*out_index` receives the index,
+ * counted from 1, of the parameter called `name` (`name_len` bytes, with its prefix, e.g.
+ * ":id"), or 0 if there is none (`sqlite3_bind_parameter_index`).
  * NULL: `stmt` or `out_index` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`.
  */

@@ -46,19 +46,17 @@ pub struct sqlbatch_batch {
 }
 
 /// Where the statement stands.
-#[derive(Debug, Default)]
-pub(crate) enum Phase {
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Phase {
     /// Not stepped since prepare or the last reset.
     #[default]
     Fresh,
-    /// Stepped, positioned on no row that is still owed to the caller.
-    Running,
     /// Positioned on a row that the caller has not received yet.
     Pending,
     /// Finished; fetches return `SQLBATCH_DONE` with no rows until a reset.
     Done,
-    /// A step failed; fetches return this error until a reset.
-    Failed(Error),
+    /// A step failed; fetches return `FetchState::failure` until a reset.
+    Failed,
 }
 
 /// The statement-owned state of batched fetching.
@@ -68,18 +66,25 @@ pub(crate) struct FetchState {
     arena: Vec<u8>,
     pub generation: u64,
     phase: Phase,
+    failure: Option<Error>,
 }
 
 impl FetchState {
     /// Whether the statement has been stepped since it was last reset.
     pub fn started(&self) -> bool {
-        !matches!(self.phase, Phase::Fresh)
+        self.phase != Phase::Fresh
     }
 
     /// The statement was reset: start over, and end the current batch.
     pub fn rewind(&mut self) {
         self.phase = Phase::Fresh;
+        self.failure = None;
         self.generation += 1;
+    }
+
+    fn fail(&mut self, e: &Error) {
+        self.phase = Phase::Failed;
+        self.failure = Some(e.clone());
     }
 }
 
@@ -89,13 +94,13 @@ trait Sink {
     /// Appends `n` bytes from `p`, returning their offset, or None if they do not fit.
     unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize>;
     fn truncate(&mut self, len: usize);
-    /// Whether a batch holding `cells` cells and these bytes went over its bound.
-    fn over(&self, cells: usize) -> bool;
+    /// Whether a batch holding `cells` cells and these bytes has reached its bound.
+    fn full(&self, cells: usize) -> bool;
     fn base(&self) -> *const u8;
 }
 
-/// The statement's own arena: grows as needed; `max` bounds cells plus bytes softly (a row
-/// that crosses it is left for the next batch, unless it is the batch's first).
+/// The statement's own arena: grows as needed; the batch ends once its cells plus bytes reach
+/// `max` (so it exceeds `max` by at most its last row).
 struct Arena<'a> {
     buf: &'a mut Vec<u8>,
     max: usize,
@@ -115,11 +120,12 @@ impl Sink for Arena<'_> {
     fn truncate(&mut self, len: usize) {
         self.buf.truncate(len)
     }
-    fn over(&self, cells: usize) -> bool {
+    #[inline(always)]
+    fn full(&self, cells: usize) -> bool {
         cells
             .saturating_mul(std::mem::size_of::<sqlbatch_value>())
             .saturating_add(self.buf.len())
-            > self.max
+            >= self.max
     }
     fn base(&self) -> *const u8 {
         self.buf.as_ptr()
@@ -151,7 +157,8 @@ impl Sink for Caller {
     fn truncate(&mut self, len: usize) {
         self.len = len
     }
-    fn over(&self, _cells: usize) -> bool {
+    #[inline(always)]
+    fn full(&self, _cells: usize) -> bool {
         false
     }
     fn base(&self) -> *const u8 {
@@ -166,7 +173,8 @@ enum RowError {
     Sqlite(Error),
 }
 
-/// Appends the cells of the row `raw` is positioned on.
+/// Appends the cells of the row `raw` is positioned on. On error nothing is appended to
+/// `cells` (bytes already pushed to `sink` are the caller's to truncate).
 ///
 /// # Safety
 /// `raw` must be a statement of `db` positioned on a row with `ncols` columns.
@@ -178,30 +186,66 @@ unsafe fn push_row<S: Sink>(
     cells: &mut Vec<sqlbatch_value>,
     sink: &mut S,
 ) -> Result<(), RowError> {
-    for c in 0..ncols {
-        let v = ffi::sqlite3_column_value(raw, c as c_int);
-        let kind = ffi::sqlite3_value_type(v);
-        let cell = match kind {
-            ffi::SQLITE_INTEGER => sqlbatch_value::int(ffi::sqlite3_value_int64(v)),
-            ffi::SQLITE_FLOAT => sqlbatch_value::float(ffi::sqlite3_value_double(v)),
-            ffi::SQLITE_TEXT | ffi::SQLITE_BLOB => {
-                let p = if kind == ffi::SQLITE_TEXT {
-                    ffi::sqlite3_value_text(v)
-                } else {
-                    ffi::sqlite3_value_blob(v).cast()
-                };
-                let n = ffi::sqlite3_value_bytes(v) as usize;
-                if p.is_null() && n > 0 {
-                    return Err(RowError::Sqlite(Error::from_db(db, ffi::SQLITE_NOMEM)));
-                }
-                let at = sink.push(p, n).ok_or(RowError::Full)?;
-                sqlbatch_value::bytes(kind as u8, at as u64, n as u32)
-            }
-            _ => sqlbatch_value::NULL,
-        };
-        cells.push(cell);
+    if cells.capacity() - cells.len() < ncols {
+        grow(cells, ncols);
     }
+    let out = cells.as_mut_ptr().add(cells.len());
+    for c in 0..ncols as c_int {
+        let v = ffi::sqlite3_column_value(raw, c);
+        let kind = ffi::sqlite3_value_type(v);
+        let out = out.add(c as usize);
+        if kind == ffi::SQLITE_INTEGER {
+            write_cell(out, ffi::sqlite3_value_int64(v) as u64, 0, SQLBATCH_INTEGER);
+        } else if kind == ffi::SQLITE_FLOAT {
+            write_cell(
+                out,
+                ffi::sqlite3_value_double(v).to_bits(),
+                0,
+                SQLBATCH_FLOAT,
+            );
+        } else if kind == ffi::SQLITE_TEXT || kind == ffi::SQLITE_BLOB {
+            let p = if kind == ffi::SQLITE_TEXT {
+                ffi::sqlite3_value_text(v)
+            } else {
+                ffi::sqlite3_value_blob(v).cast()
+            };
+            let n = ffi::sqlite3_value_bytes(v) as usize;
+            if p.is_null() && n > 0 {
+                return Err(RowError::Sqlite(Error::from_db(db, ffi::SQLITE_NOMEM)));
+            }
+            let at = sink.push(p, n).ok_or(RowError::Full)?;
+            write_cell(out, at as u64, n as u32, kind as u8);
+        } else {
+            write_cell(out, 0, 0, SQLBATCH_NULL);
+        }
+    }
+    // The ncols cells were reserved above and are now written.
+    cells.set_len(cells.len() + ncols);
     Ok(())
+}
+
+/// Writes one cell as two 8-byte stores (the padding is written as zeros with the kind).
+#[inline(always)]
+unsafe fn write_cell(out: *mut sqlbatch_value, bits: u64, len: u32, kind: u8) {
+    if cfg!(target_endian = "little") {
+        let words = out.cast::<u64>();
+        words.write(bits);
+        words.add(1).write(len as u64 | (kind as u64) << 32);
+    } else {
+        out.write(sqlbatch_value {
+            bits,
+            len,
+            kind,
+            _pad: [0; 3],
+        });
+    }
+}
+
+/// Makes room for at least 64 more rows of `ncols` cells (out of the hot loop).
+#[cold]
+#[inline(never)]
+fn grow(cells: &mut Vec<sqlbatch_value>, ncols: usize) {
+    cells.reserve(ncols.saturating_mul(64));
 }
 
 /// The bytes the TEXT and BLOB values of the current row take.
@@ -237,6 +281,28 @@ struct Filled {
     ncols: usize,
 }
 
+/// Steps `raw` once: Ok(true) on a row, Ok(false) when done (recorded in `st`), or the error
+/// (also recorded in `st`).
+#[inline(always)]
+unsafe fn step(
+    st: &mut FetchState,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+) -> Result<bool, Error> {
+    match ffi::sqlite3_step(raw) {
+        ffi::SQLITE_ROW => Ok(true),
+        ffi::SQLITE_DONE => {
+            st.phase = Phase::Done;
+            Ok(false)
+        }
+        rc => {
+            let e = Error::from_db(db, rc);
+            st.fail(&e);
+            Err(e)
+        }
+    }
+}
+
 /// Steps `raw` and appends up to `max_rows` rows to `st.cells` and `sink`.
 ///
 /// After the last row the statement is stepped once more, so a result that ends with the
@@ -249,94 +315,88 @@ unsafe fn fill<S: Sink>(
     sink: &mut S,
 ) -> Result<Filled, Stop> {
     st.cells.clear();
-    let column_count = || {
-        if raw.is_null() {
-            0
-        } else {
-            ffi::sqlite3_column_count(raw) as usize
+    if raw.is_null() {
+        st.phase = Phase::Done;
+        return Ok(Filled {
+            status: SQLBATCH_DONE,
+            rows: 0,
+            ncols: 0,
+        });
+    }
+    let mut ncols = ffi::sqlite3_column_count(raw) as usize;
+    match st.phase {
+        Phase::Done => {
+            return Ok(Filled {
+                status: SQLBATCH_DONE,
+                rows: 0,
+                ncols,
+            })
         }
-    };
-    let mut ncols = column_count();
-    let mut rows = 0;
-    loop {
-        match &st.phase {
-            Phase::Done => {
+        Phase::Failed => {
+            let e = st
+                .failure
+                .clone()
+                .unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "statement failed"));
+            return Err(e.into());
+        }
+        _ => {}
+    }
+    if st.phase != Phase::Pending {
+        match step(st, db, raw) {
+            Ok(true) => {}
+            Ok(false) => {
                 return Ok(Filled {
                     status: SQLBATCH_DONE,
-                    rows,
+                    rows: 0,
                     ncols,
                 })
             }
-            Phase::Failed(e) if rows == 0 => return Err(e.clone().into()),
-            Phase::Failed(_) => {
-                return Ok(Filled {
-                    status: SQLBATCH_ROW,
-                    rows,
-                    ncols,
-                })
-            }
-            Phase::Pending => {}
-            Phase::Fresh | Phase::Running => {
-                let rc = if raw.is_null() {
-                    ffi::SQLITE_DONE
-                } else {
-                    ffi::sqlite3_step(raw)
-                };
-                st.phase = match rc {
-                    ffi::SQLITE_ROW => Phase::Pending,
-                    ffi::SQLITE_DONE => Phase::Done,
-                    _ => Phase::Failed(Error::from_db(db, rc)),
-                };
-                if rows == 0 {
-                    // A statement re-prepared by its first step may have changed shape.
-                    ncols = column_count();
-                }
-                continue;
-            }
+            Err(e) => return Err(e.into()),
         }
-        // Positioned on a row the caller has not received.
-        if rows == max_rows {
-            return Ok(Filled {
-                status: SQLBATCH_ROW,
-                rows,
-                ncols,
-            });
-        }
-        let (cell_mark, byte_mark) = (st.cells.len(), sink.len());
-        let pushed = push_row(db, raw, ncols, &mut st.cells, sink);
-        let fits = match pushed {
-            Ok(()) => rows == 0 || !sink.over(st.cells.len()),
-            Err(RowError::Full) => false,
-            Err(RowError::Sqlite(e)) => {
-                st.cells.truncate(cell_mark);
-                sink.truncate(byte_mark);
-                st.phase = Phase::Failed(e.clone());
-                return if rows == 0 {
-                    Err(e.into())
-                } else {
-                    Ok(Filled {
-                        status: SQLBATCH_ROW,
-                        rows,
-                        ncols,
-                    })
-                };
-            }
-        };
-        if !fits {
-            st.cells.truncate(cell_mark);
-            sink.truncate(byte_mark);
-            if rows == 0 {
-                return Err(Stop::TooSmall(row_bytes(raw, ncols)));
-            }
-            return Ok(Filled {
-                status: SQLBATCH_ROW,
-                rows,
-                ncols,
-            });
-        }
-        st.phase = Phase::Running;
-        rows += 1;
+        // A statement re-prepared by its first step may have changed shape.
+        ncols = ffi::sqlite3_column_count(raw) as usize;
     }
+    // Invariant at the top of the loop: positioned on a row the caller has not received.
+    let mut rows = 0;
+    let status = loop {
+        if rows == max_rows || (rows > 0 && sink.full(st.cells.len())) {
+            st.phase = Phase::Pending;
+            break SQLBATCH_ROW;
+        }
+        let byte_mark = sink.len();
+        match push_row(db, raw, ncols, &mut st.cells, sink) {
+            Ok(()) => {}
+            Err(RowError::Full) => {
+                // The caller's buffer cannot take this row: keep it for the next batch.
+                sink.truncate(byte_mark);
+                st.phase = Phase::Pending;
+                if rows == 0 {
+                    return Err(Stop::TooSmall(row_bytes(raw, ncols)));
+                }
+                break SQLBATCH_ROW;
+            }
+            Err(RowError::Sqlite(e)) => {
+                sink.truncate(byte_mark);
+                st.fail(&e);
+                if rows == 0 {
+                    return Err(e.into());
+                }
+                break SQLBATCH_ROW;
+            }
+        }
+        rows += 1;
+        match step(st, db, raw) {
+            Ok(true) => {}
+            Ok(false) => break SQLBATCH_DONE,
+            // The rows collected so far go out now; the error comes with the next fetch.
+            Err(_) => break SQLBATCH_ROW,
+        }
+    };
+    Ok(Filled {
+        status,
+        rows,
+        ncols,
+    })
 }
 
 /// Shared body of the two fetch entry points: fills `sink` and describes the batch in `out`.
@@ -382,11 +442,10 @@ unsafe fn fetch_with<S: Sink>(
 /// sqlbatch_stmt_fetch runs `stmt` forward by up to `max_rows` rows and writes them to
 /// `*out_batch`, with their TEXT and BLOB bytes in an arena owned by the statement.
 ///
-/// The batch ends early before a row that would take it over `max_bytes` (counting 16 bytes per
-/// cell plus the TEXT and BLOB bytes); that row comes first in the next batch. The first row
-/// of a batch always comes through whole, however large, so every result streams in memory
-/// bounded by `max(max_bytes, one row)` plus `max_rows` rows of cells. Pass `SIZE_MAX` for no
-/// byte bound.
+/// The batch also ends once it holds `max_bytes` or more (counting 16 bytes per cell plus the
+/// TEXT and BLOB bytes). Rows are never split, and every batch has at least one row, however
+/// large, so a result of any size streams in memory bounded by `max_bytes` plus one row.
+/// Pass `SIZE_MAX` for no byte bound.
 ///
 /// Each cell carries its own type (SQLite's types are per value). The call reports the end of
 /// the result as soon as it reaches it, also when the last row fills the batch: after

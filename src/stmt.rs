@@ -398,9 +398,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_params(
     })
 }
 
-/// sqlbatch_stmt_param_index looks up a named parameter: `*out_index` receives the index (from
-/// 1) of the parameter called `name` (`name_len` bytes, with its prefix, e.g. ":id"), or 0 if
-/// there is none (`sqlite3_bind_parameter_index`).
+/// sqlbatch_stmt_param_index looks up a named parameter: `*out_index` receives the index,
+/// counted from 1, of the parameter called `name` (`name_len` bytes, with its prefix, e.g.
+/// ":id"), or 0 if there is none (`sqlite3_bind_parameter_index`).
 /// NULL: `stmt` or `out_index` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]

@@ -236,7 +236,8 @@ fn prepare_reports_the_tail_and_syntax_error_offsets() {
     assert!(s.is_null());
     let (e, msg) = c.error();
     assert!(msg.contains("syntax error"), "{msg}");
-    assert_eq!(e.token_offset, 9);
+    // "FORM" parses as an alias of 1; the error is at "t".
+    assert_eq!(e.token_offset, 14);
     assert_eq!(
         unsafe {
             sqlbatch_stmt_prepare(c.0, sql.as_ptr().cast(), sql.len(), 0x80, &mut s, &mut tail)
@@ -515,9 +516,8 @@ fn code_strings_and_versions() {
     assert_eq!(s(SQLBATCH_OK), "not an error");
     assert_eq!(s(123456), "unknown error");
     for code in 1000..=1008 {
-        assert_eq!(
+        assert!(
             code & 0xff > 28 && code & 0xff != 100 && code & 0xff != 101,
-            true,
             "{code} collides with SQLite"
         );
         assert_ne!(s(code), "unknown error", "{code}");

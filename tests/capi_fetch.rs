@@ -128,8 +128,15 @@ fn byte_bound_splits_batches_but_a_huge_value_comes_whole() {
             break;
         }
     }
-    // 16 bytes per cell plus bytes: [10] fits, the 100000-byte value starts a batch of its own.
-    assert_eq!(sizes, vec![vec![10], vec![100000], vec![10, 10]]);
+    // 16 bytes per cell plus bytes: after [10] the batch is below 64 bytes, so the huge value
+    // joins it whole; then the batch is full.
+    assert_eq!(sizes, vec![vec![10, 100000], vec![10, 10]]);
+    // A huge first row comes whole too.
+    assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
+    let (_, b) = s.fetch(100, 1);
+    assert_eq!((b.n_rows, b.data_len), (1, 10));
+    let (_, b) = s.fetch(100, 1);
+    assert_eq!((b.n_rows, b.data_len), (1, 100000));
 }
 
 #[test]
@@ -165,7 +172,7 @@ fn fetch_into_a_caller_buffer() {
     let s = c.prepare("SELECT x FROM b ORDER BY rowid");
     let mut buf = vec![0u8; 8];
     let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
-    let mut fetch = |buf: &mut Vec<u8>, b: &mut sqlbatch_batch| unsafe {
+    let fetch = |buf: &mut Vec<u8>, b: &mut sqlbatch_batch| unsafe {
         sqlbatch_stmt_fetch_into(s.0, 10, buf.as_mut_ptr(), buf.len(), b)
     };
     assert_eq!(fetch(&mut buf, &mut b), SQLBATCH_ROW);
