@@ -1,0 +1,211 @@
+/* Batched fetch from C: every type, NULL vs empty, batch boundaries, byte bounds. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "check.h"
+
+static sqlbatch_value int_value(int64_t v) {
+  sqlbatch_value x = {0};
+  x.bits = (uint64_t)v;
+  x.kind = SQLBATCH_INTEGER;
+  return x;
+}
+
+static sqlbatch_value float_value(double d) {
+  sqlbatch_value x = {0};
+  memcpy(&x.bits, &d, sizeof d);
+  x.kind = SQLBATCH_FLOAT;
+  return x;
+}
+
+/* TEXT or BLOB given by address (the `data == NULL` convention). */
+static sqlbatch_value bytes_value(uint8_t kind, const void *p, uint32_t len) {
+  sqlbatch_value x = {0};
+  x.bits = (uint64_t)(uintptr_t)p;
+  x.len = len;
+  x.kind = kind;
+  return x;
+}
+
+/* Inserts one value through bind + fetch and reads it back through a fetch. */
+static bool round_trip(sqlbatch_conn *c, sqlbatch_value in, sqlbatch_value *out, const uint8_t **bytes) {
+  sqlbatch_stmt *ins = NULL, *sel = NULL;
+  sqlbatch_batch b;
+  CHECK_RC(c, exec(c, "DELETE FROM v"), SQLBATCH_OK);
+  CHECK_RC(c, prepare(c, "INSERT INTO v VALUES (?)", &ins), SQLBATCH_OK);
+  CHECK_RC(c, sqlbatch_stmt_bind(ins, &in, 1, NULL, 0), SQLBATCH_OK);
+  CHECK_RC(c, sqlbatch_stmt_fetch(ins, 1, SIZE_MAX, &b), SQLBATCH_DONE);
+  sqlbatch_stmt_finalize(ins);
+  CHECK_RC(c, prepare(c, "SELECT x FROM v", &sel), SQLBATCH_OK);
+  CHECK_RC(c, sqlbatch_stmt_fetch(sel, 8, SIZE_MAX, &b), SQLBATCH_DONE);
+  CHECK(b.n_rows == 1 && b.n_cols == 1);
+  *out = b.cells[0];
+  if (bytes) {
+    /* Copy the bytes out: the batch dies with the statement. */
+    uint8_t *copy = malloc(out->len + 1);
+    CHECK(copy != NULL);
+    memcpy(copy, sqlbatch_cell_bytes(&b, &b.cells[0]), out->len);
+    *bytes = copy;
+  }
+  sqlbatch_stmt_finalize(sel);
+  return true;
+}
+
+static bool test_numbers_round_trip(void) {
+  sqlbatch_conn *c = open_memory();
+  sqlbatch_value out;
+  const int64_t ints[] = {0, 1, -1, INT64_MIN, INT64_MAX};
+  const double reals[] = {0.0, -0.0, 1.5, -2.25e300, 5e-324, INFINITY, -INFINITY};
+  CHECK_RC(c, exec(c, "CREATE TABLE v(x)"), SQLBATCH_OK);
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+    CHECK(round_trip(c, int_value(ints[i]), &out, NULL));
+    CHECK(out.kind == SQLBATCH_INTEGER && sqlbatch_cell_int64(&out) == ints[i]);
+  }
+  for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
+    CHECK(round_trip(c, float_value(reals[i]), &out, NULL));
+    double d = sqlbatch_cell_double(&out);
+    CHECK(out.kind == SQLBATCH_FLOAT);
+    CHECK(memcmp(&d, &reals[i], sizeof d) == 0); /* bit-exact: keeps -0.0 */
+  }
+  /* SQLite stores a NaN as NULL. */
+  CHECK(round_trip(c, float_value(NAN), &out, NULL));
+  CHECK(out.kind == SQLBATCH_NULL);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
+static bool test_text_and_blobs_round_trip(void) {
+  sqlbatch_conn *c = open_memory();
+  sqlbatch_value out;
+  const uint8_t *got = NULL;
+  const char unicode[] = "h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9d\x84\x9e";
+  const char with_nul[] = {'a', 0, 'b', 0};
+  size_t big_len = 1u << 20;
+  uint8_t *big = malloc(big_len);
+  CHECK(big != NULL);
+  for (size_t i = 0; i < big_len; i++) big[i] = (uint8_t)(i * 31);
+  CHECK_RC(c, exec(c, "CREATE TABLE v(x)"), SQLBATCH_OK);
+
+  CHECK(round_trip(c, bytes_value(SQLBATCH_TEXT, unicode, (uint32_t)strlen(unicode)), &out, &got));
+  CHECK(out.kind == SQLBATCH_TEXT && out.len == strlen(unicode) && memcmp(got, unicode, out.len) == 0);
+  free((void *)got);
+  CHECK(round_trip(c, bytes_value(SQLBATCH_TEXT, with_nul, 4), &out, &got));
+  CHECK(out.kind == SQLBATCH_TEXT && out.len == 4 && memcmp(got, with_nul, 4) == 0);
+  free((void *)got);
+  CHECK(round_trip(c, bytes_value(SQLBATCH_TEXT, "", 0), &out, NULL));
+  CHECK(out.kind == SQLBATCH_TEXT && out.len == 0);
+  CHECK(round_trip(c, bytes_value(SQLBATCH_BLOB, NULL, 0), &out, NULL));
+  CHECK(out.kind == SQLBATCH_BLOB && out.len == 0);
+  CHECK(round_trip(c, bytes_value(SQLBATCH_BLOB, big, (uint32_t)big_len), &out, &got));
+  CHECK(out.kind == SQLBATCH_BLOB && out.len == big_len && memcmp(got, big, big_len) == 0);
+  free((void *)got);
+  free(big);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
+static bool test_null_empty_text_and_empty_blob_differ(void) {
+  sqlbatch_conn *c = open_memory();
+  sqlbatch_stmt *s = NULL;
+  sqlbatch_batch b;
+  CHECK_RC(c, prepare(c, "SELECT NULL, '', x''", &s), SQLBATCH_OK);
+  CHECK_RC(c, sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &b), SQLBATCH_DONE);
+  CHECK(b.n_rows == 1 && b.n_cols == 3);
+  CHECK(b.cells[0].kind == SQLBATCH_NULL);
+  CHECK(b.cells[1].kind == SQLBATCH_TEXT && b.cells[1].len == 0);
+  CHECK(b.cells[2].kind == SQLBATCH_BLOB && b.cells[2].len == 0);
+  sqlbatch_stmt_finalize(s);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
+/* Counts rows and checks they come in order through batches of `max_rows`. */
+static bool stream(sqlbatch_conn *c, size_t max_rows, size_t max_bytes, int64_t want_rows, int *calls) {
+  sqlbatch_stmt *s = NULL;
+  sqlbatch_batch b;
+  int64_t next = 1;
+  int32_t rc;
+  *calls = 0;
+  CHECK_RC(c, prepare(c, "SELECT i, s FROM n ORDER BY i", &s), SQLBATCH_OK);
+  do {
+    rc = sqlbatch_stmt_fetch(s, max_rows, max_bytes, &b);
+    (*calls)++;
+    CHECK(rc == SQLBATCH_ROW || rc == SQLBATCH_DONE);
+    CHECK(b.n_rows <= max_rows);
+    for (size_t r = 0; r < b.n_rows; r++) {
+      char want[32];
+      const sqlbatch_value *text = sqlbatch_cell(&b, r, 1);
+      CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, r, 0)) == next);
+      snprintf(want, sizeof want, "row %lld", (long long)next);
+      CHECK(text->len == strlen(want) && memcmp(sqlbatch_cell_bytes(&b, text), want, text->len) == 0);
+      next++;
+    }
+  } while (rc == SQLBATCH_ROW);
+  CHECK(next - 1 == want_rows);
+  /* Done stays done. */
+  CHECK_RC(c, sqlbatch_stmt_fetch(s, max_rows, max_bytes, &b), SQLBATCH_DONE);
+  CHECK(b.n_rows == 0);
+  sqlbatch_stmt_finalize(s);
+  return true;
+}
+
+static bool fill_numbers(sqlbatch_conn *c, int n) {
+  char sql[256];
+  CHECK_RC(c, exec(c, "DROP TABLE IF EXISTS n; CREATE TABLE n(i INTEGER PRIMARY KEY, s TEXT)"), SQLBATCH_OK);
+  snprintf(sql, sizeof sql,
+           "WITH RECURSIVE k(i) AS (SELECT 1 WHERE %d > 0 UNION ALL SELECT i + 1 FROM k WHERE i < %d) "
+           "INSERT INTO n SELECT i, 'row ' || i FROM k",
+           n, n);
+  CHECK_RC(c, exec(c, sql), SQLBATCH_OK);
+  return true;
+}
+
+static bool test_batches_of_zero_exactly_n_and_n_plus_one(void) {
+  sqlbatch_conn *c = open_memory();
+  int calls;
+  CHECK(fill_numbers(c, 0));
+  CHECK(stream(c, 16, SIZE_MAX, 0, &calls) && calls == 1);
+  CHECK(fill_numbers(c, 16));
+  CHECK(stream(c, 16, SIZE_MAX, 16, &calls) && calls == 1); /* DONE comes with the last row */
+  CHECK(fill_numbers(c, 17));
+  CHECK(stream(c, 16, SIZE_MAX, 17, &calls) && calls == 2);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
+static bool test_results_larger_than_the_byte_bound_stream(void) {
+  sqlbatch_conn *c = open_memory();
+  int calls;
+  CHECK(fill_numbers(c, 50000));
+  CHECK(stream(c, SIZE_MAX, 8192, 50000, &calls));
+  CHECK(calls > 50000 * 32 / 8192);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
+static bool test_fetch_into_a_caller_buffer(void) {
+  sqlbatch_conn *c = open_memory();
+  sqlbatch_stmt *s = NULL;
+  sqlbatch_batch b;
+  uint8_t small[4], big[64];
+  CHECK_RC(c, prepare(c, "SELECT 'abcdefgh' UNION ALL SELECT 'ij'", &s), SQLBATCH_OK);
+  CHECK_RC(c, sqlbatch_stmt_fetch_into(s, 10, small, sizeof small, &b), SQLBATCH_E_BUFFER_TOO_SMALL);
+  CHECK(b.n_rows == 0 && b.data_len == 8);
+  CHECK_RC(c, sqlbatch_stmt_fetch_into(s, 10, big, sizeof big, &b), SQLBATCH_DONE);
+  CHECK(b.data == big && b.n_rows == 2);
+  CHECK(memcmp(big + b.cells[0].bits, "abcdefgh", 8) == 0 && memcmp(big + b.cells[1].bits, "ij", 2) == 0);
+  sqlbatch_stmt_finalize(s);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
+int main(void) {
+  RUN(test_numbers_round_trip);
+  RUN(test_text_and_blobs_round_trip);
+  RUN(test_null_empty_text_and_empty_blob_differ);
+  RUN(test_batches_of_zero_exactly_n_and_n_plus_one);
+  RUN(test_results_larger_than_the_byte_bound_stream);
+  RUN(test_fetch_into_a_caller_buffer);
+  return finish();
+}
