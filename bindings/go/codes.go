@@ -1,0 +1,141 @@
+package sqlbatch
+
+import (
+	"strconv"
+
+	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
+)
+
+// ErrorCode is a status code of a failed call: one of SQLite's result codes, primary
+// (ErrBusy) or extended (ErrConstraintUnique, whose low byte is the primary ErrConstraint),
+// or one of sqlbatch's own codes (1000 and up, ErrParamCount...).
+//
+// An ErrorCode is itself an error, so it can be the target of errors.Is:
+//
+//	if errors.Is(err, sqlbatch.ErrConstraint) { ... }       // any constraint violation
+//	if errors.Is(err, sqlbatch.ErrConstraintUnique) { ... } // only UNIQUE
+type ErrorCode int32
+
+// SQLite's primary result codes (https://sqlite.org/rescode.html).
+const (
+	ErrError      ErrorCode = 1  // SQLITE_ERROR: generic error, e.g. a syntax error
+	ErrInternal   ErrorCode = 2  // SQLITE_INTERNAL
+	ErrPerm       ErrorCode = 3  // SQLITE_PERM
+	ErrAbort      ErrorCode = 4  // SQLITE_ABORT
+	ErrBusy       ErrorCode = 5  // SQLITE_BUSY: the database file is locked
+	ErrLocked     ErrorCode = 6  // SQLITE_LOCKED: a table is locked
+	ErrNoMem      ErrorCode = 7  // SQLITE_NOMEM
+	ErrReadOnly   ErrorCode = 8  // SQLITE_READONLY
+	ErrInterrupt  ErrorCode = 9  // SQLITE_INTERRUPT: stopped by Conn.Interrupt
+	ErrIOErr      ErrorCode = 10 // SQLITE_IOERR
+	ErrCorrupt    ErrorCode = 11 // SQLITE_CORRUPT
+	ErrNotFound   ErrorCode = 12 // SQLITE_NOTFOUND
+	ErrFull       ErrorCode = 13 // SQLITE_FULL
+	ErrCantOpen   ErrorCode = 14 // SQLITE_CANTOPEN
+	ErrProtocol   ErrorCode = 15 // SQLITE_PROTOCOL
+	ErrEmpty      ErrorCode = 16 // SQLITE_EMPTY
+	ErrSchema     ErrorCode = 17 // SQLITE_SCHEMA
+	ErrTooBig     ErrorCode = 18 // SQLITE_TOOBIG
+	ErrConstraint ErrorCode = 19 // SQLITE_CONSTRAINT
+	ErrMismatch   ErrorCode = 20 // SQLITE_MISMATCH
+	ErrMisuse     ErrorCode = 21 // SQLITE_MISUSE
+	ErrNoLFS      ErrorCode = 22 // SQLITE_NOLFS
+	ErrAuth       ErrorCode = 23 // SQLITE_AUTH
+	ErrFormat     ErrorCode = 24 // SQLITE_FORMAT
+	ErrRange      ErrorCode = 25 // SQLITE_RANGE: bind index out of range
+	ErrNotADB     ErrorCode = 26 // SQLITE_NOTADB
+	ErrNotice     ErrorCode = 27 // SQLITE_NOTICE
+	ErrWarning    ErrorCode = 28 // SQLITE_WARNING
+)
+
+// Extended result codes that programs commonly test for.
+const (
+	ErrBusyRecovery         = ErrBusy | 1<<8
+	ErrBusySnapshot         = ErrBusy | 2<<8
+	ErrBusyTimeout          = ErrBusy | 3<<8
+	ErrLockedSharedCache    = ErrLocked | 1<<8
+	ErrReadOnlyRecovery     = ErrReadOnly | 1<<8
+	ErrReadOnlyCantLock     = ErrReadOnly | 2<<8
+	ErrReadOnlyRollback     = ErrReadOnly | 3<<8
+	ErrReadOnlyDBMoved      = ErrReadOnly | 4<<8
+	ErrCantOpenIsDir        = ErrCantOpen | 2<<8
+	ErrCantOpenFullPath     = ErrCantOpen | 3<<8
+	ErrConstraintCheck      = ErrConstraint | 1<<8
+	ErrConstraintForeignKey = ErrConstraint | 3<<8
+	ErrConstraintFunction   = ErrConstraint | 4<<8
+	ErrConstraintNotNull    = ErrConstraint | 5<<8
+	ErrConstraintPrimaryKey = ErrConstraint | 6<<8
+	ErrConstraintTrigger    = ErrConstraint | 7<<8
+	ErrConstraintUnique     = ErrConstraint | 8<<8
+	ErrConstraintRowID      = ErrConstraint | 10<<8
+	ErrConstraintDataType   = ErrConstraint | 12<<8
+)
+
+// sqlbatch's own codes (SQLBATCH_E_* in sqlbatch.h).
+const (
+	ErrNullParameter   ErrorCode = capi.ENullParameter  // a required pointer was NULL (a bug in this package)
+	ErrPanic           ErrorCode = capi.EPanic          // a Rust panic was caught (a bug in sqlbatch)
+	ErrInvalidUTF8     ErrorCode = capi.EInvalidUTF8    // SQL text or a parameter name is not UTF-8
+	ErrOutOfRange      ErrorCode = capi.ERange          // a size or index is out of range
+	ErrParamCount      ErrorCode = capi.EParamCount     // too many or too few parameter values
+	ErrStaleBatch      ErrorCode = capi.EStaleBatch     // a batch was read after its statement moved on
+	ErrClosed          ErrorCode = capi.EClosed         // the connection is closed
+	ErrInvalidArgument ErrorCode = capi.EInvalidArg     // an argument has a value the call does not accept
+	ErrBufferTooSmall  ErrorCode = capi.EBufferTooSmall // a caller buffer cannot hold a row
+)
+
+var codeNames = map[ErrorCode]string{
+	ErrError: "SQLITE_ERROR", ErrInternal: "SQLITE_INTERNAL", ErrPerm: "SQLITE_PERM",
+	ErrAbort: "SQLITE_ABORT", ErrBusy: "SQLITE_BUSY", ErrLocked: "SQLITE_LOCKED",
+	ErrNoMem: "SQLITE_NOMEM", ErrReadOnly: "SQLITE_READONLY", ErrInterrupt: "SQLITE_INTERRUPT",
+	ErrIOErr: "SQLITE_IOERR", ErrCorrupt: "SQLITE_CORRUPT", ErrNotFound: "SQLITE_NOTFOUND",
+	ErrFull: "SQLITE_FULL", ErrCantOpen: "SQLITE_CANTOPEN", ErrProtocol: "SQLITE_PROTOCOL",
+	ErrEmpty: "SQLITE_EMPTY", ErrSchema: "SQLITE_SCHEMA", ErrTooBig: "SQLITE_TOOBIG",
+	ErrConstraint: "SQLITE_CONSTRAINT", ErrMismatch: "SQLITE_MISMATCH", ErrMisuse: "SQLITE_MISUSE",
+	ErrNoLFS: "SQLITE_NOLFS", ErrAuth: "SQLITE_AUTH", ErrFormat: "SQLITE_FORMAT",
+	ErrRange: "SQLITE_RANGE", ErrNotADB: "SQLITE_NOTADB", ErrNotice: "SQLITE_NOTICE",
+	ErrWarning: "SQLITE_WARNING",
+
+	ErrBusyRecovery: "SQLITE_BUSY_RECOVERY", ErrBusySnapshot: "SQLITE_BUSY_SNAPSHOT",
+	ErrBusyTimeout: "SQLITE_BUSY_TIMEOUT", ErrLockedSharedCache: "SQLITE_LOCKED_SHAREDCACHE",
+	ErrReadOnlyRecovery: "SQLITE_READONLY_RECOVERY", ErrReadOnlyCantLock: "SQLITE_READONLY_CANTLOCK",
+	ErrReadOnlyRollback: "SQLITE_READONLY_ROLLBACK", ErrReadOnlyDBMoved: "SQLITE_READONLY_DBMOVED",
+	ErrCantOpenIsDir: "SQLITE_CANTOPEN_ISDIR", ErrCantOpenFullPath: "SQLITE_CANTOPEN_FULLPATH",
+	ErrConstraintCheck: "SQLITE_CONSTRAINT_CHECK", ErrConstraintForeignKey: "SQLITE_CONSTRAINT_FOREIGNKEY",
+	ErrConstraintFunction: "SQLITE_CONSTRAINT_FUNCTION", ErrConstraintNotNull: "SQLITE_CONSTRAINT_NOTNULL",
+	ErrConstraintPrimaryKey: "SQLITE_CONSTRAINT_PRIMARYKEY", ErrConstraintTrigger: "SQLITE_CONSTRAINT_TRIGGER",
+	ErrConstraintUnique: "SQLITE_CONSTRAINT_UNIQUE", ErrConstraintRowID: "SQLITE_CONSTRAINT_ROWID",
+	ErrConstraintDataType: "SQLITE_CONSTRAINT_DATATYPE",
+
+	ErrNullParameter: "SQLBATCH_E_NULL_PARAMETER", ErrPanic: "SQLBATCH_E_PANIC",
+	ErrInvalidUTF8: "SQLBATCH_E_INVALID_UTF8", ErrOutOfRange: "SQLBATCH_E_RANGE",
+	ErrParamCount: "SQLBATCH_E_PARAM_COUNT", ErrStaleBatch: "SQLBATCH_E_STALE_BATCH",
+	ErrClosed: "SQLBATCH_E_CLOSED", ErrInvalidArgument: "SQLBATCH_E_INVALID_ARGUMENT",
+	ErrBufferTooSmall: "SQLBATCH_E_BUFFER_TOO_SMALL",
+}
+
+// Primary returns the primary code of c: its low byte for SQLite codes, c itself for
+// sqlbatch's own codes.
+func (c ErrorCode) Primary() ErrorCode {
+	if c >= 1000 || c < 0 {
+		return c
+	}
+	return c & 0xff
+}
+
+// String returns the C name of the code, e.g. "SQLITE_CONSTRAINT_UNIQUE". Extended codes
+// without a Go constant are named after their primary code and number,
+// e.g. "SQLITE_IOERR(3338)".
+func (c ErrorCode) String() string {
+	if n, ok := codeNames[c]; ok {
+		return n
+	}
+	if p, ok := codeNames[c.Primary()]; ok {
+		return p + "(" + strconv.Itoa(int(c)) + ")"
+	}
+	return "ErrorCode(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Error makes ErrorCode an error, so that codes can be errors.Is targets; it returns
+// sqlbatch's English description of the code (sqlbatch_code_str).
+func (c ErrorCode) Error() string { return capi.CodeStr(int32(c)) }

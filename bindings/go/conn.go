@@ -1,0 +1,272 @@
+package sqlbatch
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
+)
+
+// OpenFlags are the flags of OpenFlags, with SQLite's values (SQLITE_OPEN_*).
+type OpenFlags uint32
+
+// Open flags. With neither OpenReadOnly nor OpenReadWrite, OpenReadWrite|OpenCreate is used.
+const (
+	OpenReadOnly     OpenFlags = capi.OpenReadOnly     // open read-only
+	OpenReadWrite    OpenFlags = capi.OpenReadWrite    // open for reading and writing
+	OpenCreate       OpenFlags = capi.OpenCreate       // create the file if missing (with OpenReadWrite)
+	OpenURI          OpenFlags = capi.OpenURI          // the path is a "file:" URI
+	OpenMemory       OpenFlags = capi.OpenMemory       // a private in-memory database
+	OpenFullMutex    OpenFlags = capi.OpenFullMutex    // keep SQLite's per-connection mutex
+	OpenSharedCache  OpenFlags = capi.OpenSharedCache  // enable shared-cache mode
+	OpenPrivateCache OpenFlags = capi.OpenPrivateCache // disable shared-cache mode
+	OpenNoFollow     OpenFlags = capi.OpenNoFollow     // refuse a path that is a symbolic link
+)
+
+// PrepareFlags are the flags of Conn.PrepareTail.
+type PrepareFlags uint32
+
+// PreparePersistent tells SQLite that the statement will be kept and reused many times.
+const PreparePersistent PrepareFlags = capi.PreparePersistent
+
+// Conn is a database connection.
+//
+// A Conn, and the statements and rows made from it, must be used by one goroutine at a time
+// (database/sql's pool, or a mutex of yours, serializes them); only Interrupt may be called
+// from another goroutine at any time. Close it when done: there is no finalizer.
+type Conn struct {
+	h capi.Conn
+	// imu orders Interrupt against Close, so that an interrupt never reaches a freed handle.
+	imu     sync.Mutex
+	closed  bool
+	scratch Params // argument encoding for the ...any methods
+}
+
+// Open opens the database file path for reading and writing, creating it if needed.
+// ":memory:" opens a private in-memory database and "" a private temporary file.
+func Open(path string) (*Conn, error) { return OpenWithFlags(path, 0) }
+
+// OpenWithFlags opens a database with explicit flags (see OpenFlags); with OpenURI, path is
+// a "file:" URI such as "file:data.db?mode=ro".
+//
+// The connection is opened without SQLite's per-call mutex (see "Thread model" in the
+// package documentation) unless OpenFullMutex is given, and reports extended result codes.
+func OpenWithFlags(path string, flags OpenFlags) (*Conn, error) {
+	h, rc := capi.Open(path, uint32(flags))
+	if rc != capi.OK {
+		err := lastError(h, rc, "")
+		h.Close()
+		return nil, err
+	}
+	return &Conn{h: h}, nil
+}
+
+// Close closes the connection. Statements prepared on it stop working (their methods return
+// ErrClosed) but must still be closed. Closing twice is a no-op.
+func (c *Conn) Close() error {
+	c.imu.Lock()
+	defer c.imu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.h.Close()
+	c.h = capi.Conn{}
+	return nil
+}
+
+// Interrupt makes the SQL running on c stop as soon as possible with ErrInterrupt (a query,
+// a script or a bulk write). It may be called from any goroutine at any time, also after
+// Close. Calls that start after the interrupted ones have finished are not affected.
+func (c *Conn) Interrupt() {
+	c.imu.Lock()
+	if !c.closed {
+		c.h.Interrupt()
+	}
+	c.imu.Unlock()
+}
+
+func (c *Conn) err(rc int32, query string) error {
+	if c.closed {
+		return codeError(capi.EClosed, query)
+	}
+	return lastError(c.h, rc, query)
+}
+
+// SetBusyTimeout makes SQLite retry for up to d when the database is locked by another
+// connection, instead of failing at once with ErrBusy; d <= 0 turns retrying off.
+func (c *Conn) SetBusyTimeout(d time.Duration) error {
+	ms := d.Milliseconds()
+	if ms > math.MaxInt32 {
+		ms = math.MaxInt32
+	}
+	if rc := c.h.BusyTimeout(int32(ms)); rc != capi.OK {
+		return c.err(rc, "")
+	}
+	return nil
+}
+
+// Changes returns the number of rows changed by the most recent INSERT, UPDATE or DELETE.
+func (c *Conn) Changes() int64 { n, _ := c.h.Changes(); return n }
+
+// TotalChanges returns the number of rows changed since the connection was opened.
+func (c *Conn) TotalChanges() int64 { n, _ := c.h.TotalChanges(); return n }
+
+// LastInsertRowID returns the rowid of the most recent successful INSERT into a rowid table.
+func (c *Conn) LastInsertRowID() int64 { n, _ := c.h.LastInsertRowID(); return n }
+
+// Autocommit reports whether c is outside any transaction opened with BEGIN.
+func (c *Conn) Autocommit() bool { b, _ := c.h.Autocommit(); return b }
+
+// ExecResult says what Conn.ExecScript did.
+type ExecResult struct {
+	// Statements is the number of statements that ran to completion.
+	Statements int
+	// ParamsUsed is the number of parameters bound (a named value counts each time it is used).
+	ParamsUsed int
+	// Changes is the number of rows inserted, updated or deleted by those statements, summed.
+	Changes int64
+	// LastInsertRowID is the rowid of the most recent successful INSERT after the script.
+	LastInsertRowID int64
+}
+
+func execResult(r capi.ExecResult) ExecResult {
+	return ExecResult{
+		Statements:      int(r.Statements),
+		ParamsUsed:      int(r.ParamsUsed),
+		Changes:         r.Changes,
+		LastInsertRowID: r.LastInsertRowID,
+	}
+}
+
+// ExecScript runs every statement of sql (any number of them, separated by semicolons) in
+// one call into C, discarding rows that statements return.
+//
+// args are consumed in order across the statements: each statement takes as many as it has
+// parameters. A NamedArg (see Named) goes instead to every parameter of that name in any
+// statement. Too few or too many values is an error (ErrParamCount).
+//
+// On failure the statements before the failing one stay run (wrap the script in BEGIN and
+// COMMIT to make it all-or-nothing), the result says how many ran, and the *Error gives the
+// failing statement's index and offset.
+func (c *Conn) ExecScript(sql string, args ...any) (ExecResult, error) {
+	if len(args) == 0 {
+		r, rc := c.h.Exec(sql, nil, nil, nil)
+		if rc != capi.OK {
+			return execResult(r), c.err(rc, sql)
+		}
+		return execResult(r), nil
+	}
+	p := &c.scratch
+	p.Reset()
+	if err := p.Append(args...); err != nil {
+		return ExecResult{}, err
+	}
+	return c.ExecScriptParams(sql, p)
+}
+
+// ExecScriptParams is ExecScript with parameters already laid out in p.
+func (c *Conn) ExecScriptParams(sql string, p *Params) (ExecResult, error) {
+	if p.err != nil {
+		return ExecResult{}, p.err
+	}
+	r, rc := c.h.Exec(sql, p.vals, p.names, p.data)
+	if rc != capi.OK {
+		return execResult(r), c.err(rc, sql)
+	}
+	return execResult(r), nil
+}
+
+// Prepare compiles sql, which must hold one statement (or none: an empty statement that
+// does nothing), into a Stmt. Use PrepareTail to compile a script statement by statement.
+func (c *Conn) Prepare(sql string) (*Stmt, error) {
+	s, tail, err := c.PrepareTail(sql, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !isBlankSQL(tail) {
+		s.Close()
+		return nil, &Error{
+			Code: ErrError, ExtendedCode: ErrError,
+			Msg:    "Prepare takes one statement; use PrepareTail or ExecScript for a script",
+			Offset: len(sql) - len(tail), StatementIndex: -1, StatementOffset: -1, RowIndex: -1,
+			Query: sql,
+		}
+	}
+	return s, nil
+}
+
+// PrepareTail compiles the first statement of sql and returns it with the rest of sql
+// (tail), where the next statement would start. If sql holds only whitespace and comments
+// the statement is empty: it has no columns and no parameters and does nothing.
+func (c *Conn) PrepareTail(sql string, flags PrepareFlags) (stmt *Stmt, tail string, err error) {
+	h, t, rc := c.h.Prepare(sql, uint32(flags))
+	if rc != capi.OK {
+		return nil, "", c.err(rc, sql)
+	}
+	if t > len(sql) {
+		t = len(sql)
+	}
+	return newStmt(c, h, sql[:t]), sql[t:], nil
+}
+
+// Query prepares sql (one statement), binds args as Stmt.Bind does, and returns its rows.
+// Closing the Rows finalizes the statement.
+func (c *Conn) Query(sql string, args ...any) (*Rows, error) {
+	s, err := c.Prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.Query(args...)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	r.ownsStmt = true
+	return r, nil
+}
+
+// ExecMany prepares sql (one statement), runs it once per row of p in one call into C (see
+// Stmt.ExecMany), and finalizes it: the bulk insert.
+func (c *Conn) ExecMany(sql string, p *Params) (WriteResult, error) {
+	s, err := c.Prepare(sql)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	defer s.Close()
+	return s.ExecMany(p)
+}
+
+// isBlankSQL reports whether sql holds only whitespace, semicolons and comments.
+func isBlankSQL(sql string) bool {
+	for i := 0; i < len(sql); {
+		switch c := sql[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == ';':
+			i++
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i < len(sql) && sql[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
+			end := strings.Index(sql[i+2:], "*/")
+			if end < 0 {
+				return true
+			}
+			i += 2 + end + 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Version returns the version of the sqlbatch library linked in, e.g. "0.1.0".
+func Version() string { return capi.Version() }
+
+// SQLiteVersion returns the version of SQLite built into sqlbatch, e.g. "3.54.1".
+func SQLiteVersion() string { return capi.SQLiteVersion() }
+
+var errClosedStmt = errors.New("sqlbatch: statement is closed")

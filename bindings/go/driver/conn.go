@@ -1,0 +1,450 @@
+package driver
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
+)
+
+// Conn is a connection of the database/sql driver. database/sql uses it through the
+// driver interfaces; reach it from your code through sql.Conn.Raw to use what database/sql
+// has no words for, such as the bulk write:
+//
+//	conn, _ := db.Conn(ctx)
+//	defer conn.Close()
+//	err := conn.Raw(func(dc any) error {
+//		_, err := dc.(*driver.Conn).ExecMany(ctx, "INSERT INTO t VALUES (?, ?)", &params)
+//		return err
+//	})
+type Conn struct {
+	c      *sqlbatch.Conn
+	cfg    *Config
+	params sqlbatch.Params // argument encoding, reused (a connection is used by one goroutine at a time)
+	// inTx is set between BeginTx and the end of its transaction.
+	inTx bool
+	// queryOnlySet is set while a read-only transaction has PRAGMA query_only on.
+	queryOnlySet bool
+	bad          bool
+	closed       bool
+}
+
+var (
+	_ driver.Conn               = (*Conn)(nil)
+	_ driver.ConnBeginTx        = (*Conn)(nil)
+	_ driver.ConnPrepareContext = (*Conn)(nil)
+	_ driver.ExecerContext      = (*Conn)(nil)
+	_ driver.QueryerContext     = (*Conn)(nil)
+	_ driver.NamedValueChecker  = (*Conn)(nil)
+	_ driver.SessionResetter    = (*Conn)(nil)
+	_ driver.Validator          = (*Conn)(nil)
+	_ driver.Pinger             = (*Conn)(nil)
+)
+
+// Raw returns the low-level connection, to use inside sql.Conn.Raw's callback only: it
+// belongs to database/sql's pool, so it must not be kept, closed, or used after the
+// callback returns.
+func (c *Conn) Raw() *sqlbatch.Conn { return c.c }
+
+// Close closes the connection (database/sql calls it; do not call it from Raw).
+func (c *Conn) Close() error {
+	c.closed = true
+	return c.c.Close()
+}
+
+// watch arranges for ctx's cancellation to interrupt the SQL running on c, until the
+// returned function is called; that function waits for an interrupt already under way, so
+// that none reaches the connection after it returns.
+func (c *Conn) watch(ctx context.Context) func() {
+	if ctx.Done() == nil {
+		return nop
+	}
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		c.c.Interrupt()
+		close(done)
+	})
+	return func() {
+		if !stop() {
+			<-done
+		}
+	}
+}
+
+func nop() {}
+
+// ctxErr makes the error of a call that ctx may have interrupted match both ctx's error
+// (context.Canceled or context.DeadlineExceeded) and the *sqlbatch.Error.
+func ctxErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && errors.Is(err, sqlbatch.ErrInterrupt) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
+}
+
+// CheckNamedValue accepts the types the driver binds natively and converts the other
+// integer and float types, sparing database/sql's reflection-based converter; everything
+// else (driver.Valuer, pointers, named types) goes to database/sql's default converter.
+func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
+	switch v := nv.Value.(type) {
+	case nil, int64, float64, string, []byte, bool, time.Time:
+		return nil
+	case int:
+		nv.Value = int64(v)
+	case int32:
+		nv.Value = int64(v)
+	case int16:
+		nv.Value = int64(v)
+	case int8:
+		nv.Value = int64(v)
+	case uint32:
+		nv.Value = int64(v)
+	case uint16:
+		nv.Value = int64(v)
+	case uint8:
+		nv.Value = int64(v)
+	case uint:
+		if uint64(v) > math.MaxInt64 {
+			return fmt.Errorf("uint value %d does not fit in an INTEGER", v)
+		}
+		nv.Value = int64(v)
+	case uint64:
+		if v > math.MaxInt64 {
+			return fmt.Errorf("uint64 value %d does not fit in an INTEGER", v)
+		}
+		nv.Value = int64(v)
+	case float32:
+		nv.Value = float64(v)
+	default:
+		return driver.ErrSkip
+	}
+	return nil
+}
+
+// encodeAll lays out every argument in order, named ones under their names: the form
+// sqlbatch.Conn.ExecScriptParams takes for a script.
+func (c *Conn) encodeAll(args []driver.NamedValue) (*sqlbatch.Params, error) {
+	p := &c.params
+	p.Reset()
+	for i := range args {
+		if args[i].Name != "" {
+			p.Named(args[i].Name)
+		}
+		if err := p.Any(args[i].Value); err != nil {
+			return nil, err
+		}
+	}
+	return p, p.Err()
+}
+
+// encodeFor lays out the values for the parameters of s, in index order: named parameters
+// take the argument of their name if there is one, the others take positional arguments in
+// order from args[start]. It returns the number of positional arguments used.
+func (c *Conn) encodeFor(s *sqlbatch.Stmt, args []driver.NamedValue, start int) (*sqlbatch.Params, int, error) {
+	p := &c.params
+	p.Reset()
+	n := s.ParamCount()
+	named := false
+	for i := range args {
+		if args[i].Name != "" {
+			named = true
+			break
+		}
+	}
+	next := start
+	for i := 1; i <= n; i++ {
+		if named {
+			if name := s.ParamName(i); len(name) > 1 && name[0] != '?' {
+				if v, ok := lookup(args, name[1:]); ok {
+					if err := p.Any(v); err != nil {
+						return nil, 0, err
+					}
+					continue
+				}
+			}
+			for next < len(args) && args[next].Name != "" {
+				next++
+			}
+		}
+		if next >= len(args) {
+			return nil, 0, fmt.Errorf("sqlbatch: not enough arguments for %q: want %d", s.SQL(), n)
+		}
+		if err := p.Any(args[next].Value); err != nil {
+			return nil, 0, err
+		}
+		next++
+	}
+	return p, next - start, p.Err()
+}
+
+func lookup(args []driver.NamedValue, name string) (any, bool) {
+	for i := range args {
+		if args[i].Name == name {
+			return args[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+func positionalLeft(args []driver.NamedValue, from int) bool {
+	for i := from; i < len(args); i++ {
+		if args[i].Name == "" {
+			return true
+		}
+	}
+	return false
+}
+
+type result struct {
+	lastID, changes int64
+}
+
+func (r result) LastInsertId() (int64, error) { return r.lastID, nil }
+func (r result) RowsAffected() (int64, error) { return r.changes, nil }
+
+// ExecContext runs query, which may hold many statements, with its arguments, in one call
+// into C (sqlbatch.Conn.ExecScriptParams). Positional arguments are consumed in order
+// across the statements; named ones go to every parameter of their name. RowsAffected is
+// summed over the statements.
+func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := c.encodeAll(args)
+	if err != nil {
+		return nil, err
+	}
+	stop := c.watch(ctx)
+	r, err := c.c.ExecScriptParams(query, p)
+	stop()
+	if err != nil {
+		return nil, ctxErr(ctx, err)
+	}
+	return result{lastID: r.LastInsertRowID, changes: r.Changes}, nil
+}
+
+// QueryContext prepares and runs query and returns its rows. If query holds several
+// statements, the ones before the last are run to completion first (as mattn/go-sqlite3
+// does), each taking its share of the positional arguments, and the rows are the last one's.
+func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := 0
+	for {
+		s, tail, err := c.c.PrepareTail(query, 0)
+		if err != nil {
+			return nil, err
+		}
+		p, used, err := c.encodeFor(s, args, start)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		start += used
+		if isBlank(tail) {
+			if positionalLeft(args, start) {
+				s.Close()
+				return nil, fmt.Errorf("sqlbatch: too many arguments for %q", query)
+			}
+			if s.ParamCount() > 0 {
+				if err := s.BindParams(p); err != nil {
+					s.Close()
+					return nil, err
+				}
+			}
+			return c.newRows(ctx, s, true, nil)
+		}
+		stop := c.watch(ctx)
+		_, err = s.ExecParams(p)
+		stop()
+		s.Close()
+		if err != nil {
+			return nil, ctxErr(ctx, err)
+		}
+		query = tail
+	}
+}
+
+// PrepareContext prepares query. A query holding several statements makes a statement
+// whose Exec runs them all as a script and whose Query runs them as QueryContext does.
+func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, tail, err := c.c.PrepareTail(query, sqlbatch.PreparePersistent)
+	if err != nil {
+		return nil, err
+	}
+	st := &stmt{conn: c, s: s, query: query}
+	if !isBlank(tail) {
+		st.script = true
+	}
+	return st, nil
+}
+
+// Prepare is PrepareContext without a context.
+func (c *Conn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// BeginTx begins a transaction with the DSN's _txlock statement (BEGIN by default).
+// SQLite's transactions are serializable, so every isolation level up to
+// sql.LevelSerializable is accepted (and given serializable isolation);
+// sql.LevelLinearizable is refused. A read-only transaction also turns PRAGMA query_only on
+// until it ends, so that writing in it fails with ErrReadOnly.
+func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	switch sql.IsolationLevel(opts.Isolation) {
+	case sql.LevelDefault, sql.LevelReadUncommitted, sql.LevelReadCommitted, sql.LevelWriteCommitted,
+		sql.LevelRepeatableRead, sql.LevelSnapshot, sql.LevelSerializable:
+	default:
+		return nil, fmt.Errorf("sqlbatch: isolation level %v is not supported", sql.IsolationLevel(opts.Isolation))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	script := c.cfg.TxLock
+	if opts.ReadOnly && !c.cfg.QueryOnly {
+		script += "; PRAGMA query_only = 1"
+	}
+	stop := c.watch(ctx)
+	_, err := c.c.ExecScript(script)
+	stop()
+	if err != nil {
+		c.endTx()
+		return nil, ctxErr(ctx, err)
+	}
+	c.inTx = true
+	c.queryOnlySet = opts.ReadOnly && !c.cfg.QueryOnly
+	return &tx{c: c}, nil
+}
+
+// Begin is BeginTx with default options.
+func (c *Conn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// endTx leaves the connection outside any transaction: it rolls back one left open (a
+// failed COMMIT, a BEGIN run with Exec) and turns query_only back off after a read-only
+// transaction.
+func (c *Conn) endTx() error {
+	var err error
+	if !c.c.Autocommit() {
+		_, err = c.c.ExecScript("ROLLBACK")
+	}
+	if c.queryOnlySet {
+		if _, qerr := c.c.ExecScript("PRAGMA query_only = 0"); qerr != nil && err == nil {
+			err = qerr
+		}
+		c.queryOnlySet = false
+	}
+	c.inTx = false
+	return err
+}
+
+// Ping reports whether the connection is open.
+func (c *Conn) Ping(ctx context.Context) error {
+	if c.closed || c.bad {
+		return driver.ErrBadConn
+	}
+	return ctx.Err()
+}
+
+// ResetSession runs before database/sql hands the connection to a new user: a transaction
+// left open outside database/sql's Tx (a BEGIN run with Exec) is rolled back, so that it
+// never leaks to the next user.
+func (c *Conn) ResetSession(ctx context.Context) error {
+	if c.closed || c.bad {
+		return driver.ErrBadConn
+	}
+	if c.inTx {
+		return nil
+	}
+	if !c.c.Autocommit() || c.queryOnlySet {
+		if err := c.endTx(); err != nil {
+			c.bad = true
+			return driver.ErrBadConn
+		}
+	}
+	return nil
+}
+
+// IsValid reports whether the connection can go back to the pool.
+func (c *Conn) IsValid() bool { return !c.closed && !c.bad }
+
+// ExecMany runs query (one statement) once per row of parameter values in p, in one call
+// into C: the bulk insert. Cancelling ctx interrupts it. See sqlbatch.Stmt.ExecMany.
+func (c *Conn) ExecMany(ctx context.Context, query string, p *sqlbatch.Params) (sqlbatch.WriteResult, error) {
+	if err := ctx.Err(); err != nil {
+		return sqlbatch.WriteResult{}, err
+	}
+	s, err := c.c.Prepare(query)
+	if err != nil {
+		return sqlbatch.WriteResult{}, err
+	}
+	defer s.Close()
+	stop := c.watch(ctx)
+	r, err := s.ExecMany(p)
+	stop()
+	return r, ctxErr(ctx, err)
+}
+
+// isBlank reports whether sql holds only whitespace, semicolons and comments.
+func isBlank(sql string) bool {
+	for i := 0; i < len(sql); {
+		switch ch := sql[i]; {
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == ';':
+			i++
+		case ch == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i < len(sql) && sql[i] != '\n' {
+				i++
+			}
+		case ch == '/' && i+1 < len(sql) && sql[i+1] == '*':
+			j := i + 2
+			for j+1 < len(sql) && !(sql[j] == '*' && sql[j+1] == '/') {
+				j++
+			}
+			if j+1 >= len(sql) {
+				return true
+			}
+			i = j + 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+type tx struct{ c *Conn }
+
+// Commit commits the transaction. If COMMIT fails the transaction is rolled back, so that
+// the connection is clean for its next user.
+func (t *tx) Commit() error {
+	c := t.c
+	_, err := c.c.ExecScript("COMMIT")
+	if eerr := c.endTx(); eerr != nil && err == nil {
+		err = eerr
+	}
+	return err
+}
+
+// Rollback rolls the transaction back.
+func (t *tx) Rollback() error {
+	c := t.c
+	var err error
+	if !c.c.Autocommit() {
+		_, err = c.c.ExecScript("ROLLBACK")
+	}
+	if eerr := c.endTx(); eerr != nil && err == nil {
+		err = eerr
+	}
+	return err
+}

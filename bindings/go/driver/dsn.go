@@ -1,0 +1,251 @@
+package driver
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
+)
+
+// Config is a parsed DSN: what to open and how to set up each new connection.
+// ParseDSN makes one; a Connector made from it opens connections with it.
+type Config struct {
+	// Path is what SQLite opens: a file name, ":memory:", "" (a private temporary file), or
+	// a "file:" URI when URI is set (SQLite then reads its own parameters, such as mode,
+	// cache and vfs, from it).
+	Path string
+	// URI says that Path is a "file:" URI.
+	URI bool
+	// Flags are extra open flags (OpenReadOnly for mode=ro, OpenFullMutex for _mutex=full...).
+	Flags sqlbatch.OpenFlags
+	// BusyTimeout is how long a statement waits for a lock held by another connection
+	// before failing with ErrBusy (_busy_timeout, in milliseconds; default 5000, as mattn).
+	BusyTimeout time.Duration
+	// TxLock is the statement that begins a transaction: "BEGIN" (default, _txlock=deferred),
+	// "BEGIN IMMEDIATE" or "BEGIN EXCLUSIVE".
+	TxLock string
+	// Loc, if set (_loc=auto for time.Local, or an IANA name), is the location times read
+	// from DATE, DATETIME and TIMESTAMP columns are converted to; otherwise they are UTC.
+	Loc *time.Location
+	// Pragmas are run, in order and as one script, on every new connection:
+	// "PRAGMA foreign_keys = 1" and the like, from the DSN's underscore options.
+	Pragmas []string
+	// BatchRows is how many rows a query fetches per call into C (_batch_rows; default
+	// sqlbatch.DefaultBatchRows).
+	BatchRows int
+	// QueryOnly is whether PRAGMA query_only is on for the connection (_query_only), so that
+	// read-only transactions restore it.
+	QueryOnly bool
+}
+
+// ParseDSN parses a data source name in mattn/go-sqlite3's format: a file name or a
+// "file:" URI, optionally followed by "?" and options. See the package documentation for
+// the options. Unknown options are ignored, as by mattn/go-sqlite3 (and by SQLite in URIs).
+func ParseDSN(dsn string) (*Config, error) {
+	cfg := &Config{
+		Path:        dsn,
+		URI:         strings.HasPrefix(dsn, "file:"),
+		BusyTimeout: 5 * time.Second,
+		TxLock:      "BEGIN",
+		BatchRows:   sqlbatch.DefaultBatchRows,
+	}
+	var (
+		pragmas   []string
+		sync      = "NORMAL"
+		locking   = "NORMAL"
+		journal   string
+		queryOnly = -1
+	)
+	pos := strings.IndexByte(dsn, '?')
+	if pos >= 1 {
+		params, err := url.ParseQuery(dsn[pos+1:])
+		if err != nil {
+			return nil, fmt.Errorf("sqlbatch: invalid DSN options %q: %w", dsn[pos+1:], err)
+		}
+		get := func(keys ...string) string {
+			v := ""
+			for _, k := range keys {
+				if _, ok := params[k]; ok {
+					v = params.Get(k)
+				}
+			}
+			return v
+		}
+		boolOpt := func(name string, keys ...string) (int, error) {
+			v := get(keys...)
+			switch strings.ToLower(v) {
+			case "":
+				return -1, nil
+			case "0", "no", "false", "off":
+				return 0, nil
+			case "1", "yes", "true", "on":
+				return 1, nil
+			}
+			return -1, fmt.Errorf("sqlbatch: invalid %s: %q, expecting a boolean (0 1 false true no yes off on)", name, v)
+		}
+		if v := get("_loc"); v != "" {
+			if strings.EqualFold(v, "auto") {
+				cfg.Loc = time.Local
+			} else {
+				loc, err := time.LoadLocation(v)
+				if err != nil {
+					return nil, fmt.Errorf("sqlbatch: invalid _loc: %q: %w", v, err)
+				}
+				cfg.Loc = loc
+			}
+		}
+		switch v := strings.ToLower(get("_mutex")); v {
+		case "", "no":
+		case "full":
+			cfg.Flags |= sqlbatch.OpenFullMutex
+		default:
+			return nil, fmt.Errorf("sqlbatch: invalid _mutex: %q, expecting no or full", v)
+		}
+		switch v := strings.ToLower(get("_txlock")); v {
+		case "", "deferred":
+		case "immediate":
+			cfg.TxLock = "BEGIN IMMEDIATE"
+		case "exclusive":
+			cfg.TxLock = "BEGIN EXCLUSIVE"
+		default:
+			return nil, fmt.Errorf("sqlbatch: invalid _txlock: %q, expecting deferred, immediate or exclusive", v)
+		}
+		if v := get("_busy_timeout", "_timeout"); v != "" {
+			ms, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("sqlbatch: invalid _busy_timeout: %q: %w", v, err)
+			}
+			cfg.BusyTimeout = time.Duration(ms) * time.Millisecond
+		}
+		if v := get("_batch_rows"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("sqlbatch: invalid _batch_rows: %q, expecting a positive integer", v)
+			}
+			cfg.BatchRows = n
+		}
+		if v := get("_auto_vacuum", "_vacuum"); v != "" {
+			switch strings.ToLower(v) {
+			case "0", "none":
+				pragmas = append(pragmas, "PRAGMA auto_vacuum = 0")
+			case "1", "full":
+				pragmas = append(pragmas, "PRAGMA auto_vacuum = 1")
+			case "2", "incremental":
+				pragmas = append(pragmas, "PRAGMA auto_vacuum = 2")
+			default:
+				return nil, fmt.Errorf("sqlbatch: invalid _auto_vacuum: %q, expecting 0 1 2 none full incremental", v)
+			}
+		}
+		for _, o := range []struct {
+			name   string
+			keys   []string
+			pragma string
+		}{
+			{"_case_sensitive_like", []string{"_case_sensitive_like", "_cslike"}, "case_sensitive_like"},
+			{"_defer_foreign_keys", []string{"_defer_foreign_keys", "_defer_fk"}, "defer_foreign_keys"},
+			{"_foreign_keys", []string{"_foreign_keys", "_fk"}, "foreign_keys"},
+			{"_ignore_check_constraints", []string{"_ignore_check_constraints"}, "ignore_check_constraints"},
+			{"_recursive_triggers", []string{"_recursive_triggers", "_rt"}, "recursive_triggers"},
+			{"_writable_schema", []string{"_writable_schema"}, "writable_schema"},
+		} {
+			b, err := boolOpt(o.name, o.keys...)
+			if err != nil {
+				return nil, err
+			}
+			if b >= 0 {
+				pragmas = append(pragmas, fmt.Sprintf("PRAGMA %s = %d", o.pragma, b))
+			}
+		}
+		if queryOnly, err = boolOpt("_query_only", "_query_only"); err != nil {
+			return nil, err
+		}
+		if v := get("_journal_mode", "_journal"); v != "" {
+			switch v = strings.ToUpper(v); v {
+			case "DELETE", "TRUNCATE", "PERSIST", "MEMORY", "OFF", "WAL":
+				journal = v
+			default:
+				return nil, fmt.Errorf("sqlbatch: invalid _journal_mode: %q, expecting DELETE TRUNCATE PERSIST MEMORY WAL OFF", v)
+			}
+		}
+		if v := get("_locking_mode", "_locking"); v != "" {
+			switch v = strings.ToUpper(v); v {
+			case "NORMAL", "EXCLUSIVE":
+				locking = v
+			default:
+				return nil, fmt.Errorf("sqlbatch: invalid _locking_mode: %q, expecting NORMAL or EXCLUSIVE", v)
+			}
+		}
+		if v := get("_secure_delete"); v != "" {
+			switch strings.ToLower(v) {
+			case "0", "no", "false", "off":
+				pragmas = append(pragmas, "PRAGMA secure_delete = OFF")
+			case "1", "yes", "true", "on":
+				pragmas = append(pragmas, "PRAGMA secure_delete = ON")
+			case "fast":
+				pragmas = append(pragmas, "PRAGMA secure_delete = FAST")
+			default:
+				return nil, fmt.Errorf("sqlbatch: invalid _secure_delete: %q, expecting a boolean or fast", v)
+			}
+		}
+		if v := get("_synchronous", "_sync"); v != "" {
+			switch v = strings.ToUpper(v); v {
+			case "0", "OFF", "1", "NORMAL", "2", "FULL", "3", "EXTRA":
+				sync = v
+			default:
+				return nil, fmt.Errorf("sqlbatch: invalid _synchronous: %q, expecting 0 1 2 3 OFF NORMAL FULL EXTRA", v)
+			}
+		}
+		if v := get("_cache_size"); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("sqlbatch: invalid _cache_size: %q: %w", v, err)
+			}
+			pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size = %d", n))
+		}
+		if !cfg.URI {
+			// SQLite reads mode and cache from a URI itself; for a plain file name they
+			// become open flags (mattn/go-sqlite3 drops them there).
+			switch v := get("mode"); v {
+			case "":
+			case "ro":
+				cfg.Flags |= sqlbatch.OpenReadOnly
+			case "rw":
+				cfg.Flags |= sqlbatch.OpenReadWrite
+			case "rwc":
+				cfg.Flags |= sqlbatch.OpenReadWrite | sqlbatch.OpenCreate
+			case "memory":
+				cfg.Flags |= sqlbatch.OpenMemory
+			default:
+				return nil, fmt.Errorf("sqlbatch: invalid mode: %q, expecting ro rw rwc memory", v)
+			}
+			switch v := get("cache"); v {
+			case "":
+			case "shared":
+				cfg.Flags |= sqlbatch.OpenSharedCache
+			case "private":
+				cfg.Flags |= sqlbatch.OpenPrivateCache
+			default:
+				return nil, fmt.Errorf("sqlbatch: invalid cache: %q, expecting shared or private", v)
+			}
+			cfg.Path = dsn[:pos]
+		}
+	}
+	if cfg.URI {
+		cfg.Flags |= sqlbatch.OpenURI
+	}
+	// In mattn/go-sqlite3's order: journal mode, locking mode, query_only, synchronous.
+	if journal != "" {
+		pragmas = append(pragmas, "PRAGMA journal_mode = "+journal)
+	}
+	pragmas = append(pragmas, "PRAGMA locking_mode = "+locking)
+	if queryOnly >= 0 {
+		pragmas = append(pragmas, fmt.Sprintf("PRAGMA query_only = %d", queryOnly))
+		cfg.QueryOnly = queryOnly == 1
+	}
+	pragmas = append(pragmas, "PRAGMA synchronous = "+sync)
+	cfg.Pragmas = pragmas
+	return cfg, nil
+}

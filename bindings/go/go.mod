@@ -1,0 +1,3 @@
+module github.com/sqlbatch/sqlbatch/bindings/go
+
+go 1.24

@@ -1,0 +1,431 @@
+// Package capi is the raw layer of the Go binding: the only package that imports "C".
+//
+// Every function here is a thin wrapper over one function of include/sqlbatch.h that takes
+// and returns Go types, so that nothing else in the module touches C types. The wrappers
+// make no policy decisions (no error objects, no retries); the root package sqlbatch does.
+//
+// # Pointer rules
+//
+// Go memory passed to C never contains Go pointers: parameter values ([]Value) carry
+// offsets into a []byte instead of addresses, SQL text is passed as the bytes of a Go string,
+// and out-parameters are Go stack variables that C fills in before returning. Every
+// function is declared "#cgo noescape" (C keeps no Go pointer after the call, so the
+// out-parameters stay on the stack) and "#cgo nocallback" (C never calls back into Go).
+// Batches point at C memory owned by the statement; Go reads it with unsafe.Slice.
+//
+// # Linking
+//
+// The link flags live in link_*.go, one file per build tag (static by default,
+// sqlbatch_dynamic, sqlbatch_pkgconfig); see the module's README.
+package capi
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../../../include -O2
+
+#cgo noescape sqlbatch_conn_open
+#cgo noescape sqlbatch_conn_last_error
+#cgo noescape sqlbatch_conn_changes
+#cgo noescape sqlbatch_conn_total_changes
+#cgo noescape sqlbatch_conn_last_insert_rowid
+#cgo noescape sqlbatch_conn_autocommit
+#cgo noescape sqlbatch_conn_exec
+#cgo noescape sqlbatch_stmt_prepare
+#cgo noescape sqlbatch_stmt_bind
+#cgo noescape sqlbatch_stmt_fetch
+#cgo noescape sqlbatch_stmt_fetch_into
+#cgo noescape sqlbatch_stmt_columns
+#cgo noescape sqlbatch_stmt_column_not_null
+#cgo noescape sqlbatch_stmt_params
+#cgo noescape sqlbatch_stmt_param_index
+#cgo noescape sqlbatch_stmt_readonly
+#cgo noescape sqlbatch_stmt_sql
+#cgo noescape sqlbatch_stmt_expanded_sql
+#cgo noescape sqlbatch_stmt_execute_many
+
+#cgo nocallback sqlbatch_code_str
+#cgo nocallback sqlbatch_version
+#cgo nocallback sqlbatch_sqlite_version
+#cgo nocallback sqlbatch_conn_open
+#cgo nocallback sqlbatch_conn_close
+#cgo nocallback sqlbatch_conn_interrupt
+#cgo nocallback sqlbatch_conn_busy_timeout
+#cgo nocallback sqlbatch_conn_last_error
+#cgo nocallback sqlbatch_conn_changes
+#cgo nocallback sqlbatch_conn_total_changes
+#cgo nocallback sqlbatch_conn_last_insert_rowid
+#cgo nocallback sqlbatch_conn_autocommit
+#cgo nocallback sqlbatch_conn_exec
+#cgo nocallback sqlbatch_stmt_prepare
+#cgo nocallback sqlbatch_stmt_finalize
+#cgo nocallback sqlbatch_stmt_reset
+#cgo nocallback sqlbatch_stmt_clear_bindings
+#cgo nocallback sqlbatch_stmt_bind
+#cgo nocallback sqlbatch_stmt_fetch
+#cgo nocallback sqlbatch_stmt_fetch_into
+#cgo nocallback sqlbatch_stmt_columns
+#cgo nocallback sqlbatch_stmt_column_not_null
+#cgo nocallback sqlbatch_stmt_params
+#cgo nocallback sqlbatch_stmt_param_index
+#cgo nocallback sqlbatch_stmt_readonly
+#cgo nocallback sqlbatch_stmt_sql
+#cgo nocallback sqlbatch_stmt_expanded_sql
+#cgo nocallback sqlbatch_stmt_execute_many
+
+#include "sqlbatch.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+)
+
+// Status codes and constants of the ABI, with the header's values.
+const (
+	OK   = C.SQLBATCH_OK
+	Row  = C.SQLBATCH_ROW
+	Done = C.SQLBATCH_DONE
+
+	ENullParameter  = C.SQLBATCH_E_NULL_PARAMETER
+	EPanic          = C.SQLBATCH_E_PANIC
+	EInvalidUTF8    = C.SQLBATCH_E_INVALID_UTF8
+	ERange          = C.SQLBATCH_E_RANGE
+	EParamCount     = C.SQLBATCH_E_PARAM_COUNT
+	EStaleBatch     = C.SQLBATCH_E_STALE_BATCH
+	EClosed         = C.SQLBATCH_E_CLOSED
+	EInvalidArg     = C.SQLBATCH_E_INVALID_ARGUMENT
+	EBufferTooSmall = C.SQLBATCH_E_BUFFER_TOO_SMALL
+
+	KindInteger = C.SQLBATCH_INTEGER
+	KindFloat   = C.SQLBATCH_FLOAT
+	KindText    = C.SQLBATCH_TEXT
+	KindBlob    = C.SQLBATCH_BLOB
+	KindNull    = C.SQLBATCH_NULL
+
+	OpenReadOnly     = C.SQLBATCH_OPEN_READONLY
+	OpenReadWrite    = C.SQLBATCH_OPEN_READWRITE
+	OpenCreate       = C.SQLBATCH_OPEN_CREATE
+	OpenURI          = C.SQLBATCH_OPEN_URI
+	OpenMemory       = C.SQLBATCH_OPEN_MEMORY
+	OpenFullMutex    = C.SQLBATCH_OPEN_FULLMUTEX
+	OpenSharedCache  = C.SQLBATCH_OPEN_SHAREDCACHE
+	OpenPrivateCache = C.SQLBATCH_OPEN_PRIVATECACHE
+	OpenNoFollow     = C.SQLBATCH_OPEN_NOFOLLOW
+
+	PreparePersistent = C.SQLBATCH_PREPARE_PERSISTENT
+)
+
+// HeaderVersion is SQLBATCH_VERSION of the header this package was compiled against.
+const HeaderVersion = C.SQLBATCH_VERSION
+
+// Value mirrors sqlbatch_value: one 16-byte tagged cell. For TEXT and BLOB, Bits is the
+// offset of the bytes from the base pointer that travels beside the values.
+type Value struct {
+	Bits uint64
+	Len  uint32
+	Kind uint8
+	_    [3]uint8
+}
+
+// Compile-time checks that Value and sqlbatch_value have the same layout.
+var (
+	_ [unsafe.Sizeof(Value{}) - unsafe.Sizeof(C.sqlbatch_value{})]struct{}
+	_ [unsafe.Sizeof(C.sqlbatch_value{}) - unsafe.Sizeof(Value{})]struct{}
+	_ [unsafe.Offsetof(Value{}.Len) - unsafe.Offsetof(C.sqlbatch_value{}.len)]struct{}
+	_ [unsafe.Offsetof(C.sqlbatch_value{}.len) - unsafe.Offsetof(Value{}.Len)]struct{}
+	_ [unsafe.Offsetof(Value{}.Kind) - unsafe.Offsetof(C.sqlbatch_value{}.kind)]struct{}
+	_ [unsafe.Offsetof(C.sqlbatch_value{}.kind) - unsafe.Offsetof(Value{}.Kind)]struct{}
+)
+
+// Conn is a sqlbatch_conn handle. The zero Conn is a NULL handle.
+type Conn struct{ p *C.sqlbatch_conn }
+
+// Stmt is a sqlbatch_stmt handle. The zero Stmt is a NULL handle.
+type Stmt struct{ p *C.sqlbatch_stmt }
+
+// IsNil reports whether c is a NULL handle.
+func (c Conn) IsNil() bool { return c.p == nil }
+
+// IsNil reports whether s is a NULL handle.
+func (s Stmt) IsNil() bool { return s.p == nil }
+
+// cstr passes the bytes of a Go string to C without copying. C only reads them during the
+// call (every input of the ABI is copied or finished with before the call returns).
+func cstr(s string) *C.char { return (*C.char)(unsafe.Pointer(unsafe.StringData(s))) }
+
+func vptr(v []Value) *C.sqlbatch_value {
+	return (*C.sqlbatch_value)(unsafe.Pointer(unsafe.SliceData(v)))
+}
+
+func bptr(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// CodeStr is sqlbatch_code_str.
+func CodeStr(code int32) string { return C.GoString(C.sqlbatch_code_str(C.int32_t(code))) }
+
+// Version is sqlbatch_version.
+func Version() string { return C.GoString(C.sqlbatch_version()) }
+
+// SQLiteVersion is sqlbatch_sqlite_version.
+func SQLiteVersion() string { return C.GoString(C.sqlbatch_sqlite_version()) }
+
+// Open is sqlbatch_conn_open. The handle may be non-nil even when the code is not OK (so
+// that LastError can say why); the caller must Close it in every case.
+func Open(path string, flags uint32) (Conn, int32) {
+	var p *C.sqlbatch_conn
+	rc := C.sqlbatch_conn_open(cstr(path), C.size_t(len(path)), C.uint32_t(flags), &p)
+	return Conn{p}, int32(rc)
+}
+
+// Close is sqlbatch_conn_close.
+func (c Conn) Close() { C.sqlbatch_conn_close(c.p) }
+
+// Interrupt is sqlbatch_conn_interrupt: callable from any goroutine while c is open.
+func (c Conn) Interrupt() { C.sqlbatch_conn_interrupt(c.p) }
+
+// BusyTimeout is sqlbatch_conn_busy_timeout.
+func (c Conn) BusyTimeout(ms int32) int32 {
+	return int32(C.sqlbatch_conn_busy_timeout(c.p, C.int32_t(ms)))
+}
+
+// Changes is sqlbatch_conn_changes.
+func (c Conn) Changes() (int64, int32) {
+	var n C.int64_t
+	rc := C.sqlbatch_conn_changes(c.p, &n)
+	return int64(n), int32(rc)
+}
+
+// TotalChanges is sqlbatch_conn_total_changes.
+func (c Conn) TotalChanges() (int64, int32) {
+	var n C.int64_t
+	rc := C.sqlbatch_conn_total_changes(c.p, &n)
+	return int64(n), int32(rc)
+}
+
+// LastInsertRowID is sqlbatch_conn_last_insert_rowid.
+func (c Conn) LastInsertRowID() (int64, int32) {
+	var n C.int64_t
+	rc := C.sqlbatch_conn_last_insert_rowid(c.p, &n)
+	return int64(n), int32(rc)
+}
+
+// Autocommit is sqlbatch_conn_autocommit.
+func (c Conn) Autocommit() (bool, int32) {
+	var b C.bool
+	rc := C.sqlbatch_conn_autocommit(c.p, &b)
+	return bool(b), int32(rc)
+}
+
+// ErrorInfo is a Go copy of sqlbatch_error.
+type ErrorInfo struct {
+	Code, Primary   int32
+	Msg             string
+	TokenOffset     int64
+	StatementIndex  int64
+	StatementOffset int64
+	RowIndex        int64
+}
+
+// LastError is sqlbatch_conn_last_error, with the message copied into Go memory.
+func (c Conn) LastError() (ErrorInfo, int32) {
+	var e C.sqlbatch_error
+	rc := C.sqlbatch_conn_last_error(c.p, &e)
+	if rc != OK {
+		return ErrorInfo{}, int32(rc)
+	}
+	info := ErrorInfo{
+		Code:            int32(e.code),
+		Primary:         int32(e.primary_code),
+		TokenOffset:     int64(e.token_offset),
+		StatementIndex:  int64(e.statement_index),
+		StatementOffset: int64(e.statement_offset),
+		RowIndex:        int64(e.row_index),
+	}
+	if e.message != nil {
+		info.Msg = C.GoStringN(e.message, C.int(e.message_len))
+	}
+	return info, OK
+}
+
+// ExecResult is a Go copy of sqlbatch_exec_result.
+type ExecResult struct {
+	Statements, ParamsUsed   uint64
+	Changes, LastInsertRowID int64
+	EndOffset                int
+}
+
+// Exec is sqlbatch_conn_exec. names is nil or has len(values) entries.
+func (c Conn) Exec(sql string, values, names []Value, data []byte) (ExecResult, int32) {
+	var r C.sqlbatch_exec_result
+	var np *C.sqlbatch_value
+	if names != nil {
+		np = vptr(names)
+	}
+	rc := C.sqlbatch_conn_exec(c.p, cstr(sql), C.size_t(len(sql)), vptr(values), np,
+		C.size_t(len(values)), bptr(data), C.size_t(len(data)), &r)
+	return ExecResult{
+		Statements:      uint64(r.statements),
+		ParamsUsed:      uint64(r.params_used),
+		Changes:         int64(r.changes),
+		LastInsertRowID: int64(r.last_insert_rowid),
+		EndOffset:       int(r.end_offset),
+	}, int32(rc)
+}
+
+// Prepare is sqlbatch_stmt_prepare; tail is the byte offset just past the first statement.
+func (c Conn) Prepare(sql string, flags uint32) (s Stmt, tail int, rc int32) {
+	var p *C.sqlbatch_stmt
+	var t C.size_t
+	r := C.sqlbatch_stmt_prepare(c.p, cstr(sql), C.size_t(len(sql)), C.uint32_t(flags), &p, &t)
+	return Stmt{p}, int(t), int32(r)
+}
+
+// Finalize is sqlbatch_stmt_finalize.
+func (s Stmt) Finalize() { C.sqlbatch_stmt_finalize(s.p) }
+
+// Reset is sqlbatch_stmt_reset.
+func (s Stmt) Reset() int32 { return int32(C.sqlbatch_stmt_reset(s.p)) }
+
+// ClearBindings is sqlbatch_stmt_clear_bindings.
+func (s Stmt) ClearBindings() int32 { return int32(C.sqlbatch_stmt_clear_bindings(s.p)) }
+
+// Bind is sqlbatch_stmt_bind.
+func (s Stmt) Bind(values []Value, data []byte) int32 {
+	return int32(C.sqlbatch_stmt_bind(s.p, vptr(values), C.size_t(len(values)), bptr(data), C.size_t(len(data))))
+}
+
+// Batch is a Go copy of sqlbatch_batch. Cells and Data point at C memory owned by the
+// statement (Data is nil after FetchInto: the bytes are in the caller's buffer).
+type Batch struct {
+	Cells   *Value
+	Data    *byte
+	DataLen int
+	NRows   int
+	NCols   int
+}
+
+func batchOf(b *C.sqlbatch_batch) Batch {
+	return Batch{
+		Cells:   (*Value)(unsafe.Pointer(b.cells)),
+		Data:    (*byte)(unsafe.Pointer(b.data)),
+		DataLen: int(b.data_len),
+		NRows:   int(b.n_rows),
+		NCols:   int(b.n_cols),
+	}
+}
+
+// NoByteBound is the max_bytes of a fetch without a byte bound (SIZE_MAX).
+const NoByteBound = ^uint(0)
+
+// Fetch is sqlbatch_stmt_fetch.
+func (s Stmt) Fetch(maxRows int, maxBytes uint) (Batch, int32) {
+	var b C.sqlbatch_batch
+	rc := C.sqlbatch_stmt_fetch(s.p, C.size_t(maxRows), C.size_t(maxBytes), &b)
+	return batchOf(&b), int32(rc)
+}
+
+// FetchInto is sqlbatch_stmt_fetch_into. The returned Batch's Data is nil: the bytes are
+// in buf. After EBufferTooSmall, DataLen is what the next row needs.
+func (s Stmt) FetchInto(maxRows int, buf []byte) (Batch, int32) {
+	var b C.sqlbatch_batch
+	rc := C.sqlbatch_stmt_fetch_into(s.p, C.size_t(maxRows), bptr(buf), C.size_t(len(buf)), &b)
+	out := batchOf(&b)
+	out.Data = nil
+	return out, int32(rc)
+}
+
+// Column is a Go copy of sqlbatch_column.
+type Column struct {
+	Name, DeclType, Database, Table, Origin string
+}
+
+func gostr(s C.sqlbatch_str) string {
+	if s.ptr == nil {
+		return ""
+	}
+	return C.GoStringN(s.ptr, C.int(s.len))
+}
+
+// Columns is sqlbatch_stmt_columns, copied into Go memory.
+func (s Stmt) Columns() ([]Column, int32) {
+	var p *C.sqlbatch_column
+	var n C.size_t
+	rc := C.sqlbatch_stmt_columns(s.p, &p, &n)
+	if rc != OK {
+		return nil, int32(rc)
+	}
+	cols := make([]Column, int(n))
+	for i, c := range unsafe.Slice(p, int(n)) {
+		cols[i] = Column{
+			Name:     gostr(c.name),
+			DeclType: gostr(c.decl_type),
+			Database: gostr(c.database),
+			Table:    gostr(c.table),
+			Origin:   gostr(c.origin),
+		}
+	}
+	return cols, OK
+}
+
+// ColumnNotNull is sqlbatch_stmt_column_not_null: 1 NOT NULL, 0 nullable, -1 unknown.
+func (s Stmt) ColumnNotNull(col int) (int32, int32) {
+	var out C.int32_t
+	rc := C.sqlbatch_stmt_column_not_null(s.p, C.size_t(col), &out)
+	return int32(out), int32(rc)
+}
+
+// Params is sqlbatch_stmt_params: the name of each parameter ("" for a nameless "?").
+func (s Stmt) Params() ([]string, int32) {
+	var p *C.sqlbatch_str
+	var n C.size_t
+	rc := C.sqlbatch_stmt_params(s.p, &p, &n)
+	if rc != OK {
+		return nil, int32(rc)
+	}
+	names := make([]string, int(n))
+	for i, name := range unsafe.Slice(p, int(n)) {
+		names[i] = gostr(name)
+	}
+	return names, OK
+}
+
+// ParamIndex is sqlbatch_stmt_param_index.
+func (s Stmt) ParamIndex(name string) (int, int32) {
+	var idx C.int32_t
+	rc := C.sqlbatch_stmt_param_index(s.p, cstr(name), C.size_t(len(name)), &idx)
+	return int(idx), int32(rc)
+}
+
+// Readonly is sqlbatch_stmt_readonly.
+func (s Stmt) Readonly() (bool, int32) {
+	var b C.bool
+	rc := C.sqlbatch_stmt_readonly(s.p, &b)
+	return bool(b), int32(rc)
+}
+
+// SQL is sqlbatch_stmt_sql.
+func (s Stmt) SQL() (string, int32) {
+	var out C.sqlbatch_str
+	rc := C.sqlbatch_stmt_sql(s.p, &out)
+	return gostr(out), int32(rc)
+}
+
+// ExpandedSQL is sqlbatch_stmt_expanded_sql.
+func (s Stmt) ExpandedSQL() (string, int32) {
+	var out C.sqlbatch_str
+	rc := C.sqlbatch_stmt_expanded_sql(s.p, &out)
+	return gostr(out), int32(rc)
+}
+
+// WriteResult is a Go copy of sqlbatch_write_result.
+type WriteResult struct {
+	Rows            uint64
+	Changes         int64
+	LastInsertRowID int64
+}
+
+// ExecuteMany is sqlbatch_stmt_execute_many.
+func (s Stmt) ExecuteMany(values []Value, nRows, nCols int, data []byte) (WriteResult, int32) {
+	var r C.sqlbatch_write_result
+	rc := C.sqlbatch_stmt_execute_many(s.p, vptr(values), C.size_t(nRows), C.size_t(nCols),
+		bptr(data), C.size_t(len(data)), &r)
+	return WriteResult{Rows: uint64(r.rows), Changes: int64(r.changes), LastInsertRowID: int64(r.last_insert_rowid)}, int32(rc)
+}

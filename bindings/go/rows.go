@@ -1,0 +1,378 @@
+package sqlbatch
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
+)
+
+// Type is the type of one value. SQLite's types belong to values, not columns: two rows
+// of the same column may hold different types.
+type Type uint8
+
+// The five SQLite types, with SQLite's numbers (SQLITE_INTEGER ... SQLITE_NULL).
+const (
+	Integer Type = capi.KindInteger
+	Float   Type = capi.KindFloat
+	Text    Type = capi.KindText
+	Blob    Type = capi.KindBlob
+	Null    Type = capi.KindNull
+)
+
+// String returns "INTEGER", "FLOAT", "TEXT", "BLOB" or "NULL".
+func (t Type) String() string {
+	switch t {
+	case Integer:
+		return "INTEGER"
+	case Float:
+		return "FLOAT"
+	case Text:
+		return "TEXT"
+	case Blob:
+		return "BLOB"
+	case Null:
+		return "NULL"
+	}
+	return "Type(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Rows iterates over the rows of a query, one batch at a time: Next fetches a whole batch
+// of rows (Stmt.SetBatchRows, DefaultBatchRows) in one call into C and then serves rows from
+// it with no further call. The column accessors (Int64, Text, ...) read the current row's
+// cells from the batch.
+//
+// Typical use:
+//
+//	rows, err := stmt.Query(args...)
+//	...
+//	defer rows.Close()
+//	for rows.Next() {
+//		id, name := rows.Int64(0), rows.Text(1)
+//		...
+//	}
+//	if err := rows.Err(); err != nil { ... }
+//
+// Column accessors panic if the column index is out of range or there is no current row.
+// Values are converted as SQLite's sqlite3_column_* functions would (Int64 of a FLOAT
+// truncates it, Text of an INTEGER formats it, NULL reads as zero or empty), except that
+// Text and Blob of a NULL are "" and nil.
+//
+// # Memory
+//
+// A batch's TEXT and BLOB bytes live in C memory owned by the statement until the next
+// batch. RawBytes returns a slice of that memory: no copy, valid only until the next call
+// to Next or Close. Text and Blob return values in Go memory that stay valid forever: the
+// first of them in a batch copies all the batch's bytes into one Go allocation, and every
+// string or slice of that batch points into it, so reading many strings costs one
+// allocation per batch, not one per value. (A string kept for long keeps its batch's bytes
+// alive; strings.Clone it if that matters.)
+type Rows struct {
+	stmt     *Stmt
+	ownsStmt bool
+	cells    []capi.Value // the current batch, row-major
+	row      []capi.Value // the current row
+	arena    []byte       // the current batch's bytes (C memory)
+	goData   []byte       // a Go copy of arena, made by the first Text or Blob of the batch
+	ncols    int
+	nrows    int
+	next     int // index of the next row in the batch
+	done     bool
+	closed   bool
+	err      error
+}
+
+// Next advances to the next row, fetching a new batch when the current one is used up. It
+// returns false at the end of the rows or on an error (see Err).
+func (r *Rows) Next() bool {
+	if r.next < r.nrows {
+		start := r.next * r.ncols
+		r.row = r.cells[start : start+r.ncols : start+r.ncols]
+		r.next++
+		return true
+	}
+	return r.fetch()
+}
+
+func (r *Rows) fetch() bool {
+	r.row = nil
+	for !r.done && !r.closed {
+		s := r.stmt
+		if s.closed {
+			r.err = errClosedStmt
+			r.done = true
+			return false
+		}
+		b, rc := s.h.Fetch(s.batchRows, DefaultBatchBytes)
+		s.stepped = true
+		switch rc {
+		case capi.Row:
+		case capi.Done:
+			r.done = true
+		default:
+			r.err = s.err(rc)
+			r.done = true
+			r.nrows, r.next, r.cells = 0, 0, nil
+			return false
+		}
+		r.ncols, r.nrows, r.next = b.NCols, b.NRows, 0
+		r.cells = unsafe.Slice(b.Cells, b.NRows*b.NCols)
+		r.arena, r.goData = nil, nil
+		if b.DataLen > 0 {
+			r.arena = unsafe.Slice(b.Data, b.DataLen)
+		}
+		if r.nrows > 0 {
+			r.row = r.cells[0:r.ncols:r.ncols]
+			r.next = 1
+			return true
+		}
+	}
+	return false
+}
+
+// Err returns the error that ended the iteration, if any.
+func (r *Rows) Err() error { return r.err }
+
+// Close ends the iteration. If the rows were not read to the end, the statement is rewound
+// (releasing its read lock); if the Rows came from Conn.Query, the statement is finalized.
+// Closing twice is a no-op.
+func (r *Rows) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.row, r.cells, r.arena = nil, nil, nil
+	r.nrows, r.next = 0, 0
+	s := r.stmt
+	if r.ownsStmt {
+		return s.Close()
+	}
+	if !r.done && !s.closed {
+		if rc := s.h.Reset(); rc == capi.OK {
+			s.stepped = false
+		}
+	}
+	return nil
+}
+
+// Stmt returns the statement the rows come from.
+func (r *Rows) Stmt() *Stmt { return r.stmt }
+
+// Columns returns the result columns (see Stmt.Columns).
+func (r *Rows) Columns() []Column { return r.stmt.Columns() }
+
+// ColumnCount returns the number of columns of the current batch (of the statement, before
+// the first Next).
+func (r *Rows) ColumnCount() int {
+	if r.cells != nil || r.nrows > 0 {
+		return r.ncols
+	}
+	return r.stmt.ColumnCount()
+}
+
+// BatchRows returns the number of rows in the current batch, and how many of them are
+// still to come after the current row.
+func (r *Rows) BatchRows() (total, left int) { return r.nrows, r.nrows - r.next }
+
+// Type returns the type of column i of the current row.
+func (r *Rows) Type(i int) Type { return Type(r.row[i].Kind) }
+
+// IsNull reports whether column i of the current row is NULL.
+func (r *Rows) IsNull(i int) bool { return r.row[i].Kind == capi.KindNull }
+
+// Int64 returns column i of the current row as an int64.
+func (r *Rows) Int64(i int) int64 {
+	c := &r.row[i]
+	if c.Kind == capi.KindInteger {
+		return int64(c.Bits)
+	}
+	return r.int64Slow(c)
+}
+
+func (r *Rows) int64Slow(c *capi.Value) int64 {
+	switch c.Kind {
+	case capi.KindFloat:
+		return floatToInt64(math.Float64frombits(c.Bits))
+	case capi.KindText, capi.KindBlob:
+		return textToInt64(r.raw(c))
+	}
+	return 0
+}
+
+// Int returns column i of the current row as an int.
+func (r *Rows) Int(i int) int { return int(r.Int64(i)) }
+
+// Bool returns whether column i of the current row is non-zero.
+func (r *Rows) Bool(i int) bool { return r.Int64(i) != 0 }
+
+// Float64 returns column i of the current row as a float64.
+func (r *Rows) Float64(i int) float64 {
+	c := &r.row[i]
+	switch c.Kind {
+	case capi.KindFloat:
+		return math.Float64frombits(c.Bits)
+	case capi.KindInteger:
+		return float64(int64(c.Bits))
+	case capi.KindText, capi.KindBlob:
+		return textToFloat64(r.raw(c))
+	}
+	return 0
+}
+
+// raw returns the bytes of a TEXT or BLOB cell in C memory.
+func (r *Rows) raw(c *capi.Value) []byte {
+	if c.Len == 0 {
+		return emptyBytes
+	}
+	end := c.Bits + uint64(c.Len)
+	return r.arena[c.Bits:end:end]
+}
+
+var emptyBytes = []byte{}
+
+// goBytes returns the Go copy of the current batch's bytes, making it on first use.
+func (r *Rows) goBytes() []byte {
+	if r.goData == nil {
+		r.goData = append([]byte(nil), r.arena...)
+	}
+	return r.goData
+}
+
+// Text returns column i of the current row as a string: TEXT (and BLOB) bytes as they are,
+// numbers formatted, NULL as "". The string is in Go memory shared with the rest of the
+// batch (see Memory above) and needs no copy to keep.
+func (r *Rows) Text(i int) string {
+	c := &r.row[i]
+	if c.Kind == capi.KindText || c.Kind == capi.KindBlob {
+		if c.Len == 0 {
+			return ""
+		}
+		return unsafe.String(&r.goBytes()[c.Bits], int(c.Len))
+	}
+	return r.textSlow(c)
+}
+
+func (r *Rows) textSlow(c *capi.Value) string {
+	switch c.Kind {
+	case capi.KindInteger:
+		return strconv.FormatInt(int64(c.Bits), 10)
+	case capi.KindFloat:
+		return formatFloat(math.Float64frombits(c.Bits))
+	}
+	return ""
+}
+
+// Blob returns column i of the current row as bytes: BLOB (and TEXT) bytes, numbers
+// formatted as text, NULL as nil. The slice is in Go memory shared with the rest of the
+// batch (see Memory above); its capacity is its length, so appending to it copies.
+func (r *Rows) Blob(i int) []byte {
+	c := &r.row[i]
+	switch c.Kind {
+	case capi.KindText, capi.KindBlob:
+		if c.Len == 0 {
+			return emptyBytes
+		}
+		end := c.Bits + uint64(c.Len)
+		return r.goBytes()[c.Bits:end:end]
+	case capi.KindNull:
+		return nil
+	}
+	return []byte(r.textSlow(c))
+}
+
+// RawBytes returns the bytes of a TEXT or BLOB column i of the current row without copying
+// them: the slice points into C memory owned by the statement and is valid only until the
+// next call to Next or Close. It returns nil for other types.
+func (r *Rows) RawBytes(i int) []byte {
+	c := &r.row[i]
+	if c.Kind == capi.KindText || c.Kind == capi.KindBlob {
+		return r.raw(c)
+	}
+	return nil
+}
+
+// Value returns column i of the current row as int64, float64, string (TEXT), []byte (BLOB)
+// or nil (NULL); strings and slices as Text and Blob return them.
+func (r *Rows) Value(i int) any {
+	switch c := &r.row[i]; c.Kind {
+	case capi.KindInteger:
+		return int64(c.Bits)
+	case capi.KindFloat:
+		return math.Float64frombits(c.Bits)
+	case capi.KindText:
+		return r.Text(i)
+	case capi.KindBlob:
+		return r.Blob(i)
+	}
+	return nil
+}
+
+// Scan copies the columns of the current row into dest, one pointer per column: *int64,
+// *int, *int32, *uint64, *float64, *float32, *bool, *string, *[]byte (a copy), *any
+// (as Value), *time.Time (see Time), or nil to skip a column.
+func (r *Rows) Scan(dest ...any) error {
+	if r.row == nil {
+		return fmt.Errorf("sqlbatch: Scan called without a current row")
+	}
+	if len(dest) != len(r.row) {
+		return fmt.Errorf("sqlbatch: Scan got %d destinations for %d columns", len(dest), len(r.row))
+	}
+	for i, d := range dest {
+		switch d := d.(type) {
+		case nil:
+		case *int64:
+			*d = r.Int64(i)
+		case *int:
+			*d = int(r.Int64(i))
+		case *int32:
+			*d = int32(r.Int64(i))
+		case *uint64:
+			*d = uint64(r.Int64(i))
+		case *float64:
+			*d = r.Float64(i)
+		case *float32:
+			*d = float32(r.Float64(i))
+		case *bool:
+			*d = r.Bool(i)
+		case *string:
+			*d = r.Text(i)
+		case *[]byte:
+			if b := r.Blob(i); b != nil {
+				*d = append([]byte{}, b...)
+			} else {
+				*d = nil
+			}
+		case *any:
+			*d = r.Value(i)
+		case *time.Time:
+			t, err := r.Time(i)
+			if err != nil {
+				return fmt.Errorf("sqlbatch: Scan column %d: %w", i, err)
+			}
+			*d = t
+		default:
+			return fmt.Errorf("sqlbatch: Scan column %d: unsupported destination %T", i, d)
+		}
+	}
+	return nil
+}
+
+// Time returns column i of the current row as a time: TEXT in one of TimeFormats (read as
+// UTC when it has no zone), or an INTEGER of Unix seconds (milliseconds when its magnitude
+// is above 1e12, as mattn/go-sqlite3 reads them), or a FLOAT Julian day number. NULL gives
+// the zero time.
+func (r *Rows) Time(i int) (time.Time, error) {
+	c := &r.row[i]
+	switch c.Kind {
+	case capi.KindInteger:
+		return UnixTime(int64(c.Bits)), nil
+	case capi.KindFloat:
+		return julianDayTime(math.Float64frombits(c.Bits)), nil
+	case capi.KindText, capi.KindBlob:
+		return ParseTime(string(r.raw(c)))
+	}
+	return time.Time{}, nil
+}

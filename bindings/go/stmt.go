@@ -1,0 +1,399 @@
+package sqlbatch
+
+import (
+	"fmt"
+
+	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
+)
+
+// DefaultBatchRows is the number of rows a fetch asks for at most, unless changed with
+// Stmt.SetBatchRows: enough to make the cost of the cgo call vanish per row, small enough
+// that the batch's cells (16 bytes each) stay in the CPU's caches.
+const DefaultBatchRows = 256
+
+// DefaultBatchBytes bounds the cells plus TEXT and BLOB bytes of one batch, softly: a batch
+// ends before the row that would take it over, but its first row always comes whole.
+const DefaultBatchBytes = 1 << 20
+
+// Column describes a result column of a statement.
+type Column struct {
+	// Name is the column's name (its AS name if given).
+	Name string
+	// DeclType is the declared type of the table column it reads, as written in CREATE
+	// TABLE (e.g. "INTEGER", "DATETIME"); "" for an expression.
+	DeclType string
+	// Database, Table and Origin name the table column it reads; "" for an expression.
+	Database, Table, Origin string
+}
+
+// Stmt is a prepared statement. Like its Conn, it is used by one goroutine at a time.
+// Close it when done.
+type Stmt struct {
+	conn      *Conn
+	h         capi.Stmt
+	sql       string
+	cols      []Column // nil until Columns is first called
+	params    []string // nil until the parameter names are first needed
+	hasParams bool
+	// stepped is set once the statement has been fetched since it was last reset or bound,
+	// so that Query knows to rewind it.
+	stepped   bool
+	batchRows int
+	rows      Rows // the Rows handed out by Query, reused
+	closed    bool
+}
+
+func newStmt(c *Conn, h capi.Stmt, sql string) *Stmt {
+	return &Stmt{conn: c, h: h, sql: sql, batchRows: DefaultBatchRows}
+}
+
+func (s *Stmt) err(rc int32) error { return s.conn.err(rc, s.sql) }
+
+// Close finalizes the statement. Closing twice is a no-op. It works after the connection
+// was closed.
+func (s *Stmt) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.h.Finalize()
+	s.h = capi.Stmt{}
+	return nil
+}
+
+// SQL returns the text of the statement as it was prepared.
+func (s *Stmt) SQL() string { return s.sql }
+
+// ExpandedSQL returns the text of the statement with its bound parameters written in as
+// literals, for logging.
+func (s *Stmt) ExpandedSQL() (string, error) {
+	if s.closed {
+		return "", errClosedStmt
+	}
+	sql, rc := s.h.ExpandedSQL()
+	if rc != capi.OK {
+		return "", s.err(rc)
+	}
+	return sql, nil
+}
+
+// SetBatchRows sets how many rows each fetch of the statement asks for (at least 1).
+func (s *Stmt) SetBatchRows(n int) {
+	if n < 1 {
+		n = 1
+	}
+	s.batchRows = n
+}
+
+// Columns returns the result columns of the statement. The slice is cached and must not
+// be modified.
+func (s *Stmt) Columns() []Column {
+	if s.cols == nil && !s.closed {
+		cs, rc := s.h.Columns()
+		if rc != capi.OK {
+			return nil
+		}
+		s.cols = make([]Column, len(cs))
+		for i, c := range cs {
+			s.cols[i] = Column(c)
+		}
+	}
+	return s.cols
+}
+
+// ColumnCount returns the number of result columns.
+func (s *Stmt) ColumnCount() int { return len(s.Columns()) }
+
+// ColumnNames returns the names of the result columns, in a new slice.
+func (s *Stmt) ColumnNames() []string {
+	cols := s.Columns()
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// ColumnNotNull reports whether result column i can never be NULL: notNull is true for a
+// table column declared NOT NULL (or an INTEGER PRIMARY KEY); known is false for an
+// expression, about which nothing is known. It looks up the schema on every call.
+func (s *Stmt) ColumnNotNull(i int) (notNull, known bool) {
+	if s.closed {
+		return false, false
+	}
+	v, rc := s.h.ColumnNotNull(i)
+	if rc != capi.OK || v < 0 {
+		return false, false
+	}
+	return v == 1, true
+}
+
+func (s *Stmt) paramNames() []string {
+	if !s.hasParams && !s.closed {
+		names, rc := s.h.Params()
+		if rc == capi.OK {
+			s.params = names
+			s.hasParams = true
+		}
+	}
+	return s.params
+}
+
+// ParamCount returns the number of parameters: the largest parameter index ("?3" alone
+// makes three).
+func (s *Stmt) ParamCount() int { return len(s.paramNames()) }
+
+// ParamName returns the name of parameter i (from 1) with its prefix (":a", "@a", "$a",
+// "?3"), or "" for a nameless "?" or an index out of range.
+func (s *Stmt) ParamName(i int) string {
+	names := s.paramNames()
+	if i < 1 || i > len(names) {
+		return ""
+	}
+	return names[i-1]
+}
+
+// ParamIndex returns the index (from 1) of the parameter called name, given with its
+// prefix (":id") or without ("id", which tries ":id", "@id" and "$id"); 0 if there is none.
+func (s *Stmt) ParamIndex(name string) int {
+	for i, n := range s.paramNames() {
+		if n == "" {
+			continue
+		}
+		if n == name || (len(n) > 1 && n[1:] == name && (n[0] == ':' || n[0] == '@' || n[0] == '$')) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// Readonly reports whether the statement makes no direct change to the database file.
+func (s *Stmt) Readonly() bool {
+	if s.closed {
+		return false
+	}
+	b, _ := s.h.Readonly()
+	return b
+}
+
+// encode lays out args in p for the statement's parameters: positional arguments in order,
+// each NamedArg at the index of its name. It returns the values to bind, in index order.
+func (s *Stmt) encode(p *Params, args []any) error {
+	p.Reset()
+	named := false
+	for _, a := range args {
+		if _, ok := a.(NamedArg); ok {
+			named = true
+			break
+		}
+	}
+	if !named {
+		return p.Append(args...)
+	}
+	// Place each value at its parameter's index: positional ones fill the nameless slots in
+	// order, named ones go to their name.
+	n := s.ParamCount()
+	byIndex := make([]any, n)
+	set := make([]bool, n)
+	for _, a := range args {
+		na, ok := a.(NamedArg)
+		if !ok {
+			continue
+		}
+		i := s.ParamIndex(na.Name)
+		if i == 0 {
+			return fmt.Errorf("sqlbatch: no parameter named %q in %q", na.Name, s.sql)
+		}
+		byIndex[i-1], set[i-1] = na.Value, true
+	}
+	next := 0
+	for _, a := range args {
+		if _, ok := a.(NamedArg); ok {
+			continue
+		}
+		for next < n && set[next] {
+			next++
+		}
+		if next == n {
+			return errorf(ErrParamCount, fmt.Sprintf("too many parameter values for %q", s.sql))
+		}
+		byIndex[next], set[next] = a, true
+	}
+	return p.Append(byIndex...)
+}
+
+// Bind binds args to the parameters: positional values to parameters 1, 2, ... in order,
+// and each NamedArg to the parameter of its name. All parameters are bound in one call
+// into C; parameters not given are bound to NULL. The statement is rewound if it ran.
+func (s *Stmt) Bind(args ...any) error {
+	if s.closed {
+		return errClosedStmt
+	}
+	p := &s.conn.scratch
+	if err := s.encode(p, args); err != nil {
+		return err
+	}
+	n := s.ParamCount()
+	for p.Len() < n {
+		p.Null()
+	}
+	return s.BindParams(p)
+}
+
+// BindParams binds the values of p to parameters 1, 2, ... in one call; p must hold exactly
+// ParamCount values.
+func (s *Stmt) BindParams(p *Params) error {
+	if s.closed {
+		return errClosedStmt
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if rc := s.h.Bind(p.vals, p.data); rc != capi.OK {
+		return s.err(rc)
+	}
+	s.stepped = false
+	return nil
+}
+
+// Reset rewinds the statement so that it runs again from the start, keeping its bindings.
+func (s *Stmt) Reset() error {
+	if s.closed {
+		return errClosedStmt
+	}
+	if rc := s.h.Reset(); rc != capi.OK {
+		return s.err(rc)
+	}
+	s.stepped = false
+	return nil
+}
+
+// ClearBindings sets every parameter to NULL.
+func (s *Stmt) ClearBindings() error {
+	if s.closed {
+		return errClosedStmt
+	}
+	if rc := s.h.ClearBindings(); rc != capi.OK {
+		return s.err(rc)
+	}
+	return nil
+}
+
+// Query binds args (if any are given; otherwise the current bindings stay) and returns the
+// statement's rows from the start. The Rows belongs to the statement: a new Query, Exec,
+// Bind or Reset ends it, and it is reused, so Query allocates nothing.
+func (s *Stmt) Query(args ...any) (*Rows, error) {
+	if s.closed {
+		return nil, errClosedStmt
+	}
+	if len(args) > 0 {
+		if err := s.Bind(args...); err != nil {
+			return nil, err
+		}
+	} else if s.stepped {
+		if err := s.Reset(); err != nil {
+			return nil, err
+		}
+	}
+	r := &s.rows
+	*r = Rows{stmt: s}
+	return r, nil
+}
+
+// Result says what Stmt.Exec did.
+type Result struct {
+	// Changes is the number of rows the statement inserted, updated or deleted.
+	Changes int64
+	// LastInsertRowID is the rowid of the most recent successful INSERT on the connection.
+	LastInsertRowID int64
+}
+
+// Exec binds args and runs the statement to completion, discarding any rows, in one call
+// into C.
+func (s *Stmt) Exec(args ...any) (Result, error) {
+	if s.closed {
+		return Result{}, errClosedStmt
+	}
+	p := &s.conn.scratch
+	if err := s.encode(p, args); err != nil {
+		return Result{}, err
+	}
+	if n := s.ParamCount(); p.Len() < n && hasNamed(args) {
+		for p.Len() < n {
+			p.Null()
+		}
+	}
+	r, rc := s.h.ExecuteMany(p.vals, 1, p.Len(), p.data)
+	s.stepped = false
+	if rc != capi.OK {
+		return Result{}, s.err(rc)
+	}
+	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, nil
+}
+
+// ExecParams runs the statement once with the values of p bound to parameters 1, 2, ...
+// (p must hold exactly ParamCount values), in one call into C.
+func (s *Stmt) ExecParams(p *Params) (Result, error) {
+	if s.closed {
+		return Result{}, errClosedStmt
+	}
+	if p.err != nil {
+		return Result{}, p.err
+	}
+	r, rc := s.h.ExecuteMany(p.vals, 1, p.Len(), p.data)
+	s.stepped = false
+	if rc != capi.OK {
+		return Result{}, s.err(rc)
+	}
+	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, nil
+}
+
+func hasNamed(args []any) bool {
+	for _, a := range args {
+		if _, ok := a.(NamedArg); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteResult says what Stmt.ExecMany did.
+type WriteResult struct {
+	// Rows is the number of parameter rows that ran to completion; after a failure, the
+	// index of the row that failed.
+	Rows int
+	// Changes is the number of rows inserted, updated or deleted, summed over the runs.
+	Changes int64
+	// LastInsertRowID is the rowid of the most recent successful INSERT after the call.
+	LastInsertRowID int64
+}
+
+// ExecMany runs the statement once per row of parameter values in p, all in one call into
+// C: the bulk insert. p holds the rows one after another, ParamCount values each.
+//
+// ExecMany opens no transaction: wrap it in BEGIN and COMMIT, for speed and so that a
+// failure leaves nothing half-written. On failure the rows before the failing one have run,
+// and the *Error's RowIndex (and the result's Rows) give the failing row.
+func (s *Stmt) ExecMany(p *Params) (WriteResult, error) {
+	if s.closed {
+		return WriteResult{}, errClosedStmt
+	}
+	if p.err != nil {
+		return WriteResult{}, p.err
+	}
+	n := s.ParamCount()
+	if n == 0 {
+		return WriteResult{}, errorf(ErrParamCount, "ExecMany needs a statement with parameters")
+	}
+	if p.Len()%n != 0 {
+		return WriteResult{}, errorf(ErrParamCount,
+			fmt.Sprintf("%d values do not make whole rows of %d parameters", p.Len(), n))
+	}
+	r, rc := s.h.ExecuteMany(p.vals, p.Len()/n, n, p.data)
+	s.stepped = false
+	res := WriteResult{Rows: int(r.Rows), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}
+	if rc != capi.OK {
+		return res, s.err(rc)
+	}
+	return res, nil
+}
