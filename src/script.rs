@@ -234,10 +234,17 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
 /// The statement loop of `sqlbatch_conn_exec`.
 unsafe fn exec_script(
     db: *mut ffi::sqlite3,
-    sql: &[u8],
+    script: &[u8],
     params: &mut ScriptParams<'_>,
     result: &mut sqlbatch_exec_result,
 ) -> Result<(), Error> {
+    // SQLite copies SQL that does not end in a NUL byte before compiling it: given each
+    // statement's tail in turn, that would copy the rest of the script once per statement
+    // (quadratic). One NUL-terminated copy of the whole script avoids it.
+    let mut terminated = Vec::with_capacity(script.len() + 1);
+    terminated.extend_from_slice(script);
+    terminated.push(0);
+    let sql = &terminated[..script.len()];
     let mut pos = 0;
     loop {
         let start = skip_space_and_comments(sql, pos);
@@ -253,9 +260,23 @@ unsafe fn exec_script(
             e.statement_offset = start as i64;
             e
         };
+        // The slice includes the NUL, so that SQLite compiles in place.
         let (raw, consumed) =
-            prepare_raw(db, &sql[start..], 0).map_err(|e| locate(e, result.statements))?;
+            prepare_raw(db, &terminated[start..], 0).map_err(|e| locate(e, result.statements))?;
         pos = start + consumed;
+        if raw.is_null() && pos < sql.len() && terminated[pos] == 0 {
+            // SQLite stops at a NUL byte; the caller said the script goes on.
+            return Err(Error {
+                token_offset: pos as i64,
+                ..locate(
+                    Error::new(
+                        SQLBATCH_E_INVALID_ARGUMENT,
+                        format!("the SQL contains a NUL byte at offset {pos}"),
+                    ),
+                    result.statements,
+                )
+            });
+        }
         if raw.is_null() {
             // Only a lone ";" or comments the skipper did not see as such.
             continue;

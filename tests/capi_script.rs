@@ -361,3 +361,16 @@ fn absolute_addresses_when_data_is_null() {
         vec![vec![t("absolute"), Val::Blob(vec![])]]
     );
 }
+
+#[test]
+fn a_nul_byte_inside_a_script_is_an_error_not_a_silent_end() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a)");
+    let sql = "INSERT INTO t VALUES (1);\0INSERT INTO t VALUES (2);";
+    let (rc, r) = c.try_exec(sql, &[], &[]);
+    assert_eq!((rc, r.statements), (SQLBATCH_E_INVALID_ARGUMENT, 1));
+    assert_eq!(c.error().0.token_offset, 25);
+    let sql = "INSERT INTO t VALUES (3\0);";
+    assert_ne!(c.try_exec(sql, &[], &[]).0, SQLBATCH_OK);
+    assert_eq!(c.rows("SELECT a FROM t"), vec![vec![Val::Int(1)]]);
+}

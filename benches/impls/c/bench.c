@@ -1,0 +1,368 @@
+/*
+ * bench.c: the C implementations of the cross-language runner (see benches/README.md).
+ *
+ *   c-native    the loop a C programmer writes today: sqlite3_step + sqlite3_column_*,
+ *               sqlite3_exec, a prepared insert loop. It calls the SQLite built into
+ *               libsqlbatch.a, so both sides run the very same SQLite build, opened with the
+ *               same flags (SQLITE_OPEN_NOMUTEX, extended result codes).
+ *   c-sqlbatch  the same work through the sqlbatch C ABI.
+ *
+ * Usage: c-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sqlite3.h"
+#include "sqlbatch.h"
+
+#define BATCH_ROWS 256
+#define BATCH_BYTES (256 * 1024)
+#define OPEN_FLAGS (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE)
+
+static void die(const char *what, const char *detail) {
+  fprintf(stderr, "c-bench: %s: %s\n", what, detail ? detail : "");
+  exit(1);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Counts UTF-8 code points: bytes that are not continuation bytes. */
+static int64_t code_points(const unsigned char *p, size_t n) {
+  int64_t k = 0;
+  for (size_t i = 0; i < n; i++) k += (p[i] & 0xC0) != 0x80;
+  return k;
+}
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) die(path, strerror(errno));
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) die(path, "read failed");
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+/* One measured repetition: its time, count and checksum. */
+typedef struct {
+  uint64_t ns;
+  int64_t count, checksum;
+} rep;
+
+/* ---------------- native ---------------- */
+
+static sqlite3 *n_open(const char *path) {
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2(path, &db, OPEN_FLAGS, NULL) != SQLITE_OK) die("open", sqlite3_errmsg(db));
+  return db;
+}
+
+static void n_exec(sqlite3 *db, const char *sql) {
+  if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) die("exec", sqlite3_errmsg(db));
+}
+
+static void n_scalar2(sqlite3 *db, const char *sql, int64_t *a, int64_t *b) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW)
+    die("scalar", sqlite3_errmsg(db));
+  *a = sqlite3_column_int64(s, 0);
+  *b = sqlite3_column_int64(s, 1);
+  sqlite3_finalize(s);
+}
+
+static rep n_fetch_narrow(sqlite3 *db) {
+  rep r = {0, 0, 0};
+  uint64_t t0 = now_ns();
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT id FROM testdata", -1, &s, NULL) != SQLITE_OK) die("prepare", sqlite3_errmsg(db));
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    r.checksum += sqlite3_column_int64(s, 0);
+    r.count++;
+  }
+  sqlite3_finalize(s);
+  r.ns = now_ns() - t0;
+  return r;
+}
+
+static rep n_fetch_wide(sqlite3 *db) {
+  rep r = {0, 0, 0};
+  uint64_t t0 = now_ns();
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide", -1, &s, NULL) != SQLITE_OK)
+    die("prepare", sqlite3_errmsg(db));
+  uint64_t sum = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    for (int c = 0; c < 10; c++) {
+      switch (sqlite3_column_type(s, c)) {
+        case SQLITE_INTEGER: sum += (uint64_t)sqlite3_column_int64(s, c); break;
+        case SQLITE_FLOAT: sum += (uint64_t)(int64_t)(sqlite3_column_double(s, c) * 1000.0); break;
+        case SQLITE_TEXT: {
+          const unsigned char *p = sqlite3_column_text(s, c);
+          sum += (uint64_t)code_points(p, (size_t)sqlite3_column_bytes(s, c));
+          break;
+        }
+        case SQLITE_BLOB: sum += (uint64_t)sqlite3_column_bytes(s, c); break;
+        default: sum += 1;
+      }
+    }
+    r.count++;
+  }
+  sqlite3_finalize(s);
+  r.ns = now_ns() - t0;
+  r.checksum = (int64_t)sum;
+  return r;
+}
+
+static rep n_exec_script(const char *script) {
+  rep r = {0, 0, 0};
+  sqlite3 *db = n_open(":memory:");
+  n_exec(db, "CREATE TABLE script_t(a INTEGER, b TEXT)");
+  uint64_t t0 = now_ns();
+  n_exec(db, script);
+  r.ns = now_ns() - t0;
+  n_scalar2(db, "SELECT count(*), sum(a) FROM script_t", &r.count, &r.checksum);
+  sqlite3_close(db);
+  return r;
+}
+
+/* Bulk rows, built before the clock starts. */
+typedef struct {
+  size_t n;
+  char *text;      /* all "row-<i>" strings back to back */
+  uint32_t *at;    /* offset of row i's text */
+  uint32_t *len;   /* its length */
+} bulk_rows;
+
+static bulk_rows make_rows(size_t n) {
+  bulk_rows b = {n, malloc(n * 16), malloc(n * sizeof(uint32_t)), malloc(n * sizeof(uint32_t))};
+  if (!b.text || !b.at || !b.len) die("malloc", "bulk rows");
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++) {
+    int k = snprintf(b.text + used, 16, "row-%zu", i);
+    b.at[i] = (uint32_t)used;
+    b.len[i] = (uint32_t)k;
+    used += (size_t)k;
+  }
+  return b;
+}
+
+static rep n_bulk_insert(const bulk_rows *rows) {
+  rep r = {0, 0, 0};
+  sqlite3 *db = n_open(":memory:");
+  n_exec(db, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
+  uint64_t t0 = now_ns();
+  n_exec(db, "BEGIN");
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "INSERT INTO bulk VALUES (?, ?, ?)", -1, &s, NULL) != SQLITE_OK) die("prepare", sqlite3_errmsg(db));
+  for (size_t i = 0; i < rows->n; i++) {
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)i);
+    sqlite3_bind_double(s, 2, (double)i * 0.25);
+    sqlite3_bind_text(s, 3, rows->text + rows->at[i], (int)rows->len[i], SQLITE_STATIC);
+    if (sqlite3_step(s) != SQLITE_DONE) die("insert", sqlite3_errmsg(db));
+    sqlite3_reset(s);
+  }
+  sqlite3_finalize(s);
+  n_exec(db, "COMMIT");
+  r.ns = now_ns() - t0;
+  n_scalar2(db, "SELECT count(*), sum(a) + sum(length(c)) FROM bulk", &r.count, &r.checksum);
+  sqlite3_close(db);
+  return r;
+}
+
+/* ---------------- sqlbatch ---------------- */
+
+static void b_check(sqlbatch_conn *c, int32_t rc, const char *what) {
+  if (rc == SQLBATCH_OK || rc == SQLBATCH_ROW || rc == SQLBATCH_DONE) return;
+  sqlbatch_error e;
+  sqlbatch_conn_last_error(c, &e);
+  die(what, e.message);
+}
+
+static sqlbatch_conn *b_open(const char *path) {
+  sqlbatch_conn *c = NULL;
+  b_check(c, sqlbatch_conn_open(path, strlen(path), 0, &c), "open");
+  return c;
+}
+
+static void b_exec(sqlbatch_conn *c, const char *sql) {
+  b_check(c, sqlbatch_conn_exec(c, sql, strlen(sql), NULL, NULL, 0, NULL, 0, NULL), "exec");
+}
+
+static sqlbatch_stmt *b_prepare(sqlbatch_conn *c, const char *sql) {
+  sqlbatch_stmt *s = NULL;
+  b_check(c, sqlbatch_stmt_prepare(c, sql, strlen(sql), 0, &s, NULL), "prepare");
+  return s;
+}
+
+static void b_scalar2(sqlbatch_conn *c, const char *sql, int64_t *a, int64_t *b) {
+  sqlbatch_stmt *s = b_prepare(c, sql);
+  sqlbatch_batch batch;
+  b_check(c, sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &batch), "fetch");
+  *a = sqlbatch_cell_int64(&batch.cells[0]);
+  *b = sqlbatch_cell_int64(&batch.cells[1]);
+  sqlbatch_stmt_finalize(s);
+}
+
+static rep b_fetch_narrow(sqlbatch_conn *c) {
+  rep r = {0, 0, 0};
+  uint64_t t0 = now_ns();
+  sqlbatch_stmt *s = b_prepare(c, "SELECT id FROM testdata");
+  sqlbatch_batch b;
+  int32_t rc;
+  do {
+    rc = sqlbatch_stmt_fetch(s, BATCH_ROWS, BATCH_BYTES, &b);
+    b_check(c, rc, "fetch");
+    for (size_t i = 0; i < b.n_rows; i++) r.checksum += (int64_t)b.cells[i].bits;
+    r.count += (int64_t)b.n_rows;
+  } while (rc == SQLBATCH_ROW);
+  sqlbatch_stmt_finalize(s);
+  r.ns = now_ns() - t0;
+  return r;
+}
+
+static rep b_fetch_wide(sqlbatch_conn *c) {
+  rep r = {0, 0, 0};
+  uint64_t t0 = now_ns();
+  sqlbatch_stmt *s = b_prepare(c, "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide");
+  sqlbatch_batch b;
+  int32_t rc;
+  uint64_t sum = 0;
+  do {
+    rc = sqlbatch_stmt_fetch(s, BATCH_ROWS, BATCH_BYTES, &b);
+    b_check(c, rc, "fetch");
+    const sqlbatch_value *v = b.cells, *end = b.cells + b.n_rows * b.n_cols;
+    for (; v < end; v++) {
+      switch (v->kind) {
+        case SQLBATCH_INTEGER: sum += v->bits; break;
+        case SQLBATCH_FLOAT: sum += (uint64_t)(int64_t)(sqlbatch_cell_double(v) * 1000.0); break;
+        case SQLBATCH_TEXT: sum += (uint64_t)code_points(b.data + v->bits, v->len); break;
+        case SQLBATCH_BLOB: sum += v->len; break;
+        default: sum += 1;
+      }
+    }
+    r.count += (int64_t)b.n_rows;
+  } while (rc == SQLBATCH_ROW);
+  sqlbatch_stmt_finalize(s);
+  r.ns = now_ns() - t0;
+  r.checksum = (int64_t)sum;
+  return r;
+}
+
+static rep b_exec_script(const char *script) {
+  rep r = {0, 0, 0};
+  sqlbatch_conn *c = b_open(":memory:");
+  b_exec(c, "CREATE TABLE script_t(a INTEGER, b TEXT)");
+  uint64_t t0 = now_ns();
+  b_exec(c, script);
+  r.ns = now_ns() - t0;
+  b_scalar2(c, "SELECT count(*), sum(a) FROM script_t", &r.count, &r.checksum);
+  sqlbatch_conn_close(c);
+  return r;
+}
+
+static rep b_bulk_insert(const bulk_rows *rows, const sqlbatch_value *values) {
+  rep r = {0, 0, 0};
+  sqlbatch_conn *c = b_open(":memory:");
+  b_exec(c, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
+  uint64_t t0 = now_ns();
+  b_exec(c, "BEGIN");
+  sqlbatch_stmt *s = b_prepare(c, "INSERT INTO bulk VALUES (?, ?, ?)");
+  sqlbatch_write_result w;
+  b_check(c, sqlbatch_stmt_execute_many(s, values, rows->n, 3, (const uint8_t *)rows->text,
+                                        rows->at[rows->n - 1] + rows->len[rows->n - 1], &w),
+          "execute_many");
+  sqlbatch_stmt_finalize(s);
+  b_exec(c, "COMMIT");
+  r.ns = now_ns() - t0;
+  b_scalar2(c, "SELECT count(*), sum(a) + sum(length(c)) FROM bulk", &r.count, &r.checksum);
+  sqlbatch_conn_close(c);
+  return r;
+}
+
+static sqlbatch_value *make_values(const bulk_rows *rows) {
+  sqlbatch_value *v = calloc(rows->n * 3, sizeof *v);
+  if (!v) die("malloc", "values");
+  for (size_t i = 0; i < rows->n; i++) {
+    double d = (double)i * 0.25;
+    v[i * 3].kind = SQLBATCH_INTEGER;
+    v[i * 3].bits = i;
+    v[i * 3 + 1].kind = SQLBATCH_FLOAT;
+    memcpy(&v[i * 3 + 1].bits, &d, sizeof d);
+    v[i * 3 + 2].kind = SQLBATCH_TEXT;
+    v[i * 3 + 2].bits = rows->at[i];
+    v[i * 3 + 2].len = rows->len[i];
+  }
+  return v;
+}
+
+/* ---------------- driver ---------------- */
+
+int main(int argc, char **argv) {
+  const char *impl = NULL, *workload = NULL, *input = NULL;
+  int reps = 5, warmup = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--impl")) impl = argv[i + 1];
+    else if (!strcmp(argv[i], "--workload")) workload = argv[i + 1];
+    else if (!strcmp(argv[i], "--input")) input = argv[i + 1];
+    else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--warmup")) warmup = atoi(argv[i + 1]);
+    else die("unknown argument", argv[i]);
+  }
+  if (!impl || !workload || !input) die("usage", "--impl NAME --workload W --input P [--reps N] [--warmup W]");
+  int native = !strcmp(impl, "c-native");
+  if (!native && strcmp(impl, "c-sqlbatch")) die("unknown impl", impl);
+
+  sqlite3 *db = NULL;
+  sqlbatch_conn *conn = NULL;
+  char *script = NULL;
+  bulk_rows rows = {0, NULL, NULL, NULL};
+  sqlbatch_value *values = NULL;
+  enum { NARROW, WIDE, SCRIPT, BULK } kind;
+  if (!strncmp(workload, "fetch_narrow", 12)) kind = NARROW;
+  else if (!strcmp(workload, "fetch_wide")) kind = WIDE;
+  else if (!strncmp(workload, "exec_script", 11)) kind = SCRIPT;
+  else if (!strcmp(workload, "bulk_insert")) kind = BULK;
+  else {
+    fprintf(stderr, "c-bench: workload %s not supported\n", workload);
+    return 3;
+  }
+  if (kind == NARROW || kind == WIDE) {
+    if (native) db = n_open(input);
+    else conn = b_open(input);
+  } else if (kind == SCRIPT) {
+    script = read_file(input);
+  } else {
+    rows = make_rows((size_t)strtoull(input, NULL, 10));
+    if (!native) values = make_values(&rows);
+  }
+  for (int i = 0; i < warmup + reps; i++) {
+    rep r;
+    switch (kind) {
+      case NARROW: r = native ? n_fetch_narrow(db) : b_fetch_narrow(conn); break;
+      case WIDE: r = native ? n_fetch_wide(db) : b_fetch_wide(conn); break;
+      case SCRIPT: r = native ? n_exec_script(script) : b_exec_script(script); break;
+      default: r = native ? n_bulk_insert(&rows) : b_bulk_insert(&rows, values); break;
+    }
+    if (i >= warmup) printf("%llu %lld %lld\n", (unsigned long long)r.ns, (long long)r.count, (long long)r.checksum);
+  }
+  sqlite3_close(db);
+  sqlbatch_conn_close(conn);
+  free(script);
+  free(values);
+  free(rows.text);
+  free(rows.at);
+  free(rows.len);
+  return 0;
+}
