@@ -8,6 +8,7 @@
  *   c-sqlbatch  the same work through the sqlbatch C ABI.
  *
  * Usage: c-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W
+ *        c-bench --version
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -312,6 +313,10 @@ static sqlbatch_value *make_values(const bulk_rows *rows) {
 int main(int argc, char **argv) {
   const char *impl = NULL, *workload = NULL, *input = NULL;
   int reps = 5, warmup = 1;
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    printf("SQLite %s, sqlbatch %s\n", sqlite3_libversion(), sqlbatch_version());
+    return 0;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--impl")) impl = argv[i + 1];
     else if (!strcmp(argv[i], "--workload")) workload = argv[i + 1];

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""py-sqlite3: Python's standard sqlite3 module, the familiar reference row of the runner.
+
+Follows the implementation protocol in benches/README.md:
+  py_sqlite3.py --impl py-sqlite3 --workload W --input PATH_OR_COUNT --reps N --warmup W
+"""
+
+import argparse
+import sqlite3
+import sys
+import time
+
+
+def fetch_narrow(con):
+    t0 = time.perf_counter_ns()
+    total = count = 0
+    for (i,) in con.execute("SELECT id FROM testdata"):
+        total += i
+        count += 1
+    return time.perf_counter_ns() - t0, count, total
+
+
+def fetch_wide(con):
+    t0 = time.perf_counter_ns()
+    total = count = 0
+    for row in con.execute("SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"):
+        for v in row:
+            if v is None:
+                total += 1
+            elif type(v) is int:
+                total += v
+            elif type(v) is float:
+                total += int(v * 1000.0)
+            elif type(v) is str:
+                total += len(v)
+            else:
+                total += len(v)
+        count += 1
+    ns = time.perf_counter_ns() - t0
+    return ns, count, wrap(total)
+
+
+def wrap(x):
+    """Wrapping int64, like the other languages' sums."""
+    x &= (1 << 64) - 1
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+def exec_script(script):
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    con.execute("CREATE TABLE script_t(a INTEGER, b TEXT)")
+    t0 = time.perf_counter_ns()
+    con.executescript(script)
+    ns = time.perf_counter_ns() - t0
+    count, total = con.execute("SELECT count(*), sum(a) FROM script_t").fetchone()
+    con.close()
+    return ns, count, total
+
+
+def bulk_insert(rows):
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    con.execute("CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)")
+    t0 = time.perf_counter_ns()
+    con.execute("BEGIN")
+    con.executemany("INSERT INTO bulk VALUES (?, ?, ?)", rows)
+    con.execute("COMMIT")
+    ns = time.perf_counter_ns() - t0
+    count, total = con.execute("SELECT count(*), sum(a) + sum(length(c)) FROM bulk").fetchone()
+    con.close()
+    return ns, count, total
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--impl", required=True)
+    p.add_argument("--workload", required=True)
+    p.add_argument("--input", required=True)
+    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--warmup", type=int, default=1)
+    a = p.parse_args()
+    if a.impl != "py-sqlite3":
+        sys.exit("py_sqlite3.py: unknown impl " + a.impl)
+    w = a.workload
+    if w.startswith("fetch_narrow") or w == "fetch_wide":
+        con = sqlite3.connect(a.input, isolation_level=None)
+        run = (lambda: fetch_narrow(con)) if w.startswith("fetch_narrow") else (lambda: fetch_wide(con))
+    elif w.startswith("exec_script"):
+        with open(a.input, encoding="utf-8") as f:
+            script = f.read()
+        run = lambda: exec_script(script)  # noqa: E731
+    elif w == "bulk_insert":
+        rows = [(i, i * 0.25, "row-%d" % i) for i in range(int(a.input))]
+        run = lambda: bulk_insert(rows)  # noqa: E731
+    else:
+        print("py_sqlite3.py: workload %s not supported" % w, file=sys.stderr)
+        sys.exit(3)
+    for i in range(a.warmup + a.reps):
+        ns, count, checksum = run()
+        if i >= a.warmup:
+            print(ns, count, checksum, flush=True)
+
+
+if __name__ == "__main__":
+    main()
