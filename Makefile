@@ -27,6 +27,7 @@ test-rust:
 
 test-c: lib
 	$(MAKE) -C tests/c test
+	$(MAKE) -C bindings/c test
 
 test-go: lib
 	$(MAKE) -C bindings/go test
