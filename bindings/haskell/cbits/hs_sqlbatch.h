@@ -1,0 +1,27 @@
+/* C helpers of the Haskell binding: the calls that run SQL, wrapped so that an
+ * asynchronous exception thrown to the calling Haskell thread interrupts them.
+ * See hs_sqlbatch.c for how. */
+#ifndef HS_SQLBATCH_H
+#define HS_SQLBATCH_H
+
+#include "sqlbatch.h"
+
+int hs_sqlbatch_ensure_handler(void);
+
+int32_t hs_sqlbatch_fetch_into(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_rows,
+                               uint8_t *buf, size_t buf_len, sqlbatch_batch *out_batch);
+
+int32_t hs_sqlbatch_fetch(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_rows,
+                          size_t max_bytes, sqlbatch_batch *out_batch);
+
+int32_t hs_sqlbatch_exec(sqlbatch_conn *conn, const char *sql, size_t sql_len,
+                         const sqlbatch_value *values, const sqlbatch_value *names,
+                         size_t n_values, const uint8_t *data, size_t data_len,
+                         sqlbatch_exec_result *out_result);
+
+int32_t hs_sqlbatch_execute_many(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
+                                 const sqlbatch_value *values, size_t n_rows, size_t n_cols,
+                                 const uint8_t *data, size_t data_len,
+                                 sqlbatch_write_result *out_result);
+
+#endif

@@ -1,0 +1,481 @@
+{-# LANGUAGE TypeOperators #-}
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
+-- |
+-- Module      : Database.SQLBatch
+-- Description : SQLite for Haskell with a sqlite-simple-shaped API, one FFI call per batch
+--
+-- = Overview
+--
+-- > {-# LANGUAGE OverloadedStrings #-}
+-- > import Database.SQLBatch
+-- >
+-- > main :: IO ()
+-- > main = withConnection "test.db" $ \conn -> do
+-- >   executeScript conn "CREATE TABLE IF NOT EXISTS people(id INTEGER PRIMARY KEY, name TEXT, age INT)"
+-- >   withTransaction conn $
+-- >     executeMany conn "INSERT INTO people(name, age) VALUES (?, ?)"
+-- >       [("Ada" :: Text, 36 :: Int), ("Alan", 41)]
+-- >   rows <- query conn "SELECT name, age FROM people WHERE age > ?" (Only (40 :: Int)) :: IO [(Text, Int)]
+-- >   total <- fold_ conn "SELECT age FROM people" 0 (\acc (Only a) -> return $! acc + a) :: IO Int
+-- >   print (rows, total)
+--
+-- = How it works
+--
+-- The library underneath (sqlbatch, a Rust library over SQLite) exports a C ABI that does a
+-- batch of work per call: a fetch steps up to thousands of rows into an array of 16-byte
+-- cells, a script runs all its statements, a bulk write runs a statement for many
+-- parameter rows. So this binding crosses the FFI boundary once per batch, not once per
+-- column as direct-sqlite does, and can afford to make every call that runs SQL @safe@
+-- (a long query never stops the rest of the program) while reading the results with plain
+-- memory reads. TEXT values are decoded straight from the batch; 'B.ByteString' values
+-- are zero-copy slices of a pinned batch buffer.
+--
+-- = Threads, interruption and resources
+--
+-- * A 'Connection' may be shared between threads; each call into the library holds the
+--   connection's lock for one batch (or script, or bulk write), so statements of different
+--   threads interleave, and a 'fold' callback may itself run queries on the connection.
+-- * Asynchronous exceptions interrupt the running SQL: @'System.Timeout.timeout' 1000000
+--   (query_ conn ...)@ stops a long query within milliseconds, the statement is
+--   finalized and the connection stays usable. This needs the threaded RTS (@-threaded@);
+--   see @cbits/hs_sqlbatch.c@ for the mechanism. 'interrupt' does the same from any thread.
+-- * Statements are always finalized ('bracket'); a 'Connection' should be closed with
+--   'close' or 'withConnection' (a finalizer closes a forgotten one, as a backstop only).
+-- * 'fold', 'fold_' and 'forEach' stream: memory stays bounded by one batch (at most a
+--   few hundred KiB of cells plus a buffer of up to 1 MiB) whatever the size of the result.
+module Database.SQLBatch
+  ( -- * Connections
+    Connection
+  , open
+  , openWith
+  , D.OpenFlag (..)
+  , close
+  , withConnection
+  , interrupt
+  , setBusyTimeout
+    -- * Queries that return rows
+  , query
+  , query_
+  , queryNamed
+  , queryWith
+  , queryWith_
+  , fold
+  , fold_
+  , foldNamed
+  , forEach
+  , forEach_
+    -- * Statements that return no rows
+  , execute
+  , execute_
+  , executeNamed
+  , executeMany
+  , executeScript
+  , executeScriptWith
+  , ExecResult (..)
+    -- * Transactions
+  , withTransaction
+  , withImmediateTransaction
+  , withExclusiveTransaction
+  , withSavepoint
+    -- * Connection state
+  , lastInsertRowId
+  , changes
+  , totalChanges
+  , isAutocommit
+    -- * Prepared statements
+  , Statement
+  , openStatement
+  , closeStatement
+  , withStatement
+  , bind
+  , bindNamed
+  , reset
+  , nextRow
+  , nextRowWith
+  , foldStatement
+  , columnNames
+  , columnCount
+    -- * Types
+  , Query (..)
+  , Only (..)
+  , Null (..)
+  , (:.) (..)
+  , SQLData (..)
+  , ColumnType (..)
+  , NamedParam (..)
+    -- * Conversions
+  , FromRow (..)
+  , ToRow (..)
+  , FromField (..)
+  , ToField (..)
+  , RowParser
+  , field
+  , fieldWith
+  , numFieldsRemaining
+    -- * Errors
+  , SQLError (..)
+  , Error (..)
+  , ResultError (..)
+  , ColumnCountError (..)
+    -- * Library
+  , sqliteVersion
+  , sqlbatchVersion
+  ) where
+
+import Control.Concurrent.MVar (withMVar)
+import Control.Exception
+import Control.Monad (unless, void, when)
+import Data.IORef
+import Data.Int (Int64)
+import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
+import System.IO.Unsafe (unsafePerformIO)
+
+import Database.SQLBatch.Direct (Utf8 (..))
+import qualified Database.SQLBatch.Direct as D
+import Database.SQLBatch.Error
+import Database.SQLBatch.FromField
+import Database.SQLBatch.FromRow
+import Database.SQLBatch.Internal
+import Database.SQLBatch.Raw.Types (ExecResult (..), valueSize)
+import Foreign.Ptr (plusPtr)
+import Database.SQLBatch.ToField
+import Database.SQLBatch.ToRow
+import Database.SQLBatch.Types
+
+------------------------------------------------------------------------------------------
+-- Connections
+
+-- | Opens (and creates if needed) a database file for reading and writing. @\":memory:\"@
+-- opens a private in-memory database, @\"\"@ a private temporary file. Throws 'SQLError'.
+open :: String -> IO Connection
+open path = openConnection (T.pack path) []
+
+-- | Opens a database with explicit flags (e.g. @['D.OpenReadOnly']@, @['D.OpenUri']@).
+openWith :: String -> [D.OpenFlag] -> IO Connection
+openWith path = openConnection (T.pack path)
+
+-- | Closes a connection, waiting for a call running on it to finish. Statements still open
+-- on it stop working ('ErrorClosed'). Closing twice is harmless.
+close :: Connection -> IO ()
+close = closeConnection
+
+-- | Opens a connection, runs the action and closes it, also on exceptions.
+withConnection :: String -> (Connection -> IO a) -> IO a
+withConnection path = bracket (open path) close
+
+-- | Makes the SQL running on the connection (in any thread) stop with 'ErrorInterrupt' as
+-- soon as possible. Safe to call from any thread at any time; a no-op if nothing runs.
+-- (Asynchronous exceptions do this for you; see the module header.)
+interrupt :: Connection -> IO ()
+interrupt c = withMVar (connGuard c) $ \_ -> do
+  o <- readIORef (connOpen c)
+  when o $ D.interrupt (connDatabase c)
+
+-- | Makes SQLite wait up to this many milliseconds for locks held by other connections,
+-- instead of failing at once with 'ErrorBusy'. 0 turns waiting off.
+setBusyTimeout :: Connection -> Int -> IO ()
+setBusyTimeout c ms = withConnDirect c "setBusyTimeout" $ \db -> D.setBusyTimeout db ms
+
+------------------------------------------------------------------------------------------
+-- Queries
+
+-- | Runs a query with positional parameters (@?@, @?NNN@) and returns all rows.
+query :: (ToRow q, FromRow r) => Connection -> Query -> q -> IO [r]
+query conn q params = queryWith fromRow conn q params
+{-# INLINE query #-}
+
+-- | Runs a query without parameters and returns all rows.
+query_ :: FromRow r => Connection -> Query -> IO [r]
+query_ = queryWith_ fromRow
+{-# INLINE query_ #-}
+
+-- | Runs a query with named parameters (@:name@, @\@name@, @$name@) and returns all rows.
+queryNamed :: FromRow r => Connection -> Query -> [NamedParam] -> IO [r]
+queryNamed conn q params = withPrepared conn q $ \st -> do
+  bindNamedValues st (namedValues params)
+  collectStatementWith fromRow st
+{-# INLINE queryNamed #-}
+
+-- | 'query' with an explicit row parser.
+queryWith :: ToRow q => RowParser r -> Connection -> Query -> q -> IO [r]
+queryWith rp conn q params = withPrepared conn q $ \st -> do
+  bindParams st (toRow params)
+  collectStatementWith rp st
+{-# INLINE queryWith #-}
+
+-- | 'query_' with an explicit row parser.
+queryWith_ :: RowParser r -> Connection -> Query -> IO [r]
+queryWith_ rp conn q = withPrepared conn q (collectStatementWith rp)
+{-# INLINE queryWith_ #-}
+
+-- | Folds over the rows of a query as they stream in, batch by batch, in bounded memory.
+-- The accumulator is evaluated to WHNF at every row.
+fold :: (FromRow row, ToRow params)
+     => Connection -> Query -> params -> a -> (a -> row -> IO a) -> IO a
+fold conn q params z f = withPrepared conn q $ \st -> do
+  bindParams st (toRow params)
+  foldStatementWith fromRow st z f
+{-# INLINE fold #-}
+
+-- | 'fold' without parameters.
+fold_ :: FromRow row => Connection -> Query -> a -> (a -> row -> IO a) -> IO a
+fold_ conn q z f = withPrepared conn q $ \st -> foldStatementWith fromRow st z f
+{-# INLINE fold_ #-}
+
+-- | 'fold' with named parameters.
+foldNamed :: FromRow row => Connection -> Query -> [NamedParam] -> a -> (a -> row -> IO a) -> IO a
+foldNamed conn q params z f = withPrepared conn q $ \st -> do
+  bindNamedValues st (namedValues params)
+  foldStatementWith fromRow st z f
+{-# INLINE foldNamed #-}
+
+-- | Runs an action on every row, streaming (see 'fold').
+forEach :: (FromRow r, ToRow q) => Connection -> Query -> q -> (r -> IO ()) -> IO ()
+forEach conn q params act = fold conn q params () (\_ r -> act r)
+{-# INLINE forEach #-}
+
+-- | 'forEach' without parameters.
+forEach_ :: FromRow r => Connection -> Query -> (r -> IO ()) -> IO ()
+forEach_ conn q act = fold_ conn q () (\_ r -> act r)
+{-# INLINE forEach_ #-}
+
+bindParams :: Statement -> [SQLData] -> IO ()
+bindParams st ps = case ps of
+  [] -> return ()
+  _ -> bindValues st ps
+{-# INLINE bindParams #-}
+
+namedValues :: [NamedParam] -> [(T.Text, SQLData)]
+namedValues = map (\(k := v) -> (k, toField v))
+
+------------------------------------------------------------------------------------------
+-- Statements that return no rows
+
+-- | Runs SQL with positional parameters, discarding any rows. Like a script, the text may
+-- hold several statements; the parameters are consumed in order across them.
+-- Runs in one call into the library.
+execute :: ToRow q => Connection -> Query -> q -> IO ()
+execute conn q params = void (runScript "execute" conn q (toRow params) [])
+
+-- | Runs SQL without parameters (one statement or several).
+execute_ :: Connection -> Query -> IO ()
+execute_ conn q = void (runScript "execute_" conn q [] [])
+
+-- | Runs SQL with named parameters; a name goes to every parameter of that name.
+executeNamed :: Connection -> Query -> [NamedParam] -> IO ()
+executeNamed conn q params = void (runScript "executeNamed" conn q [] (namedValues params))
+
+-- | Runs a whole script (any number of statements, e.g. a schema or a dump) in one call.
+-- On failure, the statements before the failing one stay run (wrap the script in
+-- 'withTransaction' to make it all-or-nothing) and the 'SQLError' gives the failing
+-- statement's index and offset and the offending token's offset in the whole script.
+executeScript :: Connection -> Query -> IO ()
+executeScript conn q = void (runScript "executeScript" conn q [] [])
+
+-- | 'executeScript' with positional parameters (consumed in order across the statements)
+-- and named ones; returns what ran.
+executeScriptWith :: ToRow q => Connection -> Query -> q -> [NamedParam] -> IO ExecResult
+executeScriptWith conn q params named =
+  runScript "executeScript" conn q (toRow params) (namedValues named)
+
+runScript :: T.Text -> Connection -> Query -> [SQLData] -> [(T.Text, SQLData)] -> IO ExecResult
+runScript what conn q positional named = do
+  let ctx = contextOf what q
+      sql = queryUtf8 q
+      pos = map toValue positional
+      nam = [(Utf8 (TE.encodeUtf8 k), toValue v) | (k, v) <- named]
+  r <- withConn conn ctx $ \_ -> do
+    r <- D.exec (connDatabase conn) sql pos nam
+    case r of
+      Right res -> return res
+      Left (e, _) -> throwIO e { sqlErrorContext = ctx }
+  return r
+
+-- | Runs a statement once per parameter row through the library's bulk write: the rows
+-- are sent in chunks of a few thousand, one call per chunk. It does not open a
+-- transaction; wrap it in 'withTransaction' for speed and atomicity. On failure the
+-- 'SQLError' gives the index of the failing row ('sqlErrorRowIndex'); the rows before it
+-- have run.
+executeMany :: ToRow q => Connection -> Query -> [q] -> IO ()
+executeMany conn q rows = withPrepared conn q $ \st -> go st 0 rows
+  where
+    ctx = contextOf "executeMany" q
+    chunkRows = 4096 :: Int
+    go _ _ [] = return ()
+    go st !base rs = do
+      let (chunk, rest) = splitAt chunkRows rs
+          vals = map toRow chunk
+          ncols = length (head vals)
+          nrows = length vals
+      case [i | (i, v) <- zip [base ..] vals, length v /= ncols] of
+        [] -> return ()
+        (i : _) -> throwIO (SQLError ErrorParamCount 1004
+          (T.pack ("parameter row " ++ show i ++ " has a different number of values than row "
+                   ++ show base))
+          ctx Nothing Nothing Nothing (Just i))
+      withConn conn ctx $ \_ -> do
+        r <- D.executeMany (stmtHandle st) nrows ncols (concatMap (map toValue) vals)
+        case r of
+          Right _ -> return ()
+          Left (e, _) -> throwIO e { sqlErrorContext = ctx
+                                   , sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
+      go st (base + nrows) rest
+
+------------------------------------------------------------------------------------------
+-- Transactions
+
+-- | Runs the action in a transaction (@BEGIN@ ... @COMMIT@). If it throws, synchronously
+-- or asynchronously, the transaction is rolled back and the exception rethrown.
+withTransaction :: Connection -> IO a -> IO a
+withTransaction = transaction "BEGIN"
+
+-- | 'withTransaction' with @BEGIN IMMEDIATE@ (takes the write lock at once).
+withImmediateTransaction :: Connection -> IO a -> IO a
+withImmediateTransaction = transaction "BEGIN IMMEDIATE"
+
+-- | 'withTransaction' with @BEGIN EXCLUSIVE@.
+withExclusiveTransaction :: Connection -> IO a -> IO a
+withExclusiveTransaction = transaction "BEGIN EXCLUSIVE"
+
+transaction :: Query -> Connection -> IO a -> IO a
+transaction begin conn act = mask $ \restore -> do
+  execute_ conn begin
+  r <- restore act `onException` rollback
+  execute_ conn "COMMIT" `onException` rollback
+  return r
+  where
+    -- SQLite may have rolled back already (some errors do); then there is nothing to undo.
+    rollback = uninterruptibleMask_ $ do
+      ac <- isAutocommit conn
+      unless ac $ execute_ conn "ROLLBACK" `catch` \(_ :: SQLError) -> return ()
+
+-- | Runs the action inside a savepoint, which nests (in a transaction or not): released on
+-- success, rolled back to (and released) on an exception.
+withSavepoint :: Connection -> IO a -> IO a
+withSavepoint conn act = mask $ \restore -> do
+  n <- atomicModifyIORef' savepointCounter (\k -> (k + 1, k))
+  let name = "sqlbatch_sp_" <> T.pack (show n)
+  execute_ conn (Query ("SAVEPOINT " <> name))
+  let undo = uninterruptibleMask_ $
+        execute_ conn (Query ("ROLLBACK TO " <> name <> "; RELEASE " <> name))
+          `catch` \(_ :: SQLError) -> return ()
+  r <- restore act `onException` undo
+  execute_ conn (Query ("RELEASE " <> name)) `onException` undo
+  return r
+
+savepointCounter :: IORef Int
+savepointCounter = unsafePerformIO (newIORef 0)
+{-# NOINLINE savepointCounter #-}
+
+------------------------------------------------------------------------------------------
+-- Connection state
+
+-- | The rowid of the most recent successful INSERT on the connection (0 if none).
+lastInsertRowId :: Connection -> IO Int64
+lastInsertRowId c = withConnDirect c "lastInsertRowId" D.lastInsertRowId
+
+-- | Rows changed by the most recent INSERT, UPDATE or DELETE on the connection.
+changes :: Connection -> IO Int
+changes c = fromIntegral <$> withConnDirect c "changes" D.changes
+
+-- | Rows changed since the connection was opened.
+totalChanges :: Connection -> IO Int
+totalChanges c = fromIntegral <$> withConnDirect c "totalChanges" D.totalChanges
+
+-- | Whether the connection is outside a transaction.
+isAutocommit :: Connection -> IO Bool
+isAutocommit c = withConnDirect c "isAutocommit" D.autocommit
+
+------------------------------------------------------------------------------------------
+-- Prepared statements
+
+-- | Prepares one statement, to be run several times with 'bind' and 'nextRow' (or
+-- 'foldStatement'). Close it with 'closeStatement', or use 'withStatement'.
+openStatement :: Connection -> Query -> IO Statement
+openStatement = prepareStatement
+
+-- | Finalizes a statement. Call it once.
+closeStatement :: Statement -> IO ()
+closeStatement = finalizeStatement
+
+-- | Prepares a statement, runs the action and finalizes it, also on exceptions.
+withStatement :: Connection -> Query -> (Statement -> IO a) -> IO a
+withStatement = withPrepared
+
+-- | Binds positional parameters (resetting the statement if it has run).
+bind :: ToRow q => Statement -> q -> IO ()
+bind st params = do
+  dropCursor st
+  bindValues st (toRow params)
+
+-- | Binds named parameters (resetting the statement if it has run).
+bindNamed :: Statement -> [NamedParam] -> IO ()
+bindNamed st params = do
+  dropCursor st
+  bindNamedValues st (namedValues params)
+
+-- | Rewinds the statement so that it runs again, keeping its bindings.
+reset :: Statement -> IO ()
+reset = resetStatement
+
+-- | The next row of the statement, or 'Nothing' after the last (rows still come in batches).
+nextRow :: FromRow r => Statement -> IO (Maybe r)
+nextRow = nextRowWith fromRow
+{-# INLINE nextRow #-}
+
+-- | 'nextRow' with an explicit row parser.
+nextRowWith :: RowParser r -> Statement -> IO (Maybe r)
+nextRowWith rp st = do
+  cur <- readIORef (stmtCursor st)
+  Cursor f posRef <- case cur of
+    Just c -> return c
+    Nothing -> mask_ $ do
+      f <- newFetcher st
+      pr <- newIORef Nothing
+      let c = Cursor f pr
+      writeIORef (stmtCursor st) (Just c)
+      return c
+  let step = do
+        pos <- readIORef posRef
+        case pos of
+          Just (bv, i)
+            | i < bvRows bv -> do
+                let cell = bvCells bv `plusPtr` (i * bvCols bv * valueSize)
+                r <- runRow rp (Row cell (bvCols bv) (bvCtx bv))
+                writeIORef posRef (Just (bv, i + 1))
+                return (Just r)
+            | bvDone bv -> return Nothing
+          _ -> do
+            bv <- nextBatch f
+            writeIORef posRef (Just (bv, 0))
+            step
+  step
+
+-- | Folds over the remaining rows of a statement (see 'fold').
+foldStatement :: FromRow r => Statement -> a -> (a -> r -> IO a) -> IO a
+foldStatement st z f = do
+  dropCursor st
+  foldStatementWith fromRow st z f
+{-# INLINE foldStatement #-}
+
+-- | The names of the result columns.
+columnNames :: Statement -> IO [T.Text]
+columnNames = columnNamesOf
+
+-- | The number of result columns.
+columnCount :: Statement -> IO Int
+columnCount st = length <$> columnNamesOf st
+
+------------------------------------------------------------------------------------------
+-- Library
+
+-- | The version of SQLite built into the library, e.g. @\"3.54.1\"@.
+sqliteVersion :: IO String
+sqliteVersion = D.sqliteVersion
+
+-- | The version of the sqlbatch library, e.g. @\"0.1.0\"@.
+sqlbatchVersion :: IO String
+sqlbatchVersion = D.libraryVersion

@@ -1,0 +1,250 @@
+{-# LANGUAGE DeriveGeneric #-}
+-- |
+-- Module      : Database.SQLBatch.Error
+-- Description : The exceptions of the binding: SQL errors and conversion errors
+module Database.SQLBatch.Error
+  ( -- * Errors reported by SQLite or sqlbatch
+    SQLError (..)
+  , Error (..)
+  , decodeError
+  , encodeError
+  , errorCodeName
+  , sqlErrorPrimary
+  , isLibraryCode
+    -- * Errors converting a result to Haskell values
+  , ResultError (..)
+  , ColumnCountError (..)
+  ) where
+
+import Control.Exception (Exception (..))
+import Data.Bits ((.&.))
+import Data.Int (Int32)
+import Data.Text (Text)
+import qualified Data.Text as T
+import GHC.Generics (Generic)
+
+-- | The primary result code of a failure, as a sum type (the names follow direct-sqlite's
+-- @Error@), plus sqlbatch's own codes (1000 and up).
+data Error
+  = ErrorOK                  -- ^ @SQLITE_OK@ (0): not an error
+  | ErrorError               -- ^ @SQLITE_ERROR@ (1): SQL error or missing database
+  | ErrorInternal            -- ^ @SQLITE_INTERNAL@ (2)
+  | ErrorPermission          -- ^ @SQLITE_PERM@ (3)
+  | ErrorAbort               -- ^ @SQLITE_ABORT@ (4)
+  | ErrorBusy                -- ^ @SQLITE_BUSY@ (5): the database file is locked
+  | ErrorLocked              -- ^ @SQLITE_LOCKED@ (6): a table is locked
+  | ErrorNoMemory            -- ^ @SQLITE_NOMEM@ (7)
+  | ErrorReadOnly            -- ^ @SQLITE_READONLY@ (8)
+  | ErrorInterrupt           -- ^ @SQLITE_INTERRUPT@ (9): interrupted (see 'Database.SQLBatch.interrupt')
+  | ErrorIO                  -- ^ @SQLITE_IOERR@ (10)
+  | ErrorCorrupt             -- ^ @SQLITE_CORRUPT@ (11)
+  | ErrorNotFound            -- ^ @SQLITE_NOTFOUND@ (12)
+  | ErrorFull                -- ^ @SQLITE_FULL@ (13)
+  | ErrorCan'tOpen           -- ^ @SQLITE_CANTOPEN@ (14)
+  | ErrorProtocol            -- ^ @SQLITE_PROTOCOL@ (15)
+  | ErrorEmpty               -- ^ @SQLITE_EMPTY@ (16)
+  | ErrorSchema              -- ^ @SQLITE_SCHEMA@ (17)
+  | ErrorTooBig              -- ^ @SQLITE_TOOBIG@ (18)
+  | ErrorConstraint          -- ^ @SQLITE_CONSTRAINT@ (19)
+  | ErrorMismatch            -- ^ @SQLITE_MISMATCH@ (20)
+  | ErrorMisuse              -- ^ @SQLITE_MISUSE@ (21)
+  | ErrorNoLargeFileSupport  -- ^ @SQLITE_NOLFS@ (22)
+  | ErrorAuthorization       -- ^ @SQLITE_AUTH@ (23)
+  | ErrorFormat              -- ^ @SQLITE_FORMAT@ (24)
+  | ErrorRange               -- ^ @SQLITE_RANGE@ (25): bind parameter index out of range
+  | ErrorNotADatabase        -- ^ @SQLITE_NOTADB@ (26)
+  | ErrorNotice              -- ^ @SQLITE_NOTICE@ (27)
+  | ErrorWarning             -- ^ @SQLITE_WARNING@ (28)
+  | ErrorRow                 -- ^ @SQLITE_ROW@ (100): not an error
+  | ErrorDone                -- ^ @SQLITE_DONE@ (101): not an error
+  | ErrorNullParameter       -- ^ @SQLBATCH_E_NULL_PARAMETER@ (1000)
+  | ErrorPanic               -- ^ @SQLBATCH_E_PANIC@ (1001): a bug in sqlbatch
+  | ErrorInvalidUtf8         -- ^ @SQLBATCH_E_INVALID_UTF8@ (1002)
+  | ErrorOutOfRange          -- ^ @SQLBATCH_E_RANGE@ (1003): a size or index out of range
+  | ErrorParamCount          -- ^ @SQLBATCH_E_PARAM_COUNT@ (1004): wrong number of parameters
+  | ErrorStaleBatch          -- ^ @SQLBATCH_E_STALE_BATCH@ (1005)
+  | ErrorClosed              -- ^ @SQLBATCH_E_CLOSED@ (1006): the connection was closed
+  | ErrorInvalidArgument     -- ^ @SQLBATCH_E_INVALID_ARGUMENT@ (1007)
+  | ErrorBufferTooSmall      -- ^ @SQLBATCH_E_BUFFER_TOO_SMALL@ (1008)
+  | ErrorUnknown !Int32      -- ^ a code this binding does not know
+  deriving (Eq, Show, Generic)
+
+primaries :: [(Int32, Error)]
+primaries =
+  [ (0, ErrorOK), (1, ErrorError), (2, ErrorInternal), (3, ErrorPermission), (4, ErrorAbort)
+  , (5, ErrorBusy), (6, ErrorLocked), (7, ErrorNoMemory), (8, ErrorReadOnly)
+  , (9, ErrorInterrupt), (10, ErrorIO), (11, ErrorCorrupt), (12, ErrorNotFound), (13, ErrorFull)
+  , (14, ErrorCan'tOpen), (15, ErrorProtocol), (16, ErrorEmpty), (17, ErrorSchema)
+  , (18, ErrorTooBig), (19, ErrorConstraint), (20, ErrorMismatch), (21, ErrorMisuse)
+  , (22, ErrorNoLargeFileSupport), (23, ErrorAuthorization), (24, ErrorFormat), (25, ErrorRange)
+  , (26, ErrorNotADatabase), (27, ErrorNotice), (28, ErrorWarning), (100, ErrorRow)
+  , (101, ErrorDone), (1000, ErrorNullParameter), (1001, ErrorPanic), (1002, ErrorInvalidUtf8)
+  , (1003, ErrorOutOfRange), (1004, ErrorParamCount), (1005, ErrorStaleBatch), (1006, ErrorClosed)
+  , (1007, ErrorInvalidArgument), (1008, ErrorBufferTooSmall)
+  ]
+
+-- | The 'Error' of a status code: library codes (1000+) as they are, SQLite's extended
+-- codes by their primary code (@code .&. 0xff@).
+decodeError :: Int32 -> Error
+decodeError c
+  | isLibraryCode c = lookupOr c
+  | c == 100 || c == 101 = lookupOr c
+  | otherwise = lookupOr (c .&. 0xff)
+  where
+    lookupOr k = maybe (ErrorUnknown c) id (lookup k primaries)
+
+-- | Whether a code is one of sqlbatch's own (1000..1015), not SQLite's.
+isLibraryCode :: Int32 -> Bool
+isLibraryCode c = c >= 1000 && c <= 1015
+
+-- | The primary code of an 'Error' ('ErrorUnknown' gives back its code).
+encodeError :: Error -> Int32
+encodeError (ErrorUnknown c) = c
+encodeError e = maybe (-1) fst (lookup e [(v, (k, v)) | (k, v) <- primaries])
+
+-- | The C name of a status code: @\"SQLITE_CONSTRAINT_UNIQUE\"@ for the extended codes SQLite
+-- documents most often, otherwise the primary name with the extended number,
+-- e.g. @\"SQLITE_IOERR (extended 1290)\"@.
+errorCodeName :: Int32 -> String
+errorCodeName c = case lookup c extended of
+  Just n -> n
+  Nothing
+    | isLibraryCode c || c < 256 -> primaryName
+    | otherwise -> primaryName ++ " (extended " ++ show c ++ ")"
+  where
+    primaryName = case decodeError c of
+      ErrorUnknown k -> "unknown code " ++ show k
+      e -> cName e
+    extended =
+      [ (275, "SQLITE_CONSTRAINT_CHECK"), (531, "SQLITE_CONSTRAINT_COMMITHOOK")
+      , (787, "SQLITE_CONSTRAINT_FOREIGNKEY"), (1043, "SQLITE_CONSTRAINT_FUNCTION")
+      , (1299, "SQLITE_CONSTRAINT_NOTNULL"), (1555, "SQLITE_CONSTRAINT_PRIMARYKEY")
+      , (1811, "SQLITE_CONSTRAINT_TRIGGER"), (2067, "SQLITE_CONSTRAINT_UNIQUE")
+      , (2323, "SQLITE_CONSTRAINT_VTAB"), (2579, "SQLITE_CONSTRAINT_ROWID")
+      , (3091, "SQLITE_CONSTRAINT_DATATYPE"), (261, "SQLITE_BUSY_RECOVERY")
+      , (517, "SQLITE_BUSY_SNAPSHOT"), (773, "SQLITE_BUSY_TIMEOUT")
+      , (1038, "SQLITE_CANTOPEN_ISDIR"), (1032, "SQLITE_READONLY_DBMOVED")
+      , (264, "SQLITE_READONLY_RECOVERY"), (520, "SQLITE_READONLY_CANTLOCK")
+      , (776, "SQLITE_READONLY_ROLLBACK"), (513, "SQLITE_ERROR_RETRY")
+      , (257, "SQLITE_ERROR_MISSING_COLLSEQ"), (769, "SQLITE_ERROR_SNAPSHOT")
+      , (266, "SQLITE_IOERR_READ"), (522, "SQLITE_IOERR_SHORT_READ"), (778, "SQLITE_IOERR_WRITE")
+      , (1034, "SQLITE_IOERR_FSYNC"), (3850, "SQLITE_IOERR_LOCK")
+      ]
+    cName e = case e of
+      ErrorOK -> "SQLITE_OK"; ErrorError -> "SQLITE_ERROR"; ErrorInternal -> "SQLITE_INTERNAL"
+      ErrorPermission -> "SQLITE_PERM"; ErrorAbort -> "SQLITE_ABORT"; ErrorBusy -> "SQLITE_BUSY"
+      ErrorLocked -> "SQLITE_LOCKED"; ErrorNoMemory -> "SQLITE_NOMEM"
+      ErrorReadOnly -> "SQLITE_READONLY"; ErrorInterrupt -> "SQLITE_INTERRUPT"
+      ErrorIO -> "SQLITE_IOERR"; ErrorCorrupt -> "SQLITE_CORRUPT"; ErrorNotFound -> "SQLITE_NOTFOUND"
+      ErrorFull -> "SQLITE_FULL"; ErrorCan'tOpen -> "SQLITE_CANTOPEN"
+      ErrorProtocol -> "SQLITE_PROTOCOL"; ErrorEmpty -> "SQLITE_EMPTY"
+      ErrorSchema -> "SQLITE_SCHEMA"; ErrorTooBig -> "SQLITE_TOOBIG"
+      ErrorConstraint -> "SQLITE_CONSTRAINT"; ErrorMismatch -> "SQLITE_MISMATCH"
+      ErrorMisuse -> "SQLITE_MISUSE"; ErrorNoLargeFileSupport -> "SQLITE_NOLFS"
+      ErrorAuthorization -> "SQLITE_AUTH"; ErrorFormat -> "SQLITE_FORMAT"
+      ErrorRange -> "SQLITE_RANGE"; ErrorNotADatabase -> "SQLITE_NOTADB"
+      ErrorNotice -> "SQLITE_NOTICE"; ErrorWarning -> "SQLITE_WARNING"; ErrorRow -> "SQLITE_ROW"
+      ErrorDone -> "SQLITE_DONE"; ErrorNullParameter -> "SQLBATCH_E_NULL_PARAMETER"
+      ErrorPanic -> "SQLBATCH_E_PANIC"; ErrorInvalidUtf8 -> "SQLBATCH_E_INVALID_UTF8"
+      ErrorOutOfRange -> "SQLBATCH_E_RANGE"; ErrorParamCount -> "SQLBATCH_E_PARAM_COUNT"
+      ErrorStaleBatch -> "SQLBATCH_E_STALE_BATCH"; ErrorClosed -> "SQLBATCH_E_CLOSED"
+      ErrorInvalidArgument -> "SQLBATCH_E_INVALID_ARGUMENT"
+      ErrorBufferTooSmall -> "SQLBATCH_E_BUFFER_TOO_SMALL"
+      ErrorUnknown k -> "unknown code " ++ show k
+
+-- | A failure reported by SQLite or by sqlbatch, thrown by every function of
+-- "Database.SQLBatch" (and returned by "Database.SQLBatch.Direct").
+--
+-- The message and context are lazy: they cost nothing unless read.
+data SQLError = SQLError
+  { sqlError :: !Error
+    -- ^ The primary code, decoded.
+  , sqlErrorCode :: !Int32
+    -- ^ The code the failing call returned: SQLite's /extended/ result code
+    -- (e.g. 2067, @SQLITE_CONSTRAINT_UNIQUE@) or a library code (1000 and up).
+  , sqlErrorDetails :: Text
+    -- ^ The message (@sqlite3_errmsg@ or sqlbatch's own).
+  , sqlErrorContext :: Text
+    -- ^ What was being done, e.g. @query \"SELECT ...\"@.
+  , sqlErrorOffset :: !(Maybe Int)
+    -- ^ Byte offset of the offending token in the SQL text given (for a script, counted
+    -- from the start of the whole script), when SQLite knows it.
+  , sqlErrorStatementIndex :: !(Maybe Int)
+    -- ^ Scripts: index (from 0) of the statement that failed.
+  , sqlErrorStatementOffset :: !(Maybe Int)
+    -- ^ Scripts: byte offset where the failing statement starts.
+  , sqlErrorRowIndex :: !(Maybe Int)
+    -- ^ 'Database.SQLBatch.executeMany': index (from 0) of the parameter row that failed.
+  }
+  deriving (Eq, Generic)
+
+-- | The primary code as a number (@sqlErrorCode .&. 0xff@ for SQLite codes).
+sqlErrorPrimary :: SQLError -> Int32
+sqlErrorPrimary e
+  | isLibraryCode c = c
+  | otherwise = c .&. 0xff
+  where
+    c = sqlErrorCode e
+
+instance Show SQLError where
+  show e =
+    "SQLite error " ++ errorCodeName (sqlErrorCode e) ++ " (" ++ show (sqlErrorCode e) ++ "): "
+      ++ T.unpack (sqlErrorDetails e)
+      ++ maybe "" (\o -> " at byte " ++ show o) (sqlErrorOffset e)
+      ++ maybe "" (\i -> ", statement " ++ show i) (sqlErrorStatementIndex e)
+      ++ maybe "" (\o -> " starting at byte " ++ show o) (sqlErrorStatementOffset e)
+      ++ maybe "" (\i -> ", parameter row " ++ show i) (sqlErrorRowIndex e)
+      ++ (if T.null (sqlErrorContext e) then "" else "; in " ++ T.unpack (sqlErrorContext e))
+
+instance Exception SQLError
+
+-- | A value of a result could not be converted to the Haskell type asked for. Every
+-- constructor names the column (index from 0, and its name), the SQL type found and the
+-- Haskell type wanted.
+data ResultError
+  = Incompatible
+      { errColumn :: !Int, errColumnName :: Text, errSQLType :: Text
+      , errHaskellType :: Text, errMessage :: Text }
+    -- ^ The SQL type cannot be converted to the Haskell type (e.g. TEXT to 'Int').
+  | UnexpectedNull
+      { errColumn :: !Int, errColumnName :: Text, errSQLType :: Text
+      , errHaskellType :: Text, errMessage :: Text }
+    -- ^ A NULL where the Haskell type has no room for one (use 'Maybe').
+  | ConversionFailed
+      { errColumn :: !Int, errColumnName :: Text, errSQLType :: Text
+      , errHaskellType :: Text, errMessage :: Text }
+    -- ^ The SQL type fits but the value does not (out of range, invalid UTF-8, a parse
+    -- error in a user instance).
+  deriving (Eq, Generic)
+
+instance Show ResultError where
+  show e =
+    what ++ ": column " ++ show (errColumn e)
+      ++ (if T.null (errColumnName e) then "" else " (" ++ show (errColumnName e) ++ ")")
+      ++ ": SQL " ++ T.unpack (errSQLType e) ++ " to Haskell " ++ T.unpack (errHaskellType e)
+      ++ (if T.null (errMessage e) then "" else ": " ++ T.unpack (errMessage e))
+    where
+      what = case e of
+        Incompatible {} -> "Incompatible"
+        UnexpectedNull {} -> "UnexpectedNull"
+        ConversionFailed {} -> "ConversionFailed"
+
+instance Exception ResultError
+
+-- | A row parser asked for more columns than the result has, or left some unread.
+data ColumnCountError = ColumnCountError
+  { ccResultColumns :: !Int   -- ^ columns in the result
+  , ccParsedColumns :: !Int   -- ^ columns the row parser consumed, or the index it asked for
+  }
+  deriving (Eq, Generic)
+
+instance Show ColumnCountError where
+  show (ColumnCountError have used)
+    | used >= have =
+        "ColumnCountError: the row parser asked for column " ++ show used
+          ++ " but the result has only " ++ show have ++ " column(s)"
+    | otherwise =
+        "ColumnCountError: the result has " ++ show have
+          ++ " column(s) but the row parser reads only " ++ show used
+
+instance Exception ColumnCountError

@@ -1,0 +1,108 @@
+{-# LANGUAGE TypeOperators #-}
+{-# LANGUAGE FlexibleInstances #-}
+-- |
+-- Module      : Database.SQLBatch.FromRow
+-- Description : Converting a result row to a Haskell value
+--
+-- Instances exist for 'Only', tuples of up to 15 'FromField's, lists (all remaining
+-- columns), and @a ':.' b@ (the columns of @a@ followed by those of @b@). For a record, write
+-- a 'RowParser' with 'field':
+--
+-- > data Person = Person { name :: Text, age :: Int }
+-- > instance FromRow Person where
+-- >   fromRow = Person <$> field <*> field
+--
+-- A row parser must read every column of the result: a result wider or narrower than the
+-- parser throws 'Database.SQLBatch.Error.ColumnCountError'.
+module Database.SQLBatch.FromRow
+  ( FromRow (..)
+  , RowParser
+  , field
+  , fieldWith
+  , numFieldsRemaining
+  ) where
+
+import Control.Monad (replicateM)
+
+import Database.SQLBatch.FromField
+import Database.SQLBatch.Internal (RowParser, fieldWith, numFieldsRemaining)
+import Database.SQLBatch.Types
+
+-- | Types a result row can be converted to.
+class FromRow a where
+  fromRow :: RowParser a
+
+-- | Reads the next column.
+field :: FromField a => RowParser a
+field = fieldWith fromField
+{-# INLINE field #-}
+
+instance FromField a => FromRow (Only a) where
+  fromRow = Only <$> field
+  {-# INLINE fromRow #-}
+
+-- | All remaining columns.
+instance FromField a => FromRow [a] where
+  fromRow = do
+    n <- numFieldsRemaining
+    replicateM n field
+
+instance (FromRow a, FromRow b) => FromRow (a :. b) where
+  fromRow = (:.) <$> fromRow <*> fromRow
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b) => FromRow (a, b) where
+  fromRow = (,) <$> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c) => FromRow (a, b, c) where
+  fromRow = (,,) <$> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d) => FromRow (a, b, c, d) where
+  fromRow = (,,,) <$> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e) => FromRow (a, b, c, d, e) where
+  fromRow = (,,,,) <$> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f) => FromRow (a, b, c, d, e, f) where
+  fromRow = (,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g) => FromRow (a, b, c, d, e, f, g) where
+  fromRow = (,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g, FromField h) => FromRow (a, b, c, d, e, f, g, h) where
+  fromRow = (,,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g, FromField h, FromField i) => FromRow (a, b, c, d, e, f, g, h, i) where
+  fromRow = (,,,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g, FromField h, FromField i, FromField j) => FromRow (a, b, c, d, e, f, g, h, i, j) where
+  fromRow = (,,,,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g, FromField h, FromField i, FromField j, FromField k) => FromRow (a, b, c, d, e, f, g, h, i, j, k) where
+  fromRow = (,,,,,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g, FromField h, FromField i, FromField j, FromField k, FromField l) => FromRow (a, b, c, d, e, f, g, h, i, j, k, l) where
+  fromRow = (,,,,,,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g, FromField h, FromField i, FromField j, FromField k, FromField l, FromField m) => FromRow (a, b, c, d, e, f, g, h, i, j, k, l, m) where
+  fromRow = (,,,,,,,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g, FromField h, FromField i, FromField j, FromField k, FromField l, FromField m, FromField n) => FromRow (a, b, c, d, e, f, g, h, i, j, k, l, m, n) where
+  fromRow = (,,,,,,,,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}
+
+instance (FromField a, FromField b, FromField c, FromField d, FromField e, FromField f, FromField g, FromField h, FromField i, FromField j, FromField k, FromField l, FromField m, FromField n, FromField o) => FromRow (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o) where
+  fromRow = (,,,,,,,,,,,,,,) <$> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field <*> field
+  {-# INLINE fromRow #-}

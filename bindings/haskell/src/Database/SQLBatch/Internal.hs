@@ -1,0 +1,696 @@
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE MagicHash #-}
+{-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
+{-# LANGUAGE UnboxedTuples #-}
+{-# OPTIONS_HADDOCK not-home #-}
+-- |
+-- Module      : Database.SQLBatch.Internal
+-- Description : Connections, statements, the batch reader and the row parser core
+--
+-- The machinery behind "Database.SQLBatch". Exposed for writing new combinators and for the
+-- benchmark; the names here may change between versions.
+--
+-- = How a result is read
+--
+-- A statement is run by 'nextBatch', which makes one (interruptible, @safe@) call to
+-- @sqlbatch_stmt_fetch_into@ for up to a few thousand rows. The cells land in memory owned
+-- by the statement and are read with plain 'peekByteOff's; the TEXT and BLOB bytes land in
+-- a pinned buffer allocated here, so that a 'B.ByteString' field is a zero-copy slice of it
+-- and 'Data.Text.Text' is decoded straight from it. A buffer is reused for the next batch
+-- unless a slice of it was handed out; then the next batch goes to the rest of the buffer,
+-- or to a fresh one, and the old buffer lives exactly as long as its slices.
+module Database.SQLBatch.Internal
+  ( -- * Connections
+    Connection (..)
+  , openConnection
+  , closeConnection
+  , withConn
+  , withConnDirect
+  , throwSQL
+    -- * Statements
+  , Statement (..)
+  , Cursor (..)
+  , dropCursor
+  , prepareStatement
+  , finalizeStatement
+  , withPrepared
+  , bindValues
+  , bindNamedValues
+  , resetStatement
+  , columnNamesOf
+  , columnNameAt
+    -- * Reading batches
+  , Fetcher
+  , newFetcher
+  , freeFetcher
+  , withFetcher
+  , BatchView (..)
+  , BatchCtx (..)
+  , nextBatch
+    -- * Fields
+  , Field (..)
+  , FieldParser
+  , fieldKind
+  , fieldType
+  , fieldInt64Unchecked
+  , fieldDoubleUnchecked
+  , fieldLength
+  , fieldByteSlice
+  , fieldByteCopy
+  , fieldUtf8Text
+  , fieldName
+  , fieldData
+  , kindName
+    -- * Row parsers
+  , RowParser (..)
+  , Row (..)
+  , fieldWith
+  , numFieldsRemaining
+  , runRow
+  , foldBatch
+  , collectBatch
+  , foldStatementWith
+  , collectStatementWith
+    -- * Values
+  , toValue
+  , queryUtf8
+  , contextOf
+  ) where
+
+import Control.Concurrent.MVar
+import Control.Exception
+import Control.Monad (unless, when)
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Internal as BI
+import Data.IORef
+import Data.Int (Int32, Int64)
+import Data.Text (Text)
+import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
+import qualified Data.Text.Encoding.Error as TE
+import Data.Word (Word32, Word64, Word8)
+import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
+import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
+import Foreign.Marshal.Alloc (free, mallocBytes)
+import Foreign.Ptr (Ptr, castPtr, plusPtr)
+import Foreign.Storable (peekByteOff, pokeByteOff)
+import GHC.Exts (Int (..), Int#, State#, RealWorld, isTrue#, (+#), (==#))
+import GHC.Float (castWord64ToDouble)
+import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
+import GHC.IO (IO (..), unIO)
+
+import Database.SQLBatch.Direct (Database (..), Utf8 (..), Value (..))
+import qualified Database.SQLBatch.Direct as D
+import Database.SQLBatch.Error
+import Database.SQLBatch.Raw
+import Database.SQLBatch.Raw.Types
+import Database.SQLBatch.Types
+
+------------------------------------------------------------------------------------------
+-- Connections
+
+-- | A connection to a database. Safe to share between threads: calls into the library are
+-- serialized by a lock that is held for one call at a time (one batch, one script), so a
+-- connection can be used by a fold's callback while the fold is running.
+data Connection = Connection
+  { connDatabase :: {-# UNPACK #-} !Database
+    -- ^ The handle; valid while 'connOpen' is True.
+  , connLock :: {-# UNPACK #-} !(MVar ())
+    -- ^ Held during every call into the library (the header's thread model).
+  , connOpen :: {-# UNPACK #-} !(IORef Bool)
+    -- ^ False once closed; written with both locks held.
+  , connGuard :: {-# UNPACK #-} !(MVar ())
+    -- ^ Held by 'closeConnection' and by interrupt, which must not run at the same time.
+  , connPath :: !Text
+  }
+
+instance Eq Connection where
+  a == b = connLock a == connLock b
+
+instance Show Connection where
+  show c = "<sqlbatch connection " ++ show (connPath c) ++ ">"
+
+-- | Throws an 'SQLError' built from the connection's last error. Call it with the lock held.
+throwSQL :: Database -> Int32 -> Text -> IO a
+throwSQL db rc ctx = D.errorFrom db rc ctx >>= throwIO
+
+-- | Opens a connection; throws 'SQLError' on failure.
+openConnection :: Text -> [D.OpenFlag] -> IO Connection
+openConnection path flags = do
+  _ <- c_hs_sqlbatch_ensure_handler
+  r <- D.openWith (Utf8 (TE.encodeUtf8 path)) flags
+  case r of
+    Left e -> throwIO e
+    Right db -> do
+      lock <- newMVar ()
+      openRef <- newIORef True
+      guard <- newMVar ()
+      let conn = Connection db lock openRef guard path
+      -- A backstop only: connections should be closed with 'close' or 'withConnection'.
+      _ <- mkWeakIORef openRef (closeConnection conn)
+      return conn
+
+-- | Closes the connection (waiting for a call running on it to end). Idempotent.
+closeConnection :: Connection -> IO ()
+closeConnection c = uninterruptibleMask_ $ do
+  takeMVar (connLock c)
+  takeMVar (connGuard c)
+  open <- readIORef (connOpen c)
+  when open $ do
+    writeIORef (connOpen c) False
+    D.close (connDatabase c)
+  putMVar (connGuard c) ()
+  putMVar (connLock c) ()
+
+-- | Runs one call into the library with the connection's lock held; throws 'SQLError'
+-- 'ErrorClosed' if the connection is closed. The action runs with asynchronous exceptions
+-- unmasked, so that an interruptible call in it can be interrupted.
+withConn :: Connection -> Text -> (Ptr CConn -> IO a) -> IO a
+withConn c ctx act = mask $ \restore -> do
+  takeMVar (connLock c)
+  r <- restore (do
+         open <- readIORef (connOpen c)
+         unless open $ throwIO (closedError ctx)
+         act (databasePtr (connDatabase c)))
+       `onException` putMVar (connLock c) ()
+  putMVar (connLock c) ()
+  return r
+{-# INLINE withConn #-}
+
+-- | 'withConn' for a "Database.SQLBatch.Direct" call returning 'Either': throws the error.
+withConnDirect :: Connection -> Text -> (Database -> IO (Either SQLError a)) -> IO a
+withConnDirect c ctx act = do
+  r <- withConn c ctx (\_ -> act (connDatabase c))
+  case r of
+    Right a -> return a
+    Left e -> throwIO e { sqlErrorContext = ctx }
+{-# INLINE withConnDirect #-}
+
+closedError :: Text -> SQLError
+closedError ctx =
+  SQLError ErrorClosed 1006 "the connection is closed" ctx Nothing Nothing Nothing Nothing
+
+------------------------------------------------------------------------------------------
+-- Statements
+
+-- | A prepared statement of a 'Connection'.
+data Statement = Statement
+  { stmtHandle :: {-# UNPACK #-} !D.Statement
+  , stmtConn :: !Connection
+  , stmtQuery :: !Query
+  , stmtCursor :: !(IORef (Maybe Cursor))
+    -- ^ Row-at-a-time reading state ('Database.SQLBatch.nextRow').
+  }
+
+-- | Where 'Database.SQLBatch.nextRow' stands.
+data Cursor = Cursor !Fetcher !(IORef (Maybe (BatchView, Int)))
+
+-- | The text used in error contexts: the call and (the start of) the SQL.
+contextOf :: Text -> Query -> Text
+contextOf what (Query q)
+  | T.length q > 200 = what <> " " <> T.pack (show (T.take 200 q <> "..."))
+  | otherwise = what <> " " <> T.pack (show q)
+
+-- | The UTF-8 bytes of a query.
+queryUtf8 :: Query -> Utf8
+queryUtf8 = Utf8 . TE.encodeUtf8 . fromQuery
+{-# INLINE queryUtf8 #-}
+
+-- | Prepares the first statement of the query. If more statements follow (anything but
+-- whitespace and comments), throws 'SQLError' with 'ErrorMisuse': they would be ignored;
+-- use 'Database.SQLBatch.executeScript' for scripts.
+prepareStatement :: Connection -> Query -> IO Statement
+prepareStatement conn q = mask_ $ do
+  let ctx = contextOf "prepare" q
+      Utf8 sql = queryUtf8 q
+  (st, tl) <- withConnDirect conn ctx (\db -> D.prepareTail db (Utf8 sql))
+  cur <- newIORef Nothing
+  let stmt = Statement st conn q cur
+  when (tl < B.length sql && not (B.all isSpaceW (B.drop tl sql))) $ do
+    more <- (withConnDirect conn ctx $ \db -> do
+              r <- D.prepare db (Utf8 (B.drop tl sql))
+              case r of
+                Left e -> return (Left e)
+                Right s2 -> do
+                  t <- D.statementSql s2
+                  D.finalize s2
+                  return (fmap (not . B.null . fromUtf8) t))
+            `onException` finalizeStatement stmt
+    when more $ do
+      finalizeStatement stmt
+      throwIO (SQLError ErrorMisuse 21
+        "the query holds more than one statement; use executeScript (or execute) to run a script"
+        ctx (Just tl) Nothing Nothing Nothing)
+  return stmt
+  where
+    isSpaceW w = w == 32 || (w >= 9 && w <= 13) || w == 59
+
+-- | Finalizes a statement (and frees its row cursor, if any). Idempotent per statement only
+-- through 'withPrepared'; call it once.
+finalizeStatement :: Statement -> IO ()
+finalizeStatement st = uninterruptibleMask_ $ do
+  cur <- readIORef (stmtCursor st)
+  writeIORef (stmtCursor st) Nothing
+  case cur of
+    Just (Cursor f _) -> freeFetcher f
+    Nothing -> return ()
+  -- Finalizing works after close too, so no open check here.
+  let c = stmtConn st
+  takeMVar (connLock c)
+  D.finalize (stmtHandle st) `finally` putMVar (connLock c) ()
+
+-- | Prepares, runs the action and finalizes, also on exceptions.
+withPrepared :: Connection -> Query -> (Statement -> IO a) -> IO a
+withPrepared conn q = bracket (prepareStatement conn q) finalizeStatement
+{-# INLINE withPrepared #-}
+
+-- | Converts a parameter to the value the library binds (Text is encoded to UTF-8).
+toValue :: SQLData -> Value
+toValue d = case d of
+  SQLInteger i -> VInteger i
+  SQLFloat x -> VFloat x
+  SQLText t -> VText (TE.encodeUtf8 t)
+  SQLBlob b -> VBlob b
+  SQLNull -> VNull
+{-# INLINE toValue #-}
+
+-- | Binds all parameters (positional).
+bindValues :: Statement -> [SQLData] -> IO ()
+bindValues st vs = withConnDirect (stmtConn st) (contextOf "bind" (stmtQuery st)) $ \_ ->
+  D.bind (stmtHandle st) (map toValue vs)
+
+-- | Binds named parameters: every parameter of the statement must be named, and given
+-- exactly once (names with their prefix, e.g. @\":id\"@; a name without one matches any prefix).
+bindNamedValues :: Statement -> [(Text, SQLData)] -> IO ()
+bindNamedValues st named = do
+  let ctx = contextOf "bind" (stmtQuery st)
+  names <- withConnDirect (stmtConn st) ctx $ \_ -> D.paramNames (stmtHandle st)
+  let fail' msg = throwIO (SQLError ErrorRange 25 msg ctx Nothing Nothing Nothing Nothing)
+      matches k n = k == n || (not (T.null n) && T.tail n == k && T.head n `elem` (":@$" :: String))
+      pick (i :: Int, mname) = case mname of
+        Nothing -> fail' ("parameter " <> T.pack (show i) <> " has no name; use positional parameters")
+        Just (Utf8 n) -> do
+          let name = TE.decodeUtf8With TE.lenientDecode n
+          case [v | (k, v) <- named, matches k name] of
+            [v] -> return v
+            [] -> fail' ("no value given for parameter " <> name)
+            _ -> fail' ("more than one value given for parameter " <> name)
+  vals <- mapM pick (zip [1 ..] names)
+  let known = [TE.decodeUtf8With TE.lenientDecode n | Just (Utf8 n) <- names]
+  case [k | (k, _) <- named, not (any (matches k) known)] of
+    [] -> return ()
+    (k : _) -> fail' ("the statement has no parameter named " <> k)
+  withConnDirect (stmtConn st) ctx $ \_ -> D.bind (stmtHandle st) (map toValue vals)
+
+-- | Drops the statement's row cursor (before it is bound, reset or run another way).
+dropCursor :: Statement -> IO ()
+dropCursor st = mask_ $ do
+  cur <- readIORef (stmtCursor st)
+  writeIORef (stmtCursor st) Nothing
+  maybe (return ()) (\(Cursor f _) -> freeFetcher f) cur
+
+-- | Rewinds the statement (keeping bindings) and drops its row cursor.
+resetStatement :: Statement -> IO ()
+resetStatement st = do
+  dropCursor st
+  withConnDirect (stmtConn st) (contextOf "reset" (stmtQuery st)) $ \_ -> D.reset (stmtHandle st)
+
+-- | The names of the result columns.
+columnNamesOf :: Statement -> IO [Text]
+columnNamesOf st = do
+  cols <- withConnDirect (stmtConn st) (contextOf "columns" (stmtQuery st)) $ \_ ->
+    D.columns (stmtHandle st)
+  return [TE.decodeUtf8With TE.lenientDecode n | D.ColumnInfo (Utf8 n) _ _ _ _ <- cols]
+
+-- | The name of result column @i@ (from 0), or empty if it cannot be had.
+columnNameAt :: Statement -> Int -> IO Text
+columnNameAt st i = do
+  r <- try (columnNamesOf st)
+  return $ case r of
+    Right ns | i >= 0 && i < length ns -> ns !! i
+    Right _ -> T.empty
+    Left (_ :: SomeException) -> T.empty
+
+------------------------------------------------------------------------------------------
+-- Reading batches
+
+-- | The state of reading one run of a statement: the batch out-parameter, the current data
+-- buffer and the batch size.
+data Fetcher = Fetcher
+  { fStmt :: !Statement
+  , fScratch :: {-# UNPACK #-} !(Ptr Word8)
+    -- ^ malloc'd: the @sqlbatch_batch@ out-parameter, then the "slice taken" flag byte.
+  , fBuf :: {-# UNPACK #-} !(IORef Buf)
+  , fMaxRows :: {-# UNPACK #-} !(IORef Int)
+  }
+
+-- | A data buffer: the first @keep@ bytes hold slices handed out; the previous batch's
+-- bytes (@last@ of them, right after @keep@) are kept too if its flag was set. @want@ is the
+-- size of the next buffer to allocate.
+data Buf = Buf
+  { _bufFP :: !(ForeignPtr Word8)
+  , _bufSize :: {-# UNPACK #-} !Int
+  , _bufKeep :: {-# UNPACK #-} !Int
+  , _bufLast :: {-# UNPACK #-} !Int
+  , _bufWant :: {-# UNPACK #-} !Int
+  }
+
+flagOff :: Int
+flagOff = 64
+
+-- | Initial and largest data buffer, and the budget for a batch's cells (16 bytes each).
+initialBuf, maxBuf, cellBudget, initialRows :: Int
+initialBuf = 16 * 1024
+maxBuf = 1024 * 1024
+cellBudget = 256 * 1024
+initialRows = 256
+
+-- | Starts reading a statement.
+newFetcher :: Statement -> IO Fetcher
+newFetcher st = do
+  scratch <- mallocBytes (flagOff + 8)
+  pokeByteOff scratch flagOff (0 :: Word8)
+  fp <- mallocPlainForeignPtrBytes initialBuf
+  buf <- newIORef (Buf fp initialBuf 0 0 initialBuf)
+  mr <- newIORef initialRows
+  return (Fetcher st scratch buf mr)
+
+-- | Frees a fetcher's scratch memory; call once.
+freeFetcher :: Fetcher -> IO ()
+freeFetcher f = free (fScratch f)
+
+-- | 'newFetcher' and 'freeFetcher' around an action.
+withFetcher :: Statement -> (Fetcher -> IO a) -> IO a
+withFetcher st = bracket (newFetcher st) freeFetcher
+{-# INLINE withFetcher #-}
+
+-- | What a field needs to read a batch's bytes.
+data BatchCtx = BatchCtx
+  { bcBase :: {-# UNPACK #-} !(Ptr Word8)   -- ^ the batch's @data@
+  , bcFP :: !(ForeignPtr Word8)              -- ^ the buffer @data@ points into
+  , bcOff :: {-# UNPACK #-} !Int             -- ^ @data@'s offset in the buffer
+  , bcFlag :: {-# UNPACK #-} !(Ptr Word8)    -- ^ set to 1 when a slice is handed out
+  , bcStmt :: !Statement                     -- ^ for column names in errors
+  }
+
+-- | One batch, valid until the next 'nextBatch' on the same fetcher.
+data BatchView = BatchView
+  { bvCells :: {-# UNPACK #-} !(Ptr Word8)
+  , bvRows :: {-# UNPACK #-} !Int
+  , bvCols :: {-# UNPACK #-} !Int
+  , bvDone :: !Bool
+  , bvCtx :: !BatchCtx
+  }
+
+-- | Fetches the next batch (one interruptible call). Throws 'SQLError' on failure.
+nextBatch :: Fetcher -> IO BatchView
+nextBatch f = do
+  let scratch = fScratch f
+  Buf fp size keep0 lastLen want <- readIORef (fBuf f)
+  taken <- peekByteOff scratch flagOff :: IO Word8
+  pokeByteOff scratch flagOff (0 :: Word8)
+  let keep = if taken /= 0 then keep0 + lastLen else keep0
+  maxRows <- readIORef (fMaxRows f)
+  if want > size || size - keep < size `quot` 4
+    then do
+      nfp <- mallocPlainForeignPtrBytes want
+      fetchAt f maxRows nfp want 0 want
+    else fetchAt f maxRows fp size keep want
+{-# INLINE nextBatch #-}
+
+fetchAt :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> IO BatchView
+fetchAt f maxRows bfp size off want = do
+  let scratch = fScratch f
+      st = fStmt f
+      base = unsafeForeignPtrToPtr bfp `plusPtr` off
+  rc <- withConn (stmtConn st) "fetch" $ \c -> do
+    r <- c_hs_sqlbatch_fetch_into c (D.statementPtr (stmtHandle st))
+           (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
+    when (r /= sqlbatchRow && r /= sqlbatchDone && r /= sqlbatchEBufferTooSmall) $
+      throwSQL (connDatabase (stmtConn st)) r (contextOf "fetch" (stmtQuery st))
+    return r
+  touchForeignPtr bfp
+  if rc == sqlbatchEBufferTooSmall
+    then do
+      need <- batchDataLen <$> peekBatch (castPtr scratch)
+      let nsize = head [c | c <- iterate (* 2) (max want initialBuf), c >= need]
+      nfp <- mallocPlainForeignPtrBytes nsize
+      fetchAt f maxRows nfp nsize 0 nsize
+    else do
+      b <- peekBatch (castPtr scratch)
+      let rows = batchRows b
+          cols = batchCols b
+          done = rc == sqlbatchDone
+          -- The buffer, not the row count, ended the batch: use a bigger one next time.
+          want' = if not done && rows < maxRows then min maxBuf (max want (size * 4)) else want
+      writeIORef (fBuf f) $! Buf bfp size off (batchDataLen b) want'
+      when (cols > 0) $
+        writeIORef (fMaxRows f) $! max 16 (min 65536 (cellBudget `quot` (valueSize * cols)))
+      return $! BatchView (batchCells b) rows cols done
+        (BatchCtx base bfp off (scratch `plusPtr` flagOff) st)
+
+------------------------------------------------------------------------------------------
+-- Fields
+
+-- | One value of a result row, read in place. Valid only while its row is being parsed.
+data Field = Field
+  { fieldCell :: {-# UNPACK #-} !(Ptr Word8)   -- ^ the @sqlbatch_value@
+  , fieldColumn :: {-# UNPACK #-} !Int         -- ^ column index, from 0
+  , fieldCtx :: !BatchCtx
+  }
+
+-- | A conversion of one field (see "Database.SQLBatch.FromField").
+type FieldParser a = Field -> IO a
+
+-- | The cell's kind tag.
+fieldKind :: Field -> IO Word8
+fieldKind f = peekByteOff (fieldCell f) valueKindOff
+{-# INLINE fieldKind #-}
+
+-- | The SQL type of the value.
+fieldType :: Field -> IO ColumnType
+fieldType f = do
+  k <- fieldKind f
+  return $! kindType k
+{-# INLINE fieldType #-}
+
+kindType :: Word8 -> ColumnType
+kindType k
+  | k == kindInteger = IntegerColumn
+  | k == kindFloat = FloatColumn
+  | k == kindText = TextColumn
+  | k == kindBlob = BlobColumn
+  | otherwise = NullColumn
+{-# INLINE kindType #-}
+
+-- | The SQL name of a kind, for error messages.
+kindName :: Word8 -> Text
+kindName k = case kindType k of
+  IntegerColumn -> "INTEGER"
+  FloatColumn -> "REAL"
+  TextColumn -> "TEXT"
+  BlobColumn -> "BLOB"
+  NullColumn -> "NULL"
+
+-- | The value of an INTEGER cell (no check of the kind).
+fieldInt64Unchecked :: Field -> IO Int64
+fieldInt64Unchecked f = peekByteOff (fieldCell f) valueBitsOff
+{-# INLINE fieldInt64Unchecked #-}
+
+-- | The value of a FLOAT cell (no check of the kind).
+fieldDoubleUnchecked :: Field -> IO Double
+fieldDoubleUnchecked f = castWord64ToDouble <$> peekByteOff (fieldCell f) valueBitsOff
+{-# INLINE fieldDoubleUnchecked #-}
+
+-- | The byte length of a TEXT or BLOB cell.
+fieldLength :: Field -> IO Int
+fieldLength f = fromIntegral <$> (peekByteOff (fieldCell f) valueLenOff :: IO Word32)
+{-# INLINE fieldLength #-}
+
+-- | The bytes of a TEXT or BLOB cell as a zero-copy slice of the batch buffer (which then
+-- lives as long as the slice).
+fieldByteSlice :: Field -> IO B.ByteString
+fieldByteSlice f = do
+  let ctx = fieldCtx f
+  off <- peekByteOff (fieldCell f) valueBitsOff :: IO Word64
+  len <- fieldLength f
+  pokeByteOff (bcFlag ctx) 0 (1 :: Word8)
+  return $! BI.PS (bcFP ctx) (bcOff ctx + fromIntegral off) len
+{-# INLINE fieldByteSlice #-}
+
+-- | A copy of the bytes of a TEXT or BLOB cell (sharing nothing with the batch buffer).
+fieldByteCopy :: Field -> IO B.ByteString
+fieldByteCopy f = do
+  let ctx = fieldCtx f
+  off <- peekByteOff (fieldCell f) valueBitsOff :: IO Word64
+  len <- fieldLength f
+  return $! B.copy (BI.PS (bcFP ctx) (bcOff ctx + fromIntegral off) len)
+{-# INLINE fieldByteCopy #-}
+
+-- | Decodes a TEXT cell's UTF-8 into 'Text' (a strict copy; the buffer is not kept).
+-- 'Left' with the decoder's message for invalid UTF-8.
+fieldUtf8Text :: Field -> IO (Either String Text)
+fieldUtf8Text f = do
+  let ctx = fieldCtx f
+  off <- peekByteOff (fieldCell f) valueBitsOff :: IO Word64
+  len <- fieldLength f
+  let bs = BI.PS (bcFP ctx) (bcOff ctx + fromIntegral off) len
+  r <- try (evaluate (TE.decodeUtf8 bs))
+  case r of
+    Right t -> return (Right t)
+    Left (e :: TE.UnicodeException) -> return (Left (show e))
+{-# INLINE fieldUtf8Text #-}
+
+-- | The name of the field's column (looked up when asked; used in error messages).
+fieldName :: Field -> IO Text
+fieldName f = columnNameAt (bcStmt (fieldCtx f)) (fieldColumn f)
+
+-- | The value as 'SQLData': TEXT decoded to 'Text' (invalid UTF-8 is replaced with
+-- U+FFFD), BLOB as a zero-copy slice.
+fieldData :: Field -> IO SQLData
+fieldData f = do
+  k <- fieldKind f
+  case kindType k of
+    IntegerColumn -> SQLInteger <$> fieldInt64Unchecked f
+    FloatColumn -> SQLFloat <$> fieldDoubleUnchecked f
+    TextColumn -> do
+      bs <- fieldByteSlice f
+      let !t = TE.decodeUtf8With TE.lenientDecode bs
+      return (SQLText t)
+    BlobColumn -> SQLBlob <$> fieldByteSlice f
+    NullColumn -> return SQLNull
+
+------------------------------------------------------------------------------------------
+-- Row parsers
+
+-- | The row being parsed: its first cell, its width and the batch context.
+data Row = Row
+  { rowCells :: {-# UNPACK #-} !(Ptr Word8)
+  , rowCols :: {-# UNPACK #-} !Int
+  , rowCtx :: !BatchCtx
+  }
+
+-- | Reads a row, one column after another. Build one with 'fieldWith' /
+-- 'Database.SQLBatch.FromRow.field' and the 'Applicative' (or 'Monad') instance:
+--
+-- > data User = User { userId :: Int, userName :: Text }
+-- > instance FromRow User where
+-- >   fromRow = User <$> field <*> field
+--
+-- (Internally a state-passing function over unboxed values, so a parser built from
+-- @field@s compiles to straight-line reads of the cells.)
+newtype RowParser a = RowParser
+  { unRowParser :: Row -> Int# -> State# RealWorld -> (# State# RealWorld, Int#, a #) }
+
+instance Functor RowParser where
+  fmap f (RowParser p) = RowParser $ \r c s -> case p r c s of
+    (# s1, c1, a #) -> (# s1, c1, f a #)
+  {-# INLINE fmap #-}
+
+instance Applicative RowParser where
+  pure a = RowParser $ \_ c s -> (# s, c, a #)
+  {-# INLINE pure #-}
+  RowParser pf <*> RowParser pa = RowParser $ \r c s -> case pf r c s of
+    (# s1, c1, f #) -> case pa r c1 s1 of
+      (# s2, c2, a #) -> (# s2, c2, f a #)
+  {-# INLINE (<*>) #-}
+
+instance Monad RowParser where
+  RowParser p >>= k = RowParser $ \r c s -> case p r c s of
+    (# s1, c1, a #) -> unRowParser (k a) r c1 s1
+  {-# INLINE (>>=) #-}
+
+instance MonadFail RowParser where
+  fail msg = RowParser $ \r c s -> case unIO (failAt r (I# c) msg) s of
+    (# s1, a #) -> (# s1, c, a #)
+
+failAt :: Row -> Int -> String -> IO a
+failAt r i msg = do
+  name <- if i < rowCols r then columnNameAt (bcStmt (rowCtx r)) i else return T.empty
+  throwIO (ConversionFailed i name "row" "row" (T.pack msg))
+
+-- | Reads the next column with the given conversion.
+fieldWith :: FieldParser a -> RowParser a
+fieldWith fp = RowParser $ \r c s ->
+  let i = I# c
+  in if i >= rowCols r
+       then case unIO (throwIO (ColumnCountError (rowCols r) i)) s of
+              (# s1, a #) -> (# s1, c, a #)
+       else case unIO (fp (Field (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r))) s of
+              (# s1, a #) -> (# s1, c +# 1#, a #)
+{-# INLINE fieldWith #-}
+
+-- | How many columns of the row are left to read.
+numFieldsRemaining :: RowParser Int
+numFieldsRemaining = RowParser $ \r c s -> (# s, c, rowCols r - I# c #)
+{-# INLINE numFieldsRemaining #-}
+
+-- | Runs a row parser over a row, checking that it read every column.
+runRow :: RowParser a -> Row -> IO a
+runRow (RowParser p) row = IO $ \s -> case p row 0# s of
+  (# s1, c, a #)
+    | isTrue# (c ==# cols) -> (# s1, a #)
+    | otherwise -> unIO (throwIO (ColumnCountError (I# cols) (I# c))) s1
+  where
+    !(I# cols) = rowCols row
+{-# INLINE runRow #-}
+
+-- | Folds over the rows of a batch, strictly (the accumulator is forced to WHNF).
+foldBatch :: RowParser r -> BatchView -> (a -> r -> IO a) -> a -> IO a
+foldBatch rp bv f = go 0
+  where
+    !n = bvRows bv
+    !cols = bvCols bv
+    !stride = cols * valueSize
+    !cells = bvCells bv
+    ctx = bvCtx bv
+    go !i !acc
+      | i >= n = return acc
+      | otherwise = do
+          r <- runRow rp (Row (cells `plusPtr` (i * stride)) cols ctx)
+          acc' <- f acc r
+          go (i + 1) acc'
+{-# INLINE foldBatch #-}
+
+-- | The rows of a batch, in order.
+collectBatch :: RowParser r -> BatchView -> IO [r]
+collectBatch rp bv = go 0
+  where
+    !n = bvRows bv
+    !cols = bvCols bv
+    !stride = cols * valueSize
+    !cells = bvCells bv
+    ctx = bvCtx bv
+    go !i
+      | i >= n = return []
+      | otherwise = do
+          r <- runRow rp (Row (cells `plusPtr` (i * stride)) cols ctx)
+          rs <- go (i + 1)
+          return (r : rs)
+{-# INLINE collectBatch #-}
+
+-- | Folds over every remaining row of a statement, batch by batch.
+foldStatementWith :: RowParser r -> Statement -> a -> (a -> r -> IO a) -> IO a
+foldStatementWith rp st z f = withFetcher st $ \fr ->
+  let loop !acc = do
+        bv <- nextBatch fr
+        acc' <- foldBatch rp bv f acc
+        if bvDone bv then return acc' else loop acc'
+  in loop z
+{-# INLINE foldStatementWith #-}
+
+-- | Every remaining row of a statement, as a list.
+collectStatementWith :: RowParser r -> Statement -> IO [r]
+collectStatementWith rp st = withFetcher st $ \fr ->
+  let loop chunks = do
+        bv <- nextBatch fr
+        rows <- collectBatch rp bv
+        let chunks' = if null rows then chunks else rows : chunks
+        if bvDone bv then return (appendChunks (reverse chunks')) else loop chunks'
+  in loop []
+  where
+    appendChunks [] = []
+    appendChunks [c] = c
+    appendChunks (c : cs) = c ++ appendChunks cs
+{-# INLINE collectStatementWith #-}

@@ -1,0 +1,229 @@
+{-# LANGUAGE EmptyDataDecls #-}
+-- |
+-- Module      : Database.SQLBatch.Raw.Types
+-- Description : Constants, struct sizes and field offsets of @include/sqlbatch.h@
+--
+-- Everything here is read from the C header by @hsc2hs@ at build time, so a change of
+-- the ABI's layout shows up as a compile-time change here rather than as silent memory
+-- corruption. The struct readers ('peekBatch', 'peekError', ...) copy a C struct into a
+-- Haskell record; the hot path (reading cells of a batch) uses the offsets directly with
+-- 'Foreign.Storable.peekByteOff'.
+module Database.SQLBatch.Raw.Types
+  ( -- * Opaque handles
+    CConn
+  , CStmt
+    -- * Status codes
+  , sqlbatchOk, sqlbatchRow, sqlbatchDone
+  , sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange
+  , sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument
+  , sqlbatchEBufferTooSmall
+    -- * Value kinds
+  , kindInteger, kindFloat, kindText, kindBlob, kindNull
+    -- * Open and prepare flags
+  , openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
+  , openSharedCache, openPrivateCache, openNoFollow, preparePersistent
+    -- * @sqlbatch_value@ (16 bytes)
+  , valueSize, valueBitsOff, valueLenOff, valueKindOff
+    -- * @sqlbatch_batch@
+  , batchSize, Batch (..), peekBatch
+    -- * @sqlbatch_error@
+  , errorSize, CError (..), peekError
+    -- * @sqlbatch_exec_result@
+  , execResultSize, ExecResult (..), peekExecResult
+    -- * @sqlbatch_write_result@
+  , writeResultSize, WriteResult (..), peekWriteResult
+    -- * @sqlbatch_str@ and @sqlbatch_column@
+  , strSize, peekStr, columnSize, columnNameOff, columnDeclTypeOff, columnDatabaseOff
+  , columnTableOff, columnOriginOff
+  ) where
+
+import Data.Int (Int32, Int64)
+import Data.Word (Word32, Word64, Word8)
+import Foreign.C.Types (CSize (..))
+import Foreign.Ptr (Ptr, nullPtr)
+import Foreign.Storable (peekByteOff)
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Unsafe as BU
+
+#include "sqlbatch.h"
+
+-- | @sqlbatch_conn@: a connection handle (opaque).
+data CConn
+
+-- | @sqlbatch_stmt@: a prepared statement handle (opaque).
+data CStmt
+
+sqlbatchOk, sqlbatchRow, sqlbatchDone :: Int32
+sqlbatchOk = #{const SQLBATCH_OK}
+sqlbatchRow = #{const SQLBATCH_ROW}
+sqlbatchDone = #{const SQLBATCH_DONE}
+
+sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange,
+  sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument,
+  sqlbatchEBufferTooSmall :: Int32
+sqlbatchENullParameter = #{const SQLBATCH_E_NULL_PARAMETER}
+sqlbatchEPanic = #{const SQLBATCH_E_PANIC}
+sqlbatchEInvalidUtf8 = #{const SQLBATCH_E_INVALID_UTF8}
+sqlbatchERange = #{const SQLBATCH_E_RANGE}
+sqlbatchEParamCount = #{const SQLBATCH_E_PARAM_COUNT}
+sqlbatchEStaleBatch = #{const SQLBATCH_E_STALE_BATCH}
+sqlbatchEClosed = #{const SQLBATCH_E_CLOSED}
+sqlbatchEInvalidArgument = #{const SQLBATCH_E_INVALID_ARGUMENT}
+sqlbatchEBufferTooSmall = #{const SQLBATCH_E_BUFFER_TOO_SMALL}
+
+kindInteger, kindFloat, kindText, kindBlob, kindNull :: Word8
+kindInteger = #{const SQLBATCH_INTEGER}
+kindFloat = #{const SQLBATCH_FLOAT}
+kindText = #{const SQLBATCH_TEXT}
+kindBlob = #{const SQLBATCH_BLOB}
+kindNull = #{const SQLBATCH_NULL}
+
+openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex,
+  openSharedCache, openPrivateCache, openNoFollow, preparePersistent :: Word32
+openReadOnly = #{const SQLBATCH_OPEN_READONLY}
+openReadWrite = #{const SQLBATCH_OPEN_READWRITE}
+openCreate = #{const SQLBATCH_OPEN_CREATE}
+openUri = #{const SQLBATCH_OPEN_URI}
+openMemory = #{const SQLBATCH_OPEN_MEMORY}
+openFullMutex = #{const SQLBATCH_OPEN_FULLMUTEX}
+openSharedCache = #{const SQLBATCH_OPEN_SHAREDCACHE}
+openPrivateCache = #{const SQLBATCH_OPEN_PRIVATECACHE}
+openNoFollow = #{const SQLBATCH_OPEN_NOFOLLOW}
+preparePersistent = #{const SQLBATCH_PREPARE_PERSISTENT}
+
+-- | Size of @sqlbatch_value@ and the offsets of its fields.
+valueSize, valueBitsOff, valueLenOff, valueKindOff :: Int
+valueSize = #{size sqlbatch_value}
+valueBitsOff = #{offset sqlbatch_value, bits}
+valueLenOff = #{offset sqlbatch_value, len}
+valueKindOff = #{offset sqlbatch_value, kind}
+
+-- | Size of @sqlbatch_batch@.
+batchSize :: Int
+batchSize = #{size sqlbatch_batch}
+
+-- | A copy of a @sqlbatch_batch@. The pointers borrow memory of the statement (cells) and
+-- of the caller or statement (data); see the header for their lifetime.
+data Batch = Batch
+  { batchCells :: {-# UNPACK #-} !(Ptr Word8)
+  , batchData :: {-# UNPACK #-} !(Ptr Word8)
+  , batchDataLen :: {-# UNPACK #-} !Int
+  , batchRows :: {-# UNPACK #-} !Int
+  , batchCols :: {-# UNPACK #-} !Int
+  , batchGeneration :: {-# UNPACK #-} !Word64
+  }
+  deriving (Show)
+
+-- | Reads a @sqlbatch_batch@.
+peekBatch :: Ptr Batch -> IO Batch
+peekBatch p = do
+  cells <- #{peek sqlbatch_batch, cells} p
+  dat <- #{peek sqlbatch_batch, data} p
+  dlen <- #{peek sqlbatch_batch, data_len} p :: IO CSize
+  rows <- #{peek sqlbatch_batch, n_rows} p :: IO CSize
+  cols <- #{peek sqlbatch_batch, n_cols} p :: IO CSize
+  gen <- #{peek sqlbatch_batch, generation} p
+  return $! Batch cells dat (fromIntegral dlen) (fromIntegral rows) (fromIntegral cols) gen
+{-# INLINE peekBatch #-}
+
+-- | Size of @sqlbatch_error@.
+errorSize :: Int
+errorSize = #{size sqlbatch_error}
+
+-- | A copy of a @sqlbatch_error@, with the message copied out of the connection.
+data CError = CError
+  { cerrCode :: !Int32
+  , cerrPrimary :: !Int32
+  , cerrMessage :: !B.ByteString
+  , cerrTokenOffset :: !Int64
+  , cerrStatementIndex :: !Int64
+  , cerrStatementOffset :: !Int64
+  , cerrRowIndex :: !Int64
+  }
+  deriving (Show)
+
+-- | Reads a @sqlbatch_error@, copying its message (which the connection owns).
+peekError :: Ptr CError -> IO CError
+peekError p = do
+  code <- #{peek sqlbatch_error, code} p
+  prim <- #{peek sqlbatch_error, primary_code} p
+  msgp <- #{peek sqlbatch_error, message} p
+  msgl <- #{peek sqlbatch_error, message_len} p :: IO CSize
+  msg <- if msgp == nullPtr then return B.empty
+         else do
+           b <- BU.unsafePackCStringLen (msgp, fromIntegral msgl)
+           return $! B.copy b
+  tok <- #{peek sqlbatch_error, token_offset} p
+  si <- #{peek sqlbatch_error, statement_index} p
+  so <- #{peek sqlbatch_error, statement_offset} p
+  ri <- #{peek sqlbatch_error, row_index} p
+  return $! CError code prim msg tok si so ri
+
+-- | Size of @sqlbatch_exec_result@.
+execResultSize :: Int
+execResultSize = #{size sqlbatch_exec_result}
+
+-- | A copy of a @sqlbatch_exec_result@: what a script run did.
+data ExecResult = ExecResult
+  { execStatements :: !Word64
+  , execParamsUsed :: !Word64
+  , execChanges :: !Int64
+  , execLastInsertRowId :: !Int64
+  , execEndOffset :: !Int
+  }
+  deriving (Eq, Show)
+
+-- | Reads a @sqlbatch_exec_result@.
+peekExecResult :: Ptr ExecResult -> IO ExecResult
+peekExecResult p = do
+  s <- #{peek sqlbatch_exec_result, statements} p
+  u <- #{peek sqlbatch_exec_result, params_used} p
+  c <- #{peek sqlbatch_exec_result, changes} p
+  r <- #{peek sqlbatch_exec_result, last_insert_rowid} p
+  e <- #{peek sqlbatch_exec_result, end_offset} p :: IO CSize
+  return $! ExecResult s u c r (fromIntegral e)
+
+-- | Size of @sqlbatch_write_result@.
+writeResultSize :: Int
+writeResultSize = #{size sqlbatch_write_result}
+
+-- | A copy of a @sqlbatch_write_result@: what a bulk write did.
+data WriteResult = WriteResult
+  { writeRows :: !Word64
+  , writeChanges :: !Int64
+  , writeLastInsertRowId :: !Int64
+  }
+  deriving (Eq, Show)
+
+-- | Reads a @sqlbatch_write_result@.
+peekWriteResult :: Ptr WriteResult -> IO WriteResult
+peekWriteResult p = do
+  r <- #{peek sqlbatch_write_result, rows} p
+  c <- #{peek sqlbatch_write_result, changes} p
+  i <- #{peek sqlbatch_write_result, last_insert_rowid} p
+  return $! WriteResult r c i
+
+-- | Size of @sqlbatch_str@.
+strSize :: Int
+strSize = #{size sqlbatch_str}
+
+-- | Reads a @sqlbatch_str@ at the given address, copying its bytes; 'Nothing' for a NULL @ptr@.
+peekStr :: Ptr a -> IO (Maybe B.ByteString)
+peekStr p = do
+  sp <- #{peek sqlbatch_str, ptr} p
+  sl <- #{peek sqlbatch_str, len} p :: IO CSize
+  if sp == nullPtr
+    then return Nothing
+    else do
+      b <- BU.unsafePackCStringLen (sp, fromIntegral sl)
+      return $! Just $! B.copy b
+
+-- | Size of @sqlbatch_column@ and the offsets of its strings.
+columnSize, columnNameOff, columnDeclTypeOff, columnDatabaseOff, columnTableOff,
+  columnOriginOff :: Int
+columnSize = #{size sqlbatch_column}
+columnNameOff = #{offset sqlbatch_column, name}
+columnDeclTypeOff = #{offset sqlbatch_column, decl_type}
+columnDatabaseOff = #{offset sqlbatch_column, database}
+columnTableOff = #{offset sqlbatch_column, table}
+columnOriginOff = #{offset sqlbatch_column, origin}

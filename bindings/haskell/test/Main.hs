@@ -1,0 +1,690 @@
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
+{-# LANGUAGE TypeOperators #-}
+-- | The test suite of the Haskell binding (run by `make test`).
+module Main (main) where
+
+import Control.Concurrent
+import Control.Exception
+import Control.Monad
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Char8 as B8
+import qualified Data.ByteString.Lazy as BL
+import Data.Int
+import Data.IORef
+import Data.List (isInfixOf, sort)
+import Data.Text (Text)
+import qualified Data.Text as T
+import qualified Data.Text.Lazy as TL
+import Data.Time (Day, UTCTime (..), fromGregorian, secondsToDiffTime)
+import Data.Word
+import GHC.Stats
+import System.Directory (getTemporaryDirectory, removeFile)
+import System.Exit (exitFailure)
+import System.Mem (performMajorGC)
+import System.Timeout (timeout)
+import Test.HUnit
+
+import Database.SQLBatch
+import qualified Database.SQLBatch.Direct as D
+
+main :: IO ()
+main = do
+  counts' <- runTestTT tests
+  when (errors counts' + failures counts' > 0) exitFailure
+
+tests :: Test
+tests = TestList
+  [ TestLabel "RoundTrip" roundTrips
+  , TestLabel "Rows" rowTests
+  , TestLabel "Conversion" conversionErrors
+  , TestLabel "SQLError" sqlErrors
+  , TestLabel "Script" scriptTests
+  , TestLabel "ExecuteMany" executeManyTests
+  , TestLabel "Named" namedTests
+  , TestLabel "Transaction" transactionTests
+  , TestLabel "State" stateTests
+  , TestLabel "Statement" statementTests
+  , TestLabel "Buffers" bufferTests
+  , TestLabel "Streaming" streamingTests
+  , TestLabel "Async" asyncTests
+  , TestLabel "Threads" threadTests
+  , TestLabel "Direct" directTests
+  ]
+
+withMem :: (Connection -> IO a) -> IO a
+withMem = withConnection ":memory:"
+
+-- | Writes a value through a parameter into a typeless column and reads it back.
+roundTrip :: forall a. (ToField a, FromField a) => Connection -> a -> IO a
+roundTrip conn v = do
+  execute_ conn "DROP TABLE IF EXISTS rt; CREATE TABLE rt(x)"
+  execute conn "INSERT INTO rt VALUES (?)" (Only v)
+  [Only r] <- query_ conn "SELECT x FROM rt"
+  -- and the same through a bound SELECT, without storage
+  [Only r2] <- query conn "SELECT ?" (Only v)
+  r2' <- return (r2 :: a)
+  _ <- evaluate r2'
+  return r
+
+sameBits :: Double -> Double -> Bool
+sameBits a b = (isNaN a && isNaN b) || (a == b && isNegativeZero a == isNegativeZero b)
+
+roundTrips :: Test
+roundTrips = TestList
+  [ "Int64 extremes" ~: withMem $ \c -> forM_ [minBound, maxBound, 0, -1, 1 :: Int64] $ \v ->
+      roundTrip c v >>= (@?= v)
+  , "Int and Integer" ~: withMem $ \c -> do
+      roundTrip c (maxBound :: Int) >>= (@?= maxBound)
+      roundTrip c (toInteger (minBound :: Int64)) >>= (@?= toInteger (minBound :: Int64))
+  , "small ints and words" ~: withMem $ \c -> do
+      roundTrip c (minBound :: Int8) >>= (@?= minBound)
+      roundTrip c (maxBound :: Int32) >>= (@?= maxBound)
+      roundTrip c (maxBound :: Word32) >>= (@?= maxBound)
+      roundTrip c (fromIntegral (maxBound :: Int64) :: Word64) >>= (@?= fromIntegral (maxBound :: Int64))
+  , "doubles: infinities, -0.0, subnormal, extremes" ~: withMem $ \c ->
+      forM_ [0, -0.0, 1 / 0, -1 / 0, 1.5e-300, 4.9e-324, 1.7976931348623157e308, pi, -2.5 :: Double] $ \v -> do
+        r <- roundTrip c v
+        assertBool ("double " ++ show v ++ " came back as " ++ show r) (sameBits v r)
+  , "NaN: SQLite stores it as NULL" ~: withMem $ \c -> do
+      r <- roundTrip c (Just (0 / 0 :: Double))
+      r @?= Nothing
+      [Only t] <- query c "SELECT typeof(?)" (Only (0 / 0 :: Double))
+      t @?= ("null" :: Text)
+  , "Float" ~: withMem $ \c -> roundTrip c (1.5 :: Float) >>= (@?= 1.5)
+  , "Bool" ~: withMem $ \c -> do
+      roundTrip c True >>= (@?= True)
+      roundTrip c False >>= (@?= False)
+  , "unicode text" ~: withMem $ \c ->
+      forM_ ["", "a", "héllo wörld ✓", "𝄞 music, 🙂 emoji", "日本語のテキスト", "ελληνικά", T.replicate 1000 "ü"] $ \t ->
+        roundTrip c (t :: Text) >>= (@?= t)
+  , "embedded NUL in text and blob" ~: withMem $ \c -> do
+      roundTrip c ("nul\0inside\0" :: Text) >>= (@?= "nul\0inside\0")
+      roundTrip c (B.pack [0, 1, 0, 255, 0]) >>= (@?= B.pack [0, 1, 0, 255, 0])
+      [Only n] <- query c "SELECT length(CAST(? AS BLOB))" (Only ("a\0b" :: Text))
+      n @?= (3 :: Int)
+  , "all byte values in a blob" ~: withMem $ \c ->
+      roundTrip c (B.pack [0 .. 255]) >>= (@?= B.pack [0 .. 255])
+  , "empty vs NULL" ~: withMem $ \c -> do
+      [(a, b, d, e)] <- query_ c "SELECT '', x'', NULL, typeof(x'')"
+      (a :: Maybe Text, b :: Maybe B.ByteString, d :: Maybe Text, e :: Text) @?= (Just "", Just "", Nothing, "blob")
+      roundTrip c (Just ("" :: Text)) >>= (@?= Just "")
+      roundTrip c (Nothing :: Maybe Text) >>= (@?= Nothing)
+      roundTrip c (Just B.empty) >>= (@?= Just B.empty)
+      [Only ty] <- query c "SELECT typeof(?)" (Only B.empty)
+      ty @?= ("blob" :: Text)
+      [Only ty'] <- query c "SELECT typeof(?)" (Only ("" :: Text))
+      ty' @?= ("text" :: Text)
+  , "Null" ~: withMem $ \c -> do
+      [Only n] <- query c "SELECT ?" (Only Null)
+      n @?= Null
+  , "SQLData" ~: withMem $ \c -> do
+      let vs = [SQLInteger 7, SQLFloat 2.5, SQLText "t", SQLBlob "b", SQLNull]
+      [r] <- query c "SELECT ?, ?, ?, ?, ?" vs
+      r @?= vs
+  , "String, lazy Text, lazy ByteString" ~: withMem $ \c -> do
+      roundTrip c ("straße" :: String) >>= (@?= "straße")
+      roundTrip c ("lazy ✓" :: TL.Text) >>= (@?= "lazy ✓")
+      roundTrip c (BL.fromChunks ["ab", "cd"]) >>= (@?= "abcd")
+  , "Day and UTCTime" ~: withMem $ \c -> do
+      let d = fromGregorian 2024 2 29
+          t = UTCTime d (secondsToDiffTime 3723 + 0.25)
+      roundTrip c (d :: Day) >>= (@?= d)
+      roundTrip c (t :: UTCTime) >>= (@?= t)
+      [Only t2] <- query_ c "SELECT datetime('2024-02-29 01:02:03')"
+      t2 @?= UTCTime d (secondsToDiffTime 3723)
+  ]
+
+data Person = Person { pName :: Text, pAge :: Int, pEmail :: Maybe Text }
+  deriving (Eq, Show)
+
+instance FromRow Person where
+  fromRow = Person <$> field <*> field <*> field
+
+instance ToRow Person where
+  toRow (Person n a e) = toRow (n, a, e)
+
+rowTests :: Test
+rowTests = TestList
+  [ "tuples up to 10 and beyond" ~: withMem $ \c -> do
+      [r10] <- query_ c "SELECT 1,2,3,4,5,6,7,8,9,10"
+      r10 @?= ((1, 2, 3, 4, 5, 6, 7, 8, 9, 10) :: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int))
+      [r15] <- query_ c "SELECT 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
+      r15 @?= ((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        :: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int))
+      [r3 :. r2] <- query c "SELECT ?, ?, ?, ?, ?" (1 :: Int, 2 :: Int, 3 :: Int, 4 :: Int, 5 :: Int)
+      (r3, r2) @?= ((1, 2, 3) :: (Int, Int, Int), (4, 5) :: (Int, Int))
+  , "records through RowParser and ToRow" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE p(name TEXT, age INT, email TEXT)"
+      let ps = [Person "Ada" 36 (Just "ada@example.org"), Person "Alan" 41 Nothing]
+      executeMany c "INSERT INTO p VALUES (?, ?, ?)" ps
+      got <- query_ c "SELECT name, age, email FROM p ORDER BY age"
+      got @?= ps
+  , "list instance reads all columns" ~: withMem $ \c -> do
+      [r] <- query_ c "SELECT 1, 2, 3"
+      r @?= [1, 2, 3 :: Int]
+  , "query returns rows in order across many batches" ~: withMem $ \c -> do
+      rs <- query_ c "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 100000) SELECT x FROM c"
+      map fromOnly rs @?= [1 .. 100000 :: Int]
+  , "empty result" ~: withMem $ \c -> do
+      rs <- query_ c "SELECT 1 WHERE 0" :: IO [Only Int]
+      rs @?= []
+      n <- fold_ c "SELECT 1 WHERE 0" (0 :: Int) (\a (Only x) -> return (a + x))
+      n @?= 0
+  , "fold and forEach see every row" ~: withMem $ \c -> do
+      s <- fold c "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < ?) SELECT x FROM c"
+             (Only (50000 :: Int)) (0 :: Int) (\a (Only x) -> return $! a + x)
+      s @?= sum [1 .. 50000]
+      ref <- newIORef (0 :: Int)
+      forEach_ c "SELECT 3 UNION ALL SELECT 4" (\(Only x) -> modifyIORef' ref (+ x))
+      readIORef ref >>= (@?= 7)
+  , "nested queries inside a fold" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE a(x); INSERT INTO a VALUES (1), (2), (3); CREATE TABLE b(y)"
+      forEach_ c "SELECT x FROM a" $ \(Only (x :: Int)) ->
+        execute c "INSERT INTO b VALUES (?)" (Only (x * 10))
+      rs <- query_ c "SELECT y FROM b ORDER BY y"
+      map fromOnly rs @?= [10, 20, 30 :: Int]
+  , "queryWith a monadic row parser" ~: withMem $ \c -> do
+      let rp = do
+            n <- field :: RowParser Int
+            xs <- replicateM n field
+            return (xs :: [Text])
+      rs <- queryWith_ rp c "SELECT 2, 'a', 'b'"
+      rs @?= [["a", "b"]]
+  ]
+
+-- | Runs an action expecting a ResultError.
+resultError :: IO a -> IO ResultError
+resultError act = do
+  r <- try act
+  case r of
+    Left e -> return e
+    Right _ -> assertFailure "expected a ResultError" >> undefined
+
+conversionErrors :: Test
+conversionErrors = TestList
+  [ "Incompatible names column, SQL type and Haskell type" ~: withMem $ \c -> do
+      e <- resultError (query_ c "SELECT 1 AS id, 'x' AS name" :: IO [(Int, Int)])
+      case e of
+        Incompatible {} -> return ()
+        _ -> assertFailure ("wrong constructor: " ++ show e)
+      errColumn e @?= 1
+      errColumnName e @?= "name"
+      errSQLType e @?= "TEXT"
+      errHaskellType e @?= "Int"
+      assertBool (show e) ("column 1" `isInfixOf` show e && "\"name\"" `isInfixOf` show e)
+  , "UnexpectedNull" ~: withMem $ \c -> do
+      e <- resultError (query_ c "SELECT NULL AS maybe_text" :: IO [Only Text])
+      case e of
+        UnexpectedNull {} -> return ()
+        _ -> assertFailure (show e)
+      (errColumnName e, errSQLType e, errHaskellType e) @?= ("maybe_text", "NULL", "Text")
+  , "out of range" ~: withMem $ \c -> do
+      e <- resultError (query_ c "SELECT 300 AS small" :: IO [Only Word8])
+      case e of
+        ConversionFailed {} -> return ()
+        _ -> assertFailure (show e)
+      (errColumn e, errHaskellType e) @?= (0, "Word8")
+  , "invalid UTF-8 in TEXT" ~: withMem $ \c -> do
+      e <- resultError (query_ c "SELECT CAST(x'61ff62' AS TEXT) AS bad" :: IO [Only Text])
+      case e of
+        ConversionFailed {} -> return ()
+        _ -> assertFailure (show e)
+      errColumnName e @?= "bad"
+      -- still readable as bytes
+      [Only b] <- query_ c "SELECT CAST(x'61ff62' AS TEXT)"
+      b @?= B.pack [0x61, 0xff, 0x62]
+  , "REAL is not an Int" ~: withMem $ \c -> do
+      e <- resultError (query_ c "SELECT 1.5" :: IO [Only Int64])
+      (errSQLType e, errHaskellType e) @?= ("REAL", "Int64")
+  , "too few and too many columns" ~: withMem $ \c -> do
+      r1 <- try (query_ c "SELECT 1, 2, 3" :: IO [(Int, Int)])
+      case r1 of
+        Left (ColumnCountError have used) -> (have, used) @?= (3, 2)
+        Right _ -> assertFailure "expected ColumnCountError"
+      r2 <- try (query_ c "SELECT 1" :: IO [(Int, Int)])
+      case r2 of
+        Left (ColumnCountError have used) -> (have, used) @?= (1, 1)
+        Right _ -> assertFailure "expected ColumnCountError"
+  , "the connection works after a conversion error" ~: withMem $ \c -> do
+      _ <- try (query_ c "SELECT 'x'" :: IO [Only Int]) :: IO (Either ResultError [Only Int])
+      [Only x] <- query_ c "SELECT 42"
+      x @?= (42 :: Int)
+  ]
+
+expectSQLError :: IO a -> IO SQLError
+expectSQLError act = do
+  r <- try act
+  case r of
+    Left e -> return e
+    Right _ -> assertFailure "expected an SQLError" >> undefined
+
+sqlErrors :: Test
+sqlErrors = TestList
+  [ "syntax error with the token's offset" ~: withMem $ \c -> do
+      e <- expectSQLError (query_ c "SELECT 1 FROM nowhere" :: IO [Only Int])
+      sqlError e @?= ErrorError
+      sqlErrorCode e @?= 1
+      assertBool (show e) ("no such table" `T.isInfixOf` sqlErrorDetails e)
+      e1 <- expectSQLError (query_ c "SELECT a, nosuchcol FROM (SELECT 1 AS a)" :: IO [(Int, Int)])
+      assertBool (show e1) ("no such column" `T.isInfixOf` sqlErrorDetails e1)
+      sqlErrorOffset e1 @?= Just 10
+      e2 <- expectSQLError (execute_ c "SELECT 1 FRM t")
+      sqlErrorOffset e2 @?= Just 13 -- "FRM" parses as an alias; the error is at "t"
+      assertBool (show e2) ("SELECT 1 FRM t" `T.isInfixOf` sqlErrorContext e2)
+  , "constraint violation with the extended code" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE u(x UNIQUE)"
+      execute c "INSERT INTO u VALUES (?)" (Only (1 :: Int))
+      e <- expectSQLError (execute c "INSERT INTO u VALUES (?)" (Only (1 :: Int)))
+      sqlError e @?= ErrorConstraint
+      sqlErrorCode e @?= 2067
+      assertBool (show e) ("SQLITE_CONSTRAINT_UNIQUE" `isInfixOf` show e)
+      e2 <- expectSQLError (execute c "INSERT INTO u VALUES (NULL), (?)" (Only (1 :: Int)))
+      sqlErrorCode e2 @?= 2067
+  , "runtime error while fetching, after some rows" ~: withMem $ \c -> do
+      e <- expectSQLError (query_ c
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 5) SELECT CASE WHEN x = 4 THEN abs(-9223372036854775807 - 1) ELSE x END FROM c"
+        :: IO [Only Int])
+      assertBool (show e) ("integer overflow" `T.isInfixOf` sqlErrorDetails e)
+  , "wrong number of parameters" ~: withMem $ \c -> do
+      e <- expectSQLError (query c "SELECT ?, ?" (Only (1 :: Int)) :: IO [(Int, Int)])
+      sqlError e @?= ErrorParamCount
+      e2 <- expectSQLError (execute c "SELECT ?" (1 :: Int, 2 :: Int))
+      sqlError e2 @?= ErrorParamCount
+  , "query with two statements is refused" ~: withMem $ \c -> do
+      e <- expectSQLError (query_ c "SELECT 1; SELECT 2" :: IO [Only Int])
+      sqlError e @?= ErrorMisuse
+      rs <- query_ c "SELECT 1; -- just a comment\n  "
+      rs @?= [Only (1 :: Int)]
+  , "closed connection" ~: do
+      c <- open ":memory:"
+      close c
+      close c
+      e <- expectSQLError (execute_ c "SELECT 1")
+      sqlError e @?= ErrorClosed
+  , "open failure" ~: do
+      e <- expectSQLError (openWith "/nonexistent/dir/x.db" [D.OpenReadOnly])
+      sqlError e @?= ErrorCan'tOpen
+  , "interrupt error code" ~: withMem $ \c ->
+      -- interrupting when nothing runs is a no-op
+      interrupt c >> (query_ c "SELECT 1" >>= (@?= [Only (1 :: Int)]))
+  ]
+
+scriptTests :: Test
+scriptTests = TestList
+  [ "a script runs all its statements" ~: withMem $ \c -> do
+      executeScript c "CREATE TABLE s(a, b); INSERT INTO s VALUES (1, 'x'); INSERT INTO s VALUES (2, 'y'); -- done\n"
+      rs <- query_ c "SELECT a, b FROM s ORDER BY a"
+      rs @?= [(1 :: Int, "x" :: Text), (2, "y")]
+  , "an error mid-script: index, offsets, earlier statements stay run" ~: withMem $ \c -> do
+      let script = "CREATE TABLE s(a UNIQUE);\nINSERT INTO s VALUES (1);\nINSERT INTO s VALUES (2);\nINSERT INTO s VALUES (1);\nINSERT INTO s VALUES (3);\n"
+      e <- expectSQLError (executeScript c script)
+      sqlErrorCode e @?= 2067
+      sqlErrorStatementIndex e @?= Just 3
+      sqlErrorStatementOffset e @?= Just (length ("CREATE TABLE s(a UNIQUE);\nINSERT INTO s VALUES (1);\nINSERT INTO s VALUES (2);\n" :: String))
+      rs <- query_ c "SELECT a FROM s ORDER BY a"
+      map fromOnly rs @?= [1, 2 :: Int]
+  , "a syntax error mid-script points into the whole script" ~: withMem $ \c -> do
+      let script = "CREATE TABLE s(a);\nINSERT INTO s VALUES (1);\nINSERT INTO s VALUS (2);\n"
+      e <- expectSQLError (executeScript c script)
+      sqlError e @?= ErrorError
+      sqlErrorStatementIndex e @?= Just 2
+      sqlErrorOffset e @?= Just (length ("CREATE TABLE s(a);\nINSERT INTO s VALUES (1);\nINSERT INTO s " :: String))
+      [Only n] <- query_ c "SELECT count(*) FROM s"
+      n @?= (1 :: Int)
+  , "an error mid-script inside withTransaction rolls everything back" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE s(a UNIQUE)"
+      _ <- try (withTransaction c (executeScript c "INSERT INTO s VALUES (1); INSERT INTO s VALUES (1);"))
+             :: IO (Either SQLError ())
+      [Only n] <- query_ c "SELECT count(*) FROM s"
+      n @?= (0 :: Int)
+  , "parameters consumed across statements, and named ones" ~: withMem $ \c -> do
+      r <- executeScriptWith c
+        "CREATE TABLE s(a, b); INSERT INTO s VALUES (?, :tag); INSERT INTO s VALUES (?, :tag);"
+        (10 :: Int, 20 :: Int) [":tag" := ("t" :: Text)]
+      execStatements r @?= 3
+      execChanges r @?= 2
+      rs <- query_ c "SELECT a, b FROM s ORDER BY a"
+      rs @?= [(10 :: Int, "t" :: Text), (20, "t")]
+  , "execute runs several statements too" ~: withMem $ \c -> do
+      execute c "CREATE TABLE s(a); INSERT INTO s VALUES (?); INSERT INTO s VALUES (?)" (1 :: Int, 2 :: Int)
+      [Only n] <- query_ c "SELECT sum(a) FROM s"
+      n @?= (3 :: Int)
+  ]
+
+executeManyTests :: Test
+executeManyTests = TestList
+  [ "bulk insert of 20,000 rows (several chunks)" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
+      let rows = [(i, fromIntegral i * 0.25, "row-" <> T.pack (show i)) | i <- [0 .. 19999 :: Int]]
+      withTransaction c $ executeMany c "INSERT INTO bulk VALUES (?, ?, ?)" (rows :: [(Int, Double, Text)])
+      [(n, s, l)] <- query_ c "SELECT count(*), sum(a), sum(length(c)) FROM bulk"
+      (n, s, l) @?= (20000 :: Int, sum [0 .. 19999] :: Int, sum [length ("row-" ++ show i) | i <- [0 .. 19999 :: Int]])
+      back <- query_ c "SELECT a, b, c FROM bulk ORDER BY a"
+      back @?= rows
+  , "a failing row is reported by index, across chunks" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE u(x UNIQUE)"
+      let rows = map Only ([0 .. 5000] ++ [17 :: Int] ++ [6000 .. 6010])
+      e <- expectSQLError (executeMany c "INSERT INTO u VALUES (?)" rows)
+      sqlErrorCode e @?= 2067
+      sqlErrorRowIndex e @?= Just 5001
+      [Only n] <- query_ c "SELECT count(*) FROM u"
+      n @?= (5001 :: Int)
+  , "rows of different widths are refused" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE w(x, y)"
+      e <- expectSQLError (executeMany c "INSERT INTO w VALUES (?, ?)" [[1, 2], [3 :: Int]])
+      sqlError e @?= ErrorParamCount
+  , "no rows is a no-op" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE w(x)"
+      executeMany c "INSERT INTO w VALUES (?)" ([] :: [Only Int])
+      [Only n] <- query_ c "SELECT count(*) FROM w"
+      n @?= (0 :: Int)
+  ]
+
+namedTests :: Test
+namedTests = TestList
+  [ "queryNamed and executeNamed" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE n(id INTEGER, name TEXT)"
+      executeNamed c "INSERT INTO n VALUES (:id, :name)" [":id" := (1 :: Int), ":name" := ("one" :: Text)]
+      executeNamed c "INSERT INTO n VALUES (@id, $name)" ["id" := (2 :: Int), "name" := ("two" :: Text)]
+      rs <- queryNamed c "SELECT name FROM n WHERE id >= :min ORDER BY id" [":min" := (1 :: Int)]
+      map fromOnly rs @?= ["one", "two" :: Text]
+      s <- foldNamed c "SELECT id FROM n WHERE name = :n" [":n" := ("two" :: Text)] 0 (\a (Only x) -> return (a + x))
+      s @?= (2 :: Int)
+  , "a missing or unknown name is an error" ~: withMem $ \c -> do
+      e <- expectSQLError (queryNamed c "SELECT :a, :b" [":a" := (1 :: Int)] :: IO [(Int, Int)])
+      assertBool (show e) (":b" `T.isInfixOf` sqlErrorDetails e)
+      e2 <- expectSQLError (queryNamed c "SELECT :a" [":a" := (1 :: Int), ":zzz" := (2 :: Int)] :: IO [Only Int])
+      assertBool (show e2) ("zzz" `T.isInfixOf` sqlErrorDetails e2)
+  ]
+
+data Boom = Boom deriving (Show)
+instance Exception Boom
+
+transactionTests :: Test
+transactionTests = TestList
+  [ "commit" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE t(x)"
+      withTransaction c $ execute_ c "INSERT INTO t VALUES (1)"
+      count c >>= (@?= 1)
+      isAutocommit c >>= (@?= True)
+  , "rollback on a synchronous exception" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE t(x)"
+      r <- try (withTransaction c (execute_ c "INSERT INTO t VALUES (1)" >> throwIO Boom))
+      case r of
+        Left Boom -> return ()
+        Right () -> assertFailure "expected Boom"
+      count c >>= (@?= 0)
+      isAutocommit c >>= (@?= True)
+  , "rollback on an SQL error" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE t(x UNIQUE)"
+      _ <- try (withTransaction c (execute_ c "INSERT INTO t VALUES (1)" >> execute_ c "INSERT INTO t VALUES (1)"))
+             :: IO (Either SQLError ())
+      count c >>= (@?= 0)
+  , "rollback on an asynchronous exception (timeout)" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE t(x)"
+      r <- timeout 100000 $ withTransaction c $ do
+        execute_ c "INSERT INTO t VALUES (1)"
+        threadDelay 10000000
+      r @?= Nothing
+      count c >>= (@?= 0)
+      isAutocommit c >>= (@?= True)
+  , "nested savepoints" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE t(x)"
+      withTransaction c $ do
+        execute_ c "INSERT INTO t VALUES (1)"
+        _ <- try (withSavepoint c (execute_ c "INSERT INTO t VALUES (2)" >> throwIO Boom)) :: IO (Either Boom ())
+        withSavepoint c (execute_ c "INSERT INTO t VALUES (3)")
+      rs <- query_ c "SELECT x FROM t ORDER BY x"
+      map fromOnly rs @?= [1, 3 :: Int]
+  ]
+  where
+    count c = do
+      [Only n] <- query_ c "SELECT count(*) FROM t"
+      return (n :: Int)
+
+stateTests :: Test
+stateTests = TestList
+  [ "lastInsertRowId, changes, totalChanges" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE t(id INTEGER PRIMARY KEY, x)"
+      execute c "INSERT INTO t(x) VALUES (?)" (Only ("a" :: Text))
+      lastInsertRowId c >>= (@?= 1)
+      execute_ c "INSERT INTO t(id, x) VALUES (41, 'b'), (42, 'c')"
+      lastInsertRowId c >>= (@?= 42)
+      changes c >>= (@?= 2)
+      execute_ c "UPDATE t SET x = 'z'"
+      changes c >>= (@?= 3)
+      totalChanges c >>= (@?= 6)
+  , "versions" ~: do
+      v <- sqliteVersion
+      assertBool v ("3." `isPrefixOf'` v)
+      b <- sqlbatchVersion
+      assertBool b (not (null b))
+  ]
+  where
+    isPrefixOf' p s = take (length p) s == p
+
+statementTests :: Test
+statementTests = TestList
+  [ "bind, nextRow, reset, rebind" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3), (4)"
+      withStatement c "SELECT x FROM t WHERE x >= ? ORDER BY x" $ \st -> do
+        columnNames st >>= (@?= ["x"])
+        columnCount st >>= (@?= 1)
+        bind st (Only (2 :: Int))
+        r1 <- nextRow st
+        r1 @?= Just (Only (2 :: Int))
+        r2 <- nextRow st
+        r2 @?= Just (Only (3 :: Int))
+        reset st
+        rs <- foldStatement st [] (\a (Only x) -> return (x : a))
+        rs @?= [4, 3, 2 :: Int]
+        bind st (Only (4 :: Int))
+        nextRow st >>= (@?= Just (Only (4 :: Int)))
+        nextRow st >>= (@?= (Nothing :: Maybe (Only Int)))
+        nextRow st >>= (@?= (Nothing :: Maybe (Only Int)))
+  , "bindNamed" ~: withMem $ \c ->
+      withStatement c "SELECT :a + :b" $ \st -> do
+        bindNamed st [":a" := (1 :: Int), ":b" := (2 :: Int)]
+        nextRow st >>= (@?= Just (Only (3 :: Int)))
+  , "nextRow over many batches" ~: withMem $ \c ->
+      withStatement c "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 30000) SELECT x, 'v' || x FROM c" $ \st -> do
+        let loop !acc = do
+              r <- nextRow st
+              case r of
+                Nothing -> return acc
+                Just (x :: Int, t :: Text) -> do
+                  when (t /= "v" <> T.pack (show x)) $ assertFailure (show (x, t))
+                  loop (acc + x)
+        loop 0 >>= (@?= sum [1 .. 30000])
+  ]
+
+-- | Zero-copy ByteString slices and buffer reuse.
+bufferTests :: Test
+bufferTests = TestList
+  [ "ByteString slices kept from many batches stay intact" ~: withMem $ \c -> do
+      -- Varying sizes so that batches end on the buffer, not the row count; every other
+      -- column is read as Text (which does not keep the buffer).
+      rs <- query_ c
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 20000) SELECT x, x || ':' || substr(replace(hex(zeroblob(x % 300)), '0', 'a'), 1, x % 300), 'text ' || x FROM c"
+      forM_ rs $ \(x :: Int, b :: B.ByteString, t :: Text) -> do
+        let want = B8.pack (show x ++ ":" ++ replicate (x `mod` 300) 'a')
+        when (b /= want) $ assertFailure ("row " ++ show x ++ ": " ++ show (B.take 40 b))
+        when (t /= "text " <> T.pack (show x)) $ assertFailure ("row " ++ show x ++ ": " ++ show t)
+      length rs @?= 20000
+  , "slices kept from a fold while the buffer is reused" ~: withMem $ \c -> do
+      kept <- fold_ c
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 50000) SELECT x, 'value number ' || x FROM c"
+        [] (\acc (x :: Int, b :: B.ByteString) -> return $! if x `mod` 997 == 0 then (x, b) : acc else acc)
+      forM_ kept $ \(x, b) -> b @?= B8.pack ("value number " ++ show x)
+      length kept @?= 50
+  , "a value larger than the buffer (BUFFER_TOO_SMALL dbPath)" ~: withMem $ \c -> do
+      rs <- query_ c "SELECT 1, randomblob(10), 2, zeroblob(5000000), 'after' UNION ALL SELECT 3, x'00', 4, x'01', 'end'"
+      [(a, _, b, big, t), (a2, _, b2, small, t2)] <- return (rs :: [(Int, B.ByteString, Int, B.ByteString, Text)])
+      (a, b, B.length big, B.all (== 0) big, t) @?= (1, 2, 5000000, True, "after")
+      (a2, b2, small, t2) @?= (3, 4, B.pack [1], "end")
+  , "Text from large values" ~: withMem $ \c -> do
+      [Only t] <- query_ c "SELECT replace(hex(zeroblob(300000)), '00', 'é')"
+      T.length t @?= 300000
+      T.all (== 'é') t @?= True
+  ]
+
+-- | Streaming a 1,000,000-row result keeps memory flat.
+streamingTests :: Test
+streamingTests = TestList
+  [ "fold over 1,000,000 rows in bounded memory" ~: withMem $ \c -> do
+      enabled <- getRTSStatsEnabled
+      assertBool "run with +RTS -T (the test suite is linked with -with-rtsopts=-T)" enabled
+      performMajorGC
+      base <- gcdetails_live_bytes . gc <$> getRTSStats
+      peak <- newIORef (0 :: Word64)
+      let n = 1000000 :: Int
+      (nrows, total, textBytes) <- fold_ c
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000000) SELECT x, 'row number ' || x, x'0102030405' FROM c"
+        (0 :: Int, 0 :: Int, 0 :: Int)
+        (\(!k, !s, !tb) (x :: Int, t :: Text, b :: B.ByteString) -> do
+            when (k `mod` 100000 == 99999) $ do
+              performMajorGC
+              live <- gcdetails_live_bytes . gc <$> getRTSStats
+              modifyIORef' peak (max live)
+            return (k + 1, s + x, tb + T.length t + B.length b))
+      (nrows, total) @?= (n, n * (n + 1) `div` 2)
+      assertBool "read the text" (textBytes > 0)
+      p <- readIORef peak
+      let growth = fromIntegral p - fromIntegral base :: Int
+      -- The whole result would be ~100 MB as a list; a batch is a few hundred KiB.
+      assertBool ("live memory grew by " ++ show growth ++ " bytes while streaming") (growth < 8 * 1024 * 1024)
+  , "forEach_ over 1,000,000 rows in bounded memory" ~: withMem $ \c -> do
+      performMajorGC
+      base <- gcdetails_live_bytes . gc <$> getRTSStats
+      peak <- newIORef (0 :: Word64)
+      seen <- newIORef (0 :: Int)
+      forEach_ c "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000000) SELECT x FROM c" $
+        \(Only (x :: Int)) -> do
+          modifyIORef' seen (+ 1)
+          when (x `mod` 250000 == 0) $ do
+            performMajorGC
+            live <- gcdetails_live_bytes . gc <$> getRTSStats
+            modifyIORef' peak (max live)
+      readIORef seen >>= (@?= 1000000)
+      p <- readIORef peak
+      let growth = fromIntegral p - fromIntegral base :: Int
+      assertBool ("live memory grew by " ++ show growth ++ " bytes") (growth < 8 * 1024 * 1024)
+  ]
+
+-- | A query that never ends on its own (one sqlite3_step call that runs forever).
+endless :: Query
+endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
+
+-- | Runs a test with a watchdog: if the test has not finished after 60 s (the mechanism
+-- under test failed), the watchdog interrupts the connection so that the suite ends, and
+-- the test fails.
+watchdog :: Connection -> IO a -> IO a
+watchdog c act = do
+  fired <- newIORef False
+  done <- newEmptyMVar
+  _ <- forkIO $ do
+    r <- timeout 60000000 (readMVar done)
+    when (r == Nothing) $ writeIORef fired True >> interrupt c
+  a <- act `finally` putMVar done ()
+  f <- readIORef fired
+  when f $ assertFailure "the watchdog had to interrupt the query: the timeout did not"
+  return a
+
+asyncTests :: Test
+asyncTests = TestList
+  [ "timeout interrupts a running query; the connection stays usable" ~: withMem $ \c -> watchdog c $ do
+      r <- timeout 200000 (query_ c endless :: IO [Only Int])
+      r @?= Nothing
+      [Only x] <- query_ c "SELECT 41 + 1"
+      x @?= (42 :: Int)
+  , "timeout from an unbound thread" ~: withMem $ \c -> watchdog c $ do
+      res <- newEmptyMVar
+      _ <- forkIO $ do
+        r <- timeout 200000 (fold_ c endless (0 :: Int) (\a (Only x) -> return (a + x)))
+        putMVar res r
+      takeMVar res >>= (@?= Nothing)
+      query_ c "SELECT 1" >>= (@?= [Only (1 :: Int)])
+  , "timeout interrupts a long script and a long bulk write" ~: withMem $ \c -> watchdog c $ do
+      r <- timeout 200000 (executeScript c "CREATE TABLE e(x); INSERT INTO e SELECT x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c)")
+      r @?= Nothing
+      [Only n] <- query_ c "SELECT count(*) FROM e"
+      n @?= (0 :: Int)
+      execute_ c "CREATE TABLE f(x)"
+      r2 <- timeout 200000 (executeMany c "INSERT INTO f SELECT x FROM (WITH RECURSIVE c(x) AS (SELECT ? UNION ALL SELECT x+1 FROM c) SELECT x FROM c)" [Only (1 :: Int)])
+      r2 @?= Nothing
+      [Only n2] <- query_ c "SELECT count(*) FROM f"
+      n2 @?= (0 :: Int)
+  , "the interrupted statement is finalized: another connection can write" ~: do
+      tmp <- getTemporaryDirectory
+      let dbPath = tmp ++ "/sqlbatch-hs-async-test.db"
+      _ <- try (removeFile dbPath) :: IO (Either IOException ())
+      withConnection dbPath $ \c -> watchdog c $ do
+        executeScript c "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)"
+        r <- timeout 200000 (fold_ c
+               "SELECT a.x FROM t a CROSS JOIN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c) b WHERE b.x < 0"
+               (0 :: Int) (\acc (Only v) -> return (acc + v)))
+        r @?= Nothing
+        -- A statement left running would hold a read lock and make this fail with SQLITE_BUSY.
+        withConnection dbPath $ \c2 -> execute_ c2 "INSERT INTO t VALUES (4)"
+        [Only n] <- query_ c "SELECT count(*) FROM t"
+        n @?= (4 :: Int)
+      removeFile dbPath
+  , "killThread during a fold callback finalizes the statement" ~: withMem $ \c -> watchdog c $ do
+      started <- newEmptyMVar
+      t <- forkIO $ forEach_ c "SELECT 1 UNION ALL SELECT 2" $ \(Only (_ :: Int)) -> do
+        _ <- tryPutMVar started ()
+        threadDelay 10000000
+      takeMVar started
+      killThread t
+      query_ c "SELECT 7" >>= (@?= [Only (7 :: Int)])
+  , "interrupt from another thread" ~: withMem $ \c -> watchdog c $ do
+      _ <- forkIO (threadDelay 100000 >> interrupt c)
+      e <- expectSQLError (query_ c endless :: IO [Only Int])
+      sqlError e @?= ErrorInterrupt
+      query_ c "SELECT 1" >>= (@?= [Only (1 :: Int)])
+  ]
+
+threadTests :: Test
+threadTests = TestList
+  [ "one connection shared by several threads" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE t(x)"
+      executeMany c "INSERT INTO t VALUES (?)" (map Only [1 .. 20000 :: Int])
+      results <- forM [1 .. 4 :: Int] $ \k -> do
+        mv <- newEmptyMVar
+        _ <- forkIO $ do
+          r <- try $ do
+            s <- fold_ c "SELECT x FROM t" 0 (\a (Only x) -> return $! a + x * k)
+            execute c "INSERT INTO t VALUES (?)" (Only (-k))
+            return s
+          putMVar mv r
+        return mv
+      rs <- mapM takeMVar results
+      forM_ (zip [1 ..] rs) $ \(k, r) -> case r of
+        Left (e :: SomeException) -> assertFailure (show e)
+        Right s -> assertBool (show (k, s)) (s `elem` [k * sum [1 .. 20000] - k * j | j <- [0 .. 10]])
+      neg <- query_ c "SELECT x FROM t WHERE x < 0"
+      sort (map fromOnly neg) @?= [-4, -3, -2, -1 :: Int]
+  ]
+
+directTests :: Test
+directTests = TestList
+  [ "the Direct layer returns errors as values" ~: do
+      Right db <- D.open ":memory:"
+      Left e <- D.prepare db "SELEC 1"
+      sqlError e @?= ErrorError
+      Right (st, _) <- D.prepareTail db "SELECT 1, 'two', x'03', NULL, 2.5; SELECT 2"
+      Right (D.FetchDone, b) <- D.fetch st 10 maxBound
+      vals <- D.batchValues b
+      vals @?= [[D.VInteger 1, D.VText "two", D.VBlob (B.pack [3]), D.VNull, D.VFloat 2.5]]
+      D.finalize st
+      Right _ <- either (Left . fst) Right <$> D.exec db "CREATE TABLE t(x); INSERT INTO t VALUES (?)" [D.VInteger 5] []
+      Right st2 <- D.prepare db "INSERT INTO t VALUES (?)"
+      Right wr <- either (Left . fst) Right <$> D.executeMany st2 3 1 [D.VInteger 1, D.VInteger 2, D.VInteger 3]
+      D.writeRows wr @?= 3
+      D.finalize st2
+      Right n <- D.totalChanges db
+      n @?= 4
+      D.close db
+  ]
