@@ -1,0 +1,324 @@
+// Package sqlwork implements the workloads through database/sql, identically for every
+// driver (sqlbatch, mattn/go-sqlite3, modernc.org/sqlite), so that the drivers are the only
+// difference. Only bulk_insert varies: drivers without a bulk call use a prepared
+// statement in a loop, as their users do.
+package sqlwork
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/sqlbatch/sqlbatch/benches/go/internal/workload"
+)
+
+// Driver describes a database/sql driver to the workloads.
+type Driver struct {
+	// Name is the driver's registered name.
+	Name string
+	// DSN turns a file path (or ":memory:") into a DSN that opens it read-write.
+	DSN func(path string) string
+	// Bulk, if set, inserts the rows through the driver's own bulk call on conn, inside a
+	// transaction it opens with BEGIN; otherwise a prepared statement loop is used.
+	Bulk func(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) error
+	// EmptyBlobIsNil says that the driver returns nil for an empty BLOB, as for NULL
+	// (modernc.org/sqlite does); fetch_wide then also reads "b IS NULL" to tell them apart,
+	// so that its checksum is right. The extra column makes its work slightly larger.
+	EmptyBlobIsNil bool
+}
+
+// Impl returns the workload.Impl of the driver.
+func (d Driver) Impl() workload.Impl {
+	return func(w, input string) (workload.Rep, func(), error) {
+		switch w {
+		case workload.FetchNarrow, workload.FetchNarrow1M:
+			db, err := d.openFile(input)
+			if err != nil {
+				return nil, nil, err
+			}
+			return func(t workload.Timer) (int64, int64, error) { return fetchNarrow(t, db) }, func() { db.Close() }, nil
+		case workload.FetchWide:
+			db, err := d.openFile(input)
+			if err != nil {
+				return nil, nil, err
+			}
+			return func(t workload.Timer) (int64, int64, error) { return d.fetchWide(t, db) }, func() { db.Close() }, nil
+		case workload.ExecScript, workload.ExecScript10k:
+			script, err := os.ReadFile(input)
+			if err != nil {
+				return nil, nil, err
+			}
+			s := string(script)
+			return func(t workload.Timer) (int64, int64, error) { return d.execScript(t, s) }, func() {}, nil
+		case workload.BulkInsert:
+			n, err := workload.BulkCount(input)
+			if err != nil {
+				return nil, nil, err
+			}
+			rows := workload.MakeBulkRows(n)
+			return func(t workload.Timer) (int64, int64, error) { return d.bulkInsert(t, rows) }, func() {}, nil
+		}
+		return nil, nil, workload.ErrUnsupported
+	}
+}
+
+// openFile opens a pool of one connection on a workload database.
+func (d Driver) openFile(path string) (*sql.DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open(d.Name, d.DSN(path))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openMemory opens a fresh in-memory database (one connection, so one database).
+func (d Driver) openMemory(schema string) (*sql.DB, error) {
+	db, err := sql.Open(d.Name, d.DSN(":memory:"))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func fetchNarrow(t workload.Timer, db *sql.DB) (count, sum int64, err error) {
+	t.Start()
+	rows, err := db.Query(workload.NarrowQuery)
+	if err != nil {
+		t.Stop()
+		return 0, 0, err
+	}
+	var id int64
+	for rows.Next() {
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			t.Stop()
+			return 0, 0, err
+		}
+		sum += id
+		count++
+	}
+	err = rows.Err()
+	rows.Close()
+	t.Stop()
+	return count, sum, err
+}
+
+// fetchWide scans every value into an `any`, the way generic database/sql code reads rows
+// whose types vary (database/sql hands over int64, float64 and string values as they come
+// and copies []byte ones), and adds it to the checksum by its dynamic type.
+func (d Driver) fetchWide(t workload.Timer, db *sql.DB) (count, sum int64, err error) {
+	var (
+		vals  [11]any
+		dest  = []any{&vals[0], &vals[1], &vals[2], &vals[3], &vals[4], &vals[5], &vals[6], &vals[7], &vals[8], &vals[9], &vals[10]}
+		u     uint64
+		query = workload.WideQuery
+	)
+	if d.EmptyBlobIsNil {
+		// Read "b IS NULL" too, to tell an empty BLOB from NULL (see EmptyBlobIsNil).
+		query = strings.Replace(query, " FROM", ", b IS NULL FROM", 1)
+	} else {
+		dest = dest[:10]
+	}
+	t.Start()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Stop()
+		return 0, 0, err
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			t.Stop()
+			return 0, 0, err
+		}
+		if d.EmptyBlobIsNil && vals[9] == nil && vals[10] == int64(0) {
+			vals[9] = []byte{}
+		}
+		for _, v := range vals[:10] {
+			switch v := v.(type) {
+			case int64:
+				u += uint64(v)
+			case float64:
+				u += uint64(workload.Real(v))
+			case string:
+				u += uint64(workload.TextLen(v))
+			case []byte:
+				u += uint64(len(v))
+			case nil:
+				u++
+			default:
+				rows.Close()
+				t.Stop()
+				return 0, 0, fmt.Errorf("unexpected %T in fetch_wide", v)
+			}
+		}
+		count++
+	}
+	err = rows.Err()
+	rows.Close()
+	t.Stop()
+	return count, int64(u), err
+}
+
+// FetchWideTyped is fetch_wide with each column scanned into the typed destination a Go
+// program declares for it (sql.NullInt64, sql.NullFloat64, sql.NullString, []byte), which
+// makes database/sql convert every value through reflection. It is a Go-only benchmark
+// (not a runner workload), reported beside fetch_wide.
+func (d Driver) FetchWideTyped() workload.Impl {
+	return func(w, input string) (workload.Rep, func(), error) {
+		db, err := d.openFile(input)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(t workload.Timer) (int64, int64, error) { return d.fetchWideTyped(t, db) }, func() { db.Close() }, nil
+	}
+}
+
+func (d Driver) fetchWideTyped(t workload.Timer, db *sql.DB) (count, sum int64, err error) {
+	var (
+		ints  [4]sql.NullInt64
+		reals [2]sql.NullFloat64
+		texts [3]sql.NullString
+		blob  []byte
+		null  bool
+		dest  = []any{&ints[0], &ints[1], &ints[2], &ints[3], &reals[0], &reals[1], &texts[0], &texts[1], &texts[2], &blob, &null}
+		u     uint64
+		query = workload.WideQuery
+	)
+	if d.EmptyBlobIsNil {
+		query = strings.Replace(query, " FROM", ", b IS NULL FROM", 1)
+	} else {
+		dest = dest[:10]
+	}
+	t.Start()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Stop()
+		return 0, 0, err
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			t.Stop()
+			return 0, 0, err
+		}
+		if d.EmptyBlobIsNil && blob == nil && !null {
+			blob = []byte{}
+		}
+		for _, v := range ints {
+			if v.Valid {
+				u += uint64(v.Int64)
+			} else {
+				u++
+			}
+		}
+		for _, v := range reals {
+			if v.Valid {
+				u += uint64(workload.Real(v.Float64))
+			} else {
+				u++
+			}
+		}
+		for _, v := range texts {
+			if v.Valid {
+				u += uint64(workload.TextLen(v.String))
+			} else {
+				u++
+			}
+		}
+		if blob != nil {
+			u += uint64(len(blob))
+		} else {
+			u++
+		}
+		count++
+	}
+	err = rows.Err()
+	rows.Close()
+	t.Stop()
+	return count, int64(u), err
+}
+
+func (d Driver) execScript(t workload.Timer, script string) (count, sum int64, err error) {
+	db, err := d.openMemory(workload.ScriptTable)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	t.Start()
+	_, err = db.Exec(script)
+	t.Stop()
+	if err != nil {
+		return 0, 0, err
+	}
+	err = db.QueryRow(workload.ScriptCheck).Scan(&count, &sum)
+	return count, sum, err
+}
+
+func (d Driver) bulkInsert(t workload.Timer, rows *workload.BulkRows) (count, sum int64, err error) {
+	db, err := d.openMemory(workload.BulkTable)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	t.Start()
+	if d.Bulk != nil {
+		err = d.Bulk(ctx, conn, rows)
+	} else {
+		err = PreparedLoop(ctx, conn, rows)
+	}
+	t.Stop()
+	if err != nil {
+		conn.Close()
+		return 0, 0, err
+	}
+	err = conn.QueryRowContext(ctx, workload.BulkCheck).Scan(&count, &sum)
+	conn.Close()
+	return count, sum, err
+}
+
+// PreparedLoop inserts the rows the way database/sql code does without a bulk call: one
+// transaction, one prepared statement, one Exec per row.
+func PreparedLoop(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, workload.BulkInsertQ)
+	if err != nil {
+		tx.Rollback()
+		return err
+	}
+	for i := range rows.A {
+		if _, err := stmt.ExecContext(ctx, rows.A[i], rows.B[i], rows.C[i]); err != nil {
+			stmt.Close()
+			tx.Rollback()
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+	}
+	stmt.Close()
+	return tx.Commit()
+}

@@ -1,0 +1,258 @@
+// Package workload holds what every Go implementation of the cross-language benchmark
+// shares: the workload names and inputs, the checksum rules of benches/README.md, the
+// runner protocol (flags in, "<ns> <count> <checksum>" lines out), and the glue that runs
+// the same repetitions as `go test -bench` benchmarks.
+package workload
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// The workloads of benches/README.md.
+const (
+	FetchNarrow   = "fetch_narrow"
+	FetchNarrow1M = "fetch_narrow_1m"
+	FetchWide     = "fetch_wide"
+	ExecScript    = "exec_script"
+	ExecScript10k = "exec_script_10k"
+	BulkInsert    = "bulk_insert"
+)
+
+// The SQL of the workloads.
+const (
+	NarrowQuery  = "SELECT id FROM testdata"
+	WideQuery    = "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"
+	ScriptTable  = "CREATE TABLE script_t(a INTEGER, b TEXT)"
+	ScriptCheck  = "SELECT count(*), sum(a) FROM script_t"
+	BulkTable    = "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
+	BulkInsertQ  = "INSERT INTO bulk VALUES (?, ?, ?)"
+	BulkCheck    = "SELECT count(*), sum(a) + sum(length(c)) FROM bulk"
+	DefaultBulkN = 1000000
+)
+
+// ErrUnsupported is returned by an Impl for a workload it does not implement; the runner
+// then exits with status 3.
+var ErrUnsupported = errors.New("workload not supported by this implementation")
+
+// Timer brackets the measured part of a repetition. Untimed set-up (a fresh database and
+// its table, checking the result) happens outside Start/Stop.
+type Timer interface {
+	Start()
+	Stop()
+}
+
+// Rep runs one repetition, timing its measured part with t, and returns the count and
+// checksum defined in benches/README.md.
+type Rep func(t Timer) (count, checksum int64, err error)
+
+// Impl prepares an implementation for a workload (opening databases, reading the script,
+// building bulk rows: all untimed) and returns its repetition and a clean-up function.
+type Impl func(workload, input string) (rep Rep, cleanup func(), err error)
+
+// Cell checksum contributions for fetch_wide (benches/README.md).
+
+// Real is the contribution of a REAL: its value times 1000, truncated toward zero.
+func Real(f float64) int64 { return int64(f * 1000) }
+
+// TextLen is the contribution of a TEXT: its number of code points.
+func TextLen(s string) int64 { return int64(utf8.RuneCountInString(s)) }
+
+// BulkRows are the rows of bulk_insert, built before any clock starts:
+// row i is (i, i * 0.25, "row-" || i).
+type BulkRows struct {
+	A []int64
+	B []float64
+	C []string
+}
+
+// MakeBulkRows builds n rows.
+func MakeBulkRows(n int) *BulkRows {
+	r := &BulkRows{A: make([]int64, n), B: make([]float64, n), C: make([]string, n)}
+	for i := range n {
+		r.A[i] = int64(i)
+		r.B[i] = float64(i) * 0.25
+		r.C[i] = "row-" + strconv.Itoa(i)
+	}
+	return r
+}
+
+// BulkCount parses the input of bulk_insert.
+func BulkCount(input string) (int, error) {
+	if input == "" {
+		return DefaultBulkN, nil
+	}
+	n, err := strconv.Atoi(input)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bulk_insert: input %q is not a row count", input)
+	}
+	return n, nil
+}
+
+// IsFetch reports whether w is one of the fetch workloads, whose process warms the page
+// cache with one unmeasured repetition.
+func IsFetch(w string) bool { return strings.HasPrefix(w, "fetch_") }
+
+// stopwatch is the runner's Timer.
+type stopwatch struct {
+	start   time.Time
+	elapsed time.Duration
+}
+
+func (s *stopwatch) Start() { s.start = time.Now() }
+func (s *stopwatch) Stop()  { s.elapsed += time.Since(s.start) }
+
+// Main is the runner protocol of benches/README.md:
+//
+//	<command> --impl NAME --workload WORKLOAD --input PATH_OR_COUNT --reps N --warmup W
+//
+// It runs W unprinted repetitions (at least one for the fetch workloads, to warm the page
+// cache), then N printed ones, one "<nanoseconds> <count> <checksum>" line each.
+func Main(prog string, impls map[string]Impl) {
+	fs := flag.NewFlagSet(prog, flag.ExitOnError)
+	implName := fs.String("impl", "", "implementation: "+strings.Join(names(impls), ", "))
+	wl := fs.String("workload", "", "workload name")
+	input := fs.String("input", "", "input file or row count")
+	reps := fs.Int("reps", 5, "measured repetitions")
+	warmup := fs.Int("warmup", 1, "unmeasured repetitions")
+	fs.Parse(os.Args[1:])
+	fail := func(status int, format string, args ...any) {
+		fmt.Fprintf(os.Stderr, prog+": "+format+"\n", args...)
+		os.Exit(status)
+	}
+	impl, ok := impls[*implName]
+	if !ok {
+		fail(2, "unknown --impl %q (have %s)", *implName, strings.Join(names(impls), ", "))
+	}
+	rep, cleanup, err := impl(*wl, *input)
+	if errors.Is(err, ErrUnsupported) {
+		fail(3, "%s does not support workload %q", *implName, *wl)
+	}
+	if err != nil {
+		fail(1, "%s %s: %v", *implName, *wl, err)
+	}
+	defer cleanup()
+	w := *warmup
+	if IsFetch(*wl) && w < 1 {
+		w = 1
+	}
+	for range w {
+		if _, _, err := rep(&stopwatch{}); err != nil {
+			fail(1, "%s %s warm-up: %v", *implName, *wl, err)
+		}
+	}
+	out := make([]string, 0, *reps)
+	for range *reps {
+		sw := &stopwatch{}
+		count, sum, err := rep(sw)
+		if err != nil {
+			fail(1, "%s %s: %v", *implName, *wl, err)
+		}
+		out = append(out, fmt.Sprintf("%d %d %d", sw.elapsed.Nanoseconds(), count, sum))
+	}
+	fmt.Println(strings.Join(out, "\n"))
+}
+
+func names(impls map[string]Impl) []string {
+	var n []string
+	for k := range impls {
+		n = append(n, k)
+	}
+	return n
+}
+
+// Dir returns the directory holding the generated workloads: $SQLBATCH_WORKLOADS, or
+// build/workloads at the top of the repository (found from the caller's package directory).
+func Dir() string {
+	if d := os.Getenv("SQLBATCH_WORKLOADS"); d != "" {
+		return d
+	}
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		cand := filepath.Join(d, "build", "workloads")
+		if st, err := os.Stat(cand); err == nil && st.IsDir() {
+			return cand
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(wd, "build", "workloads")
+		}
+	}
+}
+
+// Input returns the input of a workload in Dir: a file path, or the row count.
+func Input(w string) string {
+	switch w {
+	case FetchNarrow, FetchNarrow1M, FetchWide:
+		return filepath.Join(Dir(), w+".db")
+	case ExecScript, ExecScript10k:
+		return filepath.Join(Dir(), w+".sql")
+	case BulkInsert:
+		if n := os.Getenv("SQLBATCH_BULK_ROWS"); n != "" {
+			return n
+		}
+		return strconv.Itoa(DefaultBulkN)
+	}
+	return ""
+}
+
+// benchTimer is the Timer of a benchmark: b's own timer, so ns/op is the measured part.
+type benchTimer struct{ b *testing.B }
+
+func (t benchTimer) Start() { t.b.StartTimer() }
+func (t benchTimer) Stop()  { t.b.StopTimer() }
+
+// Unit is the unit of a workload's throughput metric.
+func Unit(w string) string {
+	if strings.HasPrefix(w, "exec_script") {
+		return "stmts/s"
+	}
+	return "rows/s"
+}
+
+// Bench runs impl on workload w as a benchmark named impl=<name> under b, reporting
+// throughput (rows/s or stmts/s) over the measured parts of the repetitions.
+func Bench(b *testing.B, w, name string, impl Impl) {
+	b.Run("impl="+name, func(b *testing.B) {
+		in := Input(w)
+		if strings.HasSuffix(in, ".db") || strings.HasSuffix(in, ".sql") {
+			if _, err := os.Stat(in); err != nil {
+				b.Skipf("%s missing: run `python3 benches/workloads/generate.py build/workloads` at the top of the repository", in)
+			}
+		}
+		b.StopTimer()
+		rep, cleanup, err := impl(w, in)
+		if errors.Is(err, ErrUnsupported) {
+			b.Skip(err)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cleanup()
+		if IsFetch(w) {
+			if _, _, err := rep(&stopwatch{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		b.ResetTimer()
+		b.StopTimer()
+		var total int64
+		for i := 0; i < b.N; i++ {
+			count, _, err := rep(benchTimer{b})
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += count
+		}
+		b.ReportMetric(float64(total)/b.Elapsed().Seconds(), Unit(w))
+	})
+}

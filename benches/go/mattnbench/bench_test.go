@@ -1,0 +1,24 @@
+package mattnbench
+
+import (
+	"testing"
+
+	"github.com/sqlbatch/sqlbatch/benches/go/internal/workload"
+)
+
+func BenchmarkFetchNarrow(b *testing.B) {
+	workload.Bench(b, workload.FetchNarrow, "mattn", Driver.Impl())
+}
+func BenchmarkFetchWide(b *testing.B) { workload.Bench(b, workload.FetchWide, "mattn", Driver.Impl()) }
+func BenchmarkFetchWideTyped(b *testing.B) {
+	workload.Bench(b, workload.FetchWide, "mattn", Driver.FetchWideTyped())
+}
+func BenchmarkExecScript(b *testing.B) {
+	workload.Bench(b, workload.ExecScript, "mattn", Driver.Impl())
+}
+func BenchmarkExecScript10k(b *testing.B) {
+	workload.Bench(b, workload.ExecScript10k, "mattn", Driver.Impl())
+}
+func BenchmarkBulkInsert(b *testing.B) {
+	workload.Bench(b, workload.BulkInsert, "mattn", Driver.Impl())
+}

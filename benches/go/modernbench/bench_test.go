@@ -1,0 +1,26 @@
+package modernbench
+
+import (
+	"testing"
+
+	"github.com/sqlbatch/sqlbatch/benches/go/internal/workload"
+)
+
+func BenchmarkFetchNarrow(b *testing.B) {
+	workload.Bench(b, workload.FetchNarrow, "modernc", Driver.Impl())
+}
+func BenchmarkFetchWide(b *testing.B) {
+	workload.Bench(b, workload.FetchWide, "modernc", Driver.Impl())
+}
+func BenchmarkFetchWideTyped(b *testing.B) {
+	workload.Bench(b, workload.FetchWide, "modernc", Driver.FetchWideTyped())
+}
+func BenchmarkExecScript(b *testing.B) {
+	workload.Bench(b, workload.ExecScript, "modernc", Driver.Impl())
+}
+func BenchmarkExecScript10k(b *testing.B) {
+	workload.Bench(b, workload.ExecScript10k, "modernc", Driver.Impl())
+}
+func BenchmarkBulkInsert(b *testing.B) {
+	workload.Bench(b, workload.BulkInsert, "modernc", Driver.Impl())
+}

@@ -1,0 +1,30 @@
+package sqlbatchbench
+
+import (
+	"testing"
+
+	"github.com/sqlbatch/sqlbatch/benches/go/internal/workload"
+)
+
+// Each benchmark runs the sqlbatch implementations and the native C baseline on one
+// workload; mattnbench and modernbench have the same benchmarks for their drivers.
+func run(b *testing.B, w string) {
+	workload.Bench(b, w, "c-native", Native)
+	workload.Bench(b, w, "c-sqlbatch", CSqlbatch)
+	workload.Bench(b, w, "sqlbatch", LowLevel)
+	workload.Bench(b, w, "sqlbatch-sql", SQL.Impl())
+}
+
+func BenchmarkFetchNarrow(b *testing.B) { run(b, workload.FetchNarrow) }
+func BenchmarkFetchWide(b *testing.B)   { run(b, workload.FetchWide) }
+func BenchmarkFetchWideTyped(b *testing.B) {
+	workload.Bench(b, workload.FetchWide, "sqlbatch-sql", SQL.FetchWideTyped())
+}
+func BenchmarkExecScript(b *testing.B) { run(b, workload.ExecScript) }
+func BenchmarkExecScript10k(b *testing.B) {
+	run(b, workload.ExecScript10k)
+}
+func BenchmarkBulkInsert(b *testing.B) {
+	run(b, workload.BulkInsert)
+	workload.Bench(b, workload.BulkInsert, "sqlbatch-sql-stmt", SQLStmtLoop.Impl())
+}
