@@ -73,32 +73,42 @@ func (t Type) String() string {
 type Rows struct {
 	stmt     *Stmt
 	ownsStmt bool
-	cells    []capi.Value // the current batch, row-major
-	row      []capi.Value // the current row
-	arena    []byte       // the current batch's bytes (C memory)
-	goData   []byte       // a Go copy of arena, made by the first Text or Blob of the batch
-	ncols    int
-	nrows    int
-	next     int // index of the next row in the batch
-	done     bool
-	closed   bool
-	err      error
+	// cur points at the current row's first cell, in the batch's C memory; width is the
+	// number of its cells (0 when there is no current row, so that accessors panic).
+	cur    unsafe.Pointer
+	width  int
+	stride uintptr // bytes per row
+	left   int     // rows of the batch after the current one
+	ncols  int
+	nrows  int
+	arena  []byte // the current batch's bytes (C memory)
+	goData []byte // a Go copy of arena, made by the first Text or Blob of the batch
+	done   bool
+	closed bool
+	err    error
+}
+
+const cellSize = unsafe.Sizeof(capi.Value{})
+
+// cell returns the cell of column i of the current row; it panics (index out of range)
+// if there is no such column or no current row.
+func (r *Rows) cell(i int) *capi.Value {
+	return &unsafe.Slice((*capi.Value)(r.cur), r.width)[i]
 }
 
 // Next advances to the next row, fetching a new batch when the current one is used up. It
 // returns false at the end of the rows or on an error (see Err).
 func (r *Rows) Next() bool {
-	if r.next < r.nrows {
-		start := r.next * r.ncols
-		r.row = r.cells[start : start+r.ncols : start+r.ncols]
-		r.next++
+	if r.left != 0 {
+		r.left--
+		r.cur = unsafe.Add(r.cur, r.stride)
 		return true
 	}
 	return r.fetch()
 }
 
 func (r *Rows) fetch() bool {
-	r.row = nil
+	r.width, r.cur = 0, nil
 	for !r.done && !r.closed {
 		s := r.stmt
 		if s.closed {
@@ -115,18 +125,19 @@ func (r *Rows) fetch() bool {
 		default:
 			r.err = s.err(rc)
 			r.done = true
-			r.nrows, r.next, r.cells = 0, 0, nil
+			r.nrows, r.left = 0, 0
 			return false
 		}
-		r.ncols, r.nrows, r.next = b.NCols, b.NRows, 0
-		r.cells = unsafe.Slice(b.Cells, b.NRows*b.NCols)
+		r.ncols, r.nrows = b.NCols, b.NRows
 		r.arena, r.goData = nil, nil
 		if b.DataLen > 0 {
 			r.arena = unsafe.Slice(b.Data, b.DataLen)
 		}
 		if r.nrows > 0 {
-			r.row = r.cells[0:r.ncols:r.ncols]
-			r.next = 1
+			r.cur = unsafe.Pointer(b.Cells)
+			r.width = r.ncols
+			r.stride = uintptr(r.ncols) * cellSize
+			r.left = r.nrows - 1
 			return true
 		}
 	}
@@ -144,8 +155,8 @@ func (r *Rows) Close() error {
 		return nil
 	}
 	r.closed = true
-	r.row, r.cells, r.arena = nil, nil, nil
-	r.nrows, r.next = 0, 0
+	r.cur, r.width, r.arena, r.goData = nil, 0, nil, nil
+	r.nrows, r.left = 0, 0
 	s := r.stmt
 	if r.ownsStmt {
 		return s.Close()
@@ -167,7 +178,7 @@ func (r *Rows) Columns() []Column { return r.stmt.Columns() }
 // ColumnCount returns the number of columns of the current batch (of the statement, before
 // the first Next).
 func (r *Rows) ColumnCount() int {
-	if r.cells != nil || r.nrows > 0 {
+	if r.nrows > 0 {
 		return r.ncols
 	}
 	return r.stmt.ColumnCount()
@@ -175,25 +186,24 @@ func (r *Rows) ColumnCount() int {
 
 // BatchRows returns the number of rows in the current batch, and how many of them are
 // still to come after the current row.
-func (r *Rows) BatchRows() (total, left int) { return r.nrows, r.nrows - r.next }
+func (r *Rows) BatchRows() (total, left int) { return r.nrows, r.left }
 
 // Type returns the type of column i of the current row.
-func (r *Rows) Type(i int) Type { return Type(r.row[i].Kind) }
+func (r *Rows) Type(i int) Type { return Type(r.cell(i).Kind) }
 
 // IsNull reports whether column i of the current row is NULL.
-func (r *Rows) IsNull(i int) bool { return r.row[i].Kind == capi.KindNull }
+func (r *Rows) IsNull(i int) bool { return r.cell(i).Kind == capi.KindNull }
 
 // Int64 returns column i of the current row as an int64.
 func (r *Rows) Int64(i int) int64 {
-	c := &r.row[i]
-	if c.Kind == capi.KindInteger {
+	if c := r.cell(i); c.Kind == capi.KindInteger {
 		return int64(c.Bits)
 	}
-	return r.int64Slow(c)
+	return r.int64Slow(i)
 }
 
-func (r *Rows) int64Slow(c *capi.Value) int64 {
-	switch c.Kind {
+func (r *Rows) int64Slow(i int) int64 {
+	switch c := r.cell(i); c.Kind {
 	case capi.KindFloat:
 		return floatToInt64(math.Float64frombits(c.Bits))
 	case capi.KindText, capi.KindBlob:
@@ -210,10 +220,14 @@ func (r *Rows) Bool(i int) bool { return r.Int64(i) != 0 }
 
 // Float64 returns column i of the current row as a float64.
 func (r *Rows) Float64(i int) float64 {
-	c := &r.row[i]
-	switch c.Kind {
-	case capi.KindFloat:
+	if c := r.cell(i); c.Kind == capi.KindFloat {
 		return math.Float64frombits(c.Bits)
+	}
+	return r.float64Slow(i)
+}
+
+func (r *Rows) float64Slow(i int) float64 {
+	switch c := r.cell(i); c.Kind {
 	case capi.KindInteger:
 		return float64(int64(c.Bits))
 	case capi.KindText, capi.KindBlob:
@@ -245,18 +259,20 @@ func (r *Rows) goBytes() []byte {
 // numbers formatted, NULL as "". The string is in Go memory shared with the rest of the
 // batch (see Memory above) and needs no copy to keep.
 func (r *Rows) Text(i int) string {
-	c := &r.row[i]
-	if c.Kind == capi.KindText || c.Kind == capi.KindBlob {
-		if c.Len == 0 {
-			return ""
-		}
-		return unsafe.String(&r.goBytes()[c.Bits], int(c.Len))
+	c := r.cell(i)
+	if c.Kind == capi.KindText && c.Len != 0 && r.goData != nil {
+		return unsafe.String(&r.goData[c.Bits], int(c.Len))
 	}
 	return r.textSlow(c)
 }
 
 func (r *Rows) textSlow(c *capi.Value) string {
 	switch c.Kind {
+	case capi.KindText, capi.KindBlob:
+		if c.Len == 0 {
+			return ""
+		}
+		return unsafe.String(&r.goBytes()[c.Bits], int(c.Len))
 	case capi.KindInteger:
 		return strconv.FormatInt(int64(c.Bits), 10)
 	case capi.KindFloat:
@@ -269,7 +285,15 @@ func (r *Rows) textSlow(c *capi.Value) string {
 // formatted as text, NULL as nil. The slice is in Go memory shared with the rest of the
 // batch (see Memory above); its capacity is its length, so appending to it copies.
 func (r *Rows) Blob(i int) []byte {
-	c := &r.row[i]
+	c := r.cell(i)
+	if c.Kind == capi.KindBlob && c.Len != 0 && r.goData != nil {
+		end := c.Bits + uint64(c.Len)
+		return r.goData[c.Bits:end:end]
+	}
+	return r.blobSlow(c)
+}
+
+func (r *Rows) blobSlow(c *capi.Value) []byte {
 	switch c.Kind {
 	case capi.KindText, capi.KindBlob:
 		if c.Len == 0 {
@@ -287,7 +311,7 @@ func (r *Rows) Blob(i int) []byte {
 // them: the slice points into C memory owned by the statement and is valid only until the
 // next call to Next or Close. It returns nil for other types.
 func (r *Rows) RawBytes(i int) []byte {
-	c := &r.row[i]
+	c := r.cell(i)
 	if c.Kind == capi.KindText || c.Kind == capi.KindBlob {
 		return r.raw(c)
 	}
@@ -297,7 +321,7 @@ func (r *Rows) RawBytes(i int) []byte {
 // Value returns column i of the current row as int64, float64, string (TEXT), []byte (BLOB)
 // or nil (NULL); strings and slices as Text and Blob return them.
 func (r *Rows) Value(i int) any {
-	switch c := &r.row[i]; c.Kind {
+	switch c := r.cell(i); c.Kind {
 	case capi.KindInteger:
 		return int64(c.Bits)
 	case capi.KindFloat:
@@ -314,11 +338,11 @@ func (r *Rows) Value(i int) any {
 // *int, *int32, *uint64, *float64, *float32, *bool, *string, *[]byte (a copy), *any
 // (as Value), *time.Time (see Time), or nil to skip a column.
 func (r *Rows) Scan(dest ...any) error {
-	if r.row == nil {
+	if r.width == 0 {
 		return fmt.Errorf("sqlbatch: Scan called without a current row")
 	}
-	if len(dest) != len(r.row) {
-		return fmt.Errorf("sqlbatch: Scan got %d destinations for %d columns", len(dest), len(r.row))
+	if len(dest) != r.width {
+		return fmt.Errorf("sqlbatch: Scan got %d destinations for %d columns", len(dest), r.width)
 	}
 	for i, d := range dest {
 		switch d := d.(type) {
@@ -365,7 +389,7 @@ func (r *Rows) Scan(dest ...any) error {
 // is above 1e12, as mattn/go-sqlite3 reads them), or a FLOAT Julian day number. NULL gives
 // the zero time.
 func (r *Rows) Time(i int) (time.Time, error) {
-	c := &r.row[i]
+	c := r.cell(i)
 	switch c.Kind {
 	case capi.KindInteger:
 		return UnixTime(int64(c.Bits)), nil

@@ -119,19 +119,20 @@ func (r *rows) Next(dest []driver.Value) error {
 		}
 		return io.EOF
 	}
+	box := &r.conn.box
 	for i := range dest {
 		switch lr.Type(i) {
 		case sqlbatch.Integer:
 			v := lr.Int64(i)
 			if r.convs == nil || r.convs[i] == convNone {
-				dest[i] = v
+				dest[i] = box.int64(v)
 			} else if r.convs[i] == convBool {
 				dest[i] = v > 0
 			} else {
 				dest[i] = r.inLoc(sqlbatch.UnixTime(v))
 			}
 		case sqlbatch.Float:
-			dest[i] = lr.Float64(i)
+			dest[i] = box.float64(lr.Float64(i))
 		case sqlbatch.Text:
 			s := lr.Text(i)
 			if r.convs != nil && r.convs[i] == convTime {
@@ -140,9 +141,9 @@ func (r *rows) Next(dest []driver.Value) error {
 					continue
 				}
 			}
-			dest[i] = s
+			dest[i] = box.string(s)
 		case sqlbatch.Blob:
-			dest[i] = lr.Blob(i)
+			dest[i] = box.bytes(lr.Blob(i))
 		default:
 			dest[i] = nil
 		}
