@@ -1,2 +1,382 @@
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
+-- | hs-bench: the Haskell benchmark of sqlbatch.
+--
+-- With no arguments (or only --workloads DIR / --reps N), it prints the table of issue 4,
+-- measured in this one process: sqlbatch's 'fold' and 'query', the per-row baselines
+-- (direct-sqlite's pattern with a safe step, and all-unsafe) and the native C loop, on
+-- fetch_narrow and fetch_wide (TEXT read as Text and, separately, as ByteString), as medians
+-- with the ratio to native C.
+--
+-- With --impl NAME --workload W --input P --reps N --warmup W it follows the implementation
+-- protocol of benches/README.md (impls hs-sqlbatch-fold, hs-sqlbatch-query, hs-perrow-safe,
+-- hs-perrow-unsafe).
+module Main (main) where
+
+import Control.Exception (evaluate)
+import Control.Monad (forM, forM_, replicateM_, unless, when)
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Unsafe as BU
+import Data.Bits ((.&.))
+import Data.Int (Int64)
+import Data.List (foldl', sort, transpose)
+import Data.Text (Text)
+import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
+import Data.Word (Word64)
+import Foreign.C.String (CString, withCString)
+import Foreign.Marshal.Alloc (alloca)
+import Foreign.Ptr (Ptr, nullPtr)
+import Foreign.Storable (peek)
+import GHC.Clock (getMonotonicTimeNSec)
+import GHC.Conc (getNumCapabilities)
+import System.Directory (doesFileExist)
+import System.Environment (getArgs, getExecutablePath)
+import System.Exit (exitWith, ExitCode (..), exitFailure)
+import System.FilePath (takeDirectory, (</>))
+import System.IO (hPutStrLn, stderr, hFlush, stdout)
+import System.Mem (performMajorGC)
+import Text.Printf (printf)
+
+import Database.SQLBatch
+import qualified PerRow as P
+
+------------------------------------------------------------------------------------------
+-- Native C loop (bench/cbits/native.c)
+
+data CDb
+
+foreign import ccall safe "hs_native_open" c_native_open :: CString -> IO (Ptr CDb)
+foreign import ccall safe "hs_native_close" c_native_close :: Ptr CDb -> IO ()
+foreign import ccall safe "hs_native_fetch_narrow"
+  c_native_fetch_narrow :: Ptr CDb -> Ptr Int64 -> IO Int64
+foreign import ccall safe "hs_native_fetch_wide"
+  c_native_fetch_wide :: Ptr CDb -> Ptr Int64 -> IO Int64
+
+nativeOpen :: FilePath -> IO (Ptr CDb)
+nativeOpen path = do
+  db <- withCString path c_native_open
+  when (db == nullPtr) $ die' ("native open failed: " ++ path)
+  return db
+
+native :: (Ptr CDb -> Ptr Int64 -> IO Int64) -> Ptr CDb -> IO (Int64, Int64)
+native f db = alloca $ \pn -> do
+  s <- f db pn
+  n <- peek pn
+  when (n < 0) $ die' "native fetch failed"
+  return (n, s)
+
+------------------------------------------------------------------------------------------
+-- sqlbatch
+
+data Acc = Acc !Int64 !Int64
+
+narrowSql, wideSql :: Query
+narrowSql = "SELECT id FROM testdata"
+wideSql = "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"
+
+sbFoldNarrow :: Connection -> IO (Int64, Int64)
+sbFoldNarrow c = do
+  Acc n s <- fold_ c narrowSql (Acc 0 0) (\(Acc n s) (Only i) -> return $! Acc (n + 1) (s + i))
+  return (n, s)
+
+sbQueryNarrow :: Connection -> IO (Int64, Int64)
+sbQueryNarrow c = do
+  rows <- query_ c narrowSql :: IO [Only Int64]
+  let go !n !s [] = (n, s)
+      go n s (Only i : rest) = go (n + 1) (s + i) rest
+  return $! go 0 0 rows
+
+-- | A wide row, with TEXT as @t@ (Text or ByteString).
+type Wide t =
+  ( Int64, Maybe Int64, Maybe Int64, Maybe Int64, Maybe Double, Maybe Double
+  , Maybe t, Maybe t, Maybe t, Maybe B.ByteString )
+
+-- | The fetch_wide checksum of one row (benches/README.md): NULL 1, INTEGER its value,
+-- REAL trunc(x * 1000), TEXT its code points, BLOB its length; wrapping Int64.
+wideSum :: (t -> Int64) -> Wide t -> Int64
+wideSum len (a, b, c, d, e, f, g, h, i, j) =
+  a + mi b + mi c + mi d + md e + md f + mt g + mt h + mt i + maybe 1 (fromIntegral . B.length) j
+  where
+    mi = maybe 1 id
+    md = maybe 1 (\x -> fromIntegral (truncate (x * 1000) :: Int))
+    mt = maybe 1 len
+{-# INLINE wideSum #-}
+
+textLen :: Text -> Int64
+textLen = fromIntegral . T.length
+{-# INLINE textLen #-}
+
+-- | Code points of UTF-8 bytes: the bytes that are not continuation bytes (the loop of the
+-- C implementations, @k += (p[i] & 0xC0) != 0x80@).
+bsLen :: B.ByteString -> Int64
+bsLen b = go 0 0
+  where
+    n = B.length b
+    go !i !acc
+      | i >= n = acc
+      | otherwise = go (i + 1) (acc + if BU.unsafeIndex b i .&. 0xC0 /= 0x80 then 1 else 0)
+{-# INLINE bsLen #-}
+
+sbFoldWideText :: Connection -> IO (Int64, Int64)
+sbFoldWideText c = do
+  Acc n s <- fold_ c wideSql (Acc 0 0) $ \(Acc n s) (r :: Wide Text) ->
+    return $! Acc (n + 1) (s + wideSum textLen r)
+  return (n, s)
+
+sbFoldWideBytes :: Connection -> IO (Int64, Int64)
+sbFoldWideBytes c = do
+  Acc n s <- fold_ c wideSql (Acc 0 0) $ \(Acc n s) (r :: Wide B.ByteString) ->
+    return $! Acc (n + 1) (s + wideSum bsLen r)
+  return (n, s)
+
+sbQueryWideText :: Connection -> IO (Int64, Int64)
+sbQueryWideText c = do
+  rows <- query_ c wideSql :: IO [Wide Text]
+  return $! foldl' (\(!n, !s) r -> (n + 1, s + wideSum textLen r)) (0, 0) rows
+
+sbQueryWideBytes :: Connection -> IO (Int64, Int64)
+sbQueryWideBytes c = do
+  rows <- query_ c wideSql :: IO [Wide B.ByteString]
+  return $! foldl' (\(!n, !s) r -> (n + 1, s + wideSum bsLen r)) (0, 0) rows
+
+------------------------------------------------------------------------------------------
+-- Measuring
+
+-- | Runs an action once, untimed garbage collection first: (ns, (count, checksum)).
+timed :: IO (Int64, Int64) -> IO (Word64, (Int64, Int64))
+timed act = do
+  performMajorGC
+  t0 <- getMonotonicTimeNSec
+  r <- act >>= evaluate
+  t1 <- getMonotonicTimeNSec
+  return (t1 - t0, r)
+
+median :: [Word64] -> Double
+median xs = case sort xs of
+  [] -> 0
+  s | odd (length s) -> fromIntegral (s !! (length s `div` 2))
+    | otherwise -> (fromIntegral (s !! (length s `div` 2 - 1)) + fromIntegral (s !! (length s `div` 2))) / 2
+
+die' :: String -> IO a
+die' msg = hPutStrLn stderr ("hs-bench: " ++ msg) >> exitFailure
+
+------------------------------------------------------------------------------------------
+-- Protocol mode (benches/README.md)
+
+data Opts = Opts
+  { oImpl :: Maybe String, oWorkload :: Maybe String, oInput :: Maybe String
+  , oReps :: Maybe Int, oWarmup :: Int, oWorkloads :: Maybe FilePath }
+
+parseOpts :: [String] -> IO Opts
+parseOpts = go (Opts Nothing Nothing Nothing Nothing 1 Nothing)
+  where
+    go o [] = return o
+    go o ("--impl" : v : r) = go o { oImpl = Just v } r
+    go o ("--workload" : v : r) = go o { oWorkload = Just v } r
+    go o ("--input" : v : r) = go o { oInput = Just v } r
+    go o ("--reps" : v : r) = go o { oReps = Just (read v) } r
+    go o ("--warmup" : v : r) = go o { oWarmup = read v } r
+    go o ("--workloads" : v : r) = go o { oWorkloads = Just v } r
+    go _ (a : _) = die' ("unknown argument " ++ a ++ usage)
+    usage = "\nusage: hs-bench [--workloads DIR] [--reps N]\n"
+         ++ "       hs-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W"
+
+protocol :: String -> String -> String -> Int -> Int -> IO ()
+protocol impl workload input reps warmup = do
+  run <- setup
+  replicateM_ warmup (() <$ run)
+  replicateM_ reps $ do
+    (ns, (n, s)) <- run
+    printf "%d %d %d\n" ns n s
+    hFlush stdout
+  where
+    sqlbatchImpl = impl `elem` ["hs-sqlbatch-fold", "hs-sqlbatch-query"]
+    mode = if impl == "hs-perrow-safe" then P.Safe else P.Unsafe
+    unsupported = do
+      hPutStrLn stderr ("hs-bench: workload " ++ workload ++ " not supported by " ++ impl)
+      exitWith (ExitFailure 3)
+    setup
+      | impl `notElem` ["hs-sqlbatch-fold", "hs-sqlbatch-query", "hs-perrow-safe", "hs-perrow-unsafe"] =
+          die' ("unknown impl " ++ impl)
+      | workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"] = do
+          let narrow = workload /= "fetch_wide"
+          if sqlbatchImpl
+            then do
+              c <- open input
+              let f = case (narrow, impl == "hs-sqlbatch-fold") of
+                        (True, True) -> sbFoldNarrow
+                        (True, False) -> sbQueryNarrow
+                        (False, True) -> sbFoldWideText
+                        (False, False) -> sbQueryWideText
+              return (timed (f c))
+            else do
+              db <- P.openDb input
+              return (timed (if narrow then P.fetchNarrow mode db else P.fetchWide mode P.AsText db))
+      | workload `elem` ["exec_script", "exec_script_10k"] = do
+          script <- B.readFile input
+          let scriptText = TE.decodeUtf8 script
+          _ <- evaluate (T.length scriptText)
+          return $ if sqlbatchImpl
+            then withConnection ":memory:" $ \c -> do
+              execute_ c "CREATE TABLE script_t(a INTEGER, b TEXT)"
+              performMajorGC
+              t0 <- getMonotonicTimeNSec
+              executeScript c (Query scriptText)
+              t1 <- getMonotonicTimeNSec
+              [(n, s)] <- query_ c "SELECT count(*), sum(a) FROM script_t"
+              return (t1 - t0, (n, s))
+            else do
+              db <- P.openDb ":memory:"
+              P.execScript mode db "CREATE TABLE script_t(a INTEGER, b TEXT)"
+              performMajorGC
+              t0 <- getMonotonicTimeNSec
+              P.execScript mode db script
+              t1 <- getMonotonicTimeNSec
+              r <- P.scalar2 db "SELECT count(*), sum(a) FROM script_t"
+              P.closeDb db
+              return (t1 - t0, r)
+      | workload == "bulk_insert" = do
+          let n = read input :: Int64
+              rows = [(i, fromIntegral i * 0.25, T.pack ("row-" ++ show i)) | i <- [0 .. n - 1]]
+          _ <- evaluate (foldl' (\k (a, b, t) -> k + a + truncate b + fromIntegral (T.length t)) 0 rows)
+          return $ if sqlbatchImpl
+            then withConnection ":memory:" $ \c -> do
+              execute_ c "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
+              performMajorGC
+              t0 <- getMonotonicTimeNSec
+              withTransaction c $ executeMany c "INSERT INTO bulk VALUES (?, ?, ?)" rows
+              t1 <- getMonotonicTimeNSec
+              [(k, s)] <- query_ c "SELECT count(*), sum(a) + sum(length(c)) FROM bulk"
+              return (t1 - t0, (k, s))
+            else do
+              db <- P.openDb ":memory:"
+              P.execScript mode db "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
+              performMajorGC
+              t0 <- getMonotonicTimeNSec
+              P.bulkInsert mode db rows
+              t1 <- getMonotonicTimeNSec
+              r <- P.scalar2 db "SELECT count(*), sum(a) + sum(length(c)) FROM bulk"
+              P.closeDb db
+              return (t1 - t0, r)
+      | otherwise = unsupported
+
+------------------------------------------------------------------------------------------
+-- Table mode (issue 4)
+
+data Variant = Variant
+  { vWorkload :: String, vName :: String, vRun :: IO (Int64, Int64) }
+
+findWorkloads :: Maybe FilePath -> IO FilePath
+findWorkloads (Just d) = return d
+findWorkloads Nothing = do
+  exe <- getExecutablePath
+  let candidates = [takeDirectory exe </> ".." </> "workloads", "build/workloads", "../../build/workloads"]
+  found <- filterM' (\d -> doesFileExist (d </> "fetch_wide.db")) candidates
+  case found of
+    (d : _) -> return d
+    [] -> die' ("no workloads found (tried " ++ show candidates ++ "); run "
+                ++ "`python3 benches/workloads/generate.py build/workloads` at the top of the repository")
+  where
+    filterM' p = fmap concat . mapM (\x -> p x >>= \b -> return [x | b])
+
+table :: Maybe FilePath -> Maybe Int -> IO ()
+table wdir repsOpt = do
+  dir <- findWorkloads wdir
+  let narrowDb = dir </> "fetch_narrow.db"
+      wideDb = dir </> "fetch_wide.db"
+  nNarrow <- nativeOpen narrowDb
+  nWide <- nativeOpen wideDb
+  cNarrow <- open narrowDb
+  cWide <- open wideDb
+  pNarrow <- P.openDb narrowDb
+  pWide <- P.openDb wideDb
+  let narrow =
+        [ Variant "fetch_narrow" "native C (sqlite3_step loop)" (native c_native_fetch_narrow nNarrow)
+        , Variant "fetch_narrow" "sqlbatch fold" (sbFoldNarrow cNarrow)
+        , Variant "fetch_narrow" "sqlbatch query (list)" (sbQueryNarrow cNarrow)
+        , Variant "fetch_narrow" "per-row, safe step (direct-sqlite)" (P.fetchNarrow P.Safe pNarrow)
+        , Variant "fetch_narrow" "per-row, all unsafe" (P.fetchNarrow P.Unsafe pNarrow)
+        ]
+      wide =
+        [ Variant "fetch_wide" "native C (sqlite3_step loop)" (native c_native_fetch_wide nWide)
+        , Variant "fetch_wide" "sqlbatch fold, text as ByteString" (sbFoldWideBytes cWide)
+        , Variant "fetch_wide" "sqlbatch fold, text as Text" (sbFoldWideText cWide)
+        , Variant "fetch_wide" "sqlbatch query, text as ByteString" (sbQueryWideBytes cWide)
+        , Variant "fetch_wide" "sqlbatch query, text as Text" (sbQueryWideText cWide)
+        , Variant "fetch_wide" "per-row safe, text as ByteString" (P.fetchWide P.Safe P.AsByteString pWide)
+        , Variant "fetch_wide" "per-row safe, text as Text" (P.fetchWide P.Safe P.AsText pWide)
+        , Variant "fetch_wide" "per-row unsafe, text as ByteString" (P.fetchWide P.Unsafe P.AsByteString pWide)
+        , Variant "fetch_wide" "per-row unsafe, text as Text" (P.fetchWide P.Unsafe P.AsText pWide)
+        ]
+      repsNarrow = maybe 41 id repsOpt
+      repsWide = maybe 9 id repsOpt
+  caps <- getNumCapabilities
+  sv <- sqliteVersion
+  bv <- sqlbatchVersion
+  printf "hs-bench: SQLite %s via sqlbatch %s; GHC -threaded, %d capabilit%s; each variant run\n"
+    sv bv caps (if caps == 1 then "y" else "ies" :: String)
+  printf "interleaved with the others (1 warm-up + %d runs narrow, 1 + %d wide), median time; a major GC\n"
+    repsNarrow repsWide
+  printf "runs untimed before every run. Ratio = rows/s over native C's rows/s (higher is better).\n\n"
+  rNarrow <- measure narrow repsNarrow
+  rWide <- measure wide repsWide
+  let results = rNarrow ++ rWide
+  printf "%-13s %-38s %10s %12s %9s\n" ("workload" :: String) ("variant" :: String)
+    ("median ms" :: String) ("rows/s" :: String) ("vs C" :: String)
+  let nativeOf w = head [m | (v, m, _) <- results, vWorkload v == w, "native" `isPrefix` vName v]
+      isPrefix p s = take (length p) s == p
+      rowsOf w = head [n | (v, _, (n, _)) <- results, vWorkload v == w]
+  forM_ results $ \(v, m, _) -> do
+    let ratio = nativeOf (vWorkload v) / m
+        rps = fromIntegral (rowsOf (vWorkload v)) / (m / 1e9) :: Double
+    printf "%-13s %-38s %10.2f %12s %9.2f\n" (vWorkload v) (vName v) (m / 1e6) (human rps) ratio
+  -- checksums
+  let bad = [ (vWorkload v, vName v, r) | (v, _, r) <- results
+            , r /= head [r' | (v', _, r') <- results, vWorkload v' == vWorkload v] ]
+  unless (null bad) $ do
+    printf "\nCHECKSUM MISMATCH against native C: %s\n" (show bad)
+  -- targets
+  let ratioOf w name = nativeOf w / head [m | (v, m, _) <- results, vWorkload v == w, vName v == name]
+      check :: String -> Double -> Double -> IO Bool
+      check what x goal = do
+        printf "  %-62s %5.2f  (target %.2f)  %s\n" what x goal (if x >= goal then "met" else "NOT MET" :: String)
+        return (x >= goal)
+  printf "\nIssue 4 targets (ratio to native C):\n"
+  _ <- forM
+    [ ("fetch_narrow: fold", ratioOf "fetch_narrow" "sqlbatch fold", 0.90)
+    , ("fetch_narrow: query into a list", ratioOf "fetch_narrow" "sqlbatch query (list)", 0.70)
+    , ("fetch_wide: fold, text as ByteString", ratioOf "fetch_wide" "sqlbatch fold, text as ByteString", 0.80)
+    , ("fetch_wide: fold, text as Text", ratioOf "fetch_wide" "sqlbatch fold, text as Text", 0.70)
+    ] (\(w, x, g) -> check w x g)
+  let best w = maximum [nativeOf w / m | (v, m, _) <- results, vWorkload v == w, "per-row" `isPrefix` vName v]
+  printf "  per-row baselines reach at best %.2f (narrow) and %.2f (wide) of native C\n"
+    (best "fetch_narrow") (best "fetch_wide")
+  close cNarrow >> close cWide >> P.closeDb pNarrow >> P.closeDb pWide
+  c_native_close nNarrow >> c_native_close nWide
+  unless (null bad) exitFailure
+  where
+    human x
+      | x >= 1e6 = printf "%.2fM" (x / 1e6) :: String
+      | x >= 1e3 = printf "%.1fk" (x / 1e3)
+      | otherwise = printf "%.0f" x
+
+-- | Runs every variant once as warm-up, then @reps@ rounds of every variant in turn.
+measure :: [Variant] -> Int -> IO [(Variant, Double, (Int64, Int64))]
+measure vs reps = do
+  firsts <- forM vs $ \v -> snd <$> timed (vRun v)
+  rounds <- forM [1 .. reps] $ \_ -> forM vs $ \v -> fst <$> timed (vRun v)
+  let perVariant = transpose rounds
+  return [ (v, median ts, r) | (v, ts, r) <- zip3 vs perVariant firsts ]
+
+------------------------------------------------------------------------------------------
+
 main :: IO ()
-main = return ()
+main = do
+  args <- getArgs
+  o <- parseOpts args
+  case (oImpl o, oWorkload o, oInput o) of
+    (Just i, Just w, Just p) -> protocol i w p (maybe 5 id (oReps o)) (oWarmup o)
+    (Nothing, Nothing, Nothing) -> table (oWorkloads o) (oReps o)
+    _ -> die' "--impl, --workload and --input go together"

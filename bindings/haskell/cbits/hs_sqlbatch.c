@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "hs_sqlbatch.h"
@@ -139,4 +140,65 @@ int32_t hs_sqlbatch_execute_many(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
   int32_t rc = sqlbatch_stmt_execute_many(stmt, values, n_rows, n_cols, data, data_len, out_result);
   leave();
   return rc;
+}
+
+/*
+ * hs_sqlbatch_utf8_to_utf16 decodes `n` bytes of UTF-8 at `src` into UTF-16 at
+ * `dst + dst_off` (units), which has room for `n` code units (always enough: every code point takes at least as many bytes
+ * as units). Returns the number of units written, or -1 if the bytes are not valid UTF-8
+ * (overlong forms, surrogates, code points above U+10FFFF and truncated sequences are all
+ * invalid, as for Data.Text.Encoding.decodeUtf8).
+ *
+ * This is how the binding builds a Data.Text (text-1.2 is UTF-16 inside) straight from a
+ * batch: one unsafe call per value into a freshly allocated array, with an ASCII fast path of
+ * 8 bytes at a time, instead of decodeUtf8's per-call pinned scratch allocation and exception
+ * handler.
+ */
+ptrdiff_t hs_sqlbatch_utf8_to_utf16(uint16_t *dst, size_t dst_off, const uint8_t *src, size_t n) {
+  dst += dst_off;
+  uint16_t *d = dst;
+  const uint8_t *s = src, *end = src + n;
+  while (s < end) {
+    uint32_t c = s[0];
+    if (c < 0x80) {
+      /* A run of ASCII: 8 bytes at a time, then byte by byte. */
+      while (end - s >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        if (w & UINT64_C(0x8080808080808080)) break;
+        for (int i = 0; i < 8; i++) d[i] = s[i];
+        d += 8;
+        s += 8;
+      }
+      while (s < end && *s < 0x80) *d++ = *s++;
+    } else if (c < 0xC2) {
+      return -1;
+    } else if (c < 0xE0) {
+      if (end - s < 2 || (s[1] & 0xC0) != 0x80) return -1;
+      *d++ = (uint16_t)(((c & 0x1F) << 6) | (s[1] & 0x3F));
+      s += 2;
+    } else if (c < 0xF0) {
+      if (end - s < 3) return -1;
+      uint32_t c1 = s[1], c2 = s[2];
+      if ((c1 & 0xC0) != 0x80 || (c2 & 0xC0) != 0x80) return -1;
+      if (c == 0xE0 && c1 < 0xA0) return -1;  /* overlong */
+      if (c == 0xED && c1 >= 0xA0) return -1; /* UTF-16 surrogate */
+      *d++ = (uint16_t)(((c & 0x0F) << 12) | ((c1 & 0x3F) << 6) | (c2 & 0x3F));
+      s += 3;
+    } else if (c < 0xF5) {
+      if (end - s < 4) return -1;
+      uint32_t c1 = s[1], c2 = s[2], c3 = s[3];
+      if ((c1 & 0xC0) != 0x80 || (c2 & 0xC0) != 0x80 || (c3 & 0xC0) != 0x80) return -1;
+      if (c == 0xF0 && c1 < 0x90) return -1;  /* overlong */
+      if (c == 0xF4 && c1 >= 0x90) return -1; /* above U+10FFFF */
+      uint32_t cp = ((c & 0x07) << 18) | ((c1 & 0x3F) << 12) | ((c2 & 0x3F) << 6) | (c3 & 0x3F);
+      cp -= 0x10000;
+      *d++ = (uint16_t)(0xD800 + (cp >> 10));
+      *d++ = (uint16_t)(0xDC00 + (cp & 0x3FF));
+      s += 4;
+    } else {
+      return -1;
+    }
+  }
+  return d - dst;
 }

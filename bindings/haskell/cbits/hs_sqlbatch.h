@@ -24,4 +24,6 @@ int32_t hs_sqlbatch_execute_many(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
                                  const uint8_t *data, size_t data_len,
                                  sqlbatch_write_result *out_result);
 
+ptrdiff_t hs_sqlbatch_utf8_to_utf16(uint16_t *dst, size_t dst_off, const uint8_t *src, size_t n);
+
 #endif

@@ -210,11 +210,7 @@ instance FromField Text where
     k <- fieldKind f
     if k /= kindText
       then wrongType f k
-      else do
-        r <- fieldUtf8Text f
-        case r of
-          Right t -> return t
-          Left msg -> returnError ConversionFailed f msg
+      else fieldTextOr f (returnError ConversionFailed f "invalid UTF-8")
   {-# INLINE fromField #-}
 
 instance FromField TL.Text where

@@ -58,7 +58,8 @@ module Database.SQLBatch.Internal
   , fieldLength
   , fieldByteSlice
   , fieldByteCopy
-  , fieldUtf8Text
+  , fieldTextOr
+  , decodeUtf8At
   , fieldName
   , fieldData
   , kindName
@@ -93,9 +94,9 @@ import Data.Word (Word32, Word64, Word8)
 import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (free, mallocBytes)
-import Foreign.Ptr (Ptr, castPtr, plusPtr)
+import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
-import GHC.Exts (Int (..), Int#, State#, RealWorld, isTrue#, (+#), (==#))
+import GHC.Exts (ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, isTrue#, newByteArray#, unsafeFreezeByteArray#, (*#), (+#), (==#))
 import GHC.Float (castWord64ToDouble)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import GHC.IO (IO (..), unIO)
@@ -106,6 +107,8 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Types
 import Database.SQLBatch.Types
+import qualified Data.Text.Array as TA
+import qualified Data.Text.Internal as TI
 
 ------------------------------------------------------------------------------------------
 -- Connections
@@ -340,7 +343,10 @@ columnNameAt st i = do
 data Fetcher = Fetcher
   { fStmt :: !Statement
   , fScratch :: {-# UNPACK #-} !(Ptr Word8)
-    -- ^ malloc'd: the @sqlbatch_batch@ out-parameter, then the "slice taken" flag byte.
+    -- ^ malloc'd: the @sqlbatch_batch@ out-parameter, the "slice taken" flag byte (at
+    -- 'flagOff') and the units used in the current text chunk (at 'usedOff').
+  , fText :: {-# UNPACK #-} !(IORef TextChunk)
+    -- ^ Where decoded 'Text' goes.
   , fBuf :: {-# UNPACK #-} !(IORef Buf)
   , fMaxRows :: {-# UNPACK #-} !(IORef Int)
   }
@@ -356,8 +362,23 @@ data Buf = Buf
   , _bufWant :: {-# UNPACK #-} !Int
   }
 
-flagOff :: Int
+flagOff, usedOff :: Int
 flagOff = 64
+usedOff = 72
+
+-- | A chunk of UTF-16 memory that 'Text' values are decoded into, one after another; each
+-- 'Text' is a slice of it (the way Data.Text's own builder shares its buffers). Chunks are
+-- large objects, so the garbage collector never copies them.
+data TextChunk = TextChunk (MutableByteArray# RealWorld) ByteArray# Int#
+
+-- | Units (of 2 bytes) in a text chunk: a 'Text' keeps at most this much memory alive.
+textChunkUnits :: Int
+textChunkUnits = 8192
+
+newTextChunk :: Int -> IO TextChunk
+newTextChunk (I# units) = IO $ \s0 -> case newByteArray# (units *# 2#) s0 of
+  (# s1, mba #) -> case unsafeFreezeByteArray# mba s1 of
+    (# s2, ba #) -> (# s2, TextChunk mba ba units #)
 
 -- | Initial and largest data buffer, and the budget for a batch's cells (16 bytes each).
 initialBuf, maxBuf, cellBudget, initialRows :: Int
@@ -369,12 +390,14 @@ initialRows = 256
 -- | Starts reading a statement.
 newFetcher :: Statement -> IO Fetcher
 newFetcher st = do
-  scratch <- mallocBytes (flagOff + 8)
+  scratch <- mallocBytes (usedOff + 8)
   pokeByteOff scratch flagOff (0 :: Word8)
+  pokeByteOff scratch usedOff (0 :: Int)
+  chunk <- newTextChunk textChunkUnits >>= newIORef
   fp <- mallocPlainForeignPtrBytes initialBuf
   buf <- newIORef (Buf fp initialBuf 0 0 initialBuf)
   mr <- newIORef initialRows
-  return (Fetcher st scratch buf mr)
+  return (Fetcher st scratch chunk buf mr)
 
 -- | Frees a fetcher's scratch memory; call once.
 freeFetcher :: Fetcher -> IO ()
@@ -391,6 +414,8 @@ data BatchCtx = BatchCtx
   , bcFP :: !(ForeignPtr Word8)              -- ^ the buffer @data@ points into
   , bcOff :: {-# UNPACK #-} !Int             -- ^ @data@'s offset in the buffer
   , bcFlag :: {-# UNPACK #-} !(Ptr Word8)    -- ^ set to 1 when a slice is handed out
+  , bcUsed :: {-# UNPACK #-} !(Ptr Int)      -- ^ units used in the current text chunk
+  , bcText :: {-# UNPACK #-} !(IORef TextChunk)
   , bcStmt :: !Statement                     -- ^ for column names in errors
   }
 
@@ -448,7 +473,7 @@ fetchAt f maxRows bfp size off want = do
       when (cols > 0) $
         writeIORef (fMaxRows f) $! max 16 (min 65536 (cellBudget `quot` (valueSize * cols)))
       return $! BatchView (batchCells b) rows cols done
-        (BatchCtx base bfp off (scratch `plusPtr` flagOff) st)
+        (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff) (fText f) st)
 
 ------------------------------------------------------------------------------------------
 -- Fields
@@ -528,19 +553,53 @@ fieldByteCopy f = do
   return $! B.copy (BI.PS (bcFP ctx) (bcOff ctx + fromIntegral off) len)
 {-# INLINE fieldByteCopy #-}
 
--- | Decodes a TEXT cell's UTF-8 into 'Text' (a strict copy; the buffer is not kept).
--- 'Left' with the decoder's message for invalid UTF-8.
-fieldUtf8Text :: Field -> IO (Either String Text)
-fieldUtf8Text f = do
-  let ctx = fieldCtx f
+-- | Decodes a TEXT cell's UTF-8 into 'Text', or runs the second action if the bytes are not
+-- valid UTF-8. One unsafe C call per value (@hs_sqlbatch_utf8_to_utf16@ in
+-- @cbits/hs_sqlbatch.c@) writes the UTF-16 straight into the fetcher's current text chunk,
+-- and the 'Text' is a slice of that chunk (no per-value allocation but the 'Text' itself).
+fieldTextOr :: Field -> IO Text -> IO Text
+fieldTextOr f onBad = do
   off <- peekByteOff (fieldCell f) valueBitsOff :: IO Word64
   len <- fieldLength f
-  let bs = BI.PS (bcFP ctx) (bcOff ctx + fromIntegral off) len
-  r <- try (evaluate (TE.decodeUtf8 bs))
-  case r of
-    Right t -> return (Right t)
-    Left (e :: TE.UnicodeException) -> return (Left (show e))
-{-# INLINE fieldUtf8Text #-}
+  let ctx = fieldCtx f
+      src = bcBase ctx `plusPtr` fromIntegral off
+  if len == 0
+    then return T.empty
+    else do
+      used <- peekByteOff (bcUsed ctx) 0 :: IO Int
+      TextChunk mba ba cap <- readIORef (bcText ctx)
+      if I# cap - used >= len
+        then decodeInto (bcUsed ctx) mba ba used src len onBad
+        else if len > textChunkUnits `quot` 2
+          then do
+            -- A large value gets an array of its own.
+            TextChunk mba' ba' _ <- newTextChunk len
+            decodeInto nullPtr mba' ba' 0 src len onBad
+          else do
+            c@(TextChunk mba' ba' _) <- newTextChunk textChunkUnits
+            writeIORef (bcText ctx) c
+            decodeInto (bcUsed ctx) mba' ba' 0 src len onBad
+{-# INLINE fieldTextOr #-}
+
+decodeInto :: Ptr Int -> MutableByteArray# RealWorld -> ByteArray# -> Int -> Ptr Word8 -> Int
+           -> IO Text -> IO Text
+decodeInto usedPtr mba ba used src len onBad = do
+  n <- fromIntegral <$> c_hs_sqlbatch_utf8_to_utf16 mba (fromIntegral used) src (fromIntegral len)
+  if n < 0
+    then onBad
+    else do
+      when (usedPtr /= nullPtr) $ pokeByteOff usedPtr 0 (used + n)
+      return $! TI.Text (TA.Array ba) used n
+{-# INLINE decodeInto #-}
+
+-- | Decodes @len@ bytes of UTF-8 at an address into a fresh 'Text', or runs the last action
+-- if they are not valid UTF-8.
+decodeUtf8At :: Ptr Word8 -> Int -> IO Text -> IO Text
+decodeUtf8At p len onBad
+  | len == 0 = return T.empty
+  | otherwise = do
+      TextChunk mba ba _ <- newTextChunk len
+      decodeInto nullPtr mba ba 0 p len onBad
 
 -- | The name of the field's column (looked up when asked; used in error messages).
 fieldName :: Field -> IO Text
@@ -555,8 +614,10 @@ fieldData f = do
     IntegerColumn -> SQLInteger <$> fieldInt64Unchecked f
     FloatColumn -> SQLFloat <$> fieldDoubleUnchecked f
     TextColumn -> do
-      bs <- fieldByteSlice f
-      let !t = TE.decodeUtf8With TE.lenientDecode bs
+      t <- fieldTextOr f $ do
+        -- Invalid UTF-8: decode leniently (U+FFFD for bad bytes) from a copy.
+        bs <- fieldByteCopy f
+        return $! TE.decodeUtf8With TE.lenientDecode bs
       return (SQLText t)
     BlobColumn -> SQLBlob <$> fieldByteSlice f
     NullColumn -> return SQLNull

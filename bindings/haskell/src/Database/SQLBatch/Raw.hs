@@ -1,4 +1,6 @@
 {-# LANGUAGE InterruptibleFFI #-}
+{-# LANGUAGE MagicHash #-}
+{-# LANGUAGE UnliftedFFITypes #-}
 -- |
 -- Module      : Database.SQLBatch.Raw
 -- Description : Foreign imports mirroring @include/sqlbatch.h@, one per C function
@@ -66,6 +68,7 @@ module Database.SQLBatch.Raw
   , c_hs_sqlbatch_fetch
   , c_hs_sqlbatch_exec
   , c_hs_sqlbatch_execute_many
+  , c_hs_sqlbatch_utf8_to_utf16
     -- * Value and cell types
   , CValue
   , CColumn
@@ -75,7 +78,8 @@ module Database.SQLBatch.Raw
 import Data.Int (Int32, Int64)
 import Data.Word (Word32, Word8)
 import Foreign.C.String (CString)
-import Foreign.C.Types (CBool (..), CChar, CInt (..), CSize (..))
+import Foreign.C.Types (CBool (..), CChar, CInt (..), CPtrdiff (..), CSize (..))
+import GHC.Exts (MutableByteArray#, RealWorld)
 import Foreign.Ptr (Ptr)
 
 import Database.SQLBatch.Raw.Types
@@ -237,3 +241,11 @@ foreign import ccall interruptible "hs_sqlbatch_execute_many"
   c_hs_sqlbatch_execute_many
     :: Ptr CConn -> Ptr CStmt -> Ptr CValue -> CSize -> CSize -> Ptr Word8 -> CSize
     -> Ptr WriteResult -> IO Int32
+
+-- | Decodes UTF-8 into a UTF-16 array, starting at the given unit of the array, which must
+-- have room for as many units as there are bytes; returns the units written or -1 for
+-- invalid UTF-8 (unsafe: a short loop over one value, and the only way to pass an
+-- unpinned array).
+foreign import ccall unsafe "hs_sqlbatch_utf8_to_utf16"
+  c_hs_sqlbatch_utf8_to_utf16
+    :: MutableByteArray# RealWorld -> CSize -> Ptr Word8 -> CSize -> IO CPtrdiff
