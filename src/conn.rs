@@ -25,6 +25,9 @@ pub(crate) struct ConnShared {
     /// touches a handle that is being closed.
     close_lock: Mutex<()>,
     last_error: Mutex<LastError>,
+    /// Whether fetches may read result values directly (see `mem.rs`): only without
+    /// SQLite's per-call mutex, i.e. when one thread uses the connection at a time.
+    direct_reads: bool,
 }
 
 extern "C" {
@@ -45,6 +48,16 @@ impl ConnShared {
             Err(Error::closed())
         } else {
             Ok(db)
+        }
+    }
+
+    /// The stride for direct reads of result values on this connection, 0 for none.
+    #[inline]
+    pub fn direct_read_stride(&self) -> usize {
+        if self.direct_reads {
+            crate::mem::stride()
+        } else {
+            0
         }
     }
 
@@ -144,6 +157,7 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             db: AtomicPtr::new(db),
             close_lock: Mutex::new(()),
             last_error: Mutex::new(LastError::default()),
+            direct_reads: flags & SQLBATCH_OPEN_FULLMUTEX == 0,
         });
         let result = if rc == ffi::SQLITE_OK {
             Ok(SQLBATCH_OK)
@@ -215,10 +229,7 @@ pub unsafe extern "C" fn sqlbatch_conn_busy_timeout(conn: *mut sqlbatch_conn, ms
 }
 
 /// Runs `f` on the open database of `conn`, recording errors on it.
-unsafe fn with_db(
-    conn: *const sqlbatch_conn,
-    f: impl FnOnce(*mut ffi::sqlite3) -> Result<(), Error>,
-) -> i32 {
+unsafe fn with_db(conn: *const sqlbatch_conn, f: impl FnOnce(*mut ffi::sqlite3) -> Result<(), Error>) -> i32 {
     let conn = match try_ref(conn, "conn") {
         Ok(c) => c,
         Err(e) => return e.code,
@@ -254,10 +265,7 @@ pub unsafe extern "C" fn sqlbatch_conn_changes(conn: *const sqlbatch_conn, out: 
 /// deleted since `conn` was opened (`sqlite3_total_changes64`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_total_changes(
-    conn: *const sqlbatch_conn,
-    out: *mut i64,
-) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
     getter(conn, out, |db| ffi::sqlite3_total_changes64(db))
 }
 
@@ -265,10 +273,7 @@ pub unsafe extern "C" fn sqlbatch_conn_total_changes(
 /// INSERT into a rowid table on `conn` (`sqlite3_last_insert_rowid`), 0 if there was none.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(
-    conn: *const sqlbatch_conn,
-    out: *mut i64,
-) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
     getter(conn, out, |db| ffi::sqlite3_last_insert_rowid(db))
 }
 
@@ -276,10 +281,7 @@ pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(
 /// inside a transaction opened by BEGIN (`sqlite3_get_autocommit`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_autocommit(
-    conn: *const sqlbatch_conn,
-    out: *mut bool,
-) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_autocommit(conn: *const sqlbatch_conn, out: *mut bool) -> i32 {
     getter(conn, out, |db| ffi::sqlite3_get_autocommit(db) != 0)
 }
 

@@ -55,12 +55,7 @@ impl Error {
         // failed (it can't be here, but be safe), fall back to the code's description.
         let ext = ffi::sqlite3_extended_errcode(db);
         let code = if rc & 0xff == ext & 0xff { ext } else { rc };
-        Error {
-            code,
-            message,
-            token_offset: ffi::sqlite3_error_offset(db) as i64,
-            ..Self::new(code, "")
-        }
+        Error { code, message, token_offset: ffi::sqlite3_error_offset(db) as i64, ..Self::new(code, "") }
     }
 
     /// Invalid UTF-8 in `what`, first bad byte at `at`.
@@ -113,10 +108,7 @@ pub(crate) struct LastError {
 
 impl Default for LastError {
     fn default() -> Self {
-        LastError {
-            error: Error::new(SQLBATCH_OK, "not an error"),
-            message: c"not an error".to_owned(),
-        }
+        LastError { error: Error::new(SQLBATCH_OK, "not an error"), message: c"not an error".to_owned() }
     }
 }
 

@@ -17,6 +17,7 @@ use libsqlite3_sys as ffi;
 use crate::codes::*;
 use crate::error::Error;
 use crate::ffi::try_mut;
+use crate::mem::{self, Direct};
 use crate::stmt::{sqlbatch_stmt, stmt_ref, with_stmt};
 use crate::value::sqlbatch_value;
 
@@ -97,6 +98,10 @@ trait Sink {
     /// Whether a batch holding `cells` cells and these bytes has reached its bound.
     fn full(&self, cells: usize) -> bool;
     fn base(&self) -> *const u8;
+    /// The statement's arena and its byte bound, for the fast loop; None for other sinks.
+    fn arena(&mut self) -> Option<(&mut Vec<u8>, usize)> {
+        None
+    }
 }
 
 /// The statement's own arena: grows as needed; the batch ends once its cells plus bytes reach
@@ -122,13 +127,13 @@ impl Sink for Arena<'_> {
     }
     #[inline(always)]
     fn full(&self, cells: usize) -> bool {
-        cells
-            .saturating_mul(std::mem::size_of::<sqlbatch_value>())
-            .saturating_add(self.buf.len())
-            >= self.max
+        cells.saturating_mul(std::mem::size_of::<sqlbatch_value>()).saturating_add(self.buf.len()) >= self.max
     }
     fn base(&self) -> *const u8 {
         self.buf.as_ptr()
+    }
+    fn arena(&mut self) -> Option<(&mut Vec<u8>, usize)> {
+        Some((self.buf, self.max))
     }
 }
 
@@ -166,61 +171,87 @@ impl Sink for Caller {
     }
 }
 
-/// Why a row could not be added.
+/// Why a row could not be added (small and `Copy`, so the hot loop passes it in a register).
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum RowError {
     /// The sink is full (caller buffer).
     Full,
-    Sqlite(Error),
+    /// SQLite could not produce a value (out of memory).
+    NoMem,
 }
 
-/// Appends the cells of the row `raw` is positioned on. On error nothing is appended to
-/// `cells` (bytes already pushed to `sink` are the caller's to truncate).
+/// Writes the `ncols` cells of the row `raw` is positioned on to `out` (bytes already pushed to
+/// `sink` before an error are the caller's to truncate).
+///
+/// With `stride != 0` (see `mem.rs`), plain cells are read directly from SQLite's result
+/// registers; otherwise, and for any other cell, through the public API.
 ///
 /// # Safety
-/// `raw` must be a statement of `db` positioned on a row with `ncols` columns.
+/// `raw` must be a statement positioned on a row with `ncols` columns; `out` must have
+/// room for `ncols` cells; a non-zero `stride` must come from `mem::stride`.
 #[inline(always)]
 unsafe fn push_row<S: Sink>(
-    db: *mut ffi::sqlite3,
     raw: *mut ffi::sqlite3_stmt,
     ncols: usize,
-    cells: &mut Vec<sqlbatch_value>,
+    out: *mut sqlbatch_value,
     sink: &mut S,
+    stride: usize,
 ) -> Result<(), RowError> {
-    if cells.capacity() - cells.len() < ncols {
-        grow(cells, ncols);
-    }
-    let out = cells.as_mut_ptr().add(cells.len());
-    for c in 0..ncols as c_int {
-        let v = ffi::sqlite3_column_value(raw, c);
-        let kind = ffi::sqlite3_value_type(v);
-        let out = out.add(c as usize);
-        if kind == ffi::SQLITE_INTEGER {
-            write_cell(out, ffi::sqlite3_value_int64(v) as u64, 0, SQLBATCH_INTEGER);
-        } else if kind == ffi::SQLITE_FLOAT {
-            write_cell(
-                out,
-                ffi::sqlite3_value_double(v).to_bits(),
-                0,
-                SQLBATCH_FLOAT,
-            );
-        } else if kind == ffi::SQLITE_TEXT || kind == ffi::SQLITE_BLOB {
-            let p = if kind == ffi::SQLITE_TEXT {
-                ffi::sqlite3_value_text(v)
-            } else {
-                ffi::sqlite3_value_blob(v).cast()
-            };
-            let n = ffi::sqlite3_value_bytes(v) as usize;
-            if p.is_null() && n > 0 {
-                return Err(RowError::Sqlite(Error::from_db(db, ffi::SQLITE_NOMEM)));
+    if stride != 0 && ncols != 0 {
+        let base = ffi::sqlite3_column_value(raw, 0) as *const u8;
+        let (mut m, mut cell, end) = (base, out, out.add(ncols));
+        while cell < end {
+            match mem::read_direct(m) {
+                Direct::Int(i) => write_cell(cell, i as u64, 0, SQLBATCH_INTEGER),
+                Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
+                Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
+                Direct::Bytes(kind, p, n) => {
+                    let at = sink.push(p, n).ok_or(RowError::Full)?;
+                    write_cell(cell, at as u64, n as u32, kind);
+                }
+                Direct::Other => {
+                    let c = cell.offset_from(out) as c_int;
+                    api_cell(ffi::sqlite3_column_value(raw, c), cell, sink)?
+                }
             }
-            let at = sink.push(p, n).ok_or(RowError::Full)?;
-            write_cell(out, at as u64, n as u32, kind as u8);
-        } else {
-            write_cell(out, 0, 0, SQLBATCH_NULL);
+            m = m.add(stride);
+            cell = cell.add(1);
+        }
+    } else {
+        for c in 0..ncols {
+            api_cell(ffi::sqlite3_column_value(raw, c as c_int), out.add(c), sink)?;
         }
     }
-    // The ncols cells were reserved above and are now written.
-    cells.set_len(cells.len() + ncols);
+    Ok(())
+}
+
+/// Writes the cell for value `v` through the public API.
+#[inline(always)]
+unsafe fn api_cell<S: Sink>(
+    v: *mut ffi::sqlite3_value,
+    out: *mut sqlbatch_value,
+    sink: &mut S,
+) -> Result<(), RowError> {
+    let kind = ffi::sqlite3_value_type(v);
+    if kind == ffi::SQLITE_INTEGER {
+        write_cell(out, ffi::sqlite3_value_int64(v) as u64, 0, SQLBATCH_INTEGER);
+    } else if kind == ffi::SQLITE_FLOAT {
+        write_cell(out, ffi::sqlite3_value_double(v).to_bits(), 0, SQLBATCH_FLOAT);
+    } else if kind == ffi::SQLITE_TEXT || kind == ffi::SQLITE_BLOB {
+        let p = if kind == ffi::SQLITE_TEXT {
+            ffi::sqlite3_value_text(v)
+        } else {
+            ffi::sqlite3_value_blob(v).cast()
+        };
+        let n = ffi::sqlite3_value_bytes(v) as usize;
+        if p.is_null() && n > 0 {
+            return Err(RowError::NoMem);
+        }
+        let at = sink.push(p, n).ok_or(RowError::Full)?;
+        write_cell(out, at as u64, n as u32, kind as u8);
+    } else {
+        write_cell(out, 0, 0, SQLBATCH_NULL);
+    }
     Ok(())
 }
 
@@ -232,12 +263,7 @@ unsafe fn write_cell(out: *mut sqlbatch_value, bits: u64, len: u32, kind: u8) {
         words.write(bits);
         words.add(1).write(len as u64 | (kind as u64) << 32);
     } else {
-        out.write(sqlbatch_value {
-            bits,
-            len,
-            kind,
-            _pad: [0; 3],
-        });
+        out.write(sqlbatch_value { bits, len, kind, _pad: [0; 3] });
     }
 }
 
@@ -281,25 +307,101 @@ struct Filled {
     ncols: usize,
 }
 
-/// Steps `raw` once: Ok(true) on a row, Ok(false) when done (recorded in `st`), or the error
-/// (also recorded in `st`).
-#[inline(always)]
-unsafe fn step(
-    st: &mut FetchState,
-    db: *mut ffi::sqlite3,
+/// Why [`fill_direct`] stopped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FastStop {
+    /// It reached its row limit or the byte bound; positioned on a row not yet taken.
+    Limit,
+    /// The row it is positioned on has a cell that must be read through the API.
+    Slow,
+    /// The statement finished.
+    Done,
+    /// A step failed with this code.
+    Failed(c_int),
+}
+
+/// The hot loop of the common case, direct reads into the statement's arena: takes up to
+/// `max_rows` whole rows, stepping after each, while every cell reads directly and the batch
+/// (`cells_before` cells so far, plus what this adds) stays below `max_bytes`. The first row of
+/// a batch is always taken. Kept apart from [`fill`] so that its few live values stay in
+/// registers. Returns the rows taken and why it stopped.
+///
+/// # Safety
+/// `raw` is positioned on a row of `ncols > 0` columns `stride` bytes apart (see `mem.rs`);
+/// `out` has room for `max_rows * ncols` cells.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)] // plain values on purpose: they stay in registers
+unsafe fn fill_direct(
     raw: *mut ffi::sqlite3_stmt,
-) -> Result<bool, Error> {
-    match ffi::sqlite3_step(raw) {
-        ffi::SQLITE_ROW => Ok(true),
-        ffi::SQLITE_DONE => {
-            st.phase = Phase::Done;
-            Ok(false)
+    ncols: usize,
+    stride: usize,
+    mut out: *mut sqlbatch_value,
+    max_rows: usize,
+    arena: &mut Vec<u8>,
+    max_bytes: usize,
+    cells_before: usize,
+) -> (usize, FastStop) {
+    const CELL: usize = std::mem::size_of::<sqlbatch_value>();
+    let mut rows = 0;
+    let mut used = cells_before * CELL + arena.len();
+    loop {
+        if rows == max_rows || (cells_before + rows > 0 && used >= max_bytes) {
+            return (rows, FastStop::Limit);
         }
-        rc => {
-            let e = Error::from_db(db, rc);
-            st.fail(&e);
-            Err(e)
+        let mark = arena.len();
+        let mut m = ffi::sqlite3_column_value(raw, 0) as *const u8;
+        let end = out.add(ncols);
+        let mut cell = out;
+        while cell < end {
+            match mem::read_direct(m) {
+                Direct::Int(i) => write_cell(cell, i as u64, 0, SQLBATCH_INTEGER),
+                Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
+                Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
+                Direct::Bytes(kind, p, n) => {
+                    let at = arena.len();
+                    if n > 0 {
+                        arena.extend_from_slice(std::slice::from_raw_parts(p, n));
+                    }
+                    write_cell(cell, at as u64, n as u32, kind);
+                }
+                Direct::Other => {
+                    arena.truncate(mark);
+                    return (rows, FastStop::Slow);
+                }
+            }
+            m = m.add(stride);
+            cell = cell.add(1);
         }
+        out = end;
+        rows += 1;
+        used += ncols * CELL + (arena.len() - mark);
+        match ffi::sqlite3_step(raw) {
+            ffi::SQLITE_ROW => {}
+            ffi::SQLITE_DONE => return (rows, FastStop::Done),
+            rc => return (rows, FastStop::Failed(rc)),
+        }
+    }
+}
+
+/// Steps `raw` once: true on a row; false when done or failed, recorded in `st`.
+#[inline(always)]
+unsafe fn step(st: &mut FetchState, db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_stmt) -> bool {
+    let rc = ffi::sqlite3_step(raw);
+    if rc == ffi::SQLITE_ROW {
+        return true;
+    }
+    stopped(st, db, rc);
+    false
+}
+
+/// Records why stepping stopped: the end of the result, or an error.
+#[cold]
+#[inline(never)]
+unsafe fn stopped(st: &mut FetchState, db: *mut ffi::sqlite3, rc: c_int) {
+    if rc == ffi::SQLITE_DONE {
+        st.phase = Phase::Done;
+    } else {
+        st.fail(&Error::from_db(db, rc));
     }
 }
 
@@ -313,58 +415,90 @@ unsafe fn fill<S: Sink>(
     raw: *mut ffi::sqlite3_stmt,
     max_rows: usize,
     sink: &mut S,
+    mut stride: usize,
 ) -> Result<Filled, Stop> {
     st.cells.clear();
     if raw.is_null() {
         st.phase = Phase::Done;
-        return Ok(Filled {
-            status: SQLBATCH_DONE,
-            rows: 0,
-            ncols: 0,
-        });
+        return Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols: 0 });
     }
     let mut ncols = ffi::sqlite3_column_count(raw) as usize;
     match st.phase {
-        Phase::Done => {
-            return Ok(Filled {
-                status: SQLBATCH_DONE,
-                rows: 0,
-                ncols,
-            })
-        }
+        Phase::Done => return Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols }),
         Phase::Failed => {
-            let e = st
-                .failure
-                .clone()
-                .unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "statement failed"));
+            let e = st.failure.clone().unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "statement failed"));
             return Err(e.into());
         }
         _ => {}
     }
     if st.phase != Phase::Pending {
-        match step(st, db, raw) {
-            Ok(true) => {}
-            Ok(false) => {
-                return Ok(Filled {
-                    status: SQLBATCH_DONE,
-                    rows: 0,
-                    ncols,
-                })
-            }
-            Err(e) => return Err(e.into()),
+        if !step(st, db, raw) {
+            return match st.phase {
+                Phase::Done => Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols }),
+                _ => Err(st
+                    .failure
+                    .clone()
+                    .unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "step failed"))
+                    .into()),
+            };
         }
         // A statement re-prepared by its first step may have changed shape.
         ncols = ffi::sqlite3_column_count(raw) as usize;
     }
+    // Direct reads assume the columns of a row sit `stride` bytes apart: check it once a batch.
+    if stride != 0 && ncols > 1 {
+        let first = ffi::sqlite3_column_value(raw, 0) as usize;
+        let last = ffi::sqlite3_column_value(raw, (ncols - 1) as c_int) as usize;
+        if last.wrapping_sub(first) != (ncols - 1) * stride {
+            stride = 0;
+        }
+    }
     // Invariant at the top of the loop: positioned on a row the caller has not received.
     let mut rows = 0;
+    // Cells are written through a raw cursor; `st.cells` gets its length once, at the end
+    // (every early return below happens with no rows written).
+    let (mut base, mut room) = (st.cells.as_mut_ptr(), st.cells.capacity());
     let status = loop {
-        if rows == max_rows || (rows > 0 && sink.full(st.cells.len())) {
+        if rows == max_rows || (rows > 0 && sink.full(rows * ncols)) {
             st.phase = Phase::Pending;
             break SQLBATCH_ROW;
         }
+        if room < (rows + 1) * ncols {
+            st.cells.set_len(rows * ncols);
+            grow(&mut st.cells, ncols);
+            (base, room) = (st.cells.as_mut_ptr(), st.cells.capacity());
+        }
+        if stride != 0 && ncols != 0 {
+            if let Some((arena, max_bytes)) = sink.arena() {
+                let fit = (max_rows - rows).min((room - rows * ncols) / ncols);
+                let (n, why) = fill_direct(
+                    raw,
+                    ncols,
+                    stride,
+                    base.add(rows * ncols),
+                    fit,
+                    arena,
+                    max_bytes,
+                    rows * ncols,
+                );
+                rows += n;
+                match why {
+                    FastStop::Limit => continue,
+                    FastStop::Slow => {} // this row goes through the general path below
+                    FastStop::Done => {
+                        st.phase = Phase::Done;
+                        break SQLBATCH_DONE;
+                    }
+                    FastStop::Failed(rc) => {
+                        // At least one row was taken before the step that failed.
+                        stopped(st, db, rc);
+                        break SQLBATCH_ROW;
+                    }
+                }
+            }
+        }
         let byte_mark = sink.len();
-        match push_row(db, raw, ncols, &mut st.cells, sink) {
+        match push_row(raw, ncols, base.add(rows * ncols), sink, stride) {
             Ok(()) => {}
             Err(RowError::Full) => {
                 // The caller's buffer cannot take this row: keep it for the next batch.
@@ -375,8 +509,9 @@ unsafe fn fill<S: Sink>(
                 }
                 break SQLBATCH_ROW;
             }
-            Err(RowError::Sqlite(e)) => {
+            Err(RowError::NoMem) => {
                 sink.truncate(byte_mark);
+                let e = Error::from_db(db, ffi::SQLITE_NOMEM);
                 st.fail(&e);
                 if rows == 0 {
                     return Err(e.into());
@@ -385,18 +520,15 @@ unsafe fn fill<S: Sink>(
             }
         }
         rows += 1;
-        match step(st, db, raw) {
-            Ok(true) => {}
-            Ok(false) => break SQLBATCH_DONE,
-            // The rows collected so far go out now; the error comes with the next fetch.
-            Err(_) => break SQLBATCH_ROW,
+        if !step(st, db, raw) {
+            // At the end, DONE; after an error, the rows collected so far go out now and the
+            // error comes with the next fetch.
+            break if st.phase == Phase::Done { SQLBATCH_DONE } else { SQLBATCH_ROW };
         }
     };
-    Ok(Filled {
-        status,
-        rows,
-        ncols,
-    })
+    // The first rows * ncols cells were written above, within the capacity.
+    st.cells.set_len(rows * ncols);
+    Ok(Filled { status, rows, ncols })
 }
 
 /// Shared body of the two fetch entry points: fills `sink` and describes the batch in `out`.
@@ -407,12 +539,13 @@ unsafe fn fetch_with<S: Sink>(
     max_rows: usize,
     sink: &mut S,
     out: &mut sqlbatch_batch,
+    stride: usize,
 ) -> Result<i32, Error> {
     if max_rows == 0 {
         return Err(Error::new(SQLBATCH_E_RANGE, "max_rows must be at least 1"));
     }
     st.generation += 1;
-    let result = fill(st, db, raw, max_rows, sink);
+    let result = fill(st, db, raw, max_rows, sink, stride);
     let batch = |data_len, n_rows, n_cols| sqlbatch_batch {
         cells: st.cells.as_ptr(),
         data: sink.base(),
@@ -431,9 +564,7 @@ unsafe fn fetch_with<S: Sink>(
             *out = batch(need, 0, 0);
             Err(Error::new(
                 SQLBATCH_E_BUFFER_TOO_SMALL,
-                format!(
-                    "the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"
-                ),
+                format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
             ))
         }
     }
@@ -483,11 +614,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch(
             db,
             raw,
             max_rows,
-            &mut Arena {
-                buf: &mut arena,
-                max: max_bytes,
-            },
+            &mut Arena { buf: &mut arena, max: max_bytes },
             out,
+            s.conn.direct_read_stride(),
         );
         s.fetch.arena = arena;
         result
@@ -527,12 +656,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
             db,
             raw,
             max_rows,
-            &mut Caller {
-                base: buf,
-                cap: buf_len,
-                len: 0,
-            },
+            &mut Caller { base: buf, cap: buf_len, len: 0 },
             out,
+            s.conn.direct_read_stride(),
         )
     })
 }

@@ -11,7 +11,8 @@
 //! (`scripts/gen-header.sh`); the doc comments here are written for its C readers.
 //! One module per concern: `codes` (numbers), `error` and `panic` (how failures cross the
 //! boundary), `ffi` (pointer checks), `value` (cells and parameters), `conn`, `stmt`,
-//! `fetch`, `script`, `write`, and `run` (stepping a statement to its end).
+//! `fetch` (with `mem`, direct reads of result values), `script`, `write`, and `run`
+//! (stepping a statement to its end).
 
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)] // Safety is documented for C callers in the header.
@@ -21,6 +22,8 @@ pub mod conn;
 pub mod error;
 pub mod fetch;
 mod ffi;
+#[doc(hidden)]
+pub mod mem;
 mod panic;
 mod run;
 pub mod script;

@@ -11,10 +11,7 @@ use crate::conn::ConnShared;
 use crate::error::Error;
 
 /// Runs `body`, catching panics. Errors (and panics) are recorded on `sink` if given.
-pub(crate) fn boundary(
-    sink: Option<&ConnShared>,
-    body: impl FnOnce() -> Result<i32, Error>,
-) -> i32 {
+pub(crate) fn boundary(sink: Option<&ConnShared>, body: impl FnOnce() -> Result<i32, Error>) -> i32 {
     let result = catch(body);
     match result {
         Ok(code) => code,
@@ -37,10 +34,7 @@ pub(crate) fn catch<T>(body: impl FnOnce() -> Result<T, Error>) -> Result<T, Err
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(Error::new(
-                SQLBATCH_E_PANIC,
-                format!("internal error (panic): {what}"),
-            ))
+            Err(Error::new(SQLBATCH_E_PANIC, format!("internal error (panic): {what}")))
         }
     }
 }

@@ -4,18 +4,47 @@ use libsqlite3_sys as ffi;
 
 use crate::error::Error;
 
-/// Steps `raw` until it is done, discarding any rows, and returns the rows it changed directly
-/// (`sqlite3_changes64`, counted only if the statement changed something: the counter keeps
-/// its old value across statements that are not INSERT, UPDATE or DELETE).
+/// Counts the rows changed directly by successive runs of statements on one connection.
+///
+/// `sqlite3_changes64` keeps its old value across statements that are not INSERT, UPDATE or
+/// DELETE, so a run's changes are counted only if `sqlite3_total_changes64` moved during it.
+pub(crate) struct Changes {
+    db: *mut ffi::sqlite3,
+    total: i64,
+}
+
+impl Changes {
+    /// # Safety
+    /// `db` must be an open connection.
+    pub unsafe fn new(db: *mut ffi::sqlite3) -> Self {
+        Changes { db, total: ffi::sqlite3_total_changes64(db) }
+    }
+
+    /// The rows the run that just finished changed directly.
+    ///
+    /// # Safety
+    /// As for [`Changes::new`].
+    #[inline]
+    pub unsafe fn of_last_run(&mut self) -> i64 {
+        let total = ffi::sqlite3_total_changes64(self.db);
+        if total == self.total {
+            return 0;
+        }
+        self.total = total;
+        ffi::sqlite3_changes64(self.db)
+    }
+}
+
+/// Steps `raw` until it is done, discarding any rows, and returns the rows it changed directly.
 ///
 /// # Safety
-/// `raw` must be a live statement of `db`.
+/// `raw` must be a live statement of `db`, the connection `changes` counts for.
 #[inline]
 pub(crate) unsafe fn run_to_done(
     db: *mut ffi::sqlite3,
     raw: *mut ffi::sqlite3_stmt,
+    changes: &mut Changes,
 ) -> Result<i64, Error> {
-    let before = ffi::sqlite3_total_changes64(db);
     loop {
         match ffi::sqlite3_step(raw) {
             ffi::SQLITE_DONE => break,
@@ -23,9 +52,5 @@ pub(crate) unsafe fn run_to_done(
             rc => return Err(Error::from_db(db, rc)),
         }
     }
-    Ok(if ffi::sqlite3_total_changes64(db) != before {
-        ffi::sqlite3_changes64(db)
-    } else {
-        0
-    })
+    Ok(changes.of_last_run())
 }

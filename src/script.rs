@@ -13,7 +13,7 @@ use crate::conn::sqlbatch_conn;
 use crate::error::{check_utf8, Error};
 use crate::ffi::{try_bytes, write_opt};
 use crate::panic::boundary;
-use crate::run::run_to_done;
+use crate::run::{run_to_done, Changes};
 use crate::stmt::prepare_raw;
 use crate::value::{bind_value, sqlbatch_value, Lifetime, Params};
 
@@ -108,26 +108,16 @@ impl ScriptParams<'_> {
     }
 
     fn positional_left(&self) -> usize {
-        (self.next..self.params.values.len())
-            .filter(|&i| !self.is_named(i))
-            .count()
+        (self.next..self.params.values.len()).filter(|&i| !self.is_named(i)).count()
     }
 
     /// Binds the parameters of one statement of the script.
-    unsafe fn bind(
-        &mut self,
-        db: *mut ffi::sqlite3,
-        raw: *mut ffi::sqlite3_stmt,
-    ) -> Result<u64, Error> {
+    unsafe fn bind(&mut self, db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_stmt) -> Result<u64, Error> {
         let n = ffi::sqlite3_bind_parameter_count(raw);
         let mut used = 0;
         for idx in 1..=n {
             let name = ffi::sqlite3_bind_parameter_name(raw, idx);
-            let name = if name.is_null() {
-                &b""[..]
-            } else {
-                CStr::from_ptr(name).to_bytes()
-            };
+            let name = if name.is_null() { &b""[..] } else { CStr::from_ptr(name).to_bytes() };
             let named = !self.names.is_empty() && matches!(name.first(), Some(b':' | b'@' | b'$'));
             let value = if named {
                 match self.by_name(name)? {
@@ -135,10 +125,7 @@ impl ScriptParams<'_> {
                     None => {
                         return Err(Error::new(
                             SQLBATCH_E_PARAM_COUNT,
-                            format!(
-                                "no value given for parameter {}",
-                                String::from_utf8_lossy(name)
-                            ),
+                            format!("no value given for parameter {}", String::from_utf8_lossy(name)),
                         ))
                     }
                 }
@@ -148,7 +135,9 @@ impl ScriptParams<'_> {
                     None => {
                         return Err(Error::new(
                             SQLBATCH_E_PARAM_COUNT,
-                            format!("too few parameter values: none left for parameter {idx} of this statement"),
+                            format!(
+                                "too few parameter values: none left for parameter {idx} of this statement"
+                            ),
                         ))
                     }
                 }
@@ -208,11 +197,7 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
         check_utf8(bytes, "SQL")?;
         let mut params = ScriptParams {
             params: Params::new(values, n_values, data, data_len)?,
-            names: if names.is_null() {
-                &[]
-            } else {
-                std::slice::from_raw_parts(names, n_values)
-            },
+            names: if names.is_null() { &[] } else { std::slice::from_raw_parts(names, n_values) },
             next: 0,
         };
         let outcome = exec_script(db, bytes, &mut params, &mut result);
@@ -245,6 +230,7 @@ unsafe fn exec_script(
     terminated.extend_from_slice(script);
     terminated.push(0);
     let sql = &terminated[..script.len()];
+    let mut counter = Changes::new(db);
     let mut pos = 0;
     loop {
         let start = skip_space_and_comments(sql, pos);
@@ -282,10 +268,8 @@ unsafe fn exec_script(
             continue;
         }
         let stmt = Finalize(raw);
-        let used = params
-            .bind(db, stmt.0)
-            .map_err(|e| locate(e, result.statements))?;
-        let changes = run_to_done(db, stmt.0).map_err(|e| locate(e, result.statements))?;
+        let used = params.bind(db, stmt.0).map_err(|e| locate(e, result.statements))?;
+        let changes = run_to_done(db, stmt.0, &mut counter).map_err(|e| locate(e, result.statements))?;
         drop(stmt);
         result.statements += 1;
         result.params_used += used;

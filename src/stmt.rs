@@ -77,10 +77,7 @@ unsafe fn own(store: &mut Vec<CString>, s: *const c_char) -> sqlbatch_str {
     }
     let owned = CStr::from_ptr(s).to_owned();
     // The bytes live on the heap: moving the CString into `store` does not move them.
-    let view = sqlbatch_str {
-        ptr: owned.as_ptr(),
-        len: owned.as_bytes().len(),
-    };
+    let view = sqlbatch_str { ptr: owned.as_ptr(), len: owned.as_bytes().len() };
     store.push(owned);
     view
 }
@@ -135,10 +132,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         let bytes = try_bytes(sql, sql_len, "sql")?;
         check_utf8(bytes, "SQL")?;
         if flags & !PREPARE_FLAGS_ALLOWED != 0 {
-            return Err(Error::new(
-                SQLBATCH_E_INVALID_ARGUMENT,
-                format!("unknown prepare flags {flags:#x}"),
-            ));
+            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown prepare flags {flags:#x}")));
         }
         let (raw, tail) = prepare_raw(db, bytes, flags)?;
         write_opt(out_tail, tail);
@@ -164,8 +158,8 @@ pub(crate) unsafe fn prepare_raw(
     sql: &[u8],
     flags: u32,
 ) -> Result<(*mut ffi::sqlite3_stmt, usize), Error> {
-    let len = c_int::try_from(sql.len())
-        .map_err(|_| Error::new(SQLBATCH_E_RANGE, "SQL text longer than 2 GiB"))?;
+    let len =
+        c_int::try_from(sql.len()).map_err(|_| Error::new(SQLBATCH_E_RANGE, "SQL text longer than 2 GiB"))?;
     let mut raw = ptr::null_mut();
     let mut tail: *const c_char = ptr::null();
     let base = sql.as_ptr().cast::<c_char>();
@@ -173,11 +167,7 @@ pub(crate) unsafe fn prepare_raw(
     if rc != ffi::SQLITE_OK {
         return Err(Error::from_db(db, rc));
     }
-    let consumed = if tail.is_null() {
-        sql.len()
-    } else {
-        tail.offset_from(base) as usize
-    };
+    let consumed = if tail.is_null() { sql.len() } else { tail.offset_from(base) as usize };
     Ok((raw, consumed))
 }
 
@@ -276,15 +266,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
 ) -> i32 {
     with_stmt(stmt, |s| {
         let (_, raw) = s.handles()?;
-        let (out_columns, out_n) = (
-            try_mut(out_columns, "out_columns")?,
-            try_mut(out_n, "out_n")?,
-        );
-        let n = if raw.is_null() {
-            0
-        } else {
-            ffi::sqlite3_column_count(raw)
-        };
+        let (out_columns, out_n) = (try_mut(out_columns, "out_columns")?, try_mut(out_n, "out_n")?);
+        let n = if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) };
         let mut columns = Vec::with_capacity(n as usize);
         let mut store = Vec::new();
         for i in 0..n {
@@ -323,11 +306,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(
     with_stmt(stmt, |s| {
         let (db, raw) = s.handles()?;
         let out = try_mut(out, "out")?;
-        let n = if raw.is_null() {
-            0
-        } else {
-            ffi::sqlite3_column_count(raw) as usize
-        };
+        let n = if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) as usize };
         if col >= n {
             return Err(Error::new(
                 SQLBATCH_E_RANGE,
@@ -358,9 +337,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(
             if rc == ffi::SQLITE_OK {
                 let integer_pk = pk != 0
                     && !decl.is_null()
-                    && CStr::from_ptr(decl)
-                        .to_bytes()
-                        .eq_ignore_ascii_case(b"INTEGER");
+                    && CStr::from_ptr(decl).to_bytes().eq_ignore_ascii_case(b"INTEGER");
                 *out = i32::from(not_null != 0 || integer_pk);
             }
         }
@@ -387,8 +364,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_params(
         let (out_names, out_n) = (try_mut(out_names, "out_names")?, try_mut(out_n, "out_n")?);
         if s.params.is_none() {
             let store = &mut s.param_strings;
-            let names = (1..=param_count(raw))
-                .map(|i| own(store, ffi::sqlite3_bind_parameter_name(raw, i as c_int)));
+            let names =
+                (1..=param_count(raw)).map(|i| own(store, ffi::sqlite3_bind_parameter_name(raw, i as c_int)));
             s.params = Some(names.collect());
         }
         let names = s.params.as_deref().unwrap_or_default();
@@ -439,28 +416,15 @@ pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *mut sqlbatch_stmt, out: *
 /// Lifetime: owned by `stmt`, valid until it is finalized. An empty statement gives "".
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_sql(
-    stmt: *mut sqlbatch_stmt,
-    out_sql: *mut sqlbatch_str,
-) -> i32 {
+pub unsafe extern "C" fn sqlbatch_stmt_sql(stmt: *mut sqlbatch_stmt, out_sql: *mut sqlbatch_str) -> i32 {
     with_stmt(stmt, |s| {
         let (_, raw) = s.handles()?;
         let out = try_mut(out_sql, "out_sql")?;
-        let p = if raw.is_null() {
-            ptr::null()
-        } else {
-            ffi::sqlite3_sql(raw)
-        };
+        let p = if raw.is_null() { ptr::null() } else { ffi::sqlite3_sql(raw) };
         *out = if p.is_null() {
-            sqlbatch_str {
-                ptr: c"".as_ptr(),
-                len: 0,
-            }
+            sqlbatch_str { ptr: c"".as_ptr(), len: 0 }
         } else {
-            sqlbatch_str {
-                ptr: p,
-                len: CStr::from_ptr(p).to_bytes().len(),
-            }
+            sqlbatch_str { ptr: p, len: CStr::from_ptr(p).to_bytes().len() }
         };
         Ok(SQLBATCH_OK)
     })
@@ -484,18 +448,12 @@ pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(
         if !raw.is_null() {
             let p = ffi::sqlite3_expanded_sql(raw);
             if p.is_null() {
-                return Err(Error::new(
-                    ffi::SQLITE_NOMEM,
-                    "out of memory expanding the SQL",
-                ));
+                return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory expanding the SQL"));
             }
             s.expanded = CStr::from_ptr(p).to_owned();
             ffi::sqlite3_free(p.cast());
         }
-        *out = sqlbatch_str {
-            ptr: s.expanded.as_ptr(),
-            len: s.expanded.as_bytes().len(),
-        };
+        *out = sqlbatch_str { ptr: s.expanded.as_ptr(), len: s.expanded.as_bytes().len() };
         Ok(SQLBATCH_OK)
     })
 }

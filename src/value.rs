@@ -41,37 +41,19 @@ pub struct sqlbatch_value {
 }
 
 impl sqlbatch_value {
-    pub const NULL: sqlbatch_value = sqlbatch_value {
-        bits: 0,
-        len: 0,
-        kind: SQLBATCH_NULL,
-        _pad: [0; 3],
-    };
+    pub const NULL: sqlbatch_value = sqlbatch_value { bits: 0, len: 0, kind: SQLBATCH_NULL, _pad: [0; 3] };
 
     pub fn int(v: i64) -> Self {
-        sqlbatch_value {
-            bits: v as u64,
-            kind: SQLBATCH_INTEGER,
-            ..Self::NULL
-        }
+        sqlbatch_value { bits: v as u64, kind: SQLBATCH_INTEGER, ..Self::NULL }
     }
 
     pub fn float(v: f64) -> Self {
-        sqlbatch_value {
-            bits: v.to_bits(),
-            kind: SQLBATCH_FLOAT,
-            ..Self::NULL
-        }
+        sqlbatch_value { bits: v.to_bits(), kind: SQLBATCH_FLOAT, ..Self::NULL }
     }
 
     /// TEXT or BLOB bytes at offset `at` of length `len`.
     pub fn bytes(kind: u8, at: u64, len: u32) -> Self {
-        sqlbatch_value {
-            bits: at,
-            len,
-            kind,
-            _pad: [0; 3],
-        }
+        sqlbatch_value { bits: at, len, kind, _pad: [0; 3] }
     }
 }
 
@@ -87,10 +69,7 @@ pub struct sqlbatch_str {
 }
 
 impl sqlbatch_str {
-    pub const NONE: sqlbatch_str = sqlbatch_str {
-        ptr: std::ptr::null(),
-        len: 0,
-    };
+    pub const NONE: sqlbatch_str = sqlbatch_str { ptr: std::ptr::null(), len: 0 };
 }
 
 /// Parameter values as they come in: an array of values and the base of their bytes.
@@ -112,17 +91,14 @@ impl<'a> Params<'a> {
         data: *const u8,
         data_len: usize,
     ) -> Result<Self, Error> {
-        Ok(Params {
-            values: crate::ffi::try_slice(values, n, "values")?,
-            data,
-            data_len,
-        })
+        Ok(Params { values: crate::ffi::try_slice(values, n, "values")?, data, data_len })
     }
 
     /// The bytes of a TEXT or BLOB value, checked against `data_len`.
     ///
     /// # Safety
     /// With a NULL base, `v.bits` must be the address of `v.len` readable bytes.
+    #[inline(always)]
     pub unsafe fn bytes_of(&self, v: &sqlbatch_value) -> Result<&'a [u8], Error> {
         let len = v.len as usize;
         if len == 0 {
@@ -132,17 +108,13 @@ impl<'a> Params<'a> {
             if v.bits == 0 {
                 return Err(Error::null("a TEXT/BLOB value's address"));
             }
-            return Ok(std::slice::from_raw_parts(
-                v.bits as usize as *const u8,
-                len,
-            ));
+            return Ok(std::slice::from_raw_parts(v.bits as usize as *const u8, len));
         }
         let end = v.bits.checked_add(len as u64);
         match end {
-            Some(end) if end <= self.data_len as u64 => Ok(std::slice::from_raw_parts(
-                self.data.add(v.bits as usize),
-                len,
-            )),
+            Some(end) if end <= self.data_len as u64 => {
+                Ok(std::slice::from_raw_parts(self.data.add(v.bits as usize), len))
+            }
             _ => Err(Error::new(
                 SQLBATCH_E_RANGE,
                 format!(
@@ -159,10 +131,7 @@ impl<'a> Params<'a> {
     /// As for [`Params::bytes_of`].
     pub unsafe fn text_of(&self, v: &sqlbatch_value) -> Result<&'a [u8], Error> {
         if v.kind != SQLBATCH_TEXT {
-            return Err(Error::new(
-                SQLBATCH_E_INVALID_ARGUMENT,
-                "a parameter name must be a TEXT value",
-            ));
+            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "a parameter name must be a TEXT value"));
         }
         let b = self.bytes_of(v)?;
         crate::error::check_utf8(b, "a parameter name")?;
@@ -179,6 +148,76 @@ pub(crate) enum Lifetime {
     Copy,
 }
 
+impl Lifetime {
+    fn destructor(self) -> ffi::sqlite3_destructor_type {
+        match self {
+            Lifetime::Call => ffi::SQLITE_STATIC(),
+            Lifetime::Copy => ffi::SQLITE_TRANSIENT(),
+        }
+    }
+}
+
+/// Binds `v` to parameter `idx` (from 1) of `stmt`; `destructor` comes from [`Lifetime`].
+///
+/// # Safety
+/// `stmt` must be a live statement of `db`; `params` as in [`Params::bytes_of`].
+#[inline(always)]
+unsafe fn bind_one(
+    db: *mut ffi::sqlite3,
+    stmt: *mut ffi::sqlite3_stmt,
+    idx: c_int,
+    v: &sqlbatch_value,
+    params: &Params<'_>,
+    destructor: ffi::sqlite3_destructor_type,
+) -> Result<(), Error> {
+    let rc = match v.kind {
+        SQLBATCH_INTEGER => ffi::sqlite3_bind_int64(stmt, idx, v.bits as i64),
+        SQLBATCH_FLOAT => ffi::sqlite3_bind_double(stmt, idx, f64::from_bits(v.bits)),
+        SQLBATCH_NULL => ffi::sqlite3_bind_null(stmt, idx),
+        SQLBATCH_TEXT => {
+            let b = params.bytes_of(v)?;
+            // A non-NULL pointer even for "" (a NULL pointer would bind SQL NULL).
+            let p = if b.is_empty() { EMPTY.as_ptr() } else { b.as_ptr() };
+            match c_int::try_from(b.len()) {
+                Ok(n) => ffi::sqlite3_bind_text(stmt, idx, p.cast(), n, destructor),
+                Err(_) => ffi::sqlite3_bind_text64(
+                    stmt,
+                    idx,
+                    p.cast(),
+                    b.len() as u64,
+                    destructor,
+                    ffi::SQLITE_UTF8 as u8,
+                ),
+            }
+        }
+        SQLBATCH_BLOB => {
+            let b = params.bytes_of(v)?;
+            match c_int::try_from(b.len()) {
+                Ok(0) => ffi::sqlite3_bind_zeroblob(stmt, idx, 0),
+                Ok(n) => ffi::sqlite3_bind_blob(stmt, idx, b.as_ptr().cast(), n, destructor),
+                Err(_) => ffi::sqlite3_bind_blob64(stmt, idx, b.as_ptr().cast(), b.len() as u64, destructor),
+            }
+        }
+        other => return Err(unknown_kind(idx, other)),
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(bind_error(db, rc, idx));
+    }
+    Ok(())
+}
+
+#[cold]
+fn unknown_kind(idx: c_int, kind: u8) -> Error {
+    Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("parameter {idx}: unknown value kind {kind}"))
+}
+
+#[cold]
+unsafe fn bind_error(db: *mut ffi::sqlite3, rc: c_int, idx: c_int) -> Error {
+    let mut e = Error::from_db(db, rc);
+    e.message = format!("parameter {idx}: {}", e.message).into();
+    e
+}
+
 /// Binds `v` to parameter `idx` (from 1) of `stmt`.
 ///
 /// # Safety
@@ -191,58 +230,14 @@ pub(crate) unsafe fn bind_value(
     params: &Params<'_>,
     lifetime: Lifetime,
 ) -> Result<(), Error> {
-    let destructor = match lifetime {
-        Lifetime::Call => ffi::SQLITE_STATIC(),
-        Lifetime::Copy => ffi::SQLITE_TRANSIENT(),
-    };
-    let rc = match v.kind {
-        SQLBATCH_INTEGER => ffi::sqlite3_bind_int64(stmt, idx, v.bits as i64),
-        SQLBATCH_FLOAT => ffi::sqlite3_bind_double(stmt, idx, f64::from_bits(v.bits)),
-        SQLBATCH_NULL => ffi::sqlite3_bind_null(stmt, idx),
-        SQLBATCH_TEXT => {
-            let b = params.bytes_of(v)?;
-            // A non-NULL pointer even for "" (a NULL pointer would bind SQL NULL).
-            let p = if b.is_empty() {
-                EMPTY.as_ptr()
-            } else {
-                b.as_ptr()
-            };
-            ffi::sqlite3_bind_text64(
-                stmt,
-                idx,
-                p.cast(),
-                b.len() as u64,
-                destructor,
-                ffi::SQLITE_UTF8 as u8,
-            )
-        }
-        SQLBATCH_BLOB => {
-            let b = params.bytes_of(v)?;
-            if b.is_empty() {
-                ffi::sqlite3_bind_zeroblob(stmt, idx, 0)
-            } else {
-                ffi::sqlite3_bind_blob64(stmt, idx, b.as_ptr().cast(), b.len() as u64, destructor)
-            }
-        }
-        other => {
-            return Err(Error::new(
-                SQLBATCH_E_INVALID_ARGUMENT,
-                format!("parameter {idx}: unknown value kind {other}"),
-            ))
-        }
-    };
-    if rc != ffi::SQLITE_OK {
-        let mut e = Error::from_db(db, rc);
-        e.message = format!("parameter {idx}: {}", e.message).into();
-        return Err(e);
-    }
-    Ok(())
+    bind_one(db, stmt, idx, v, params, lifetime.destructor())
 }
 
 /// Binds `values` to parameters 1..=n of `stmt`, which must take exactly n parameters.
 ///
 /// # Safety
 /// As for [`bind_value`].
+#[inline]
 pub(crate) unsafe fn bind_all(
     db: *mut ffi::sqlite3,
     stmt: *mut ffi::sqlite3_stmt,
@@ -250,8 +245,9 @@ pub(crate) unsafe fn bind_all(
     params: &Params<'_>,
     lifetime: Lifetime,
 ) -> Result<(), Error> {
+    let destructor = lifetime.destructor();
     for (i, v) in values.iter().enumerate() {
-        bind_value(db, stmt, (i + 1) as c_int, v, params, lifetime)?;
+        bind_one(db, stmt, (i + 1) as c_int, v, params, destructor)?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use libsqlite3_sys as ffi;
 use crate::codes::*;
 use crate::error::Error;
 use crate::ffi::write_opt;
-use crate::run::run_to_done;
+use crate::run::{run_to_done, Changes};
 use crate::stmt::{sqlbatch_stmt, with_stmt};
 use crate::value::{bind_all, param_count, param_count_error, sqlbatch_value, Lifetime, Params};
 
@@ -91,10 +91,11 @@ unsafe fn run_rows(
         e.message = format!("row {row}: {}", e.message).into();
         e
     };
+    let mut counter = Changes::new(db);
     for row in 0..n_rows {
         let values = &params.values[row * n_cols..(row + 1) * n_cols];
         bind_all(db, raw, values, params, Lifetime::Call).map_err(|e| at_row(e, row))?;
-        let changes = run_to_done(db, raw).map_err(|e| at_row(e, row))?;
+        let changes = run_to_done(db, raw, &mut counter).map_err(|e| at_row(e, row))?;
         ffi::sqlite3_reset(raw);
         result.rows += 1;
         result.changes += changes;

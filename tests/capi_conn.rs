@@ -16,14 +16,7 @@ fn temp_path(name: &str) -> String {
 fn a_failed_open_still_hands_out_a_handle_that_explains_why() {
     let path = "/nonexistent-dir/x.db";
     let mut c = ptr::null_mut();
-    let rc = unsafe {
-        sqlbatch_conn_open(
-            path.as_ptr().cast(),
-            path.len(),
-            SQLBATCH_OPEN_READONLY,
-            &mut c,
-        )
-    };
+    let rc = unsafe { sqlbatch_conn_open(path.as_ptr().cast(), path.len(), SQLBATCH_OPEN_READONLY, &mut c) };
     assert_eq!(rc & 0xff, sq::SQLITE_CANTOPEN);
     assert!(!c.is_null());
     let (e, msg) = last_error_of(c);
@@ -36,25 +29,16 @@ fn a_failed_open_still_hands_out_a_handle_that_explains_why() {
 fn bad_paths_and_flags_are_rejected_without_a_handle() {
     let mut c = ptr::null_mut();
     let nul = "a\0b";
-    assert_eq!(
-        unsafe { sqlbatch_conn_open(nul.as_ptr().cast(), 3, 0, &mut c) },
-        SQLBATCH_E_INVALID_ARGUMENT
-    );
+    assert_eq!(unsafe { sqlbatch_conn_open(nul.as_ptr().cast(), 3, 0, &mut c) }, SQLBATCH_E_INVALID_ARGUMENT);
     assert!(c.is_null());
     let bad = [b'x', 0xff];
-    assert_eq!(
-        unsafe { sqlbatch_conn_open(bad.as_ptr().cast(), 2, 0, &mut c) },
-        SQLBATCH_E_INVALID_UTF8
-    );
+    assert_eq!(unsafe { sqlbatch_conn_open(bad.as_ptr().cast(), 2, 0, &mut c) }, SQLBATCH_E_INVALID_UTF8);
     assert_eq!(
         unsafe { sqlbatch_conn_open(c":memory:".as_ptr(), 8, 0x8000_0000, &mut c) },
         SQLBATCH_E_INVALID_ARGUMENT
     );
     assert!(c.is_null());
-    assert_eq!(
-        unsafe { sqlbatch_conn_open(ptr::null(), 4, 0, &mut c) },
-        SQLBATCH_E_NULL_PARAMETER
-    );
+    assert_eq!(unsafe { sqlbatch_conn_open(ptr::null(), 4, 0, &mut c) }, SQLBATCH_E_NULL_PARAMETER);
     assert_eq!(
         unsafe { sqlbatch_conn_open(c"x".as_ptr(), 1, 0, ptr::null_mut()) },
         SQLBATCH_E_NULL_PARAMETER
@@ -67,16 +51,10 @@ fn read_only_and_uri_opens() {
     Conn::open(&path).exec("CREATE TABLE t(a); INSERT INTO t VALUES (1)");
     let ro = Conn::open_flags(&path, SQLBATCH_OPEN_READONLY);
     assert_eq!(ro.rows("SELECT a FROM t"), vec![vec![Val::Int(1)]]);
-    assert_eq!(
-        ro.try_exec("INSERT INTO t VALUES (2)", &[], &[]).0,
-        sq::SQLITE_READONLY
-    );
+    assert_eq!(ro.try_exec("INSERT INTO t VALUES (2)", &[], &[]).0, sq::SQLITE_READONLY);
     let uri = format!("file:{path}?mode=ro");
     let ro2 = Conn::open_flags(&uri, SQLBATCH_OPEN_READWRITE | SQLBATCH_OPEN_URI);
-    assert_eq!(
-        ro2.try_exec("DELETE FROM t", &[], &[]).0,
-        sq::SQLITE_READONLY
-    );
+    assert_eq!(ro2.try_exec("DELETE FROM t", &[], &[]).0, sq::SQLITE_READONLY);
     let mem = Conn::open_flags("file:shared1?mode=memory&cache=shared", SQLBATCH_OPEN_URI);
     mem.exec("CREATE TABLE s(x); INSERT INTO s VALUES (42)");
     let mem2 = Conn::open_flags("file:shared1?mode=memory&cache=shared", SQLBATCH_OPEN_URI);
@@ -93,10 +71,7 @@ fn counters_and_autocommit() {
     unsafe {
         assert_eq!(sqlbatch_conn_changes(c.0, &mut changes), SQLBATCH_OK);
         assert_eq!(sqlbatch_conn_total_changes(c.0, &mut total), SQLBATCH_OK);
-        assert_eq!(
-            sqlbatch_conn_last_insert_rowid(c.0, &mut rowid),
-            SQLBATCH_OK
-        );
+        assert_eq!(sqlbatch_conn_last_insert_rowid(c.0, &mut rowid), SQLBATCH_OK);
         assert_eq!(sqlbatch_conn_autocommit(c.0, &mut auto), SQLBATCH_OK);
     }
     assert_eq!((changes, total, rowid, auto), (3, 3, 3, true));
@@ -112,35 +87,17 @@ fn counters_and_autocommit() {
 fn statement_metadata_in_one_call() {
     let c = Conn::memory();
     c.exec("CREATE TABLE p(id INTEGER PRIMARY KEY, name TEXT NOT NULL, born DATETIME, note)");
-    let s =
-        c.prepare("SELECT id, name AS who, born, note, 1 + 1 FROM p WHERE id = :id AND name = ?3");
+    let s = c.prepare("SELECT id, name AS who, born, note, 1 + 1 FROM p WHERE id = :id AND name = ?3");
     let (mut cols, mut n) = (ptr::null(), 0usize);
-    assert_eq!(
-        unsafe { sqlbatch_stmt_columns(s.0, &mut cols, &mut n) },
-        SQLBATCH_OK
-    );
+    assert_eq!(unsafe { sqlbatch_stmt_columns(s.0, &mut cols, &mut n) }, SQLBATCH_OK);
     let cols = unsafe { std::slice::from_raw_parts(cols, n) };
     let text = |s: sqlbatch_str| {
-        (!s.ptr.is_null()).then(|| {
-            unsafe { CStr::from_ptr(s.ptr) }
-                .to_str()
-                .unwrap()
-                .to_owned()
-        })
+        (!s.ptr.is_null()).then(|| unsafe { CStr::from_ptr(s.ptr) }.to_str().unwrap().to_owned())
     };
     let names: Vec<_> = cols.iter().map(|c| text(c.name).unwrap()).collect();
     assert_eq!(names, ["id", "who", "born", "note", "1 + 1"]);
     let decl: Vec<_> = cols.iter().map(|c| text(c.decl_type)).collect();
-    assert_eq!(
-        decl,
-        [
-            Some("INTEGER".into()),
-            Some("TEXT".into()),
-            Some("DATETIME".into()),
-            None,
-            None
-        ]
-    );
+    assert_eq!(decl, [Some("INTEGER".into()), Some("TEXT".into()), Some("DATETIME".into()), None, None]);
     assert_eq!(text(cols[1].table).as_deref(), Some("p"));
     assert_eq!(text(cols[1].origin).as_deref(), Some("name"));
     assert_eq!(text(cols[1].database).as_deref(), Some("main"));
@@ -148,40 +105,22 @@ fn statement_metadata_in_one_call() {
     let not_null: Vec<i32> = (0..5)
         .map(|i| {
             let mut v = 9;
-            assert_eq!(
-                unsafe { sqlbatch_stmt_column_not_null(s.0, i, &mut v) },
-                SQLBATCH_OK
-            );
+            assert_eq!(unsafe { sqlbatch_stmt_column_not_null(s.0, i, &mut v) }, SQLBATCH_OK);
             v
         })
         .collect();
     assert_eq!(not_null, [1, 1, 0, 0, -1]);
     let mut v = 0;
-    assert_eq!(
-        unsafe { sqlbatch_stmt_column_not_null(s.0, 5, &mut v) },
-        SQLBATCH_E_RANGE
-    );
+    assert_eq!(unsafe { sqlbatch_stmt_column_not_null(s.0, 5, &mut v) }, SQLBATCH_E_RANGE);
 
     let (mut names, mut n) = (ptr::null(), 0usize);
-    assert_eq!(
-        unsafe { sqlbatch_stmt_params(s.0, &mut names, &mut n) },
-        SQLBATCH_OK
-    );
-    let names: Vec<_> = unsafe { std::slice::from_raw_parts(names, n) }
-        .iter()
-        .map(|s| text(*s))
-        .collect();
+    assert_eq!(unsafe { sqlbatch_stmt_params(s.0, &mut names, &mut n) }, SQLBATCH_OK);
+    let names: Vec<_> = unsafe { std::slice::from_raw_parts(names, n) }.iter().map(|s| text(*s)).collect();
     assert_eq!(names, [Some(":id".into()), None, Some("?3".into())]);
     let mut idx = -1;
-    assert_eq!(
-        unsafe { sqlbatch_stmt_param_index(s.0, c":id".as_ptr(), 3, &mut idx) },
-        SQLBATCH_OK
-    );
+    assert_eq!(unsafe { sqlbatch_stmt_param_index(s.0, c":id".as_ptr(), 3, &mut idx) }, SQLBATCH_OK);
     assert_eq!(idx, 1);
-    assert_eq!(
-        unsafe { sqlbatch_stmt_param_index(s.0, c":nope".as_ptr(), 5, &mut idx) },
-        SQLBATCH_OK
-    );
+    assert_eq!(unsafe { sqlbatch_stmt_param_index(s.0, c":nope".as_ptr(), 5, &mut idx) }, SQLBATCH_OK);
     assert_eq!(idx, 0);
 
     let mut ro = false;
@@ -190,10 +129,7 @@ fn statement_metadata_in_one_call() {
     let p = Params::of(&[Val::Int(5), Val::Null, t("o'k")]);
     assert_eq!(s.bind(&p.values, &p.data), SQLBATCH_OK);
     let mut out = sqlbatch_str::NONE;
-    assert_eq!(
-        unsafe { sqlbatch_stmt_expanded_sql(s.0, &mut out) },
-        SQLBATCH_OK
-    );
+    assert_eq!(unsafe { sqlbatch_stmt_expanded_sql(s.0, &mut out) }, SQLBATCH_OK);
     assert_eq!(
         text(out).unwrap(),
         "SELECT id, name AS who, born, note, 1 + 1 FROM p WHERE id = 5 AND name = 'o''k'"
@@ -211,11 +147,7 @@ fn bind_checks_the_parameter_count() {
     let s = c.prepare("SELECT ?, ?");
     let p = Params::of(&[Val::Int(1)]);
     assert_eq!(s.bind(&p.values, &p.data), SQLBATCH_E_PARAM_COUNT);
-    assert!(
-        c.error().1.contains("takes 2 parameter(s) but 1"),
-        "{}",
-        c.error().1
-    );
+    assert!(c.error().1.contains("takes 2 parameter(s) but 1"), "{}", c.error().1);
 }
 
 #[test]
@@ -230,8 +162,7 @@ fn prepare_reports_the_tail_and_syntax_error_offsets() {
     assert_eq!(tail, 9);
     unsafe { sqlbatch_stmt_finalize(s) };
     let bad = "SELECT 1 FORM t";
-    let rc =
-        unsafe { sqlbatch_stmt_prepare(c.0, bad.as_ptr().cast(), bad.len(), 0, &mut s, &mut tail) };
+    let rc = unsafe { sqlbatch_stmt_prepare(c.0, bad.as_ptr().cast(), bad.len(), 0, &mut s, &mut tail) };
     assert_eq!(rc, sq::SQLITE_ERROR);
     assert!(s.is_null());
     let (e, msg) = c.error();
@@ -239,9 +170,7 @@ fn prepare_reports_the_tail_and_syntax_error_offsets() {
     // "FORM" parses as an alias of 1; the error is at "t".
     assert_eq!(e.token_offset, 14);
     assert_eq!(
-        unsafe {
-            sqlbatch_stmt_prepare(c.0, sql.as_ptr().cast(), sql.len(), 0x80, &mut s, &mut tail)
-        },
+        unsafe { sqlbatch_stmt_prepare(c.0, sql.as_ptr().cast(), sql.len(), 0x80, &mut s, &mut tail) },
         SQLBATCH_E_INVALID_ARGUMENT
     );
 }
@@ -255,30 +184,12 @@ fn every_function_rejects_null_handles() {
     let mut n = 0usize;
     let mut batch: sqlbatch_batch = unsafe { std::mem::zeroed() };
     unsafe {
-        assert_eq!(
-            sqlbatch_conn_busy_timeout(null_conn, 1),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_conn_changes(null_conn, &mut i),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_conn_total_changes(null_conn, &mut i),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_conn_last_insert_rowid(null_conn, &mut i),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_conn_autocommit(null_conn, &mut b),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_conn_last_error(null_conn, ptr::null_mut()),
-            SQLBATCH_E_NULL_PARAMETER
-        );
+        assert_eq!(sqlbatch_conn_busy_timeout(null_conn, 1), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_conn_changes(null_conn, &mut i), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_conn_total_changes(null_conn, &mut i), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_conn_last_insert_rowid(null_conn, &mut i), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_conn_autocommit(null_conn, &mut b), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_conn_last_error(null_conn, ptr::null_mut()), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(
             sqlbatch_conn_exec(
                 null_conn,
@@ -294,58 +205,25 @@ fn every_function_rejects_null_handles() {
             SQLBATCH_E_NULL_PARAMETER
         );
         assert_eq!(
-            sqlbatch_stmt_prepare(
-                null_conn,
-                c"".as_ptr(),
-                0,
-                0,
-                &mut ptr::null_mut(),
-                ptr::null_mut()
-            ),
+            sqlbatch_stmt_prepare(null_conn, c"".as_ptr(), 0, 0, &mut ptr::null_mut(), ptr::null_mut()),
             SQLBATCH_E_NULL_PARAMETER
         );
         sqlbatch_conn_interrupt(null_conn);
         assert_eq!(sqlbatch_conn_close(null_conn), SQLBATCH_OK);
         assert_eq!(sqlbatch_stmt_finalize(null_stmt), SQLBATCH_OK);
-        assert_eq!(
-            sqlbatch_stmt_fetch(null_stmt, 1, 1, &mut batch),
-            SQLBATCH_E_NULL_PARAMETER
-        );
+        assert_eq!(sqlbatch_stmt_fetch(null_stmt, 1, 1, &mut batch), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(
             sqlbatch_stmt_fetch_into(null_stmt, 1, ptr::null_mut(), 0, &mut batch),
             SQLBATCH_E_NULL_PARAMETER
         );
-        assert_eq!(
-            sqlbatch_stmt_bind(null_stmt, ptr::null(), 0, ptr::null(), 0),
-            SQLBATCH_E_NULL_PARAMETER
-        );
+        assert_eq!(sqlbatch_stmt_bind(null_stmt, ptr::null(), 0, ptr::null(), 0), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(sqlbatch_stmt_reset(null_stmt), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_stmt_clear_bindings(null_stmt), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_stmt_columns(null_stmt, &mut ptr::null(), &mut n), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_stmt_params(null_stmt, &mut ptr::null(), &mut n), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_stmt_readonly(null_stmt, &mut b), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(
-            sqlbatch_stmt_clear_bindings(null_stmt),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_stmt_columns(null_stmt, &mut ptr::null(), &mut n),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_stmt_params(null_stmt, &mut ptr::null(), &mut n),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_stmt_readonly(null_stmt, &mut b),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_stmt_execute_many(
-                null_stmt,
-                ptr::null(),
-                0,
-                0,
-                ptr::null(),
-                0,
-                ptr::null_mut()
-            ),
+            sqlbatch_stmt_execute_many(null_stmt, ptr::null(), 0, 0, ptr::null(), 0, ptr::null_mut()),
             SQLBATCH_E_NULL_PARAMETER
         );
         assert_eq!(
@@ -357,22 +235,13 @@ fn every_function_rejects_null_handles() {
     let c = Conn::memory();
     let s = c.prepare("SELECT 1");
     unsafe {
-        assert_eq!(
-            sqlbatch_conn_changes(c.0, ptr::null_mut()),
-            SQLBATCH_E_NULL_PARAMETER
-        );
-        assert_eq!(
-            sqlbatch_stmt_fetch(s.0, 1, 1, ptr::null_mut()),
-            SQLBATCH_E_NULL_PARAMETER
-        );
+        assert_eq!(sqlbatch_conn_changes(c.0, ptr::null_mut()), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_stmt_fetch(s.0, 1, 1, ptr::null_mut()), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(
             sqlbatch_stmt_fetch_into(s.0, 1, ptr::null_mut(), 10, &mut batch),
             SQLBATCH_E_NULL_PARAMETER
         );
-        assert_eq!(
-            sqlbatch_stmt_bind(s.0, ptr::null(), 1, ptr::null(), 0),
-            SQLBATCH_E_NULL_PARAMETER
-        );
+        assert_eq!(sqlbatch_stmt_bind(s.0, ptr::null(), 1, ptr::null(), 0), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(
             sqlbatch_conn_exec(
                 c.0,
@@ -387,10 +256,7 @@ fn every_function_rejects_null_handles() {
             ),
             SQLBATCH_E_NULL_PARAMETER
         );
-        assert_eq!(
-            sqlbatch_stmt_columns(s.0, ptr::null_mut(), &mut n),
-            SQLBATCH_E_NULL_PARAMETER
-        );
+        assert_eq!(sqlbatch_stmt_columns(s.0, ptr::null_mut(), &mut n), SQLBATCH_E_NULL_PARAMETER);
     }
     assert_eq!(c.error().0.code, SQLBATCH_E_NULL_PARAMETER);
     assert!(c.error().1.contains("is NULL"));
@@ -412,9 +278,7 @@ fn statements_outlive_a_closed_connection_safely() {
 #[test]
 fn interrupt_from_another_thread_stops_a_long_fetch_and_the_connection_stays_usable() {
     let c = Conn::memory();
-    let s = c.prepare(
-        "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k) SELECT sum(i) FROM k",
-    );
+    let s = c.prepare("WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k) SELECT sum(i) FROM k");
     let handle = c.0 as usize;
     let t = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -452,15 +316,7 @@ fn interrupt_stops_a_script_and_a_bulk_write() {
     let t = interrupt_soon();
     let mut w = sqlbatch_write_result::default();
     let rc = unsafe {
-        sqlbatch_stmt_execute_many(
-            s.0,
-            p.values.as_ptr(),
-            2,
-            1,
-            p.data.as_ptr(),
-            p.data.len(),
-            &mut w,
-        )
+        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 2, 1, p.data.as_ptr(), p.data.len(), &mut w)
     };
     t.join().unwrap();
     assert_eq!((rc, w.rows), (sq::SQLITE_INTERRUPT, 0));
@@ -473,15 +329,9 @@ fn busy_with_and_without_a_timeout() {
     let a = Conn::open(&path);
     a.exec("CREATE TABLE t(a); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)");
     let b = Conn::open(&path);
-    assert_eq!(
-        b.try_exec("INSERT INTO t VALUES (2)", &[], &[]).0,
-        sq::SQLITE_BUSY
-    );
+    assert_eq!(b.try_exec("INSERT INTO t VALUES (2)", &[], &[]).0, sq::SQLITE_BUSY);
     assert_eq!(unsafe { sqlbatch_conn_busy_timeout(b.0, 50) }, SQLBATCH_OK);
-    assert_eq!(
-        b.try_exec("INSERT INTO t VALUES (2)", &[], &[]).0,
-        sq::SQLITE_BUSY
-    );
+    assert_eq!(b.try_exec("INSERT INTO t VALUES (2)", &[], &[]).0, sq::SQLITE_BUSY);
     a.exec("COMMIT");
     b.exec("INSERT INTO t VALUES (2)");
     assert_eq!(a.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(2)]]);
@@ -505,33 +355,15 @@ fn a_schema_change_under_a_prepared_statement_is_picked_up() {
 
 #[test]
 fn code_strings_and_versions() {
-    let s = |code| {
-        unsafe { CStr::from_ptr(sqlbatch_code_str(code)) }
-            .to_str()
-            .unwrap()
-            .to_owned()
-    };
+    let s = |code| unsafe { CStr::from_ptr(sqlbatch_code_str(code)) }.to_str().unwrap().to_owned();
     assert_eq!(s(SQLBATCH_E_NULL_PARAMETER), "NULL pointer argument");
     assert_eq!(s(sq::SQLITE_CONSTRAINT_UNIQUE), "constraint failed");
     assert_eq!(s(SQLBATCH_OK), "not an error");
     assert_eq!(s(123456), "unknown error");
     for code in 1000..=1008 {
-        assert!(
-            code & 0xff > 28 && code & 0xff != 100 && code & 0xff != 101,
-            "{code} collides with SQLite"
-        );
+        assert!(code & 0xff > 28 && code & 0xff != 100 && code & 0xff != 101, "{code} collides with SQLite");
         assert_ne!(s(code), "unknown error", "{code}");
     }
-    assert_eq!(
-        unsafe { CStr::from_ptr(sqlbatch_version()) }
-            .to_str()
-            .unwrap(),
-        env!("CARGO_PKG_VERSION")
-    );
-    assert_eq!(
-        unsafe { CStr::from_ptr(sqlbatch_sqlite_version()) }
-            .to_str()
-            .unwrap(),
-        "3.54.1"
-    );
+    assert_eq!(unsafe { CStr::from_ptr(sqlbatch_version()) }.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+    assert_eq!(unsafe { CStr::from_ptr(sqlbatch_sqlite_version()) }.to_str().unwrap(), "3.54.1");
 }

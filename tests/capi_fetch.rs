@@ -38,11 +38,8 @@ fn every_type_round_trips_through_bind_and_fetch() {
         assert_eq!(rc, SQLBATCH_DONE);
     }
     ins.finalize();
-    let got: Vec<Val> = c
-        .rows("SELECT x FROM v ORDER BY rowid")
-        .into_iter()
-        .map(|mut r| r.remove(0))
-        .collect();
+    let got: Vec<Val> =
+        c.rows("SELECT x FROM v ORDER BY rowid").into_iter().map(|mut r| r.remove(0)).collect();
     assert_eq!(got, values);
 }
 
@@ -60,16 +57,7 @@ fn nan_is_stored_as_null_by_sqlite() {
 fn null_empty_text_and_empty_blob_stay_distinct() {
     let c = Conn::memory();
     let rows = c.rows("SELECT NULL, '', x'', typeof(''), typeof(x'')");
-    assert_eq!(
-        rows,
-        vec![vec![
-            Val::Null,
-            t(""),
-            Val::Blob(vec![]),
-            t("text"),
-            t("blob")
-        ]]
-    );
+    assert_eq!(rows, vec![vec![Val::Null, t(""), Val::Blob(vec![]), t("text"), t("blob")]]);
 }
 
 fn numbers(c: &Conn, n: i64) {
@@ -183,10 +171,7 @@ fn fetch_into_a_caller_buffer() {
     assert_eq!((b.n_rows, b.data_len), (0, 12));
     buf = vec![0u8; 16];
     assert_eq!(fetch(&mut buf, &mut b), SQLBATCH_DONE);
-    assert_eq!(
-        batch_rows(&b),
-        vec![vec![t("bbbbbbbbbbbb")], vec![t("cc")], vec![Val::Int(7)]]
-    );
+    assert_eq!(batch_rows(&b), vec![vec![t("bbbbbbbbbbbb")], vec![t("cc")], vec![Val::Int(7)]]);
 }
 
 #[test]
@@ -196,36 +181,18 @@ fn a_stale_batch_is_detected_by_the_checked_accessor() {
     let s = c.prepare("SELECT i, s FROM n ORDER BY i");
     let (_, b1) = s.fetch(2, usize::MAX);
     let mut v = sqlbatch_value::default();
-    assert_eq!(
-        unsafe { sqlbatch_batch_get(s.0, &b1, 1, 1, &mut v) },
-        SQLBATCH_OK
-    );
+    assert_eq!(unsafe { sqlbatch_batch_get(s.0, &b1, 1, 1, &mut v) }, SQLBATCH_OK);
     assert_eq!(v.kind, SQLBATCH_TEXT);
     let text = unsafe { std::slice::from_raw_parts(v.bits as usize as *const u8, v.len as usize) };
     assert_eq!(text, b"row 2");
-    assert_eq!(
-        unsafe { sqlbatch_batch_get(s.0, &b1, 2, 0, &mut v) },
-        SQLBATCH_E_RANGE
-    );
-    assert_eq!(
-        unsafe { sqlbatch_batch_get(s.0, &b1, 0, 2, &mut v) },
-        SQLBATCH_E_RANGE
-    );
+    assert_eq!(unsafe { sqlbatch_batch_get(s.0, &b1, 2, 0, &mut v) }, SQLBATCH_E_RANGE);
+    assert_eq!(unsafe { sqlbatch_batch_get(s.0, &b1, 0, 2, &mut v) }, SQLBATCH_E_RANGE);
     let (_, b2) = s.fetch(2, usize::MAX);
-    assert_eq!(
-        unsafe { sqlbatch_batch_get(s.0, &b1, 0, 0, &mut v) },
-        SQLBATCH_E_STALE_BATCH
-    );
-    assert_eq!(
-        unsafe { sqlbatch_batch_get(s.0, &b2, 0, 0, &mut v) },
-        SQLBATCH_OK
-    );
+    assert_eq!(unsafe { sqlbatch_batch_get(s.0, &b1, 0, 0, &mut v) }, SQLBATCH_E_STALE_BATCH);
+    assert_eq!(unsafe { sqlbatch_batch_get(s.0, &b2, 0, 0, &mut v) }, SQLBATCH_OK);
     assert_eq!(v.bits, 3);
     assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
-    assert_eq!(
-        unsafe { sqlbatch_batch_get(s.0, &b2, 0, 0, &mut v) },
-        SQLBATCH_E_STALE_BATCH
-    );
+    assert_eq!(unsafe { sqlbatch_batch_get(s.0, &b2, 0, 0, &mut v) }, SQLBATCH_E_STALE_BATCH);
     assert_eq!(c.error().0.code, SQLBATCH_E_STALE_BATCH);
 }
 
@@ -239,10 +206,7 @@ fn reset_runs_the_statement_again_and_bind_resets_it() {
     let (rc, _) = s.fetch(1, usize::MAX);
     assert_eq!(rc, SQLBATCH_ROW);
     assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
-    assert_eq!(
-        s.all(10, usize::MAX),
-        vec![vec![Val::Int(4)], vec![Val::Int(5)]]
-    );
+    assert_eq!(s.all(10, usize::MAX), vec![vec![Val::Int(4)], vec![Val::Int(5)]]);
     let p = Params::of(&[Val::Int(5)]);
     assert_eq!(s.bind(&p.values, &p.data), SQLBATCH_OK);
     assert_eq!(s.all(10, usize::MAX), vec![vec![Val::Int(5)]]);
@@ -253,15 +217,11 @@ fn an_error_after_some_rows_returns_those_rows_first() {
     let c = Conn::memory();
     numbers(&c, 10);
     // abs(i64 min) overflows at row 4.
-    let s = c.prepare(
-        "SELECT CASE WHEN i = 4 THEN abs(-9223372036854775807 - 1) ELSE i END FROM n ORDER BY i",
-    );
+    let s =
+        c.prepare("SELECT CASE WHEN i = 4 THEN abs(-9223372036854775807 - 1) ELSE i END FROM n ORDER BY i");
     let (rc, b) = s.fetch(100, usize::MAX);
     assert_eq!(rc, SQLBATCH_ROW);
-    assert_eq!(
-        batch_rows(&b),
-        vec![vec![Val::Int(1)], vec![Val::Int(2)], vec![Val::Int(3)]]
-    );
+    assert_eq!(batch_rows(&b), vec![vec![Val::Int(1)], vec![Val::Int(2)], vec![Val::Int(3)]]);
     let (rc, _) = s.fetch(100, usize::MAX);
     assert_eq!(rc, libsqlite3_sys::SQLITE_ERROR);
     assert!(c.error().1.contains("integer overflow"), "{}", c.error().1);

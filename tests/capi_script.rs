@@ -35,10 +35,7 @@ fn an_error_mid_script_says_where_and_keeps_what_ran() {
     let third = sql.find("  INSERT").unwrap() + 2;
     assert_eq!(r.end_offset, third);
     let (e, msg) = c.error();
-    assert_eq!(
-        (e.code, e.primary_code),
-        (sq::SQLITE_CONSTRAINT_UNIQUE, sq::SQLITE_CONSTRAINT)
-    );
+    assert_eq!((e.code, e.primary_code), (sq::SQLITE_CONSTRAINT_UNIQUE, sq::SQLITE_CONSTRAINT));
     assert_eq!((e.statement_index, e.statement_offset), (2, third as i64));
     assert!(msg.contains("UNIQUE constraint failed"), "{msg}");
     assert_eq!(c.rows("SELECT a FROM t"), vec![vec![Val::Int(1)]]);
@@ -62,14 +59,12 @@ fn parameters_are_consumed_in_order_across_statements() {
     let c = Conn::memory();
     c.exec("CREATE TABLE t(a, b)");
     let p = Params::of(&[Val::Int(1), t("one"), Val::Int(2), t("two"), Val::Int(1)]);
-    let sql = "INSERT INTO t VALUES (?, ?); INSERT INTO t VALUES (?2, ?1);\nDELETE FROM t WHERE a = ?; -- foo";
+    let sql =
+        "INSERT INTO t VALUES (?, ?); INSERT INTO t VALUES (?2, ?1);\nDELETE FROM t WHERE a = ?; -- foo";
     let (rc, r) = c.try_exec(sql, &p.values, &p.data);
     assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
     assert_eq!((r.statements, r.params_used, r.changes), (3, 5, 3));
-    assert_eq!(
-        c.rows("SELECT a, b FROM t"),
-        vec![vec![t("two"), Val::Int(2)]]
-    );
+    assert_eq!(c.rows("SELECT a, b FROM t"), vec![vec![t("two"), Val::Int(2)]]);
 }
 
 #[test]
@@ -77,20 +72,13 @@ fn too_few_or_too_many_parameters_are_errors() {
     let c = Conn::memory();
     c.exec("CREATE TABLE t(a)");
     let p = Params::of(&[Val::Int(1)]);
-    let (rc, r) = c.try_exec(
-        "INSERT INTO t VALUES (?); INSERT INTO t VALUES (?)",
-        &p.values,
-        &p.data,
-    );
+    let (rc, r) = c.try_exec("INSERT INTO t VALUES (?); INSERT INTO t VALUES (?)", &p.values, &p.data);
     assert_eq!(rc, SQLBATCH_E_PARAM_COUNT);
     assert_eq!((r.statements, c.error().0.statement_index), (1, 1));
     let p = Params::of(&[Val::Int(1), Val::Int(2)]);
     let (rc, r) = c.try_exec("INSERT INTO t VALUES (?)", &p.values, &p.data);
     assert_eq!(rc, SQLBATCH_E_PARAM_COUNT);
-    assert_eq!(
-        r.statements, 1,
-        "the script ran; the leftover value is reported after it"
-    );
+    assert_eq!(r.statements, 1, "the script ran; the leftover value is reported after it");
 }
 
 #[test]
@@ -103,23 +91,11 @@ fn named_parameters_in_a_script() {
     let name_at = |p: &mut Params, s: &str| {
         let at = p.data.len() as u64;
         p.data.extend_from_slice(s.as_bytes());
-        sqlbatch_value {
-            bits: at,
-            len: s.len() as u32,
-            kind: SQLBATCH_TEXT,
-            _pad: [0; 3],
-        }
+        sqlbatch_value { bits: at, len: s.len() as u32, kind: SQLBATCH_TEXT, _pad: [0; 3] }
     };
     let n1 = name_at(&mut p, ":a");
     let n2 = name_at(&mut p, "b");
-    let names = [
-        n1,
-        n2,
-        sqlbatch_value {
-            kind: SQLBATCH_NULL,
-            ..Default::default()
-        },
-    ];
+    let names = [n1, n2, sqlbatch_value { kind: SQLBATCH_NULL, ..Default::default() }];
     let sql = "INSERT INTO t VALUES (:a, :b); INSERT INTO t VALUES (?, :a)";
     let mut r = sqlbatch_exec_result::default();
     let rc = unsafe {
@@ -138,10 +114,7 @@ fn named_parameters_in_a_script() {
     assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
     assert_eq!(
         c.rows("SELECT a, b FROM t ORDER BY rowid"),
-        vec![
-            vec![Val::Int(7), t("seven")],
-            vec![Val::Int(99), Val::Int(7)]
-        ]
+        vec![vec![Val::Int(7), t("seven")], vec![Val::Int(99), Val::Int(7)]]
     );
 }
 
@@ -178,14 +151,7 @@ fn invalid_utf8_in_sql_is_an_error_with_its_offset() {
     assert_eq!(e.token_offset, 21, "{msg}");
     let mut s = std::ptr::null_mut();
     let rc = unsafe {
-        sqlbatch_stmt_prepare(
-            c.0,
-            sql.as_ptr().cast(),
-            sql.len(),
-            0,
-            &mut s,
-            std::ptr::null_mut(),
-        )
+        sqlbatch_stmt_prepare(c.0, sql.as_ptr().cast(), sql.len(), 0, &mut s, std::ptr::null_mut())
     };
     assert_eq!(rc, SQLBATCH_E_INVALID_UTF8);
     assert!(s.is_null());
@@ -194,9 +160,7 @@ fn invalid_utf8_in_sql_is_an_error_with_its_offset() {
 fn bulk_rows(n: usize) -> Params {
     let mut p = Params::default();
     for i in 0..n {
-        p.push(&Val::Int(i as i64))
-            .push(&f(i as f64 * 0.25))
-            .push(&t(&format!("row-{i}")));
+        p.push(&Val::Int(i as i64)).push(&f(i as f64 * 0.25)).push(&t(&format!("row-{i}")));
     }
     p
 }
@@ -209,30 +173,14 @@ fn execute_many_inserts_every_row_in_one_call() {
     let p = bulk_rows(10_000);
     let mut r = sqlbatch_write_result::default();
     let rc = unsafe {
-        sqlbatch_stmt_execute_many(
-            s.0,
-            p.values.as_ptr(),
-            10_000,
-            3,
-            p.data.as_ptr(),
-            p.data.len(),
-            &mut r,
-        )
+        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 10_000, 3, p.data.as_ptr(), p.data.len(), &mut r)
     };
     assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
-    assert_eq!(
-        (r.rows, r.changes, r.last_insert_rowid),
-        (10_000, 10_000, 10_000)
-    );
+    assert_eq!((r.rows, r.changes, r.last_insert_rowid), (10_000, 10_000, 10_000));
     c.exec("COMMIT");
     assert_eq!(
         c.rows("SELECT count(*), sum(a), sum(b), max(c) FROM bulk"),
-        vec![vec![
-            Val::Int(10_000),
-            Val::Int(49_995_000),
-            f(12_498_750.0),
-            t("row-9999")
-        ]]
+        vec![vec![Val::Int(10_000), Val::Int(49_995_000), f(12_498_750.0), t("row-9999")]]
     );
 }
 
@@ -244,37 +192,18 @@ fn execute_many_reports_the_failing_row() {
     let p = Params::of(&[Val::Int(1), Val::Int(2), Val::Int(1), Val::Int(3)]);
     let mut r = sqlbatch_write_result::default();
     let rc = unsafe {
-        sqlbatch_stmt_execute_many(
-            s.0,
-            p.values.as_ptr(),
-            4,
-            1,
-            p.data.as_ptr(),
-            p.data.len(),
-            &mut r,
-        )
+        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 4, 1, p.data.as_ptr(), p.data.len(), &mut r)
     };
     assert_eq!(rc, sq::SQLITE_CONSTRAINT_PRIMARYKEY);
     assert_eq!(r.rows, 2);
     let (e, msg) = c.error();
     assert_eq!(e.row_index, 2);
     assert!(msg.starts_with("row 2:"), "{msg}");
-    assert_eq!(
-        c.rows("SELECT a FROM u ORDER BY a"),
-        vec![vec![Val::Int(1)], vec![Val::Int(2)]]
-    );
+    assert_eq!(c.rows("SELECT a FROM u ORDER BY a"), vec![vec![Val::Int(1)], vec![Val::Int(2)]]);
     // The statement is usable afterwards.
     let p = Params::of(&[Val::Int(9)]);
     let rc = unsafe {
-        sqlbatch_stmt_execute_many(
-            s.0,
-            p.values.as_ptr(),
-            1,
-            1,
-            p.data.as_ptr(),
-            p.data.len(),
-            &mut r,
-        )
+        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 1, 1, p.data.as_ptr(), p.data.len(), &mut r)
     };
     assert_eq!((rc, r.rows), (SQLBATCH_OK, 1));
 }
@@ -287,50 +216,18 @@ fn execute_many_checks_the_parameter_count_and_value_bounds() {
     let p = Params::of(&[Val::Int(1), Val::Int(2), Val::Int(3)]);
     let mut r = sqlbatch_write_result::default();
     let rc = unsafe {
-        sqlbatch_stmt_execute_many(
-            s.0,
-            p.values.as_ptr(),
-            1,
-            3,
-            p.data.as_ptr(),
-            p.data.len(),
-            &mut r,
-        )
+        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 1, 3, p.data.as_ptr(), p.data.len(), &mut r)
     };
     assert_eq!((rc, r.rows), (SQLBATCH_E_PARAM_COUNT, 0));
     // A TEXT value whose bytes lie past data_len.
-    let bad = [
-        sqlbatch_value {
-            bits: 4,
-            len: 8,
-            kind: SQLBATCH_TEXT,
-            _pad: [0; 3],
-        },
-        sqlbatch_value::int(1),
-    ];
+    let bad = [sqlbatch_value { bits: 4, len: 8, kind: SQLBATCH_TEXT, _pad: [0; 3] }, sqlbatch_value::int(1)];
     let data = [0u8; 10];
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(s.0, bad.as_ptr(), 1, 2, data.as_ptr(), data.len(), &mut r)
-    };
+    let rc =
+        unsafe { sqlbatch_stmt_execute_many(s.0, bad.as_ptr(), 1, 2, data.as_ptr(), data.len(), &mut r) };
     assert_eq!(rc, SQLBATCH_E_RANGE);
-    let unknown = [
-        sqlbatch_value {
-            kind: 42,
-            ..Default::default()
-        },
-        sqlbatch_value::int(1),
-    ];
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(
-            s.0,
-            unknown.as_ptr(),
-            1,
-            2,
-            data.as_ptr(),
-            data.len(),
-            &mut r,
-        )
-    };
+    let unknown = [sqlbatch_value { kind: 42, ..Default::default() }, sqlbatch_value::int(1)];
+    let rc =
+        unsafe { sqlbatch_stmt_execute_many(s.0, unknown.as_ptr(), 1, 2, data.as_ptr(), data.len(), &mut r) };
     assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT);
     assert_eq!(c.rows("SELECT count(*) FROM u"), vec![vec![Val::Int(0)]]);
 }
@@ -341,25 +238,12 @@ fn absolute_addresses_when_data_is_null() {
     let s = c.prepare("SELECT ?, ?");
     let text = b"absolute";
     let vals = [
-        sqlbatch_value {
-            bits: text.as_ptr() as u64,
-            len: 8,
-            kind: SQLBATCH_TEXT,
-            _pad: [0; 3],
-        },
-        sqlbatch_value {
-            bits: 0,
-            len: 0,
-            kind: SQLBATCH_BLOB,
-            _pad: [0; 3],
-        },
+        sqlbatch_value { bits: text.as_ptr() as u64, len: 8, kind: SQLBATCH_TEXT, _pad: [0; 3] },
+        sqlbatch_value { bits: 0, len: 0, kind: SQLBATCH_BLOB, _pad: [0; 3] },
     ];
     let rc = unsafe { sqlbatch_stmt_bind(s.0, vals.as_ptr(), 2, std::ptr::null(), 0) };
     assert_eq!(rc, SQLBATCH_OK);
-    assert_eq!(
-        s.all(1, usize::MAX),
-        vec![vec![t("absolute"), Val::Blob(vec![])]]
-    );
+    assert_eq!(s.all(1, usize::MAX), vec![vec![t("absolute"), Val::Blob(vec![])]]);
 }
 
 #[test]

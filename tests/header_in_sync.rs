@@ -6,8 +6,7 @@ use std::path::Path;
 #[test]
 fn header_matches_cbindgen_output() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config =
-        cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("read cbindgen.toml");
+    let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("read cbindgen.toml");
     let mut generated = Vec::new();
     cbindgen::Builder::new()
         .with_crate(root)
@@ -32,15 +31,8 @@ fn header_version_matches_cargo() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let header = std::fs::read_to_string(root.join("include/sqlbatch.h")).expect("read header");
     let want = format!("#define SQLBATCH_VERSION \"{}\"", env!("CARGO_PKG_VERSION"));
-    assert!(
-        header.contains(&want),
-        "cbindgen.toml's SQLBATCH_VERSION must be {}",
-        env!("CARGO_PKG_VERSION")
-    );
-    for (part, value) in ["MAJOR", "MINOR", "PATCH"]
-        .iter()
-        .zip(env!("CARGO_PKG_VERSION").split('.'))
-    {
+    assert!(header.contains(&want), "cbindgen.toml's SQLBATCH_VERSION must be {}", env!("CARGO_PKG_VERSION"));
+    for (part, value) in ["MAJOR", "MINOR", "PATCH"].iter().zip(env!("CARGO_PKG_VERSION").split('.')) {
         assert!(
             header.contains(&format!("#define SQLBATCH_VERSION_{part} {value}\n")),
             "SQLBATCH_VERSION_{part}"

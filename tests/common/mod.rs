@@ -29,12 +29,7 @@ impl Conn {
         assert_eq!(rc, SQLBATCH_OK, "exec {sql}: {}", self.error().1);
     }
 
-    pub fn try_exec(
-        &self,
-        sql: &str,
-        values: &[sqlbatch_value],
-        data: &[u8],
-    ) -> (i32, sqlbatch_exec_result) {
+    pub fn try_exec(&self, sql: &str, values: &[sqlbatch_value], data: &[u8]) -> (i32, sqlbatch_exec_result) {
         let mut r = sqlbatch_exec_result::default();
         let rc = unsafe {
             sqlbatch_conn_exec(
@@ -55,14 +50,7 @@ impl Conn {
     pub fn prepare(&self, sql: &str) -> Stmt {
         let mut s = ptr::null_mut();
         let rc = unsafe {
-            sqlbatch_stmt_prepare(
-                self.0,
-                sql.as_ptr().cast(),
-                sql.len(),
-                0,
-                &mut s,
-                ptr::null_mut(),
-            )
+            sqlbatch_stmt_prepare(self.0, sql.as_ptr().cast(), sql.len(), 0, &mut s, ptr::null_mut())
         };
         assert_eq!(rc, SQLBATCH_OK, "prepare {sql}: {}", self.error().1);
         Stmt(s)
@@ -92,9 +80,7 @@ pub fn last_error_of(c: *const sqlbatch_conn) -> (sqlbatch_error, String) {
     if unsafe { sqlbatch_conn_last_error(c, &mut e) } != SQLBATCH_OK {
         return (e, "<no connection>".into());
     }
-    let msg = unsafe { CStr::from_ptr(e.message) }
-        .to_string_lossy()
-        .into_owned();
+    let msg = unsafe { CStr::from_ptr(e.message) }.to_string_lossy().into_owned();
     (e, msg)
 }
 
@@ -112,10 +98,7 @@ impl Stmt {
         let mut out = Vec::new();
         loop {
             let (rc, b) = self.fetch(max_rows, max_bytes);
-            assert!(
-                rc == SQLBATCH_ROW || rc == SQLBATCH_DONE,
-                "fetch returned {rc}"
-            );
+            assert!(rc == SQLBATCH_ROW || rc == SQLBATCH_DONE, "fetch returned {rc}");
             out.extend(batch_rows(&b));
             if rc == SQLBATCH_DONE {
                 return out;
@@ -124,15 +107,7 @@ impl Stmt {
     }
 
     pub fn bind(&self, values: &[sqlbatch_value], data: &[u8]) -> i32 {
-        unsafe {
-            sqlbatch_stmt_bind(
-                self.0,
-                values.as_ptr(),
-                values.len(),
-                data.as_ptr(),
-                data.len(),
-            )
-        }
+        unsafe { sqlbatch_stmt_bind(self.0, values.as_ptr(), values.len(), data.as_ptr(), data.len()) }
     }
 
     pub fn finalize(self) {
@@ -167,16 +142,13 @@ pub fn t(s: &str) -> Val {
 }
 
 pub fn batch_rows(b: &sqlbatch_batch) -> Vec<Vec<Val>> {
-    (0..b.n_rows)
-        .map(|r| (0..b.n_cols).map(|c| cell(b, r, c)).collect())
-        .collect()
+    (0..b.n_rows).map(|r| (0..b.n_cols).map(|c| cell(b, r, c)).collect()).collect()
 }
 
 pub fn cell(b: &sqlbatch_batch, r: usize, c: usize) -> Val {
     let v = unsafe { *b.cells.add(r * b.n_cols + c) };
-    let bytes = || {
-        unsafe { std::slice::from_raw_parts(b.data.add(v.bits as usize), v.len as usize) }.to_vec()
-    };
+    let bytes =
+        || unsafe { std::slice::from_raw_parts(b.data.add(v.bits as usize), v.len as usize) }.to_vec();
     match v.kind {
         SQLBATCH_NULL => Val::Null,
         SQLBATCH_INTEGER => Val::Int(v.bits as i64),
@@ -199,28 +171,12 @@ impl Params {
         let mut bytes = |kind, b: &[u8]| {
             let at = self.data.len() as u64;
             self.data.extend_from_slice(b);
-            sqlbatch_value {
-                bits: at,
-                len: b.len() as u32,
-                kind,
-                _pad: [0; 3],
-            }
+            sqlbatch_value { bits: at, len: b.len() as u32, kind, _pad: [0; 3] }
         };
         let value = match v {
-            Val::Null => sqlbatch_value {
-                kind: SQLBATCH_NULL,
-                ..Default::default()
-            },
-            Val::Int(i) => sqlbatch_value {
-                bits: *i as u64,
-                kind: SQLBATCH_INTEGER,
-                ..Default::default()
-            },
-            Val::Float(b) => sqlbatch_value {
-                bits: *b,
-                kind: SQLBATCH_FLOAT,
-                ..Default::default()
-            },
+            Val::Null => sqlbatch_value { kind: SQLBATCH_NULL, ..Default::default() },
+            Val::Int(i) => sqlbatch_value { bits: *i as u64, kind: SQLBATCH_INTEGER, ..Default::default() },
+            Val::Float(b) => sqlbatch_value { bits: *b, kind: SQLBATCH_FLOAT, ..Default::default() },
             Val::Text(b) => bytes(SQLBATCH_TEXT, b),
             Val::Blob(b) => bytes(SQLBATCH_BLOB, b),
         };

@@ -1,0 +1,65 @@
+//! Direct reads of result values (src/mem.rs) must read exactly what the public API reads.
+//! One test in its own binary, because it switches a process-wide setting.
+
+mod common;
+use common::*;
+
+fn all_rows(c: &Conn, sql: &str, max_rows: usize, max_bytes: usize) -> Vec<Vec<Val>> {
+    let s = c.prepare(sql);
+    let rows = s.all(max_rows, max_bytes);
+    s.finalize();
+    rows
+}
+
+#[test]
+fn direct_reads_agree_with_the_api_on_every_kind_of_value() {
+    assert!(sqlbatch::mem::direct_reads_enabled(), "the layout probe failed for the bundled SQLite");
+    let c = Conn::memory();
+    // Plain values, values SQLite keeps in unusual forms (zero-filled blobs, integers in REAL
+    // columns, text that looks numeric, pointer-less subtypes from json), and many rows.
+    c.exec(
+        "CREATE TABLE v(i INTEGER, r REAL, t TEXT, b BLOB, x ANY);
+         WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < 2000)
+         INSERT INTO v SELECT
+           iif(n % 7 = 0, NULL, n * 1000003 - 9223372036854775807 / (n + 1)),
+           iif(n % 5 = 0, n, n / 3.0),
+           iif(n % 11 = 0, '', printf('tëxt %d ✓', n)),
+           iif(n % 13 = 0, zeroblob(n % 17), randomblob(n % 9)),
+           CASE n % 6 WHEN 0 THEN NULL WHEN 1 THEN '42' WHEN 2 THEN 4.5 WHEN 3 THEN x'' ELSE n END
+         FROM k",
+    );
+    let queries = [
+        "SELECT * FROM v",
+        "SELECT i, zeroblob(3), json_array(i, t), r + 0, CAST(t AS BLOB), -0.0, 1e308 * 10 FROM v",
+        "SELECT i FROM v UNION ALL SELECT t FROM v",
+        "SELECT 1, 'a' UNION ALL SELECT 2.5, x'00' UNION ALL SELECT NULL, ''",
+    ];
+    for sql in queries {
+        for (rows, bytes) in [(1, usize::MAX), (7, 256), (1000, 1 << 20)] {
+            sqlbatch::mem::set_direct_reads(true);
+            let direct = all_rows(&c, sql, rows, bytes);
+            sqlbatch::mem::set_direct_reads(false);
+            let api = all_rows(&c, sql, rows, bytes);
+            assert_eq!(direct, api, "{sql} with batches of {rows} rows / {bytes} bytes");
+            assert!(!direct.is_empty());
+        }
+    }
+    // A UTF-16 database: text is not UTF-8 in SQLite's registers, so it goes through the API.
+    let u = Conn::memory();
+    u.exec("PRAGMA encoding = 'UTF-16le'; CREATE TABLE w(t); INSERT INTO w VALUES ('ünïcode'), (1), (NULL)");
+    sqlbatch::mem::set_direct_reads(true);
+    let direct = all_rows(&u, "SELECT t FROM w", 10, usize::MAX);
+    sqlbatch::mem::set_direct_reads(false);
+    assert_eq!(direct, all_rows(&u, "SELECT t FROM w", 10, usize::MAX));
+    assert_eq!(direct[0], vec![t("ünïcode")]);
+    sqlbatch::mem::set_direct_reads(true);
+}
+
+#[test]
+fn a_full_mutex_connection_reads_through_the_api() {
+    let c = Conn::open_flags(":memory:", SQLBATCH_OPEN_FULLMUTEX);
+    assert_eq!(
+        c.rows("SELECT 1, 'two', 3.0, x'04', NULL"),
+        vec![vec![Val::Int(1), t("two"), f(3.0), Val::Blob(vec![4]), Val::Null]]
+    );
+}
