@@ -23,10 +23,8 @@ const WIDE_ROWS: usize = 200_000;
 const SCRIPT_STATEMENTS: usize = 1_000;
 const BULK_ROWS: usize = 1_000_000;
 
-const OPEN_FLAGS: c_int = sq::SQLITE_OPEN_READWRITE
-    | sq::SQLITE_OPEN_CREATE
-    | sq::SQLITE_OPEN_NOMUTEX
-    | sq::SQLITE_OPEN_EXRESCODE;
+const OPEN_FLAGS: c_int =
+    sq::SQLITE_OPEN_READWRITE | sq::SQLITE_OPEN_CREATE | sq::SQLITE_OPEN_NOMUTEX | sq::SQLITE_OPEN_EXRESCODE;
 
 // ---- the two ways in ----
 
@@ -56,25 +54,13 @@ fn native_prepare(db: *mut sq::sqlite3, sql: &CStr) -> *mut sq::sqlite3_stmt {
 fn batch_open(path: &CStr) -> *mut sqlbatch_conn {
     let mut c = ptr::null_mut();
     let p = path.to_bytes();
-    assert_eq!(
-        unsafe { sqlbatch_conn_open(p.as_ptr().cast(), p.len(), 0, &mut c) },
-        SQLBATCH_OK
-    );
+    assert_eq!(unsafe { sqlbatch_conn_open(p.as_ptr().cast(), p.len(), 0, &mut c) }, SQLBATCH_OK);
     c
 }
 
 fn batch_prepare(c: *mut sqlbatch_conn, sql: &str) -> *mut sqlbatch_stmt {
     let mut s = ptr::null_mut();
-    let rc = unsafe {
-        sqlbatch_stmt_prepare(
-            c,
-            sql.as_ptr().cast(),
-            sql.len(),
-            0,
-            &mut s,
-            ptr::null_mut(),
-        )
-    };
+    let rc = unsafe { sqlbatch_stmt_prepare(c, sql.as_ptr().cast(), sql.len(), 0, &mut s, ptr::null_mut()) };
     assert_eq!(rc, SQLBATCH_OK);
     s
 }
@@ -238,9 +224,7 @@ fn fetch_wide(c: &mut Criterion) {
         sum
     };
     let want = native();
-    g.bench_function("native_c", |b| {
-        b.iter(|| assert_eq!(black_box(native()), want))
-    });
+    g.bench_function("native_c", |b| b.iter(|| assert_eq!(black_box(native()), want)));
 
     let conn = batch_open(&path);
     g.bench_function("sqlbatch", |b| {
@@ -278,9 +262,7 @@ fn fetch_wide(c: &mut Criterion) {
 fn exec_script(c: &mut Criterion) {
     let mut script = String::new();
     for k in 1..=SCRIPT_STATEMENTS {
-        script.push_str(&format!(
-            "INSERT INTO script_t(a, b) VALUES ({k}, 'statement {k}');\n"
-        ));
+        script.push_str(&format!("INSERT INTO script_t(a, b) VALUES ({k}, 'statement {k}');\n"));
     }
     let cscript = std::ffi::CString::new(script.clone()).unwrap();
     let mut g = c.benchmark_group("exec_script");
@@ -364,13 +346,7 @@ fn bulk_insert(c: &mut Criterion) {
                 for (i, t) in texts.iter().enumerate() {
                     sq::sqlite3_bind_int64(s, 1, i as i64);
                     sq::sqlite3_bind_double(s, 2, i as f64 * 0.25);
-                    sq::sqlite3_bind_text(
-                        s,
-                        3,
-                        t.as_ptr().cast(),
-                        t.len() as c_int,
-                        sq::SQLITE_STATIC(),
-                    );
+                    sq::sqlite3_bind_text(s, 3, t.as_ptr().cast(), t.len() as c_int, sq::SQLITE_STATIC());
                     assert_eq!(sq::sqlite3_step(s), sq::SQLITE_DONE);
                     sq::sqlite3_reset(s);
                 }
@@ -386,11 +362,7 @@ fn bulk_insert(c: &mut Criterion) {
     let mut data = Vec::new();
     let mut values = Vec::with_capacity(BULK_ROWS * 3);
     for (i, t) in texts.iter().enumerate() {
-        values.push(sqlbatch_value {
-            bits: i as u64,
-            kind: SQLBATCH_INTEGER,
-            ..Default::default()
-        });
+        values.push(sqlbatch_value { bits: i as u64, kind: SQLBATCH_INTEGER, ..Default::default() });
         values.push(sqlbatch_value {
             bits: (i as f64 * 0.25).to_bits(),
             kind: SQLBATCH_FLOAT,
