@@ -114,10 +114,14 @@ var codeNames = map[ErrorCode]string{
 	ErrBufferTooSmall: "SQLBATCH_E_BUFFER_TOO_SMALL",
 }
 
+// IsLibrary reports whether c is one of sqlbatch's own codes (1000 to 1023, a range no
+// SQLite code falls in: their low byte is at most 28), not one of SQLite's.
+func (c ErrorCode) IsLibrary() bool { return c >= 1000 && c < 1024 }
+
 // Primary returns the primary code of c: its low byte for SQLite codes, c itself for
 // sqlbatch's own codes.
 func (c ErrorCode) Primary() ErrorCode {
-	if c >= 1000 || c < 0 {
+	if c.IsLibrary() || c < 0 {
 		return c
 	}
 	return c & 0xff

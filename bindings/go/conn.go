@@ -81,6 +81,11 @@ func (c *Conn) Close() error {
 // Interrupt makes the SQL running on c stop as soon as possible with ErrInterrupt (a query,
 // a script or a bulk write). It may be called from any goroutine at any time, also after
 // Close. Calls that start after the interrupted ones have finished are not affected.
+//
+// SQLite forgets an interrupt that arrives while no statement is running, and a script
+// (ExecScript) or a bulk write (ExecMany) has such moments between its statements or rows:
+// to stop one of those for sure, call Interrupt repeatedly until the call returns, as the
+// database/sql driver does for a cancelled context.
 func (c *Conn) Interrupt() {
 	c.imu.Lock()
 	if !c.closed {

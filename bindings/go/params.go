@@ -78,11 +78,15 @@ func (p *Params) pushName() {
 	p.names = append(p.names, capi.Value{Bits: uint64(off), Len: uint32(len(p.name)), Kind: capi.KindText})
 }
 
-// Named gives a name to the next value appended, e.g. p.Named("id").Int64(7) or
-// p.Named(":id").Int64(7): the value goes to every parameter of that name (":id", "@id" or
-// "$id") instead of being consumed positionally. Names are used by Conn.ExecScriptParams;
-// Stmt binds by name through Stmt.Bind with NamedArg.
+// Named gives a name to the next value appended, e.g. p.Named("id").Int64(7): the value
+// goes to every parameter of that name, whatever its prefix (":id", "@id" or "$id", as with
+// mattn/go-sqlite3), instead of being consumed positionally. A prefix given in name is
+// dropped. Names are used by Conn.ExecScriptParams; Stmt binds by name through Stmt.Bind
+// with NamedArg.
 func (p *Params) Named(name string) *Params {
+	if len(name) > 1 && (name[0] == ':' || name[0] == '@' || name[0] == '$') {
+		name = name[1:]
+	}
 	p.name = name
 	p.named = true
 	return p

@@ -59,19 +59,35 @@ func (c *Conn) Close() error {
 }
 
 // watch arranges for ctx's cancellation to interrupt the SQL running on c, until the
-// returned function is called; that function waits for an interrupt already under way, so
-// that none reaches the connection after it returns.
+// returned function is called; that function waits for the interrupting to stop, so that
+// no interrupt reaches the connection after it returns.
+//
+// Once ctx is done, the connection is interrupted again every millisecond until the call
+// returns: SQLite drops an interrupt that arrives while no statement is running, which
+// happens between two statements of a script or two rows of a bulk write (sqlbatch's calls
+// run many statements), so a single interrupt could be lost.
 func (c *Conn) watch(ctx context.Context) func() {
 	if ctx.Done() == nil {
 		return nop
 	}
+	quit := make(chan struct{})
 	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		c.c.Interrupt()
-		close(done)
+		defer close(done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			c.c.Interrupt()
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+		}
 	})
 	return func() {
 		if !stop() {
+			close(quit)
 			<-done
 		}
 	}

@@ -1,0 +1,217 @@
+package sqlbatch_test
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"testing"
+	"time"
+
+	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
+)
+
+func TestStmtExecAndQueryReuse(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)")
+	ins, err := c.Prepare("INSERT INTO t(b) VALUES (?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ins.Close()
+	for i := range 5 {
+		r, err := ins.Exec("v" + strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Changes != 1 || r.LastInsertRowID != int64(i+1) {
+			t.Fatalf("Exec result %+v", r)
+		}
+	}
+	if _, err := ins.Exec(); !errors.Is(err, sqlbatch.ErrParamCount) {
+		t.Errorf("Exec without its parameter: %v", err)
+	}
+	q, err := c.Prepare("SELECT b FROM t WHERE a >= ? ORDER BY a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for _, from := range []int{4, 2, 5} {
+		rows, err := q.Query(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			if rows.Text(0) != "v"+strconv.Itoa(from-1+n) {
+				t.Fatalf("from %d: row %d is %q", from, n, rows.Text(0))
+			}
+			n++
+		}
+		rows.Close()
+		if n != 6-from {
+			t.Fatalf("from %d: %d rows", from, n)
+		}
+	}
+	// Without arguments, Query keeps the last bindings and starts over.
+	for range 2 {
+		rows, _ := q.Query()
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		if n != 1 {
+			t.Fatalf("re-Query with the bindings kept: %d rows", n)
+		}
+	}
+}
+
+func TestStmtBindNamedAndNumbered(t *testing.T) {
+	c := memory(t)
+	s, err := c.Prepare("SELECT :a, @b, $c, ?5, :a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.ParamCount() != 5 || s.ParamName(1) != ":a" || s.ParamName(4) != "" || s.ParamName(5) != "?5" || s.ParamName(9) != "" {
+		t.Fatalf("params: %d %q %q %q", s.ParamCount(), s.ParamName(1), s.ParamName(4), s.ParamName(5))
+	}
+	if s.ParamIndex("b") != 2 || s.ParamIndex("$c") != 3 || s.ParamIndex("zz") != 0 {
+		t.Fatal("ParamIndex")
+	}
+	rows, err := s.Query(sqlbatch.Named("c", 3), sqlbatch.Named("a", 1), sqlbatch.Named("@b", 2), 4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Next()
+	got := []int64{rows.Int64(0), rows.Int64(1), rows.Int64(2), rows.Int64(3), rows.Int64(4)}
+	rows.Close()
+	if got[0] != 1 || got[1] != 2 || got[2] != 3 || got[3] != 5 || got[4] != 1 {
+		t.Fatalf("got %v (the positional 4 goes to the nameless ?4, 5 to ?5)", got)
+	}
+	if _, err := s.Query(sqlbatch.Named("nope", 1)); err == nil {
+		t.Error("an unknown name was accepted")
+	}
+	exp, err := s.ExpandedSQL()
+	if err != nil || exp == "" {
+		t.Errorf("ExpandedSQL %q %v", exp, err)
+	}
+}
+
+func TestExecManyBulkInsert(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE bulk(a INTEGER PRIMARY KEY, b REAL, c TEXT, d BLOB)")
+	var p sqlbatch.Params
+	const n = 10000
+	for i := range n {
+		p.Int64(int64(i)).Float64(float64(i) * 0.25).Text("row-" + strconv.Itoa(i))
+		if i%3 == 0 {
+			p.Null()
+		} else {
+			p.Blob([]byte{byte(i)})
+		}
+	}
+	mustExec(t, c, "BEGIN")
+	r, err := c.ExecMany("INSERT INTO bulk VALUES (?, ?, ?, ?)", &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, "COMMIT")
+	if r.Rows != n || r.Changes != n || r.LastInsertRowID != n-1 {
+		t.Fatalf("result %+v", r)
+	}
+	got := ints(t, c, "SELECT count(*) FROM bulk UNION ALL SELECT sum(a) FROM bulk UNION ALL SELECT sum(length(c)) FROM bulk UNION ALL SELECT count(d) FROM bulk")
+	wantLen := int64(0)
+	for i := range n {
+		wantLen += int64(len("row-" + strconv.Itoa(i)))
+	}
+	if got[0] != n || got[1] != n*(n-1)/2 || got[2] != wantLen || got[3] != n-(n+2)/3 {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestExecManyReportsTheFailingRow(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE u(a INTEGER PRIMARY KEY)")
+	s, err := c.Prepare("INSERT INTO u VALUES (?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var p sqlbatch.Params
+	p.Int(1).Int(2).Int(3).Int(2).Int(5)
+	r, err := s.ExecMany(&p)
+	e := asError(t, err)
+	if e.ExtendedCode != sqlbatch.ErrConstraintPrimaryKey || e.RowIndex != 3 || r.Rows != 3 {
+		t.Fatalf("err %v (row %d), result %+v", err, e.RowIndex, r)
+	}
+	if got := ints(t, c, "SELECT count(*) FROM u"); got[0] != 3 {
+		t.Fatalf("%d rows kept, want the 3 before the failing one", got[0])
+	}
+	mustExec(t, c, "CREATE TABLE w(a, b)")
+	s2, err := c.Prepare("INSERT INTO w VALUES (?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	p.Reset()
+	p.Int(1).Int(2).Int(3)
+	if _, err := s2.ExecMany(&p); !errors.Is(err, sqlbatch.ErrParamCount) {
+		t.Errorf("3 values for rows of 2: %v", err)
+	}
+}
+
+func TestParamsAny(t *testing.T) {
+	c := memory(t)
+	when := time.Date(2024, 2, 29, 23, 59, 58, 123456789, time.FixedZone("", -5*3600))
+	var p sqlbatch.Params
+	err := p.Append(nil, 1, int8(-2), int16(3), int32(4), int64(5), uint(6), uint8(7), uint16(8), uint32(9), uint64(10),
+		float32(1.5), 2.5, true, false, "s", []byte("b"), []byte(nil), []byte{}, when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Len() != 20 {
+		t.Fatalf("Len %d", p.Len())
+	}
+	if err := p.Any(uint64(math.MaxUint64)); err == nil {
+		t.Error("uint64 overflow accepted")
+	}
+	if err := p.Any(struct{}{}); err == nil {
+		t.Error("struct accepted")
+	}
+	// A time is written as text SQLite's date functions read.
+	rows, err := c.Query("SELECT datetime(?), typeof(?), typeof(?), ? = 1", when, []byte(nil), []byte{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	rows.Next()
+	if got := rows.Text(0); got != "2024-03-01 04:59:58" {
+		t.Errorf("datetime(time) = %q, want the UTC time 2024-03-01 04:59:58", got)
+	}
+	if rows.Text(1) != "null" || rows.Text(2) != "blob" || !rows.Bool(3) {
+		t.Errorf("nil []byte is %s, []byte{} is %s", rows.Text(1), rows.Text(2))
+	}
+	var back time.Time
+	rows2, _ := c.Query("SELECT ?", when)
+	rows2.Next()
+	if err := rows2.Scan(&back); err != nil || !back.Equal(when) {
+		t.Errorf("time round trip: %v %v", back, err)
+	}
+	rows2.Close()
+}
+
+func TestClosedStatement(t *testing.T) {
+	c := memory(t)
+	s, err := c.Prepare("SELECT 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s.Close()
+	if _, err := s.Query(); err == nil {
+		t.Error("Query on a closed statement")
+	}
+	if _, err := s.Exec(); err == nil {
+		t.Error("Exec on a closed statement")
+	}
+}
