@@ -1,0 +1,347 @@
+//! Differential tests: random schemas and values read through the batched fetch (many batch
+//! sizes and byte bounds, the statement's arena and caller buffers, direct reads on and off)
+//! must equal a plain per-column `sqlite3_column_*` read of the same rows; bulk insert must store
+//! what a per-row insert loop stores; script exec must do what `sqlite3_exec` does.
+//!
+//! Deterministic (seeded); one test per binary section because direct reads are switched
+//! process-wide. Set SQLBATCH_DIFF_SCALE=10 for a longer run.
+
+mod common;
+use common::*;
+
+use libsqlite3_sys as sq;
+use std::ffi::{c_int, CStr, CString};
+use std::ptr;
+
+/// xorshift64*: deterministic across runs and platforms.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn scale() -> usize {
+    std::env::var("SQLBATCH_DIFF_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
+}
+
+fn random_text(r: &mut Rng) -> Vec<u8> {
+    let len = match r.below(400) {
+        0..=19 => 0,
+        20 => 2000 + r.below(60_000) as usize,
+        _ => r.below(40) as usize,
+    };
+    let mut s = String::new();
+    while s.len() < len {
+        let c = match r.below(10) {
+            0 => '\0',
+            1..=5 => (b'a' + r.below(26) as u8) as char,
+            6 => char::from_u32(0x80 + r.below(0x780) as u32).unwrap_or('é'),
+            7 => char::from_u32(0x800 + r.below(0xD000) as u32).unwrap_or('日'),
+            _ => char::from_u32(0x10000 + r.below(0x1000) as u32).unwrap_or('𝄞'),
+        };
+        s.push(c);
+    }
+    s.into_bytes()
+}
+
+fn random_value(r: &mut Rng) -> Val {
+    match r.below(12) {
+        0 | 1 => Val::Null,
+        2 => Val::Int([0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1, i64::MAX - 1][r.below(7) as usize]),
+        3 | 4 => Val::Int(r.next() as i64 >> r.below(64)),
+        5 => f([0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, 5e-324, f64::MAX]
+            [r.below(7) as usize]),
+        6 => f(f64::from_bits(r.next())), // any bit pattern; NaNs come back as NULL
+        7 | 8 | 9 => Val::Text(random_text(r)),
+        _ => {
+            let n = match r.below(1000) {
+                0..=99 => 0,
+                100 => 100_000 + r.below(200_000) as usize,
+                _ => r.below(64) as usize,
+            };
+            Val::Blob((0..n).map(|_| r.next() as u8).collect())
+        }
+    }
+}
+
+/// A raw SQLite connection for the reference side.
+struct Native(*mut sq::sqlite3);
+
+impl Native {
+    fn open(path: &str) -> Native {
+        let c = CString::new(path).unwrap();
+        let mut db = ptr::null_mut();
+        let flags = sq::SQLITE_OPEN_READWRITE | sq::SQLITE_OPEN_CREATE | sq::SQLITE_OPEN_NOMUTEX;
+        assert_eq!(unsafe { sq::sqlite3_open_v2(c.as_ptr(), &mut db, flags, ptr::null()) }, sq::SQLITE_OK);
+        Native(db)
+    }
+
+    fn exec(&self, sql: &str) {
+        let c = CString::new(sql).unwrap();
+        let rc = unsafe { sq::sqlite3_exec(self.0, c.as_ptr(), None, ptr::null_mut(), ptr::null_mut()) };
+        assert_eq!(rc, sq::SQLITE_OK, "{sql}: {}", self.errmsg());
+    }
+
+    fn errmsg(&self) -> String {
+        unsafe { CStr::from_ptr(sq::sqlite3_errmsg(self.0)) }.to_string_lossy().into_owned()
+    }
+
+    fn prepare(&self, sql: &str) -> *mut sq::sqlite3_stmt {
+        let mut s = ptr::null_mut();
+        let rc = unsafe {
+            sq::sqlite3_prepare_v2(self.0, sql.as_ptr().cast(), sql.len() as c_int, &mut s, ptr::null_mut())
+        };
+        assert_eq!(rc, sq::SQLITE_OK, "{sql}: {}", self.errmsg());
+        s
+    }
+
+    /// Every row of `sql`, read one column at a time with sqlite3_column_*.
+    fn rows(&self, sql: &str) -> Vec<Vec<Val>> {
+        let s = self.prepare(sql);
+        let mut out = Vec::new();
+        unsafe {
+            let n = sq::sqlite3_column_count(s);
+            while sq::sqlite3_step(s) == sq::SQLITE_ROW {
+                out.push((0..n).map(|c| column(s, c)).collect());
+            }
+            sq::sqlite3_finalize(s);
+        }
+        out
+    }
+
+    /// Inserts `rows` with a prepared statement, one row at a time.
+    fn insert(&self, table: &str, rows: &[Vec<Val>]) {
+        let ncols = rows.first().map_or(0, |r| r.len());
+        let marks = vec!["?"; ncols].join(", ");
+        let s = self.prepare(&format!("INSERT INTO {table} VALUES ({marks})"));
+        unsafe {
+            for row in rows {
+                for (i, v) in row.iter().enumerate() {
+                    let i = i as c_int + 1;
+                    let rc = match v {
+                        Val::Null => sq::sqlite3_bind_null(s, i),
+                        Val::Int(x) => sq::sqlite3_bind_int64(s, i, *x),
+                        Val::Float(b) => sq::sqlite3_bind_double(s, i, f64::from_bits(*b)),
+                        Val::Text(t) => sq::sqlite3_bind_text(
+                            s,
+                            i,
+                            t.as_ptr().cast(),
+                            t.len() as c_int,
+                            sq::SQLITE_TRANSIENT(),
+                        ),
+                        Val::Blob(b) if b.is_empty() => sq::sqlite3_bind_zeroblob(s, i, 0),
+                        Val::Blob(b) => sq::sqlite3_bind_blob(
+                            s,
+                            i,
+                            b.as_ptr().cast(),
+                            b.len() as c_int,
+                            sq::SQLITE_TRANSIENT(),
+                        ),
+                    };
+                    assert_eq!(rc, sq::SQLITE_OK);
+                }
+                assert_eq!(sq::sqlite3_step(s), sq::SQLITE_DONE, "{}", self.errmsg());
+                sq::sqlite3_reset(s);
+            }
+            sq::sqlite3_finalize(s);
+        }
+    }
+}
+
+impl Drop for Native {
+    fn drop(&mut self) {
+        unsafe { sq::sqlite3_close(self.0) };
+    }
+}
+
+unsafe fn column(s: *mut sq::sqlite3_stmt, c: c_int) -> Val {
+    match sq::sqlite3_column_type(s, c) {
+        sq::SQLITE_INTEGER => Val::Int(sq::sqlite3_column_int64(s, c)),
+        sq::SQLITE_FLOAT => Val::Float(sq::sqlite3_column_double(s, c).to_bits()),
+        sq::SQLITE_TEXT => {
+            let p = sq::sqlite3_column_text(s, c);
+            let n = sq::sqlite3_column_bytes(s, c) as usize;
+            Val::Text(if n == 0 { vec![] } else { std::slice::from_raw_parts(p, n).to_vec() })
+        }
+        sq::SQLITE_BLOB => {
+            let p = sq::sqlite3_column_blob(s, c).cast::<u8>();
+            let n = sq::sqlite3_column_bytes(s, c) as usize;
+            Val::Blob(if n == 0 { vec![] } else { std::slice::from_raw_parts(p, n).to_vec() })
+        }
+        _ => Val::Null,
+    }
+}
+
+fn temp_db(name: &str) -> String {
+    let p = std::env::temp_dir().join(format!("sqlbatch-diff-{}-{name}.db", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p.to_str().unwrap().to_owned()
+}
+
+/// Fetches everything through `sqlbatch_stmt_fetch_into`, growing the buffer when told to.
+fn rows_into(c: &Conn, sql: &str, max_rows: usize, mut buf_len: usize) -> Vec<Vec<Val>> {
+    let s = c.prepare(sql);
+    let mut out = Vec::new();
+    loop {
+        let mut buf = vec![0u8; buf_len];
+        let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+        let rc = unsafe { sqlbatch_stmt_fetch_into(s.0, max_rows, buf.as_mut_ptr(), buf.len(), &mut b) };
+        if rc == SQLBATCH_E_BUFFER_TOO_SMALL {
+            assert!(b.data_len > buf_len);
+            buf_len = b.data_len;
+            continue;
+        }
+        assert!(rc == SQLBATCH_ROW || rc == SQLBATCH_DONE, "fetch_into: {rc}");
+        out.extend(batch_rows(&b));
+        if rc == SQLBATCH_DONE {
+            return out;
+        }
+    }
+}
+
+const DECLS: [&str; 7] = ["INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC", "ANY", ""];
+
+#[test]
+fn fetch_bulk_insert_and_script_exec_agree_with_plain_sqlite() {
+    let mut r = Rng(0x5eed_1234_abcd_0001);
+    let mut cells = 0usize;
+    let mut round = 0;
+    while cells < 1_000_000 * scale() {
+        round += 1;
+        let path = temp_db(&format!("fetch{round}"));
+        let native = Native::open(&path);
+        let ncols = 1 + r.below(12) as usize;
+        let nrows = 1 + r.below(12_000) as usize;
+        let cols: Vec<String> = (0..ncols).map(|i| format!("c{i} {}", DECLS[r.below(7) as usize])).collect();
+        native.exec(&format!("CREATE TABLE t({}); BEGIN", cols.join(", ")));
+        // Rows mostly of small values, with the odd large one.
+        let rows: Vec<Vec<Val>> =
+            (0..nrows).map(|_| (0..ncols).map(|_| random_value(&mut r)).collect()).collect();
+        native.insert("t", &rows);
+        native.exec("COMMIT");
+        let want = native.rows("SELECT * FROM t ORDER BY rowid");
+        cells += nrows * ncols;
+
+        // The batched fetch, with batch sizes and bounds from tiny to unbounded.
+        let conn = Conn::open(&path);
+        let sql = "SELECT * FROM t ORDER BY rowid";
+        for direct in [true, false] {
+            sqlbatch::mem::set_direct_reads(direct);
+            for (max_rows, max_bytes) in [
+                (1, usize::MAX),
+                (1 + r.below(700) as usize, 1 + r.below(1 << 16) as usize),
+                (usize::MAX, 1 << 20),
+            ] {
+                let s = conn.prepare(sql);
+                assert_eq!(
+                    s.all(max_rows, max_bytes),
+                    want,
+                    "round {round}: rows {max_rows} bytes {max_bytes} direct {direct}"
+                );
+            }
+            let into = rows_into(&conn, sql, 1 + r.below(500) as usize, r.below(4096) as usize);
+            assert_eq!(into, want, "round {round}: fetch_into, direct {direct}");
+        }
+        sqlbatch::mem::set_direct_reads(true);
+
+        // Bulk insert stores what the per-row loop stored.
+        conn.exec(&format!("CREATE TABLE u({}); BEGIN", cols.join(", ")));
+        let mut p = Params::default();
+        for row in &rows {
+            for v in row {
+                p.push(v);
+            }
+        }
+        let marks = vec!["?"; ncols].join(", ");
+        let ins = conn.prepare(&format!("INSERT INTO u VALUES ({marks})"));
+        let mut w = sqlbatch_write_result::default();
+        let rc = unsafe {
+            sqlbatch_stmt_execute_many(
+                ins.0,
+                p.values.as_ptr(),
+                nrows,
+                ncols,
+                p.data.as_ptr(),
+                p.data.len(),
+                &mut w,
+            )
+        };
+        assert_eq!((rc, w.rows, w.changes), (SQLBATCH_OK, nrows as u64, nrows as i64), "{}", conn.error().1);
+        ins.finalize();
+        conn.exec("COMMIT");
+        assert_eq!(native.rows("SELECT * FROM u ORDER BY rowid"), want, "round {round}: bulk insert");
+        drop(conn);
+        drop(native);
+        let _ = std::fs::remove_file(&path);
+    }
+    eprintln!("compared {cells} random cells");
+}
+
+/// A literal that SQL reads back as `v`, or None where SQL has no literal for it (NaN).
+fn literal(v: &Val) -> Option<String> {
+    Some(match v {
+        Val::Null => "NULL".into(),
+        Val::Int(i) if *i == i64::MIN => "(-9223372036854775807 - 1)".into(),
+        Val::Int(i) => i.to_string(),
+        Val::Float(b) => {
+            let x = f64::from_bits(*b);
+            if x.is_nan() {
+                return None;
+            } else if x.is_infinite() {
+                if x > 0.0 {
+                    "9e999".into()
+                } else {
+                    "-9e999".into()
+                }
+            } else {
+                format!("{x:e}")
+            }
+        }
+        Val::Text(t) if t.contains(&0) => return None,
+        Val::Text(t) => format!("'{}'", String::from_utf8_lossy(t).replace('\'', "''")),
+        Val::Blob(b) => format!("x'{}'", b.iter().map(|x| format!("{x:02x}")).collect::<String>()),
+    })
+}
+
+#[test]
+fn script_exec_does_what_sqlite3_exec_does() {
+    let mut r = Rng(0x5eed_0000_5c21_9700);
+    for round in 0..8 * scale() {
+        let mut script = String::from("CREATE TABLE s(a, b, c);\n");
+        let n = 1 + r.below(3000);
+        for k in 0..n {
+            match r.below(10) {
+                0 => script.push_str(&format!("UPDATE s SET c = {k} WHERE rowid % 7 = {};\n", k % 7)),
+                1 => script.push_str(&format!("DELETE FROM s WHERE rowid = {};\n", r.below(k + 1))),
+                2 => script.push_str("SELECT count(*) FROM s; -- a comment\n"),
+                _ => {
+                    let (a, b) = (random_value(&mut r), random_value(&mut r));
+                    if let (Some(a), Some(b)) = (literal(&a), literal(&b)) {
+                        script.push_str(&format!("INSERT INTO s VALUES ({a}, {b}, {k}); /* c */\n"));
+                    }
+                }
+            }
+        }
+        let native = Native::open(":memory:");
+        native.exec(&script);
+        let native_total = unsafe { sq::sqlite3_total_changes64(native.0) };
+        let conn = Conn::memory();
+        let (rc, res) = conn.try_exec(&script, &[], &[]);
+        assert_eq!(rc, SQLBATCH_OK, "{}", conn.error().1);
+        assert_eq!(res.changes, native_total, "round {round}: changes");
+        assert_eq!(res.end_offset, script.len());
+        // The batched fetch is checked against sqlite3_column_* by the test above.
+        let sql = "SELECT rowid, * FROM s ORDER BY rowid";
+        assert_eq!(conn.rows(sql), native.rows(sql), "round {round}");
+    }
+}
