@@ -62,7 +62,7 @@ fn random_value(r: &mut Rng) -> Val {
         5 => f([0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, 5e-324, f64::MAX]
             [r.below(7) as usize]),
         6 => f(f64::from_bits(r.next())), // any bit pattern; NaNs come back as NULL
-        7 | 8 | 9 => Val::Text(random_text(r)),
+        7..=9 => Val::Text(random_text(r)),
         _ => {
             let n = match r.below(1000) {
                 0..=99 => 0,
