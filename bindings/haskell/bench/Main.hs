@@ -17,6 +17,7 @@ module Main (main) where
 import Control.Exception (evaluate)
 import Control.Monad (forM, forM_, replicateM_, unless, when)
 import qualified Data.ByteString as B
+import qualified Data.ByteString.Char8 as B8
 import qualified Data.ByteString.Unsafe as BU
 import Data.Bits ((.&.))
 import Data.Int (Int64)
@@ -24,11 +25,11 @@ import Data.List (foldl', sort, transpose)
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
-import Data.Word (Word64)
+import Data.Word (Word64, Word8)
 import Foreign.C.String (CString, withCString)
-import Foreign.Marshal.Alloc (alloca)
-import Foreign.Ptr (Ptr, nullPtr)
-import Foreign.Storable (peek)
+import Foreign.Marshal.Alloc (alloca, mallocBytes)
+import Foreign.Ptr (Ptr, nullPtr, plusPtr)
+import Foreign.Storable (peek, peekByteOff)
 import GHC.Clock (getMonotonicTimeNSec)
 import GHC.Conc (getNumCapabilities)
 import System.Directory (doesFileExist)
@@ -40,6 +41,7 @@ import System.Mem (performMajorGC)
 import Text.Printf (printf)
 
 import Database.SQLBatch
+import qualified Database.SQLBatch.Direct as D
 import qualified PerRow as P
 
 ------------------------------------------------------------------------------------------
@@ -141,6 +143,53 @@ sbQueryWideBytes c = do
   rows <- query_ c wideSql :: IO [Wide B.ByteString]
   return $! foldl' (\(!n, !s) r -> (n + 1, s + wideSum bsLen r)) (0, 0) rows
 
+-- | The floor of the binding: "Database.SQLBatch.Direct" with a hand-written loop over the
+-- cells (what c-sqlbatch does in C), no row parser, no Haskell values.
+directFetch :: D.Database -> Ptr Word8 -> Int -> Query -> IO (Int64, Int64)
+directFetch db buf bufLen q = do
+  Right st <- D.prepare db (D.Utf8 (TE.encodeUtf8 (fromQuery q)))
+  let loop !n !acc = do
+        r <- D.fetchInto st 4096 buf bufLen
+        case r of
+          Right (D.Fetched status b) -> do
+            acc' <- cellsSum b
+            let n' = n + fromIntegral (D.batchRows b)
+            if status == D.FetchDone then return (n', acc') else loop n' acc'
+            where
+              cellsSum bat = go 0 acc
+                where
+                  end = D.batchRows bat * D.batchCols bat
+                  go !i !s
+                    | i >= end = return s
+                    | otherwise = do
+                        let cell = D.batchCells bat `plusPtr` (i * 16)
+                        k <- D.cellKind cell
+                        v <- case k of
+                          1 -> D.cellInt64 cell
+                          2 -> (\x -> fromIntegral (truncate (x * 1000) :: Int)) <$> D.cellDouble cell
+                          3 -> do
+                            off <- peekByteOff cell 0 :: IO Word64
+                            len <- D.cellLength cell
+                            utf8Len (D.batchData bat `plusPtr` fromIntegral off) len
+                          4 -> fromIntegral <$> D.cellLength cell
+                          _ -> return 1
+                        go (i + 1) (s + v)
+          Right (D.NeedBytes _) -> die' "direct: buffer too small"
+          Left e -> die' (show e)
+  r <- loop 0 0
+  D.finalize st
+  return r
+
+-- | Code points of UTF-8 bytes at an address.
+utf8Len :: Ptr Word8 -> Int -> IO Int64
+utf8Len p n = go 0 0
+  where
+    go !i !acc
+      | i >= n = return acc
+      | otherwise = do
+          w <- peekByteOff p i :: IO Word8
+          go (i + 1) (acc + if w .&. 0xC0 /= 0x80 then 1 else 0)
+
 ------------------------------------------------------------------------------------------
 -- Measuring
 
@@ -167,10 +216,10 @@ die' msg = hPutStrLn stderr ("hs-bench: " ++ msg) >> exitFailure
 
 data Opts = Opts
   { oImpl :: Maybe String, oWorkload :: Maybe String, oInput :: Maybe String
-  , oReps :: Maybe Int, oWarmup :: Int, oWorkloads :: Maybe FilePath }
+  , oReps :: Maybe Int, oWarmup :: Int, oWorkloads :: Maybe FilePath, oOnly :: Maybe String }
 
 parseOpts :: [String] -> IO Opts
-parseOpts = go (Opts Nothing Nothing Nothing Nothing 1 Nothing)
+parseOpts = go (Opts Nothing Nothing Nothing Nothing 1 Nothing Nothing)
   where
     go o [] = return o
     go o ("--impl" : v : r) = go o { oImpl = Just v } r
@@ -179,8 +228,9 @@ parseOpts = go (Opts Nothing Nothing Nothing Nothing 1 Nothing)
     go o ("--reps" : v : r) = go o { oReps = Just (read v) } r
     go o ("--warmup" : v : r) = go o { oWarmup = read v } r
     go o ("--workloads" : v : r) = go o { oWorkloads = Just v } r
+    go o ("--only" : v : r) = go o { oOnly = Just v } r
     go _ (a : _) = die' ("unknown argument " ++ a ++ usage)
-    usage = "\nusage: hs-bench [--workloads DIR] [--reps N]\n"
+    usage = "\nusage: hs-bench [--workloads DIR] [--reps N] [--only fetch_narrow|fetch_wide]\n"
          ++ "       hs-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W"
 
 protocol :: String -> String -> String -> Int -> Int -> IO ()
@@ -281,8 +331,8 @@ findWorkloads Nothing = do
   where
     filterM' p = fmap concat . mapM (\x -> p x >>= \b -> return [x | b])
 
-table :: Maybe FilePath -> Maybe Int -> IO ()
-table wdir repsOpt = do
+table :: Maybe FilePath -> Maybe Int -> Maybe String -> IO ()
+table wdir repsOpt only = do
   dir <- findWorkloads wdir
   let narrowDb = dir </> "fetch_narrow.db"
       wideDb = dir </> "fetch_wide.db"
@@ -292,8 +342,13 @@ table wdir repsOpt = do
   cWide <- open wideDb
   pNarrow <- P.openDb narrowDb
   pWide <- P.openDb wideDb
+  Right dNarrow <- D.open (D.Utf8 (B8.pack narrowDb))
+  Right dWide <- D.open (D.Utf8 (B8.pack wideDb))
+  let bufLen = 4 * 1024 * 1024
+  buf <- mallocBytes bufLen
   let narrow =
         [ Variant "fetch_narrow" "native C (sqlite3_step loop)" (native c_native_fetch_narrow nNarrow)
+        , Variant "fetch_narrow" "(Direct layer, hand-written cell loop)" (directFetch dNarrow buf bufLen narrowSql)
         , Variant "fetch_narrow" "sqlbatch fold" (sbFoldNarrow cNarrow)
         , Variant "fetch_narrow" "sqlbatch query (list)" (sbQueryNarrow cNarrow)
         , Variant "fetch_narrow" "per-row, safe step (direct-sqlite)" (P.fetchNarrow P.Safe pNarrow)
@@ -305,6 +360,7 @@ table wdir repsOpt = do
         , Variant "fetch_wide" "sqlbatch fold, text as Text" (sbFoldWideText cWide)
         , Variant "fetch_wide" "sqlbatch query, text as ByteString" (sbQueryWideBytes cWide)
         , Variant "fetch_wide" "sqlbatch query, text as Text" (sbQueryWideText cWide)
+        , Variant "fetch_wide" "(Direct layer, hand-written cell loop)" (directFetch dWide buf bufLen wideSql)
         , Variant "fetch_wide" "per-row safe, text as ByteString" (P.fetchWide P.Safe P.AsByteString pWide)
         , Variant "fetch_wide" "per-row safe, text as Text" (P.fetchWide P.Safe P.AsText pWide)
         , Variant "fetch_wide" "per-row unsafe, text as ByteString" (P.fetchWide P.Unsafe P.AsByteString pWide)
@@ -320,40 +376,46 @@ table wdir repsOpt = do
   printf "interleaved with the others (1 warm-up + %d runs narrow, 1 + %d wide), median time; a major GC\n"
     repsNarrow repsWide
   printf "runs untimed before every run. Ratio = rows/s over native C's rows/s (higher is better).\n\n"
-  rNarrow <- measure narrow repsNarrow
-  rWide <- measure wide repsWide
+  rNarrow <- if only `elem` [Nothing, Just "fetch_narrow"] then measure narrow repsNarrow else return []
+  rWide <- if only `elem` [Nothing, Just "fetch_wide"] then measure wide repsWide else return []
   let results = rNarrow ++ rWide
-  printf "%-13s %-38s %10s %12s %9s\n" ("workload" :: String) ("variant" :: String)
-    ("median ms" :: String) ("rows/s" :: String) ("vs C" :: String)
-  let nativeOf w = head [m | (v, m, _) <- results, vWorkload v == w, "native" `isPrefix` vName v]
+  printf "%-13s %-38s %10s %8s %12s %9s\n" ("workload" :: String) ("variant" :: String)
+    ("median ms" :: String) ("min ms" :: String) ("rows/s" :: String) ("vs C" :: String)
+  let nativeOf w = head [m | (v, m, _, _) <- results, vWorkload v == w, "native" `isPrefix` vName v]
       isPrefix p s = take (length p) s == p
-      rowsOf w = head [n | (v, _, (n, _)) <- results, vWorkload v == w]
-  forM_ results $ \(v, m, _) -> do
+      rowsOf w = head [n | (v, _, _, (n, _)) <- results, vWorkload v == w]
+  forM_ results $ \(v, m, mn, _) -> do
     let ratio = nativeOf (vWorkload v) / m
         rps = fromIntegral (rowsOf (vWorkload v)) / (m / 1e9) :: Double
-    printf "%-13s %-38s %10.2f %12s %9.2f\n" (vWorkload v) (vName v) (m / 1e6) (human rps) ratio
+    printf "%-13s %-38s %10.2f %8.2f %12s %9.2f\n" (vWorkload v) (vName v) (m / 1e6) (mn / 1e6) (human rps) ratio
   -- checksums
-  let bad = [ (vWorkload v, vName v, r) | (v, _, r) <- results
-            , r /= head [r' | (v', _, r') <- results, vWorkload v' == vWorkload v] ]
+  let bad = [ (vWorkload v, vName v, r) | (v, _, _, r) <- results
+            , r /= head [r' | (v', _, _, r') <- results, vWorkload v' == vWorkload v] ]
   unless (null bad) $ do
     printf "\nCHECKSUM MISMATCH against native C: %s\n" (show bad)
   -- targets
-  let ratioOf w name = nativeOf w / head [m | (v, m, _) <- results, vWorkload v == w, vName v == name]
+  let ratioOf w name = nativeOf w / head [m | (v, m, _, _) <- results, vWorkload v == w, vName v == name]
       check :: String -> Double -> Double -> IO Bool
       check what x goal = do
         printf "  %-62s %5.2f  (target %.2f)  %s\n" what x goal (if x >= goal then "met" else "NOT MET" :: String)
         return (x >= goal)
   printf "\nIssue 4 targets (ratio to native C):\n"
+  let present w = any (\(v, _, _, _) -> vWorkload v == w) results
   _ <- forM
-    [ ("fetch_narrow: fold", ratioOf "fetch_narrow" "sqlbatch fold", 0.90)
-    , ("fetch_narrow: query into a list", ratioOf "fetch_narrow" "sqlbatch query (list)", 0.70)
-    , ("fetch_wide: fold, text as ByteString", ratioOf "fetch_wide" "sqlbatch fold, text as ByteString", 0.80)
-    , ("fetch_wide: fold, text as Text", ratioOf "fetch_wide" "sqlbatch fold, text as Text", 0.70)
-    ] (\(w, x, g) -> check w x g)
-  let best w = maximum [nativeOf w / m | (v, m, _) <- results, vWorkload v == w, "per-row" `isPrefix` vName v]
-  printf "  per-row baselines reach at best %.2f (narrow) and %.2f (wide) of native C\n"
-    (best "fetch_narrow") (best "fetch_wide")
+    [ (w, what, name, goal)
+    | (w, what, name, goal) <-
+        [ ("fetch_narrow", "fetch_narrow: fold", "sqlbatch fold", 0.90)
+        , ("fetch_narrow", "fetch_narrow: query into a list", "sqlbatch query (list)", 0.70)
+        , ("fetch_wide", "fetch_wide: fold, text as ByteString", "sqlbatch fold, text as ByteString", 0.80)
+        , ("fetch_wide", "fetch_wide: fold, text as Text", "sqlbatch fold, text as Text", 0.70)
+        ]
+    , present w
+    ] (\(w, what, name, goal) -> check what (ratioOf w name) goal)
+  let best w = maximum [nativeOf w / m | (v, m, _, _) <- results, vWorkload v == w, "per-row" `isPrefix` vName v]
+  forM_ ["fetch_narrow", "fetch_wide"] $ \w -> when (present w) $
+    printf "  %s: the per-row baselines reach at best %.2f of native C\n" w (best w)
   close cNarrow >> close cWide >> P.closeDb pNarrow >> P.closeDb pWide
+  D.close dNarrow >> D.close dWide
   c_native_close nNarrow >> c_native_close nWide
   unless (null bad) exitFailure
   where
@@ -363,12 +425,12 @@ table wdir repsOpt = do
       | otherwise = printf "%.0f" x
 
 -- | Runs every variant once as warm-up, then @reps@ rounds of every variant in turn.
-measure :: [Variant] -> Int -> IO [(Variant, Double, (Int64, Int64))]
+measure :: [Variant] -> Int -> IO [(Variant, Double, Double, (Int64, Int64))]
 measure vs reps = do
   firsts <- forM vs $ \v -> snd <$> timed (vRun v)
   rounds <- forM [1 .. reps] $ \_ -> forM vs $ \v -> fst <$> timed (vRun v)
   let perVariant = transpose rounds
-  return [ (v, median ts, r) | (v, ts, r) <- zip3 vs perVariant firsts ]
+  return [ (v, median ts, fromIntegral (minimum ts), r) | (v, ts, r) <- zip3 vs perVariant firsts ]
 
 ------------------------------------------------------------------------------------------
 
@@ -378,5 +440,5 @@ main = do
   o <- parseOpts args
   case (oImpl o, oWorkload o, oInput o) of
     (Just i, Just w, Just p) -> protocol i w p (maybe 5 id (oReps o)) (oWarmup o)
-    (Nothing, Nothing, Nothing) -> table (oWorkloads o) (oReps o)
+    (Nothing, Nothing, Nothing) -> table (oWorkloads o) (oReps o) (oOnly o)
     _ -> die' "--impl, --workload and --input go together"

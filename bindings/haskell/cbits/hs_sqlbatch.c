@@ -202,3 +202,37 @@ ptrdiff_t hs_sqlbatch_utf8_to_utf16(uint16_t *dst, size_t dst_off, const uint8_t
   }
   return d - dst;
 }
+
+/*
+ * hs_sqlbatch_utf16_to_utf8 encodes `n` UTF-16 code units at `src + src_off` (the array of a
+ * Data.Text) as UTF-8 at `dst`, which has room for 3 * n bytes. Returns the bytes written.
+ * A lone surrogate (which a valid Text never holds) becomes U+FFFD.
+ *
+ * This is how parameters of type Text reach sqlbatch: straight from the Text's array into
+ * the parameter buffer of a bulk write, without an intermediate ByteString per value.
+ */
+size_t hs_sqlbatch_utf16_to_utf8(uint8_t *dst, const uint16_t *src, size_t src_off, size_t n) {
+  uint8_t *d = dst;
+  const uint16_t *s = src + src_off, *end = src + src_off + n;
+  while (s < end) {
+    uint32_t c = *s++;
+    if (c < 0x80) {
+      *d++ = (uint8_t)c;
+    } else if (c < 0x800) {
+      *d++ = (uint8_t)(0xC0 | (c >> 6));
+      *d++ = (uint8_t)(0x80 | (c & 0x3F));
+    } else if (c >= 0xD800 && c < 0xDC00 && s < end && *s >= 0xDC00 && *s < 0xE000) {
+      uint32_t cp = 0x10000 + ((c - 0xD800) << 10) + (uint32_t)(*s++ - 0xDC00);
+      *d++ = (uint8_t)(0xF0 | (cp >> 18));
+      *d++ = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+      *d++ = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+      *d++ = (uint8_t)(0x80 | (cp & 0x3F));
+    } else {
+      if (c >= 0xD800 && c < 0xE000) c = 0xFFFD;
+      *d++ = (uint8_t)(0xE0 | (c >> 12));
+      *d++ = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+      *d++ = (uint8_t)(0x80 | (c & 0x3F));
+    }
+  }
+  return (size_t)(d - dst);
+}

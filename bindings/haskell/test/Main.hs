@@ -13,7 +13,7 @@ import qualified Data.ByteString.Char8 as B8
 import qualified Data.ByteString.Lazy as BL
 import Data.Int
 import Data.IORef
-import Data.List (isInfixOf, sort)
+import Data.List (intercalate, isInfixOf, sort)
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Lazy as TL
@@ -31,8 +31,13 @@ import qualified Database.SQLBatch.Direct as D
 
 main :: IO ()
 main = do
-  counts' <- runTestTT tests
-  when (errors counts' + failures counts' > 0) exitFailure
+  (c, _) <- performTest start (problem "ERROR") (problem "FAIL") () tests
+  putStrLn (showCounts c)
+  when (errors c + failures c > 0) exitFailure
+  where
+    name st = intercalate " / " [l | Label l <- reverse (path st)]
+    start st () = putStrLn ("test: " ++ name st)
+    problem what _ msg st () = putStrLn (what ++ ": " ++ name st ++ "\n" ++ msg)
 
 tests :: Test
 tests = TestList

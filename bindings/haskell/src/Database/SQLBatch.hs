@@ -130,7 +130,6 @@ import Control.Monad (unless, void, when)
 import Data.IORef
 import Data.Int (Int64)
 import qualified Data.Text as T
-import qualified Data.Text.Encoding as TE
 import System.IO.Unsafe (unsafePerformIO)
 
 import Database.SQLBatch.Direct (Utf8 (..))
@@ -139,8 +138,12 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
-import Database.SQLBatch.Raw.Types (ExecResult (..), valueSize)
-import Foreign.Ptr (plusPtr)
+import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many)
+import Database.SQLBatch.Raw.Types (ExecResult (..), execResultSize, peekExecResult, valueSize,
+                                    writeResultSize)
+import qualified Data.ByteString.Unsafe as BU
+import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
+import Foreign.Ptr (castPtr, plusPtr)
 import Database.SQLBatch.ToField
 import Database.SQLBatch.ToRow
 import Database.SQLBatch.Types
@@ -284,45 +287,67 @@ executeScriptWith conn q params named =
 runScript :: T.Text -> Connection -> Query -> [SQLData] -> [(T.Text, SQLData)] -> IO ExecResult
 runScript what conn q positional named = do
   let ctx = contextOf what q
-      sql = queryUtf8 q
-      pos = map toValue positional
-      nam = [(Utf8 (TE.encodeUtf8 k), toValue v) | (k, v) <- named]
-  r <- withConn conn ctx $ \_ -> do
-    r <- D.exec (connDatabase conn) sql pos nam
-    case r of
-      Right res -> return res
-      Left (e, _) -> throwIO e { sqlErrorContext = ctx }
-  return r
+      Utf8 sql = queryUtf8 q
+      vals = positional ++ map snd named
+      names = map (const SQLNull) positional ++ map (SQLText . fst) named
+  BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
+    withParams vals (if null named then [] else names) $ \cells nameCells dat len ->
+      allocaBytes execResultSize $ \pr ->
+        withConn conn ctx $ \c -> do
+          rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) cells nameCells
+                  (fromIntegral (length vals)) dat (fromIntegral len) (castPtr pr)
+          when (rc /= 0) $ throwSQL (connDatabase conn) rc ctx
+          peekExecResult (castPtr pr)
 
 -- | Runs a statement once per parameter row through the library's bulk write: the rows
 -- are sent in chunks of a few thousand, one call per chunk. It does not open a
 -- transaction; wrap it in 'withTransaction' for speed and atomicity. On failure the
 -- 'SQLError' gives the index of the failing row ('sqlErrorRowIndex'); the rows before it
 -- have run.
-executeMany :: ToRow q => Connection -> Query -> [q] -> IO ()
-executeMany conn q rows = withPrepared conn q $ \st -> go st 0 rows
+executeMany :: forall q. ToRow q => Connection -> Query -> [q] -> IO ()
+executeMany _ _ [] = return ()
+executeMany conn q rows@(r0 : _) =
+  withPrepared conn q $ \st ->
+  bracket (mallocBytes (max 1 (chunkRows * ncols) * valueSize)) free $ \cells ->
+  bracket (mallocBytes initialData >>= newIORef . flip (,) initialData) (\ref -> readIORef ref >>= free . fst) $ \dataRef -> do
+    -- Rows are encoded one by one as the list is consumed (so that a long list streams in
+    -- bounded memory), a chunk of them per call into the library.
+    let fill :: Int -> Int -> Int -> [q] -> IO ()
+        fill !base !n !used rs = case rs of
+          (r : rest) | n < chunkRows && used < maxData -> do
+            let vs = toRow r
+            when (length vs /= ncols) $ throwIO (SQLError ErrorParamCount 1004
+              (T.pack ("parameter row " ++ show (base + n) ++ " has " ++ show (length vs)
+                       ++ " values, row 0 has " ++ show ncols))
+              ctx Nothing Nothing Nothing (Just (base + n)))
+            let need = used + paramBytesBound vs
+            (dat, cap) <- readIORef dataRef
+            dat' <- if need <= cap then return dat else do
+              let cap' = head [c | c <- iterate (* 2) cap, c >= need]
+              p <- reallocBytes dat cap'
+              writeIORef dataRef (p, cap')
+              return p
+            used' <- encodeParams (cells `plusPtr` (n * ncols * valueSize)) dat' used vs
+            fill base (n + 1) used' rest
+          _ -> do
+            when (n > 0) $ run base n used
+            unless (null rs) $ fill (base + n) 0 0 rs
+        run base n used = do
+          (dat, _) <- readIORef dataRef
+          allocaBytes writeResultSize $ \pr ->
+            withConn conn ctx $ \c -> do
+              rc <- c_hs_sqlbatch_execute_many c (D.statementPtr (stmtHandle st)) (castPtr cells)
+                      (fromIntegral n) (fromIntegral ncols) dat (fromIntegral used) (castPtr pr)
+              when (rc /= 0) $ do
+                e <- D.errorFrom (connDatabase conn) rc ctx
+                throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
+    fill 0 0 0 rows
   where
     ctx = contextOf "executeMany" q
+    ncols = length (toRow r0)
     chunkRows = 4096 :: Int
-    go _ _ [] = return ()
-    go st !base rs = do
-      let (chunk, rest) = splitAt chunkRows rs
-          vals = map toRow chunk
-          ncols = length (head vals)
-          nrows = length vals
-      case [i | (i, v) <- zip [base ..] vals, length v /= ncols] of
-        [] -> return ()
-        (i : _) -> throwIO (SQLError ErrorParamCount 1004
-          (T.pack ("parameter row " ++ show i ++ " has a different number of values than row "
-                   ++ show base))
-          ctx Nothing Nothing Nothing (Just i))
-      withConn conn ctx $ \_ -> do
-        r <- D.executeMany (stmtHandle st) nrows ncols (concatMap (map toValue) vals)
-        case r of
-          Right _ -> return ()
-          Left (e, _) -> throwIO e { sqlErrorContext = ctx
-                                   , sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
-      go st (base + nrows) rest
+    initialData = 64 * 1024 :: Int
+    maxData = 1024 * 1024 :: Int
 
 ------------------------------------------------------------------------------------------
 -- Transactions

@@ -94,7 +94,7 @@ import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr, ptrToWordPtr)
 import Foreign.Storable (peek, peekByteOff, pokeByteOff)
-import GHC.Float (castWord64ToDouble, castDoubleToWord64)
+import GHC.Float (castDoubleToWord64)
 
 import Database.SQLBatch.Error
 import Database.SQLBatch.Raw
@@ -448,7 +448,7 @@ cellInt64 p = peekByteOff p valueBitsOff
 
 -- | The value of a FLOAT cell.
 cellDouble :: Ptr Word8 -> IO Double
-cellDouble p = castWord64ToDouble <$> peekByteOff p valueBitsOff
+cellDouble p = peekByteOff p valueBitsOff
 {-# INLINE cellDouble #-}
 
 -- | The byte length of a TEXT or BLOB cell.

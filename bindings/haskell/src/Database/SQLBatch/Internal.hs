@@ -75,6 +75,9 @@ module Database.SQLBatch.Internal
   , collectStatementWith
     -- * Values
   , toValue
+  , encodeParams
+  , paramBytesBound
+  , withParams
   , queryUtf8
   , contextOf
   ) where
@@ -84,20 +87,21 @@ import Control.Exception
 import Control.Monad (unless, when)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
+import qualified Data.ByteString.Unsafe as BU
 import Data.IORef
 import Data.Int (Int32, Int64)
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
-import Data.Word (Word32, Word64, Word8)
+import Data.Word (Word16, Word32, Word64, Word8)
 import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
-import Foreign.Marshal.Alloc (free, mallocBytes)
+import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes)
+import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
 import GHC.Exts (ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, isTrue#, newByteArray#, unsafeFreezeByteArray#, (*#), (+#), (==#))
-import GHC.Float (castWord64ToDouble)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import GHC.IO (IO (..), unIO)
 
@@ -278,10 +282,74 @@ toValue d = case d of
   SQLNull -> VNull
 {-# INLINE toValue #-}
 
+-- | Lays parameter values out for the ABI, in two passes over the list: the 16-byte cells
+-- go to @cells@ (room for all of them), the bytes of TEXT and BLOB values to @dat@ from
+-- offset @off@ on (room for 'paramBytesBound' bytes), each cell holding its bytes' offset.
+-- 'Text' is encoded to UTF-8 straight from its array (one unsafe C call), a 'B.ByteString'
+-- copied. Returns the offset after the last byte written.
+encodeParams :: Ptr Word8 -> Ptr Word8 -> Int -> [SQLData] -> IO Int
+encodeParams cells dat = go cells
+  where
+    go !_ !off [] = return off
+    go !cell !off (v : vs) = do
+      off' <- case v of
+        SQLInteger i -> put cell (fromIntegral i) 0 kindInteger >> return off
+        SQLFloat x -> do
+          pokeByteOff cell valueBitsOff x
+          putTail cell 0 kindFloat
+          return off
+        SQLNull -> put cell 0 0 kindNull >> return off
+        SQLText (TI.Text (TA.Array ba) tOff tLen) -> do
+          n <- fromIntegral <$> c_hs_sqlbatch_utf16_to_utf8 (dat `plusPtr` off) ba
+                 (fromIntegral tOff) (fromIntegral tLen)
+          put cell (fromIntegral off) (fromIntegral n) kindText
+          return (off + n)
+        SQLBlob b -> do
+          let n = B.length b
+          BU.unsafeUseAsCString b $ \p -> copyBytes (dat `plusPtr` off) (castPtr p) n
+          put cell (fromIntegral off) (fromIntegral n) kindBlob
+          return (off + n)
+      go (cell `plusPtr` valueSize) off' vs
+    put :: Ptr Word8 -> Word64 -> Word32 -> Word8 -> IO ()
+    put cell bits len kind = pokeByteOff cell valueBitsOff bits >> putTail cell len kind
+    putTail :: Ptr Word8 -> Word32 -> Word8 -> IO ()
+    putTail cell len kind = do
+      pokeByteOff cell valueLenOff len
+      pokeByteOff cell valueKindOff kind
+      pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
+      pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
+
+-- | An upper bound of the bytes 'encodeParams' writes for these values.
+paramBytesBound :: [SQLData] -> Int
+paramBytesBound = go 0
+  where
+    go !acc [] = acc
+    go !acc (v : vs) = case v of
+      SQLText (TI.Text _ _ n) -> go (acc + 3 * n) vs
+      SQLBlob b -> go (acc + B.length b) vs
+      _ -> go acc vs
+
+-- | Encodes values (and, if given, as many names: 'SQLText' or 'SQLNull') into freshly
+-- allocated memory for the duration of the action: @k cells names dat dataLen@.
+withParams :: [SQLData] -> [SQLData] -> (Ptr CValue -> Ptr CValue -> Ptr Word8 -> Int -> IO a) -> IO a
+withParams vs names k =
+  allocaBytes (max 1 (length vs + length names) * valueSize) $ \cells ->
+  allocaBytes (max 1 (paramBytesBound vs + paramBytesBound names)) $ \dat -> do
+    off <- encodeParams cells dat 0 vs
+    let nameCells = cells `plusPtr` (length vs * valueSize)
+    end <- encodeParams nameCells dat off names
+    k (castPtr cells) (if null names then nullPtr else castPtr nameCells) dat end
+
 -- | Binds all parameters (positional).
 bindValues :: Statement -> [SQLData] -> IO ()
-bindValues st vs = withConnDirect (stmtConn st) (contextOf "bind" (stmtQuery st)) $ \_ ->
-  D.bind (stmtHandle st) (map toValue vs)
+bindValues st vs = bindRaw st (contextOf "bind" (stmtQuery st)) vs
+
+bindRaw :: Statement -> Text -> [SQLData] -> IO ()
+bindRaw st ctx vs = withParams vs [] $ \cells _ dat len ->
+  withConn (stmtConn st) ctx $ \_ -> do
+    rc <- c_sqlbatch_stmt_bind (D.statementPtr (stmtHandle st)) cells (fromIntegral (length vs))
+            dat (fromIntegral len)
+    when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
 
 -- | Binds named parameters: every parameter of the statement must be named, and given
 -- exactly once (names with their prefix, e.g. @\":id\"@; a name without one matches any prefix).
@@ -304,7 +372,7 @@ bindNamedValues st named = do
   case [k | (k, _) <- named, not (any (matches k) known)] of
     [] -> return ()
     (k : _) -> fail' ("the statement has no parameter named " <> k)
-  withConnDirect (stmtConn st) ctx $ \_ -> D.bind (stmtHandle st) (map toValue vals)
+  bindRaw st ctx vals
 
 -- | Drops the statement's row cursor (before it is bound, reset or run another way).
 dropCursor :: Statement -> IO ()
@@ -384,7 +452,7 @@ newTextChunk (I# units) = IO $ \s0 -> case newByteArray# (units *# 2#) s0 of
 initialBuf, maxBuf, cellBudget, initialRows :: Int
 initialBuf = 16 * 1024
 maxBuf = 1024 * 1024
-cellBudget = 256 * 1024
+cellBudget = 64 * 1024
 initialRows = 256
 
 -- | Starts reading a statement.
@@ -442,7 +510,7 @@ nextBatch f = do
       nfp <- mallocPlainForeignPtrBytes want
       fetchAt f maxRows nfp want 0 want
     else fetchAt f maxRows fp size keep want
-{-# INLINE nextBatch #-}
+{-# NOINLINE nextBatch #-}
 
 fetchAt :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> IO BatchView
 fetchAt f maxRows bfp size off want = do
@@ -525,7 +593,9 @@ fieldInt64Unchecked f = peekByteOff (fieldCell f) valueBitsOff
 
 -- | The value of a FLOAT cell (no check of the kind).
 fieldDoubleUnchecked :: Field -> IO Double
-fieldDoubleUnchecked f = castWord64ToDouble <$> peekByteOff (fieldCell f) valueBitsOff
+-- The cell holds the IEEE-754 bits of the double in the machine's byte order, so it is read
+-- as a 'Double' directly (castWord64ToDouble is an out-of-line call in GHC 9.0).
+fieldDoubleUnchecked f = peekByteOff (fieldCell f) valueBitsOff
 {-# INLINE fieldDoubleUnchecked #-}
 
 -- | The byte length of a TEXT or BLOB cell.
@@ -714,21 +784,30 @@ foldBatch rp bv f = go 0
           go (i + 1) acc'
 {-# INLINE foldBatch #-}
 
--- | The rows of a batch, in order.
-collectBatch :: RowParser r -> BatchView -> IO [r]
-collectBatch rp bv = go 0
+-- | The rows of a batch, in order, consed onto @rest@.
+--
+-- The rows are parsed from the last to the first, so that the list is built without a
+-- deep stack (a non-tail-recursive loop over thousands of rows makes every garbage
+-- collection walk the whole stack) and without reversing it. If a row fails to parse,
+-- the batch is parsed again from its first row, so that the error reported is the first
+-- one, as with a forward loop.
+collectBatch :: RowParser r -> BatchView -> [r] -> IO [r]
+collectBatch rp bv rest = backward (n - 1) rest `catch` \(e :: SomeException) -> forward 0 >> throwIO e
   where
     !n = bvRows bv
     !cols = bvCols bv
     !stride = cols * valueSize
     !cells = bvCells bv
     ctx = bvCtx bv
-    go !i
-      | i >= n = return []
+    row i = runRow rp (Row (cells `plusPtr` (i * stride)) cols ctx)
+    backward !i !acc
+      | i < 0 = return acc
       | otherwise = do
-          r <- runRow rp (Row (cells `plusPtr` (i * stride)) cols ctx)
-          rs <- go (i + 1)
-          return (r : rs)
+          r <- row i
+          backward (i - 1) (r : acc)
+    forward !i
+      | i >= n = return ()
+      | otherwise = row i >> forward (i + 1)
 {-# INLINE collectBatch #-}
 
 -- | Folds over every remaining row of a statement, batch by batch.
@@ -746,7 +825,7 @@ collectStatementWith :: RowParser r -> Statement -> IO [r]
 collectStatementWith rp st = withFetcher st $ \fr ->
   let loop chunks = do
         bv <- nextBatch fr
-        rows <- collectBatch rp bv
+        rows <- collectBatch rp bv []
         let chunks' = if null rows then chunks else rows : chunks
         if bvDone bv then return (appendChunks (reverse chunks')) else loop chunks'
   in loop []

@@ -1,3 +1,4 @@
+{-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE InterruptibleFFI #-}
 {-# LANGUAGE MagicHash #-}
 {-# LANGUAGE UnliftedFFITypes #-}
@@ -8,6 +9,12 @@
 -- The names are the C names with a @c_@ prefix. Pointer arguments are typed with the
 -- records of "Database.SQLBatch.Raw.Types" where the C type is a struct the caller
 -- allocates. See the header for every function's contract; nothing here adds behaviour.
+--
+-- The imports use the @capi@ calling convention: GHC compiles each call against the C
+-- header, so a change of a function's signature in @include/sqlbatch.h@ breaks the build
+-- here instead of the program at run time. They all name @cbits/hs_sqlbatch.h@, which
+-- includes @sqlbatch.h@: the latter cannot be included twice in one C file (its inline
+-- helpers sit after the include guard's @#endif@).
 --
 -- = @safe@, @unsafe@ or @interruptible@
 --
@@ -69,6 +76,7 @@ module Database.SQLBatch.Raw
   , c_hs_sqlbatch_exec
   , c_hs_sqlbatch_execute_many
   , c_hs_sqlbatch_utf8_to_utf16
+  , c_hs_sqlbatch_utf16_to_utf8
     -- * Value and cell types
   , CValue
   , CColumn
@@ -79,7 +87,7 @@ import Data.Int (Int32, Int64)
 import Data.Word (Word32, Word8)
 import Foreign.C.String (CString)
 import Foreign.C.Types (CBool (..), CChar, CInt (..), CPtrdiff (..), CSize (..))
-import GHC.Exts (MutableByteArray#, RealWorld)
+import GHC.Exts (ByteArray#, MutableByteArray#, RealWorld)
 import Foreign.Ptr (Ptr)
 
 import Database.SQLBatch.Raw.Types
@@ -94,150 +102,150 @@ data CColumn
 data CStr
 
 -- | @sqlbatch_code_str@ (unsafe: returns a static string): describes any status code.
-foreign import ccall unsafe "sqlbatch_code_str"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_code_str"
   c_sqlbatch_code_str :: Int32 -> IO CString
 
 -- | @sqlbatch_version@: the library's version, static.
-foreign import ccall unsafe "sqlbatch_version"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_version"
   c_sqlbatch_version :: IO CString
 
 -- | @sqlbatch_sqlite_version@: the bundled SQLite's version, static.
-foreign import ccall unsafe "sqlbatch_sqlite_version"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_sqlite_version"
   c_sqlbatch_sqlite_version :: IO CString
 
 -- | @sqlbatch_conn_open@ (safe: opens files, may wait for locks).
-foreign import ccall safe "sqlbatch_conn_open"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_open"
   c_sqlbatch_conn_open :: Ptr CChar -> CSize -> Word32 -> Ptr (Ptr CConn) -> IO Int32
 
 -- | @sqlbatch_conn_close@ (safe: may checkpoint and sync).
-foreign import ccall safe "sqlbatch_conn_close"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_close"
   c_sqlbatch_conn_close :: Ptr CConn -> IO Int32
 
 -- | @sqlbatch_conn_interrupt@ (unsafe: sets a flag; callable from any thread).
-foreign import ccall unsafe "sqlbatch_conn_interrupt"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_interrupt"
   c_sqlbatch_conn_interrupt :: Ptr CConn -> IO ()
 
 -- | @sqlbatch_conn_busy_timeout@ (unsafe: stores a setting).
-foreign import ccall unsafe "sqlbatch_conn_busy_timeout"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_busy_timeout"
   c_sqlbatch_conn_busy_timeout :: Ptr CConn -> Int32 -> IO Int32
 
 -- | @sqlbatch_conn_changes@ (unsafe: reads a counter).
-foreign import ccall unsafe "sqlbatch_conn_changes"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_changes"
   c_sqlbatch_conn_changes :: Ptr CConn -> Ptr Int64 -> IO Int32
 
 -- | @sqlbatch_conn_total_changes@ (unsafe: reads a counter).
-foreign import ccall unsafe "sqlbatch_conn_total_changes"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_total_changes"
   c_sqlbatch_conn_total_changes :: Ptr CConn -> Ptr Int64 -> IO Int32
 
 -- | @sqlbatch_conn_last_insert_rowid@ (unsafe: reads a counter).
-foreign import ccall unsafe "sqlbatch_conn_last_insert_rowid"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_last_insert_rowid"
   c_sqlbatch_conn_last_insert_rowid :: Ptr CConn -> Ptr Int64 -> IO Int32
 
 -- | @sqlbatch_conn_autocommit@ (unsafe: reads a flag).
-foreign import ccall unsafe "sqlbatch_conn_autocommit"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_autocommit"
   c_sqlbatch_conn_autocommit :: Ptr CConn -> Ptr CBool -> IO Int32
 
 -- | @sqlbatch_conn_last_error@ (unsafe: copies a struct).
-foreign import ccall unsafe "sqlbatch_conn_last_error"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_last_error"
   c_sqlbatch_conn_last_error :: Ptr CConn -> Ptr CError -> IO Int32
 
 -- | @sqlbatch_conn_exec@ (safe: runs a whole script).
-foreign import ccall safe "sqlbatch_conn_exec"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_exec"
   c_sqlbatch_conn_exec
     :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CValue -> Ptr CValue -> CSize -> Ptr Word8
     -> CSize -> Ptr ExecResult -> IO Int32
 
 -- | @sqlbatch_stmt_prepare@ (safe: may load the schema from disk, wait for locks).
-foreign import ccall safe "sqlbatch_stmt_prepare"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_prepare"
   c_sqlbatch_stmt_prepare
     :: Ptr CConn -> Ptr CChar -> CSize -> Word32 -> Ptr (Ptr CStmt) -> Ptr CSize -> IO Int32
 
 -- | @sqlbatch_stmt_finalize@ (safe: ending a statement may end its autocommit transaction).
-foreign import ccall safe "sqlbatch_stmt_finalize"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_finalize"
   c_sqlbatch_stmt_finalize :: Ptr CStmt -> IO Int32
 
 -- | @sqlbatch_stmt_reset@ (safe: as finalize).
-foreign import ccall safe "sqlbatch_stmt_reset"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_reset"
   c_sqlbatch_stmt_reset :: Ptr CStmt -> IO Int32
 
 -- | @sqlbatch_stmt_clear_bindings@ (unsafe: sets parameters to NULL).
-foreign import ccall unsafe "sqlbatch_stmt_clear_bindings"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_clear_bindings"
   c_sqlbatch_stmt_clear_bindings :: Ptr CStmt -> IO Int32
 
 -- | @sqlbatch_stmt_bind@ (safe: copies the bytes, which may be large, and resets a
 -- statement that has run).
-foreign import ccall safe "sqlbatch_stmt_bind"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_bind"
   c_sqlbatch_stmt_bind :: Ptr CStmt -> Ptr CValue -> CSize -> Ptr Word8 -> CSize -> IO Int32
 
 -- | @sqlbatch_stmt_columns@ (unsafe: reads the statement's metadata).
-foreign import ccall unsafe "sqlbatch_stmt_columns"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_columns"
   c_sqlbatch_stmt_columns :: Ptr CStmt -> Ptr (Ptr CColumn) -> Ptr CSize -> IO Int32
 
 -- | @sqlbatch_stmt_column_not_null@ (safe: looks up the schema).
-foreign import ccall safe "sqlbatch_stmt_column_not_null"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_column_not_null"
   c_sqlbatch_stmt_column_not_null :: Ptr CStmt -> CSize -> Ptr Int32 -> IO Int32
 
 -- | @sqlbatch_stmt_params@ (unsafe: reads the statement's metadata).
-foreign import ccall unsafe "sqlbatch_stmt_params"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_params"
   c_sqlbatch_stmt_params :: Ptr CStmt -> Ptr (Ptr CStr) -> Ptr CSize -> IO Int32
 
 -- | @sqlbatch_stmt_param_index@ (unsafe: a lookup).
-foreign import ccall unsafe "sqlbatch_stmt_param_index"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_param_index"
   c_sqlbatch_stmt_param_index :: Ptr CStmt -> Ptr CChar -> CSize -> Ptr Int32 -> IO Int32
 
 -- | @sqlbatch_stmt_readonly@ (unsafe: reads a flag).
-foreign import ccall unsafe "sqlbatch_stmt_readonly"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_readonly"
   c_sqlbatch_stmt_readonly :: Ptr CStmt -> Ptr CBool -> IO Int32
 
 -- | @sqlbatch_stmt_sql@ (unsafe: reads the statement's text).
-foreign import ccall unsafe "sqlbatch_stmt_sql"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_sql"
   c_sqlbatch_stmt_sql :: Ptr CStmt -> Ptr CStr -> IO Int32
 
 -- | @sqlbatch_stmt_expanded_sql@ (unsafe: formats the statement's text).
-foreign import ccall unsafe "sqlbatch_stmt_expanded_sql"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_expanded_sql"
   c_sqlbatch_stmt_expanded_sql :: Ptr CStmt -> Ptr CStr -> IO Int32
 
 -- | @sqlbatch_stmt_execute_many@ (safe: runs the statement once per parameter row).
-foreign import ccall safe "sqlbatch_stmt_execute_many"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_execute_many"
   c_sqlbatch_stmt_execute_many
     :: Ptr CStmt -> Ptr CValue -> CSize -> CSize -> Ptr Word8 -> CSize -> Ptr WriteResult
     -> IO Int32
 
 -- | @sqlbatch_stmt_fetch@ (safe: steps the statement up to @max_rows@ times).
-foreign import ccall safe "sqlbatch_stmt_fetch"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_fetch"
   c_sqlbatch_stmt_fetch :: Ptr CStmt -> CSize -> CSize -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_stmt_fetch_into@ (safe: as fetch).
-foreign import ccall safe "sqlbatch_stmt_fetch_into"
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_fetch_into"
   c_sqlbatch_stmt_fetch_into :: Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_batch_get@ (unsafe: copies one cell).
-foreign import ccall unsafe "sqlbatch_batch_get"
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_batch_get"
   c_sqlbatch_batch_get :: Ptr CStmt -> Ptr Batch -> CSize -> CSize -> Ptr CValue -> IO Int32
 
 -- | Installs the SIGPIPE handler that turns GHC's interruption of an @interruptible@ call into
 -- @sqlbatch_conn_interrupt@, unless it is in place (0 = was in place, 1 = installed, -1 = error).
-foreign import ccall unsafe "hs_sqlbatch_ensure_handler"
+foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_ensure_handler"
   c_hs_sqlbatch_ensure_handler :: IO CInt
 
 -- | @sqlbatch_stmt_fetch_into@, interruptible by asynchronous exceptions. The connection is
 -- the one the statement was prepared on.
-foreign import ccall interruptible "hs_sqlbatch_fetch_into"
+foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_fetch_into"
   c_hs_sqlbatch_fetch_into
     :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_stmt_fetch@, interruptible by asynchronous exceptions.
-foreign import ccall interruptible "hs_sqlbatch_fetch"
+foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_fetch"
   c_hs_sqlbatch_fetch :: Ptr CConn -> Ptr CStmt -> CSize -> CSize -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_conn_exec@, interruptible by asynchronous exceptions.
-foreign import ccall interruptible "hs_sqlbatch_exec"
+foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_exec"
   c_hs_sqlbatch_exec
     :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CValue -> Ptr CValue -> CSize -> Ptr Word8
     -> CSize -> Ptr ExecResult -> IO Int32
 
 -- | @sqlbatch_stmt_execute_many@, interruptible by asynchronous exceptions.
-foreign import ccall interruptible "hs_sqlbatch_execute_many"
+foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_execute_many"
   c_hs_sqlbatch_execute_many
     :: Ptr CConn -> Ptr CStmt -> Ptr CValue -> CSize -> CSize -> Ptr Word8 -> CSize
     -> Ptr WriteResult -> IO Int32
@@ -246,6 +254,12 @@ foreign import ccall interruptible "hs_sqlbatch_execute_many"
 -- have room for as many units as there are bytes; returns the units written or -1 for
 -- invalid UTF-8 (unsafe: a short loop over one value, and the only way to pass an
 -- unpinned array).
-foreign import ccall unsafe "hs_sqlbatch_utf8_to_utf16"
+foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_utf8_to_utf16"
   c_hs_sqlbatch_utf8_to_utf16
     :: MutableByteArray# RealWorld -> CSize -> Ptr Word8 -> CSize -> IO CPtrdiff
+
+-- | Encodes UTF-16 units of an array (from the given unit on) as UTF-8 into a buffer with
+-- room for 3 bytes per unit; returns the bytes written (unsafe: a short loop over one value,
+-- and the only way to pass an unpinned array).
+foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_utf16_to_utf8"
+  c_hs_sqlbatch_utf16_to_utf8 :: Ptr Word8 -> ByteArray# -> CSize -> CSize -> IO CSize
