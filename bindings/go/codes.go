@@ -140,6 +140,8 @@ func (c ErrorCode) String() string {
 	return "ErrorCode(" + strconv.Itoa(int(c)) + ")"
 }
 
-// Error makes ErrorCode an error, so that codes can be errors.Is targets; it returns
-// sqlbatch's English description of the code (sqlbatch_code_str).
-func (c ErrorCode) Error() string { return capi.CodeStr(int32(c)) }
+// Error makes ErrorCode an error, so that codes can be errors.Is targets. It returns the
+// code's name and sqlbatch's English description of it (sqlbatch_code_str), e.g.
+// "SQLITE_BUSY: database is locked". (fmt prints an ErrorCode with Error; use String for
+// the name alone.)
+func (c ErrorCode) Error() string { return c.String() + ": " + capi.CodeStr(int32(c)) }

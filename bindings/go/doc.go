@@ -1,0 +1,81 @@
+// Package sqlbatch is the low-level Go binding of sqlbatch, a batched C ABI over SQLite:
+// every call into C does a whole batch of work, so that Go pays for one cgo crossing per
+// few hundred rows, per script, or per bulk insert, instead of one (or several) per row
+// and column.
+//
+// It is deliberately close to the C ABI (include/sqlbatch.h) and is not a database/sql
+// driver; for that, import the driver subpackage:
+//
+//	import _ "github.com/sqlbatch/sqlbatch/bindings/go/driver"
+//	db, err := sql.Open("sqlbatch", "app.db?_journal_mode=WAL")
+//
+// # Connections and statements
+//
+// Open a Conn with Open or OpenWithFlags, compile statements with Conn.Prepare (one
+// statement) or Conn.PrepareTail (the first statement of a script, and the rest), and
+// Close both when done. There are no finalizers: a Conn or Stmt that is not closed leaks
+// until the process ends.
+//
+// # Fetching rows in batches
+//
+// Stmt.Query returns Rows. Rows.Next fetches up to Stmt.SetBatchRows rows (DefaultBatchRows)
+// in one call into C, which writes them as an array of 16-byte cells (type, value or offset,
+// length) plus one byte arena holding all TEXT and BLOB bytes. Rows then serves rows from
+// that batch with no further call: the column accessors (Rows.Int64, Rows.Float64,
+// Rows.Text, Rows.Blob, Rows.Type, ...) read the cells of the current row directly from
+// the statement's memory, without allocating.
+//
+// Text and Blob return values that live in Go memory and stay valid after the batch: the
+// first of them in a batch copies the batch's bytes into one Go allocation, and every string
+// or slice of that batch points into it. Rows.RawBytes returns the bytes in place (C memory,
+// no copy), valid only until the next call to Next.
+//
+// # Scripts
+//
+// Conn.ExecScript runs a whole script, any number of statements, in one call into C, with
+// positional arguments consumed in order across the statements and NamedArg values going to
+// every parameter of their name. A 10,000-statement dump costs one cgo call; its cost grows
+// linearly with its length. On failure, the *Error says which statement failed
+// (StatementIndex, StatementOffset) and where (Offset).
+//
+// # Bulk writes
+//
+// Params lays out parameter values the way the C ABI takes them, with no cgo call per
+// value: an array of cells and one byte buffer. Stmt.ExecMany runs a statement once per row
+// of a Params in one call into C, the bulk insert:
+//
+//	var p sqlbatch.Params
+//	for _, r := range rows {
+//		p.Int64(r.ID).Text(r.Name)
+//	}
+//	_, err := stmt.ExecMany(&p) // inside BEGIN ... COMMIT
+//
+// # Errors
+//
+// Every error from the database is an *Error with SQLite's primary and extended codes, the
+// message, and offsets into the SQL; compare codes with errors.Is (errors.Is(err, ErrBusy))
+// and read the details with errors.As.
+//
+// # Threads and goroutines
+//
+// A Conn, with its statements and rows, is used by one goroutine at a time: the caller
+// serializes its use (database/sql's pool does, through the driver). That rule lets sqlbatch
+// open connections without SQLite's per-connection mutex (SQLITE_OPEN_NOMUTEX), which would
+// otherwise be taken on every call; pass OpenFullMutex to keep it. The one exception is
+// Conn.Interrupt, which any goroutine may call at any time.
+//
+// # Cgo pointer rules
+//
+// Nothing this package passes to C contains a Go pointer: parameter cells carry offsets into
+// a byte buffer rather than addresses, and SQL text is passed as string bytes that C reads
+// during the call only. The package is tested with GODEBUG=cgocheck=1 and
+// GOEXPERIMENT=cgocheck2, and with the race detector.
+//
+// # Linking
+//
+// By default the package links the static library target/release/libsqlbatch.a of the
+// repository (built by `cargo build --release --lib`), so programs are self-contained. The
+// build tag sqlbatch_dynamic links libsqlbatch.so instead, and sqlbatch_pkgconfig finds an
+// installed library through pkg-config. libsqlbatch.a contains SQLite itself, so a program
+// cannot link it together with another copy of SQLite (such as mattn/go-sqlite3's).
+package sqlbatch

@@ -1,0 +1,95 @@
+// Package driver is the database/sql driver of sqlbatch, registered as "sqlbatch":
+//
+//	import (
+//		"database/sql"
+//
+//		_ "github.com/sqlbatch/sqlbatch/bindings/go/driver"
+//	)
+//
+//	db, err := sql.Open("sqlbatch", "app.db?_journal_mode=WAL&_busy_timeout=5000")
+//
+// Programs written for mattn/go-sqlite3 move over by changing the driver name: DSNs, time
+// and bool handling, placeholders and errors work the same way (see below for the few
+// differences).
+//
+// # Why it is faster
+//
+// Rows.Next is served from a batch of rows that one call into C fetched (a few hundred rows
+// per call, see _batch_rows); TEXT values become strings and BLOBs slices pointing into one
+// Go copy of the batch's bytes, and values are boxed into driver.Value from slabs, so a row
+// costs no allocation of its own. Exec runs a whole multi-statement query, arguments and
+// all, in one call into C. A bulk insert (Conn.ExecMany, through sql.Conn.Raw) runs a
+// prepared statement for every row of a parameter array in one call.
+//
+// # DSN
+//
+// A DSN is a file name, ":memory:", or a "file:" URI, optionally followed by "?" and
+// options, as with mattn/go-sqlite3:
+//
+//	_busy_timeout, _timeout    milliseconds to wait for a lock (default 5000)
+//	_journal_mode, _journal    DELETE TRUNCATE PERSIST MEMORY WAL OFF
+//	_synchronous, _sync        OFF NORMAL FULL EXTRA, or 0-3 (default NORMAL, as mattn)
+//	_foreign_keys, _fk         boolean
+//	_txlock                    deferred (default), immediate, exclusive: how BeginTx begins
+//	_loc                       auto (time.Local) or an IANA name: the location of times read
+//	_locking_mode, _locking    NORMAL EXCLUSIVE
+//	_auto_vacuum, _vacuum      none full incremental
+//	_cache_size                PRAGMA cache_size
+//	_case_sensitive_like, _cslike, _defer_foreign_keys, _defer_fk,
+//	_ignore_check_constraints, _query_only, _recursive_triggers, _rt,
+//	_writable_schema           booleans (0 1 false true no yes off on)
+//	_secure_delete             boolean or fast
+//	_mutex                     no (default) or full: keep SQLite's per-connection mutex
+//	_batch_rows                rows fetched per call into C (default 256)
+//	mode                       ro rw rwc memory (SQLite reads it from a file: URI; for a
+//	                           plain file name it becomes open flags)
+//	cache                      shared private (likewise)
+//
+// Unknown options are ignored. The options run as PRAGMAs, in one call, on each new
+// connection. A Connector (NewConnector with a Config from ParseDSN) configures a pool
+// from Go instead.
+//
+// # Values
+//
+// Parameters: nil, integers, floats, bool (1 or 0), string (TEXT), []byte (BLOB; a nil
+// []byte is NULL), time.Time (TEXT in sqlbatch.TimeFormat, which SQLite's date functions
+// read), and anything database/sql converts to those (driver.Valuer, named types). Named
+// parameters (:name, @name, $name) take sql.Named arguments; positional ones (?, ?NNN) take
+// the others in order.
+//
+// Results: INTEGER as int64, REAL as float64, TEXT as string, BLOB as []byte, NULL as nil.
+// Columns declared DATE, DATETIME or TIMESTAMP give time.Time for TEXT in one of
+// sqlbatch.TimeFormats and for INTEGER Unix times (seconds, or milliseconds above 1e12);
+// columns declared BOOLEAN give bool for INTEGER. sql.RawBytes works as usual.
+//
+// # Transactions, contexts and the pool
+//
+// BeginTx accepts every isolation level up to sql.LevelSerializable (SQLite's transactions
+// are serializable) and read-only transactions (PRAGMA query_only is on for their duration).
+// Cancelling the context of a query, an Exec or a bulk insert interrupts SQLite
+// (sqlite3_interrupt) mid-statement; the error then matches both context.Canceled (or
+// DeadlineExceeded) and *sqlbatch.Error with code ErrInterrupt. Before a connection goes to
+// its next user, a transaction left open by a plain Exec("BEGIN") is rolled back.
+//
+// # Bulk insert through sql.Conn.Raw
+//
+//	conn, _ := db.Conn(ctx)
+//	defer conn.Close()
+//	conn.ExecContext(ctx, "BEGIN")
+//	err := conn.Raw(func(dc any) error {
+//		_, err := dc.(*driver.Conn).ExecMany(ctx, "INSERT INTO t VALUES (?, ?)", &params)
+//		return err
+//	})
+//	conn.ExecContext(ctx, "COMMIT")
+//
+// # Differences from mattn/go-sqlite3
+//
+//   - RowsAffected of a multi-statement Exec is the sum over its statements (mattn reports
+//     the last statement's).
+//   - TEXT in a DATE/DATETIME/TIMESTAMP column that does not parse as a time is returned as
+//     the string (mattn returns the zero time.Time).
+//   - mode and cache options also apply to plain file names (mattn ignores them there).
+//   - Connections are opened without SQLite's per-connection mutex (_mutex=no is the default;
+//     mattn defaults to full), which database/sql's one-goroutine-per-connection use allows.
+//   - No user-defined functions, extensions or hooks: the C ABI does not offer them (yet).
+package driver

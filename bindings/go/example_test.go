@@ -1,0 +1,127 @@
+package sqlbatch_test
+
+import (
+	"errors"
+	"fmt"
+	"log"
+
+	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
+)
+
+func Example() {
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	// A whole script, with its arguments, in one call into C.
+	_, err = c.ExecScript(`
+		CREATE TABLE city(name TEXT, population INTEGER);
+		INSERT INTO city VALUES (?, ?), (?, ?), (?, ?);`,
+		"Lyon", 522000, "Turin", 848000, "Porto", 232000)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Rows come in batches; Next and the accessors read the current batch.
+	rows, err := c.Query("SELECT name, population FROM city WHERE population > ? ORDER BY name", 300000)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		fmt.Println(rows.Text(0), rows.Int64(1))
+	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// Lyon 522000
+	// Turin 848000
+}
+
+func ExampleConn_ExecScript() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	r, err := c.ExecScript(`
+		CREATE TABLE t(a INTEGER, b TEXT);
+		INSERT INTO t VALUES (?, :tag);
+		INSERT INTO t VALUES (?, :tag);`,
+		1, 2, sqlbatch.Named("tag", "x"))
+	fmt.Println(r.Statements, r.Changes, err)
+	// Output: 3 2 <nil>
+}
+
+func ExampleStmt_ExecMany() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	c.ExecScript("CREATE TABLE bulk(id INTEGER, score REAL, name TEXT)")
+
+	// Lay out every row's values, then insert them all in one call, in one transaction.
+	var p sqlbatch.Params
+	for i := range 1000 {
+		p.Int(i).Float64(float64(i) / 2).Text(fmt.Sprint("name-", i))
+	}
+	stmt, _ := c.Prepare("INSERT INTO bulk VALUES (?, ?, ?)")
+	defer stmt.Close()
+	c.ExecScript("BEGIN")
+	res, err := stmt.ExecMany(&p)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c.ExecScript("COMMIT")
+	fmt.Println(res.Rows, res.Changes)
+	// Output: 1000 1000
+}
+
+func ExampleStmt_Query() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	stmt, err := c.Prepare("WITH RECURSIVE k(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM k WHERE v < ?) SELECT v, v * v FROM k")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stmt.Close()
+	for _, n := range []int{2, 3} {
+		rows, _ := stmt.Query(n) // binds and starts over; the Rows is reused
+		var sum int64
+		for rows.Next() {
+			sum += rows.Int64(1)
+		}
+		rows.Close()
+		fmt.Println(n, sum)
+	}
+	// Output:
+	// 2 5
+	// 3 14
+}
+
+func ExampleError() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	script := "CREATE TABLE t(a UNIQUE); INSERT INTO t VALUES (1); INSERT INTO t VALUES (1);"
+	_, err := c.ExecScript(script)
+
+	var e *sqlbatch.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.ExtendedCode.String(), e.StatementIndex, e.Statement())
+	}
+	fmt.Println(errors.Is(err, sqlbatch.ErrConstraint))
+	// Output:
+	// SQLITE_CONSTRAINT_UNIQUE 2 INSERT INTO t VALUES (1);
+	// true
+}
+
+func ExampleRows_RawBytes() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	rows, _ := c.Query("SELECT 'abc' UNION ALL SELECT 'de'")
+	defer rows.Close()
+	total := 0
+	for rows.Next() {
+		total += len(rows.RawBytes(0)) // no copy: valid until the next call to Next
+	}
+	fmt.Println(total)
+	// Output: 5
+}
