@@ -458,7 +458,7 @@ nextRowWith rp st = do
   Cursor f posRef <- case cur of
     Just c -> return c
     Nothing -> mask_ $ do
-      f <- newFetcher st
+      f <- newFetcher foldBudget st
       pr <- newIORef Nothing
       let c = Cursor f pr
       writeIORef (stmtCursor st) (Just c)

@@ -45,6 +45,8 @@ module Database.SQLBatch.Internal
   , newFetcher
   , freeFetcher
   , withFetcher
+  , foldBudget
+  , collectBudget
   , BatchView (..)
   , BatchCtx (..)
   , nextBatch
@@ -417,6 +419,8 @@ data Fetcher = Fetcher
     -- ^ Where decoded 'Text' goes.
   , fBuf :: {-# UNPACK #-} !(IORef Buf)
   , fMaxRows :: {-# UNPACK #-} !(IORef Int)
+  , fBudget :: {-# UNPACK #-} !Int
+    -- ^ Bytes of cells per batch ('foldBudget' or 'collectBudget').
   }
 
 -- | A data buffer: the first @keep@ bytes hold slices handed out; the previous batch's
@@ -449,15 +453,21 @@ newTextChunk (I# units) = IO $ \s0 -> case newByteArray# (units *# 2#) s0 of
     (# s2, ba #) -> (# s2, TextChunk mba ba units #)
 
 -- | Initial and largest data buffer, and the budget for a batch's cells (16 bytes each).
-initialBuf, maxBuf, cellBudget, initialRows :: Int
+-- | Cell budgets of a batch: small for streaming (the cells stay in the CPU's cache while
+-- they are read), larger when every row is collected into a list anyway (fewer batches,
+-- fewer list chunks to join).
+foldBudget, collectBudget :: Int
+foldBudget = 64 * 1024
+collectBudget = 1024 * 1024
+
+initialBuf, maxBuf, initialRows :: Int
 initialBuf = 16 * 1024
 maxBuf = 1024 * 1024
-cellBudget = 64 * 1024
 initialRows = 256
 
 -- | Starts reading a statement.
-newFetcher :: Statement -> IO Fetcher
-newFetcher st = do
+newFetcher :: Int -> Statement -> IO Fetcher
+newFetcher budget st = do
   scratch <- mallocBytes (usedOff + 8)
   pokeByteOff scratch flagOff (0 :: Word8)
   pokeByteOff scratch usedOff (0 :: Int)
@@ -465,15 +475,15 @@ newFetcher st = do
   fp <- mallocPlainForeignPtrBytes initialBuf
   buf <- newIORef (Buf fp initialBuf 0 0 initialBuf)
   mr <- newIORef initialRows
-  return (Fetcher st scratch chunk buf mr)
+  return (Fetcher st scratch chunk buf mr budget)
 
 -- | Frees a fetcher's scratch memory; call once.
 freeFetcher :: Fetcher -> IO ()
 freeFetcher f = free (fScratch f)
 
 -- | 'newFetcher' and 'freeFetcher' around an action.
-withFetcher :: Statement -> (Fetcher -> IO a) -> IO a
-withFetcher st = bracket (newFetcher st) freeFetcher
+withFetcher :: Int -> Statement -> (Fetcher -> IO a) -> IO a
+withFetcher budget st = bracket (newFetcher budget st) freeFetcher
 {-# INLINE withFetcher #-}
 
 -- | What a field needs to read a batch's bytes.
@@ -539,7 +549,7 @@ fetchAt f maxRows bfp size off want = do
           want' = if not done && rows < maxRows then min maxBuf (max want (size * 4)) else want
       writeIORef (fBuf f) $! Buf bfp size off (batchDataLen b) want'
       when (cols > 0) $
-        writeIORef (fMaxRows f) $! max 16 (min 65536 (cellBudget `quot` (valueSize * cols)))
+        writeIORef (fMaxRows f) $! max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
       return $! BatchView (batchCells b) rows cols done
         (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff) (fText f) st)
 
@@ -812,7 +822,7 @@ collectBatch rp bv rest = backward (n - 1) rest `catch` \(e :: SomeException) ->
 
 -- | Folds over every remaining row of a statement, batch by batch.
 foldStatementWith :: RowParser r -> Statement -> a -> (a -> r -> IO a) -> IO a
-foldStatementWith rp st z f = withFetcher st $ \fr ->
+foldStatementWith rp st z f = withFetcher foldBudget st $ \fr ->
   let loop !acc = do
         bv <- nextBatch fr
         acc' <- foldBatch rp bv f acc
@@ -822,7 +832,7 @@ foldStatementWith rp st z f = withFetcher st $ \fr ->
 
 -- | Every remaining row of a statement, as a list.
 collectStatementWith :: RowParser r -> Statement -> IO [r]
-collectStatementWith rp st = withFetcher st $ \fr ->
+collectStatementWith rp st = withFetcher collectBudget st $ \fr ->
   let loop chunks = do
         bv <- nextBatch fr
         rows <- collectBatch rp bv []

@@ -14,13 +14,15 @@ module Database.SQLBatch.Raw.Types
   , CStmt
     -- * Status codes
   , sqlbatchOk, sqlbatchRow, sqlbatchDone
-  , sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange
+  , -- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
+sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange
   , sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument
   , sqlbatchEBufferTooSmall
     -- * Value kinds
   , kindInteger, kindFloat, kindText, kindBlob, kindNull
     -- * Open and prepare flags
-  , openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
+  , -- | Open flags (@SQLBATCH_OPEN_*@, SQLite's values) and the prepare flag.
+openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
   , openSharedCache, openPrivateCache, openNoFollow, preparePersistent
     -- * @sqlbatch_value@ (16 bytes)
   , valueSize, valueBitsOff, valueLenOff, valueKindOff
@@ -53,11 +55,13 @@ data CConn
 -- | @sqlbatch_stmt@: a prepared statement handle (opaque).
 data CStmt
 
+-- | @SQLBATCH_OK@, @SQLBATCH_ROW@, @SQLBATCH_DONE@: success, and the two fetch statuses.
 sqlbatchOk, sqlbatchRow, sqlbatchDone :: Int32
 sqlbatchOk = #{const SQLBATCH_OK}
 sqlbatchRow = #{const SQLBATCH_ROW}
 sqlbatchDone = #{const SQLBATCH_DONE}
 
+-- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
 sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange,
   sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument,
   sqlbatchEBufferTooSmall :: Int32
@@ -71,6 +75,7 @@ sqlbatchEClosed = #{const SQLBATCH_E_CLOSED}
 sqlbatchEInvalidArgument = #{const SQLBATCH_E_INVALID_ARGUMENT}
 sqlbatchEBufferTooSmall = #{const SQLBATCH_E_BUFFER_TOO_SMALL}
 
+-- | The @kind@ tags of a @sqlbatch_value@ (@SQLBATCH_INTEGER@ ... @SQLBATCH_NULL@).
 kindInteger, kindFloat, kindText, kindBlob, kindNull :: Word8
 kindInteger = #{const SQLBATCH_INTEGER}
 kindFloat = #{const SQLBATCH_FLOAT}
@@ -78,6 +83,7 @@ kindText = #{const SQLBATCH_TEXT}
 kindBlob = #{const SQLBATCH_BLOB}
 kindNull = #{const SQLBATCH_NULL}
 
+-- | Open flags (@SQLBATCH_OPEN_*@, SQLite's values) and the prepare flag.
 openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex,
   openSharedCache, openPrivateCache, openNoFollow, preparePersistent :: Word32
 openReadOnly = #{const SQLBATCH_OPEN_READONLY}
