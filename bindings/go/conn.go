@@ -43,6 +43,7 @@ type Conn struct {
 	imu     sync.Mutex
 	closed  bool
 	scratch Params // argument encoding for the ...any methods
+	box     boxer  // boxes row values for Rows.Values (see box.go)
 }
 
 // Open opens the database file path for reading and writing, creating it if needed.

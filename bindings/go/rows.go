@@ -73,9 +73,12 @@ func (t Type) String() string {
 type Rows struct {
 	stmt     *Stmt
 	ownsStmt bool
-	// cur points at the current row's first cell, in the batch's C memory; width is the
-	// number of its cells (0 when there is no current row, so that accessors panic).
-	cur    unsafe.Pointer
+	// base points at the batch's cells (C memory) and off is the byte offset of the current
+	// row's first cell (an integer, so that moving to the next row costs no GC write
+	// barrier); width is the number of cells of the row (0 when there is no current row, so
+	// that accessors panic).
+	base   unsafe.Pointer
+	off    uintptr
 	width  int
 	stride uintptr // bytes per row
 	left   int     // rows of the batch after the current one
@@ -93,7 +96,7 @@ const cellSize = unsafe.Sizeof(capi.Value{})
 // cell returns the cell of column i of the current row; it panics (index out of range)
 // if there is no such column or no current row.
 func (r *Rows) cell(i int) *capi.Value {
-	return &unsafe.Slice((*capi.Value)(r.cur), r.width)[i]
+	return &unsafe.Slice((*capi.Value)(unsafe.Add(r.base, r.off)), r.width)[i]
 }
 
 // Next advances to the next row, fetching a new batch when the current one is used up. It
@@ -101,14 +104,14 @@ func (r *Rows) cell(i int) *capi.Value {
 func (r *Rows) Next() bool {
 	if r.left != 0 {
 		r.left--
-		r.cur = unsafe.Add(r.cur, r.stride)
+		r.off += r.stride
 		return true
 	}
 	return r.fetch()
 }
 
 func (r *Rows) fetch() bool {
-	r.width, r.cur = 0, nil
+	r.width, r.base, r.off = 0, nil, 0
 	for !r.done && !r.closed {
 		s := r.stmt
 		if s.closed {
@@ -134,7 +137,7 @@ func (r *Rows) fetch() bool {
 			r.arena = unsafe.Slice(b.Data, b.DataLen)
 		}
 		if r.nrows > 0 {
-			r.cur = unsafe.Pointer(b.Cells)
+			r.base, r.off = unsafe.Pointer(b.Cells), 0
 			r.width = r.ncols
 			r.stride = uintptr(r.ncols) * cellSize
 			r.left = r.nrows - 1
@@ -155,7 +158,7 @@ func (r *Rows) Close() error {
 		return nil
 	}
 	r.closed = true
-	r.cur, r.width, r.arena, r.goData = nil, 0, nil, nil
+	r.base, r.off, r.width, r.arena, r.goData = nil, 0, 0, nil, nil
 	r.nrows, r.left = 0, 0
 	s := r.stmt
 	if r.ownsStmt {
@@ -333,6 +336,52 @@ func (r *Rows) Value(i int) any {
 	}
 	return nil
 }
+
+// Values stores the values of the current row's first len(dst) columns in dst, as Value
+// returns them: int64, float64, string, []byte or nil. It is the fast way to read whole rows
+// into interfaces (the database/sql driver uses it): the values are boxed from slabs the
+// connection keeps, so that a row costs no allocation of its own. It panics if dst is longer
+// than the row.
+func (r *Rows) Values(dst []any) {
+	cells := unsafe.Slice((*capi.Value)(unsafe.Add(r.base, r.off)), r.width)
+	cells = cells[:len(dst)]
+	b := &r.stmt.conn.box
+	for i := range cells {
+		c := &cells[i]
+		switch c.Kind {
+		case capi.KindInteger:
+			dst[i] = b.int64(int64(c.Bits))
+		case capi.KindFloat:
+			dst[i] = b.float64(math.Float64frombits(c.Bits))
+		case capi.KindText:
+			if c.Len == 0 {
+				dst[i] = ""
+				continue
+			}
+			g := r.goData
+			if g == nil {
+				g = r.goBytes()
+			}
+			dst[i] = b.string(unsafe.String(&g[c.Bits], int(c.Len)))
+		case capi.KindBlob:
+			if c.Len == 0 {
+				dst[i] = emptyBlob
+				continue
+			}
+			g := r.goData
+			if g == nil {
+				g = r.goBytes()
+			}
+			end := c.Bits + uint64(c.Len)
+			dst[i] = b.bytes(g[c.Bits:end:end])
+		default:
+			dst[i] = nil
+		}
+	}
+}
+
+// emptyBlob is an empty BLOB, boxed once; its capacity is 0, so appending to it copies.
+var emptyBlob any = []byte{}
 
 // Scan copies the columns of the current row into dest, one pointer per column: *int64,
 // *int, *int32, *uint64, *float64, *float32, *bool, *string, *[]byte (a copy), *any

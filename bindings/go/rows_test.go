@@ -354,3 +354,39 @@ func TestErrorsIsOnCodes(t *testing.T) {
 		t.Error("ErrorCode.Error is empty")
 	}
 }
+
+func TestValuesBoxesEveryType(t *testing.T) {
+	c := memory(t)
+	numbers(t, c, 700)
+	s, err := c.Prepare("SELECT i, i * 1000, i / 2.0, s, CAST(s AS BLOB), NULL, '', x'' FROM n ORDER BY i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetBatchRows(64)
+	rows, _ := s.Query()
+	var kept [][]any
+	for rows.Next() {
+		vals := make([]any, 8)
+		rows.Values(vals)
+		kept = append(kept, vals)
+	}
+	rows.Close()
+	for i, v := range kept {
+		n := int64(i + 1)
+		want := fmt.Sprintf("row %d", n)
+		if v[0] != n || v[1] != n*1000 || v[2] != float64(n)/2 || v[3] != want || string(v[4].([]byte)) != want ||
+			v[5] != nil || v[6] != "" || v[7] == nil || len(v[7].([]byte)) != 0 {
+			t.Fatalf("row %d: %#v", n, v)
+		}
+	}
+	// Fewer destinations than columns read the first ones.
+	rows, _ = s.Query()
+	rows.Next()
+	two := make([]any, 2)
+	rows.Values(two)
+	if two[0] != int64(1) || two[1] != int64(1000) {
+		t.Fatalf("%#v", two)
+	}
+	rows.Close()
+}

@@ -26,7 +26,6 @@ type Conn struct {
 	c      *sqlbatch.Conn
 	cfg    *Config
 	params sqlbatch.Params // argument encoding, reused (a connection is used by one goroutine at a time)
-	box    boxer           // boxes row values for database/sql (see box.go)
 	// inTx is set between BeginTx and the end of its transaction.
 	inTx bool
 	// queryOnlySet is set while a read-only transaction has PRAGMA query_only on.

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unsafe"
 
 	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
 )
@@ -119,33 +120,24 @@ func (r *rows) Next(dest []driver.Value) error {
 		}
 		return io.EOF
 	}
-	box := &r.conn.box
-	for i := range dest {
-		switch lr.Type(i) {
-		case sqlbatch.Integer:
-			v := lr.Int64(i)
-			if r.convs == nil || r.convs[i] == convNone {
-				dest[i] = box.int64(v)
-			} else if r.convs[i] == convBool {
-				dest[i] = v > 0
-			} else {
-				dest[i] = r.inLoc(sqlbatch.UnixTime(v))
-			}
-		case sqlbatch.Float:
-			dest[i] = box.float64(lr.Float64(i))
-		case sqlbatch.Text:
-			s := lr.Text(i)
-			if r.convs != nil && r.convs[i] == convTime {
-				if t, err := sqlbatch.ParseTime(s); err == nil {
-					dest[i] = r.inLoc(t)
-					continue
+	// driver.Value is defined as `any`: the two slice types have the same layout.
+	lr.Values(unsafe.Slice((*any)(unsafe.Pointer(unsafe.SliceData(dest))), len(dest)))
+	if r.convs != nil {
+		for i, conv := range r.convs[:len(dest)] {
+			switch v := dest[i].(type) {
+			case int64:
+				if conv == convBool {
+					dest[i] = v > 0
+				} else if conv == convTime {
+					dest[i] = r.inLoc(sqlbatch.UnixTime(v))
+				}
+			case string:
+				if conv == convTime {
+					if t, err := sqlbatch.ParseTime(v); err == nil {
+						dest[i] = r.inLoc(t)
+					}
 				}
 			}
-			dest[i] = box.string(s)
-		case sqlbatch.Blob:
-			dest[i] = box.bytes(lr.Blob(i))
-		default:
-			dest[i] = nil
 		}
 	}
 	return nil

@@ -1,15 +1,15 @@
-package driver
+package sqlbatch
 
 import "unsafe"
 
-// Boxing values into driver.Value without an allocation each.
+// Boxing values into interfaces without an allocation each (Rows.Values).
 //
 // database/sql takes every value of every row as a driver.Value (an interface), and putting
 // an int64, a float64, a string header or a slice header into an interface allocates (except
 // for small integers): ten allocations for a ten-column row, which cost more than reading
 // the row from the batch. A boxer stores the values in slabs instead, arrays of 128 values
 // allocated at once, and makes each interface point at its value in a slab: one allocation
-// per 128 values.
+// per 128 values. Each Conn has one (a connection is used by one goroutine at a time).
 //
 // This relies on the layout of an empty interface (a type word and a data word), which the
 // Go runtime and reflect have kept since Go 1 and which unsafe-based libraries depend on.
