@@ -118,7 +118,7 @@ bsLen b = go 0 0
     n = B.length b
     go !i !acc
       | i >= n = acc
-      | otherwise = go (i + 1) (acc + if BU.unsafeIndex b i .&. 0xC0 /= 0x80 then 1 else 0)
+      | otherwise = go (i + 1) (acc + fromIntegral (fromEnum (BU.unsafeIndex b i .&. 0xC0 /= 0x80)))
 {-# INLINE bsLen #-}
 
 sbFoldWideText :: Connection -> IO (Int64, Int64)
@@ -188,7 +188,7 @@ utf8Len p n = go 0 0
       | i >= n = return acc
       | otherwise = do
           w <- peekByteOff p i :: IO Word8
-          go (i + 1) (acc + if w .&. 0xC0 /= 0x80 then 1 else 0)
+          go (i + 1) (acc + fromIntegral (fromEnum (w .&. 0xC0 /= 0x80)))
 
 ------------------------------------------------------------------------------------------
 -- Measuring

@@ -200,7 +200,7 @@ codePoints b = go 0 0
     n = B.length b
     go !i !acc
       | i >= n = acc
-      | otherwise = go (i + 1) (acc + if BU.unsafeIndex b i .&. 0xC0 /= 0x80 then 1 else 0)
+      | otherwise = go (i + 1) (acc + fromIntegral (fromEnum (BU.unsafeIndex b i .&. 0xC0 /= 0x80)))
 {-# INLINE codePoints #-}
 
 -- | Runs a script with sqlite3_exec (direct-sqlite's @exec@).

@@ -559,6 +559,8 @@ streamingTests = TestList
       p <- readIORef peak
       let growth = fromIntegral p - fromIntegral base :: Int
       -- The whole result would be ~100 MB as a list; a batch is a few hundred KiB.
+      putStrLn ("  live bytes at start " ++ show base ++ ", highest sample while streaming "
+                ++ show p ++ " (growth " ++ show growth ++ ")")
       assertBool ("live memory grew by " ++ show growth ++ " bytes while streaming") (growth < 8 * 1024 * 1024)
   , "forEach_ over 1,000,000 rows in bounded memory" ~: withMem $ \c -> do
       performMajorGC
@@ -575,6 +577,8 @@ streamingTests = TestList
       readIORef seen >>= (@?= 1000000)
       p <- readIORef peak
       let growth = fromIntegral p - fromIntegral base :: Int
+      putStrLn ("  live bytes at start " ++ show base ++ ", highest sample while streaming "
+                ++ show p ++ " (growth " ++ show growth ++ ")")
       assertBool ("live memory grew by " ++ show growth ++ " bytes") (growth < 8 * 1024 * 1024)
   ]
 
