@@ -45,7 +45,7 @@ static void run_test(const char *name, bool (*fn)(void)) {
 #define RUN(fn) run_test(#fn, fn)
 
 /* Opens a private in-memory database or aborts. */
-static sqlbatch_conn *open_memory(void) {
+static inline sqlbatch_conn *open_memory(void) {
   sqlbatch_conn *c = NULL;
   if (sqlbatch_conn_open(":memory:", 8, 0, &c) != SQLBATCH_OK) {
     fprintf(stderr, "cannot open :memory:\n");
@@ -55,11 +55,11 @@ static sqlbatch_conn *open_memory(void) {
 }
 
 /* Runs a script with no parameters. */
-static int32_t exec(sqlbatch_conn *c, const char *sql) {
+static inline int32_t exec(sqlbatch_conn *c, const char *sql) {
   return sqlbatch_conn_exec(c, sql, strlen(sql), NULL, NULL, 0, NULL, 0, NULL);
 }
 
-static int32_t prepare(sqlbatch_conn *c, const char *sql, sqlbatch_stmt **out) {
+static inline int32_t prepare(sqlbatch_conn *c, const char *sql, sqlbatch_stmt **out) {
   return sqlbatch_stmt_prepare(c, sql, strlen(sql), 0, out, NULL);
 }
 
