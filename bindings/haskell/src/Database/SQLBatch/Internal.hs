@@ -73,6 +73,8 @@ module Database.SQLBatch.Internal
   , runRow
   , foldBatch
   , collectBatch
+  , RowArray
+  , rowsToList
   , foldStatementWith
   , collectStatementWith
     -- * Values
@@ -103,7 +105,7 @@ import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
-import GHC.Exts (ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, isTrue#, newByteArray#, unsafeFreezeByteArray#, (*#), (+#), (==#))
+import GHC.Exts (Array#, ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, indexArray#, isTrue#, newArray#, newByteArray#, unsafeFreezeArray#, unsafeFreezeByteArray#, writeArray#, (*#), (+#), (-#), (<#), (==#), (>=#))
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import GHC.IO (IO (..), unIO)
 
@@ -794,31 +796,45 @@ foldBatch rp bv f = go 0
           go (i + 1) acc'
 {-# INLINE foldBatch #-}
 
--- | The rows of a batch, in order, consed onto @rest@.
---
--- The rows are parsed from the last to the first, so that the list is built without a
--- deep stack (a non-tail-recursive loop over thousands of rows makes every garbage
--- collection walk the whole stack) and without reversing it. If a row fails to parse,
--- the batch is parsed again from its first row, so that the error reported is the first
--- one, as with a forward loop.
-collectBatch :: RowParser r -> BatchView -> [r] -> IO [r]
-collectBatch rp bv rest = backward (n - 1) rest `catch` \(e :: SomeException) -> forward 0 >> throwIO e
+-- | The rows of a batch, parsed in order into an array (a large object that the garbage
+-- collector scans but never copies).
+collectBatch :: RowParser r -> BatchView -> IO (RowArray r)
+collectBatch rp bv = IO $ \s0 -> case newArray# n# undefinedRow s0 of
+  (# s1, marr #) ->
+    let go i s
+          | isTrue# (i >=# n#) = case unsafeFreezeArray# marr s of
+              (# s2, arr #) -> (# s2, RowArray arr n# #)
+          | otherwise = case unIO (runRow rp (Row (cells `plusPtr` (I# i * stride)) cols ctx)) s of
+              (# s2, r #) -> case writeArray# marr i r s2 of
+                s3 -> go (i +# 1#) s3
+    in go 0# s1
   where
-    !n = bvRows bv
+    !(I# n#) = bvRows bv
     !cols = bvCols bv
     !stride = cols * valueSize
     !cells = bvCells bv
     ctx = bvCtx bv
-    row i = runRow rp (Row (cells `plusPtr` (i * stride)) cols ctx)
-    backward !i !acc
-      | i < 0 = return acc
-      | otherwise = do
-          r <- row i
-          backward (i - 1) (r : acc)
-    forward !i
-      | i >= n = return ()
-      | otherwise = row i >> forward (i + 1)
 {-# INLINE collectBatch #-}
+
+-- | The rows of one batch.
+data RowArray r = RowArray (Array# r) Int#
+
+undefinedRow :: a
+undefinedRow = error "Database.SQLBatch.Internal: row not parsed"
+{-# NOINLINE undefinedRow #-}
+
+-- | The rows of the arrays (given last batch first), as one list built from its end: one
+-- cons per row, no intermediate lists.
+rowsToList :: [RowArray r] -> [r]
+rowsToList = go []
+  where
+    go acc [] = acc
+    go acc (RowArray arr n : rest) = go (fill acc (n -# 1#)) rest
+      where
+        fill xs i
+          | isTrue# (i <# 0#) = xs
+          | otherwise = case indexArray# arr i of
+              (# r #) -> fill (r : xs) (i -# 1#)
 
 -- | Folds over every remaining row of a statement, batch by batch.
 foldStatementWith :: RowParser r -> Statement -> a -> (a -> r -> IO a) -> IO a
@@ -833,14 +849,10 @@ foldStatementWith rp st z f = withFetcher foldBudget st $ \fr ->
 -- | Every remaining row of a statement, as a list.
 collectStatementWith :: RowParser r -> Statement -> IO [r]
 collectStatementWith rp st = withFetcher collectBudget st $ \fr ->
-  let loop chunks = do
+  let loop batches = do
         bv <- nextBatch fr
-        rows <- collectBatch rp bv []
-        let chunks' = if null rows then chunks else rows : chunks
-        if bvDone bv then return (appendChunks (reverse chunks')) else loop chunks'
+        rows <- collectBatch rp bv
+        let batches' = rows : batches
+        if bvDone bv then return $! rowsToList batches' else loop batches'
   in loop []
-  where
-    appendChunks [] = []
-    appendChunks [c] = c
-    appendChunks (c : cs) = c ++ appendChunks cs
 {-# INLINE collectStatementWith #-}
