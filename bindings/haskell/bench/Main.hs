@@ -18,7 +18,6 @@ import Control.Exception (evaluate)
 import Control.Monad (forM, forM_, replicateM_, unless, when)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as B8
-import qualified Data.ByteString.Unsafe as BU
 import Data.Bits ((.&.))
 import Data.Int (Int64)
 import Data.List (foldl', sort, transpose)
@@ -111,14 +110,10 @@ textLen = fromIntegral . T.length
 {-# INLINE textLen #-}
 
 -- | Code points of UTF-8 bytes: the bytes that are not continuation bytes (the loop of the
--- C implementations, @k += (p[i] & 0xC0) != 0x80@).
+-- C implementations, @k += (p[i] & 0xC0) != 0x80@). 'B.foldl'' enters the buffer once; an
+-- index loop with 'Data.ByteString.Unsafe.unsafeIndex' pays GHC 9.0's @keepAlive#@ per byte.
 bsLen :: B.ByteString -> Int64
-bsLen b = go 0 0
-  where
-    n = B.length b
-    go !i !acc
-      | i >= n = acc
-      | otherwise = go (i + 1) (acc + fromIntegral (fromEnum (BU.unsafeIndex b i .&. 0xC0 /= 0x80)))
+bsLen = B.foldl' (\n w -> n + fromIntegral (fromEnum (w .&. 0xC0 /= 0x80))) 0
 {-# INLINE bsLen #-}
 
 sbFoldWideText :: Connection -> IO (Int64, Int64)

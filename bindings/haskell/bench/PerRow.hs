@@ -195,12 +195,7 @@ fetchWide mode how db = do
 
 -- | Code points of UTF-8 bytes: the bytes that are not continuation bytes.
 codePoints :: B.ByteString -> Int64
-codePoints b = go 0 0
-  where
-    n = B.length b
-    go !i !acc
-      | i >= n = acc
-      | otherwise = go (i + 1) (acc + fromIntegral (fromEnum (BU.unsafeIndex b i .&. 0xC0 /= 0x80)))
+codePoints = B.foldl' (\n w -> n + fromIntegral (fromEnum (w .&. 0xC0 /= 0x80))) 0
 {-# INLINE codePoints #-}
 
 -- | Runs a script with sqlite3_exec (direct-sqlite's @exec@).

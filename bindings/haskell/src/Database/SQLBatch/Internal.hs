@@ -473,7 +473,8 @@ newFetcher budget st = do
   scratch <- mallocBytes (usedOff + 8)
   pokeByteOff scratch flagOff (0 :: Word8)
   pokeByteOff scratch usedOff (0 :: Int)
-  chunk <- newTextChunk textChunkUnits >>= newIORef
+  -- The first Text allocates the first real chunk; a query without text allocates none.
+  chunk <- newTextChunk 0 >>= newIORef
   fp <- mallocPlainForeignPtrBytes initialBuf
   buf <- newIORef (Buf fp initialBuf 0 0 initialBuf)
   mr <- newIORef initialRows
