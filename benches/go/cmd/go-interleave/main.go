@@ -6,7 +6,7 @@
 // minutes apart mean little. This command cycles through the implementations instead
 // (round 1: every implementation a few repetitions, round 2: again, ...), so that each
 // implementation sees the same mix of fast and slow spells, and takes the median over all
-// rounds.
+// rounds. The order of the implementations rotates from round to round.
 //
 //	go run ./cmd/go-interleave -rounds 7 -workloads fetch_narrow,fetch_wide
 //
@@ -77,7 +77,10 @@ func main() {
 			case w == "bulk_insert":
 				input = "1000000"
 			}
-			for _, im := range chosen {
+			// Rotate the order every round, so that no implementation always runs first
+			// (right after the previous workload, often a memory-hungry bulk insert).
+			for j := range chosen {
+				im := chosen[(j+r)%len(chosen)]
 				warm := "1"
 				if w == "bulk_insert" || w == "exec_script_10k" {
 					warm = "0"
