@@ -8,7 +8,8 @@
  * Conventions
  * - Status: every fallible function returns an int32_t status: SQLBATCH_OK (0), SQLBATCH_ROW
  *   and SQLBATCH_DONE (fetch only), SQLite's extended result codes (the primary code is
- *   `code & 0xff`; see sqlite3.h), or a library code SQLBATCH_E_* (1000..1015). Details of the
+ *   `code & 0xff`; see sqlite3.h), or a library code SQLBATCH_E_* (1000..1023, a range no
+ *   SQLite code falls in). Details of the
  *   last failure on a connection come back from sqlbatch_conn_last_error; sqlbatch_code_str
  *   describes any code. A NULL pointer argument is an error (SQLBATCH_E_NULL_PARAMETER), never
  *   a crash, and no Rust panic ever unwinds into the caller (SQLBATCH_E_PANIC).
@@ -282,7 +283,8 @@ typedef struct sqlbatch_value {
  * A batch of rows, written by `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into`.
  *
  * Cell (r, c) is `cells[r * n_cols + c]`; the bytes of a TEXT or BLOB cell `v` are the `v.len`
- * bytes at `data + v.bits`. Reading a batch needs no further call.
+ * bytes at `data + v.bits` (at `buf + v.bits` after `sqlbatch_stmt_fetch_into`, which leaves
+ * `data` NULL). Reading a batch needs no further call.
  *
  * Lifetime: `cells` (and `data`, for `sqlbatch_stmt_fetch`) belong to the statement and stay
  * valid until the next fetch, bind, reset, bulk write or finalize on it. With
@@ -294,7 +296,7 @@ typedef struct sqlbatch_batch {
    */
   const struct sqlbatch_value *cells;
   /**
-   * Base of the TEXT and BLOB bytes.
+   * Base of the TEXT and BLOB bytes; NULL after `sqlbatch_stmt_fetch_into` (use its `buf`).
    */
   const uint8_t *data;
   /**
@@ -476,12 +478,16 @@ int32_t sqlbatch_conn_close(struct sqlbatch_conn *conn);
 
 /**
  * sqlbatch_conn_interrupt makes the SQL running on `conn` stop as soon as possible with
- * `SQLITE_INTERRUPT` (a fetch, a script or a bulk write), as `sqlite3_interrupt` does.
+ * `SQLITE_INTERRUPT` (a fetch, a script or a bulk write), as `sqlite3_interrupt` does. A script
+ * or bulk write also notices an interrupt that arrives between two of its statements or rows,
+ * which SQLite alone would forget (no statement runs at that moment).
  *
  * This is the one function that may be called from any thread while another thread is
- * using `conn` (Go's context cancellation, Haskell's asynchronous exceptions). Calls that
- * start after the interrupted ones have finished are not affected. A no-op on a closed
- * connection. `conn` must not be freed concurrently (that is the caller's to order).
+ * using `conn` (Go's context cancellation, Haskell's asynchronous exceptions). It takes no
+ * lock and allocates nothing (atomic operations and `sqlite3_interrupt` only), so it is also
+ * safe to call from a signal handler. Calls that start after the interrupted ones have
+ * finished are not affected. A no-op on a closed connection; `conn` itself must not be freed
+ * (by `sqlbatch_conn_close`) concurrently, which is the caller's to order.
  * NULL: a no-op.
  */
 void sqlbatch_conn_interrupt(const struct sqlbatch_conn *conn);
@@ -575,9 +581,11 @@ int32_t sqlbatch_stmt_fetch(struct sqlbatch_stmt *stmt,
  * `out_batch->data_len` to the number of bytes that row needs (and `n_rows` to 0), and keeps
  * the row for the next call, which should pass a buffer at least that large.
  *
- * Ownership: `buf` stays the caller's; `out_batch->data` equals `buf`. `cells` belong to
- * `stmt`, with the same lifetime as for `sqlbatch_stmt_fetch`; the bytes in `buf` are never
- * touched again by sqlbatch after this call returns.
+ * Ownership: `buf` stays the caller's; `out_batch->data` is set to NULL (the bytes of a TEXT or
+ * BLOB cell `v` are at `buf + v.bits`), so that no pointer to the caller's memory is written
+ * into the caller's memory (which a garbage collector would not see). `cells` belong to `stmt`,
+ * with the same lifetime as for `sqlbatch_stmt_fetch`; the bytes in `buf` are never touched
+ * again by sqlbatch after this call returns.
  * NULL: `stmt` or `out_batch` NULL, or `buf` NULL with `buf_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
  * @return as `sqlbatch_stmt_fetch`, plus `SQLBATCH_E_BUFFER_TOO_SMALL`.
  */
@@ -590,8 +598,10 @@ int32_t sqlbatch_stmt_fetch_into(struct sqlbatch_stmt *stmt,
 /**
  * sqlbatch_batch_get copies cell (`row`, `col`) of `batch` to `*out_value`, after checking
  * that the batch is still the current one of `stmt` and that the cell exists. For TEXT and
- * BLOB, `out_value->bits` is the address of the bytes (not an offset). This is the checked,
- * slower way to read a batch; reading `batch->cells` directly is the fast one.
+ * BLOB, `out_value->bits` becomes `batch->data + bits`: the address of the bytes for a batch
+ * from `sqlbatch_stmt_fetch`, and still the offset into `buf` for one from
+ * `sqlbatch_stmt_fetch_into`. This is the checked, slower way to read a batch; reading
+ * `batch->cells` directly is the fast one.
  * NULL: any pointer NULL gives `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`, `SQLBATCH_E_STALE_BATCH` if `stmt` moved on since the batch was
  * fetched, `SQLBATCH_E_RANGE` for a cell outside the batch.
@@ -610,9 +620,11 @@ int32_t sqlbatch_batch_get(const struct sqlbatch_stmt *stmt,
  * Parameters: `values[0..n_values]` are consumed in order across the statements: each statement
  * takes as many as its parameter count (its largest index; `?3` alone takes three), parameter
  * `i` of a statement getting the `i`-th of its share. `names` is NULL (all positional) or an
- * array of `n_values` names: where `names[i]` is a TEXT value such as ":id" or "id", `values[i]`
- * goes to every parameter of that name in any statement, and is not consumed positionally; a
- * NULL-kind name leaves `values[i]` positional. TEXT/BLOB bytes (values and names) are at
+ * array of `n_values` names: where `names[i]` is a TEXT value, `values[i]` goes to every
+ * parameter of that name in any statement, and is not consumed positionally; a NULL-kind name
+ * leaves `values[i]` positional. A name given with its prefix matches only that spelling
+ * (":id" matches `:id`); a name given without one matches every prefix ("id" matches `:id`,
+ * `@id` and `$id`). TEXT/BLOB bytes (values and names) are at
  * `data + bits`, or at address `bits` when `data` is NULL; they are only read during the call.
  * Whitespace and comments after the last statement are fine. A script without statements does
  * nothing and succeeds.
@@ -655,7 +667,7 @@ int32_t sqlbatch_conn_exec(struct sqlbatch_conn *conn,
  * NULL: `conn` or `out_stmt` NULL, or `sql` NULL with `sql_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` (with `token_offset` at the first bad
  * byte); `SQLBATCH_E_RANGE` for SQL over 2 GiB; `SQLBATCH_E_INVALID_ARGUMENT` for unknown
- * flags; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with
+ * flags or a NUL byte inside the SQL; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with
  * `token_offset` at the offending token).
  */
 int32_t sqlbatch_stmt_prepare(struct sqlbatch_conn *conn,
@@ -815,6 +827,10 @@ int32_t sqlbatch_stmt_execute_many(struct sqlbatch_stmt *stmt,
 
 #endif  /* SQLBATCH_H */
 
+/* cbindgen places these after the include guard, so they carry a guard of their own. */
+#ifndef SQLBATCH_INLINE_HELPERS
+#define SQLBATCH_INLINE_HELPERS
+
 /**
  * sqlbatch_cell returns a pointer to cell (row, col) of a batch. No bounds check.
  */
@@ -824,7 +840,8 @@ static inline const sqlbatch_value *sqlbatch_cell(const sqlbatch_batch *batch, s
 
 /**
  * sqlbatch_cell_bytes returns the address of the bytes of a TEXT or BLOB cell of `batch`
- * (`cell->len` of them; text is not NUL-terminated). Valid as long as the batch is.
+ * (`cell->len` of them; text is not NUL-terminated). Valid as long as the batch is. For a
+ * batch from sqlbatch_stmt_fetch_into, whose `data` is NULL, use `buf + cell->bits` instead.
  */
 static inline const uint8_t *sqlbatch_cell_bytes(const sqlbatch_batch *batch, const sqlbatch_value *cell) {
   return batch->data + cell->bits;
@@ -841,3 +858,5 @@ static inline double sqlbatch_cell_double(const sqlbatch_value *cell) {
   memcpy(&d, &cell->bits, sizeof d);
   return d;
 }
+
+#endif /* SQLBATCH_INLINE_HELPERS */

@@ -3,8 +3,8 @@
 //! Every fallible function returns an `int32_t` status. `SQLBATCH_OK`, `SQLBATCH_ROW` and
 //! `SQLBATCH_DONE` are not errors. Errors from SQLite are passed through as SQLite's
 //! *extended* result codes (the primary code is `code & 0xff`). The library's own codes
-//! live in 1000..1015; their low byte (232..247) is never a SQLite primary code, so
-//! `code & 0xff` can always tell the two apart.
+//! live in 1000..1023, a range no SQLite result code falls in: their low byte (232..255) is
+//! never a SQLite primary code, so `code & 0xff` always tells the two apart.
 
 use std::ffi::{c_char, CStr};
 

@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use libsqlite3_sys as ffi;
@@ -21,13 +21,18 @@ pub struct sqlbatch_conn {
 pub(crate) struct ConnShared {
     /// The SQLite handle; NULL once the connection is closed.
     db: AtomicPtr<ffi::sqlite3>,
-    /// Held by `interrupt` and `close`, so that an interrupt from another thread never
-    /// touches a handle that is being closed.
-    close_lock: Mutex<()>,
+    /// Interrupts in progress. `close` takes the handle out of `db` and then waits for this
+    /// to drop to zero, so an interrupt from another thread (or a signal handler) never
+    /// touches a handle that is being closed, without taking a lock.
+    interrupts: AtomicUsize,
     last_error: Mutex<LastError>,
     /// Whether fetches may read result values directly (see `mem.rs`): only without
     /// SQLite's per-call mutex, i.e. when one thread uses the connection at a time.
     direct_reads: bool,
+    /// Set by `sqlbatch_conn_interrupt`, cleared when a script or bulk write starts. SQLite
+    /// forgets an interrupt whenever no statement is running, which happens between the
+    /// statements of a script and the rows of a bulk write; they check this flag there.
+    interrupt: AtomicBool,
 }
 
 extern "C" {
@@ -61,6 +66,17 @@ impl ConnShared {
         }
     }
 
+    /// A script or bulk write starts: an interrupt that came before it does not apply.
+    pub fn start_call(&self) {
+        self.interrupt.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether `sqlbatch_conn_interrupt` was called since the current call started.
+    #[inline]
+    pub fn interrupt_requested(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed)
+    }
+
     pub fn is_open(&self) -> bool {
         !self.db.load(Ordering::Acquire).is_null()
     }
@@ -72,12 +88,13 @@ impl ConnShared {
 
     /// Finalizes every statement of the connection and closes it. Idempotent.
     fn close(&self) -> i32 {
-        let db = {
-            let _guard = lock(&self.close_lock);
-            self.db.swap(ptr::null_mut(), Ordering::AcqRel)
-        };
+        let db = self.db.swap(ptr::null_mut(), Ordering::SeqCst);
         if db.is_null() {
             return SQLBATCH_OK;
+        }
+        // An interrupt that loaded `db` before the swap is finishing its sqlite3_interrupt.
+        while self.interrupts.load(Ordering::SeqCst) != 0 {
+            std::thread::yield_now();
         }
         // SAFETY: `db` is open and no longer reachable through `self.db`; statements check
         // `is_open` before touching their handles, so finalizing them here is their end.
@@ -155,9 +172,10 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
         }
         let shared = Arc::new(ConnShared {
             db: AtomicPtr::new(db),
-            close_lock: Mutex::new(()),
+            interrupts: AtomicUsize::new(0),
             last_error: Mutex::new(LastError::default()),
             direct_reads: flags & SQLBATCH_OPEN_FULLMUTEX == 0,
+            interrupt: AtomicBool::new(false),
         });
         let result = if rc == ffi::SQLITE_OK {
             Ok(SQLBATCH_OK)
@@ -193,22 +211,29 @@ pub unsafe extern "C" fn sqlbatch_conn_close(conn: *mut sqlbatch_conn) -> i32 {
 }
 
 /// sqlbatch_conn_interrupt makes the SQL running on `conn` stop as soon as possible with
-/// `SQLITE_INTERRUPT` (a fetch, a script or a bulk write), as `sqlite3_interrupt` does.
+/// `SQLITE_INTERRUPT` (a fetch, a script or a bulk write), as `sqlite3_interrupt` does. A script
+/// or bulk write also notices an interrupt that arrives between two of its statements or rows,
+/// which SQLite alone would forget (no statement runs at that moment).
 ///
 /// This is the one function that may be called from any thread while another thread is
-/// using `conn` (Go's context cancellation, Haskell's asynchronous exceptions). Calls that
-/// start after the interrupted ones have finished are not affected. A no-op on a closed
-/// connection. `conn` must not be freed concurrently (that is the caller's to order).
+/// using `conn` (Go's context cancellation, Haskell's asynchronous exceptions). It takes no
+/// lock and allocates nothing (atomic operations and `sqlite3_interrupt` only), so it is also
+/// safe to call from a signal handler. Calls that start after the interrupted ones have
+/// finished are not affected. A no-op on a closed connection; `conn` itself must not be freed
+/// (by `sqlbatch_conn_close`) concurrently, which is the caller's to order.
 /// NULL: a no-op.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_interrupt(conn: *const sqlbatch_conn) {
     let Some(conn) = conn.as_ref() else { return };
     crate::panic::boundary_value((), || {
-        let _guard = lock(&conn.shared.close_lock);
-        let db = conn.shared.db.load(Ordering::Acquire);
+        let shared = &conn.shared;
+        shared.interrupts.fetch_add(1, Ordering::SeqCst);
+        let db = shared.db.load(Ordering::SeqCst);
         if !db.is_null() {
+            shared.interrupt.store(true, Ordering::Relaxed);
             ffi::sqlite3_interrupt(db);
         }
+        shared.interrupts.fetch_sub(1, Ordering::SeqCst);
     })
 }
 

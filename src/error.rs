@@ -36,6 +36,12 @@ impl Error {
         Self::new(SQLBATCH_E_NULL_PARAMETER, format!("{what} is NULL"))
     }
 
+    /// The call was interrupted by `sqlbatch_conn_interrupt` between two statements or rows,
+    /// where SQLite itself would not have seen it.
+    pub fn interrupted() -> Self {
+        Self::new(libsqlite3_sys::SQLITE_INTERRUPT, "interrupted")
+    }
+
     pub fn closed() -> Self {
         Self::new(SQLBATCH_E_CLOSED, "the connection was closed")
     }
@@ -68,6 +74,21 @@ impl Error {
             )
         }
     }
+}
+
+/// Checks that SQL text holds no NUL byte: SQLite would silently stop reading there.
+pub(crate) fn check_no_nul(sql: &[u8]) -> Result<(), Error> {
+    if !sql.contains(&0) {
+        return Ok(());
+    }
+    let at = sql.iter().position(|&b| b == 0).unwrap_or(0);
+    Err(Error {
+        token_offset: at as i64,
+        ..Error::new(
+            crate::codes::SQLBATCH_E_INVALID_ARGUMENT,
+            format!("the SQL contains a NUL byte at offset {at}"),
+        )
+    })
 }
 
 /// Checks that `bytes` is UTF-8, naming `what` in the error.

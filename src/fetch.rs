@@ -24,7 +24,8 @@ use crate::value::sqlbatch_value;
 /// A batch of rows, written by `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into`.
 ///
 /// Cell (r, c) is `cells[r * n_cols + c]`; the bytes of a TEXT or BLOB cell `v` are the `v.len`
-/// bytes at `data + v.bits`. Reading a batch needs no further call.
+/// bytes at `data + v.bits` (at `buf + v.bits` after `sqlbatch_stmt_fetch_into`, which leaves
+/// `data` NULL). Reading a batch needs no further call.
 ///
 /// Lifetime: `cells` (and `data`, for `sqlbatch_stmt_fetch`) belong to the statement and stay
 /// valid until the next fetch, bind, reset, bulk write or finalize on it. With
@@ -34,7 +35,7 @@ use crate::value::sqlbatch_value;
 pub struct sqlbatch_batch {
     /// `n_rows * n_cols` cells, row-major.
     pub cells: *const sqlbatch_value,
-    /// Base of the TEXT and BLOB bytes.
+    /// Base of the TEXT and BLOB bytes; NULL after `sqlbatch_stmt_fetch_into` (use its `buf`).
     pub data: *const u8,
     /// Bytes used at `data`. After `SQLBATCH_E_BUFFER_TOO_SMALL`: the bytes the next row needs.
     pub data_len: usize,
@@ -98,10 +99,6 @@ trait Sink {
     /// Whether a batch holding `cells` cells and these bytes has reached its bound.
     fn full(&self, cells: usize) -> bool;
     fn base(&self) -> *const u8;
-    /// The statement's arena and its byte bound, for the fast loop; None for other sinks.
-    fn arena(&mut self) -> Option<(&mut Vec<u8>, usize)> {
-        None
-    }
 }
 
 /// The statement's own arena: grows as needed; the batch ends once its cells plus bytes reach
@@ -131,9 +128,6 @@ impl Sink for Arena<'_> {
     }
     fn base(&self) -> *const u8 {
         self.buf.as_ptr()
-    }
-    fn arena(&mut self) -> Option<(&mut Vec<u8>, usize)> {
-        Some((self.buf, self.max))
     }
 }
 
@@ -167,7 +161,8 @@ impl Sink for Caller {
         false
     }
     fn base(&self) -> *const u8 {
-        self.base
+        // Not written back: see sqlbatch_stmt_fetch_into.
+        std::ptr::null()
     }
 }
 
@@ -267,11 +262,12 @@ unsafe fn write_cell(out: *mut sqlbatch_value, bits: u64, len: u32, kind: u8) {
     }
 }
 
-/// Makes room for at least 64 more rows of `ncols` cells (out of the hot loop).
+/// Makes room for `rows` more rows of `ncols` cells, at most 1024 rows at a time (out of the
+/// hot loop).
 #[cold]
 #[inline(never)]
-fn grow(cells: &mut Vec<sqlbatch_value>, ncols: usize) {
-    cells.reserve(ncols.saturating_mul(64));
+fn grow(cells: &mut Vec<sqlbatch_value>, ncols: usize, rows: usize) {
+    cells.reserve(ncols.saturating_mul(rows.clamp(1, 1024)));
 }
 
 /// The bytes the TEXT and BLOB values of the current row take.
@@ -320,35 +316,32 @@ enum FastStop {
     Failed(c_int),
 }
 
-/// The hot loop of the common case, direct reads into the statement's arena: takes up to
-/// `max_rows` whole rows, stepping after each, while every cell reads directly and the batch
-/// (`cells_before` cells so far, plus what this adds) stays below `max_bytes`. The first row of
-/// a batch is always taken. Kept apart from [`fill`] so that its few live values stay in
-/// registers. Returns the rows taken and why it stopped.
+/// The hot loop of the common case, direct reads: takes up to `max_rows` whole rows, stepping
+/// after each, while every cell reads directly, its bytes fit in `sink`, and the batch
+/// (`cells_before` cells so far, plus what this adds) has not reached its bound. The first row
+/// of a batch is always taken if it fits. Kept apart from [`fill`] so that its few live values
+/// stay in registers. Returns the rows taken and why it stopped.
 ///
 /// # Safety
 /// `raw` is positioned on a row of `ncols > 0` columns `stride` bytes apart (see `mem.rs`);
 /// `out` has room for `max_rows * ncols` cells.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)] // plain values on purpose: they stay in registers
-unsafe fn fill_direct(
+unsafe fn fill_direct<S: Sink>(
     raw: *mut ffi::sqlite3_stmt,
     ncols: usize,
     stride: usize,
     mut out: *mut sqlbatch_value,
     max_rows: usize,
-    arena: &mut Vec<u8>,
-    max_bytes: usize,
+    sink: &mut S,
     cells_before: usize,
 ) -> (usize, FastStop) {
-    const CELL: usize = std::mem::size_of::<sqlbatch_value>();
     let mut rows = 0;
-    let mut used = cells_before * CELL + arena.len();
     loop {
-        if rows == max_rows || (cells_before + rows > 0 && used >= max_bytes) {
+        let cells = cells_before + rows * ncols;
+        if rows == max_rows || (cells > 0 && sink.full(cells)) {
             return (rows, FastStop::Limit);
         }
-        let mark = arena.len();
+        let mark = sink.len();
         let mut m = ffi::sqlite3_column_value(raw, 0) as *const u8;
         let end = out.add(ncols);
         let mut cell = out;
@@ -357,15 +350,16 @@ unsafe fn fill_direct(
                 Direct::Int(i) => write_cell(cell, i as u64, 0, SQLBATCH_INTEGER),
                 Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
                 Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
-                Direct::Bytes(kind, p, n) => {
-                    let at = arena.len();
-                    if n > 0 {
-                        arena.extend_from_slice(std::slice::from_raw_parts(p, n));
+                Direct::Bytes(kind, p, n) => match sink.push(p, n) {
+                    Some(at) => write_cell(cell, at as u64, n as u32, kind),
+                    None => {
+                        // Does not fit: the general path decides what happens to this row.
+                        sink.truncate(mark);
+                        return (rows, FastStop::Slow);
                     }
-                    write_cell(cell, at as u64, n as u32, kind);
-                }
+                },
                 Direct::Other => {
-                    arena.truncate(mark);
+                    sink.truncate(mark);
                     return (rows, FastStop::Slow);
                 }
             }
@@ -374,7 +368,6 @@ unsafe fn fill_direct(
         }
         out = end;
         rows += 1;
-        used += ncols * CELL + (arena.len() - mark);
         match ffi::sqlite3_step(raw) {
             ffi::SQLITE_ROW => {}
             ffi::SQLITE_DONE => return (rows, FastStop::Done),
@@ -465,35 +458,24 @@ unsafe fn fill<S: Sink>(
         }
         if room < (rows + 1) * ncols {
             st.cells.set_len(rows * ncols);
-            grow(&mut st.cells, ncols);
+            grow(&mut st.cells, ncols, max_rows - rows);
             (base, room) = (st.cells.as_mut_ptr(), st.cells.capacity());
         }
         if stride != 0 && ncols != 0 {
-            if let Some((arena, max_bytes)) = sink.arena() {
-                let fit = (max_rows - rows).min((room - rows * ncols) / ncols);
-                let (n, why) = fill_direct(
-                    raw,
-                    ncols,
-                    stride,
-                    base.add(rows * ncols),
-                    fit,
-                    arena,
-                    max_bytes,
-                    rows * ncols,
-                );
-                rows += n;
-                match why {
-                    FastStop::Limit => continue,
-                    FastStop::Slow => {} // this row goes through the general path below
-                    FastStop::Done => {
-                        st.phase = Phase::Done;
-                        break SQLBATCH_DONE;
-                    }
-                    FastStop::Failed(rc) => {
-                        // At least one row was taken before the step that failed.
-                        stopped(st, db, rc);
-                        break SQLBATCH_ROW;
-                    }
+            let fit = (max_rows - rows).min((room - rows * ncols) / ncols);
+            let (n, why) = fill_direct(raw, ncols, stride, base.add(rows * ncols), fit, sink, rows * ncols);
+            rows += n;
+            match why {
+                FastStop::Limit => continue,
+                FastStop::Slow => {} // this row goes through the general path below
+                FastStop::Done => {
+                    st.phase = Phase::Done;
+                    break SQLBATCH_DONE;
+                }
+                FastStop::Failed(rc) => {
+                    // At least one row was taken before the step that failed.
+                    stopped(st, db, rc);
+                    break SQLBATCH_ROW;
                 }
             }
         }
@@ -632,9 +614,11 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch(
 /// `out_batch->data_len` to the number of bytes that row needs (and `n_rows` to 0), and keeps
 /// the row for the next call, which should pass a buffer at least that large.
 ///
-/// Ownership: `buf` stays the caller's; `out_batch->data` equals `buf`. `cells` belong to
-/// `stmt`, with the same lifetime as for `sqlbatch_stmt_fetch`; the bytes in `buf` are never
-/// touched again by sqlbatch after this call returns.
+/// Ownership: `buf` stays the caller's; `out_batch->data` is set to NULL (the bytes of a TEXT or
+/// BLOB cell `v` are at `buf + v.bits`), so that no pointer to the caller's memory is written
+/// into the caller's memory (which a garbage collector would not see). `cells` belong to `stmt`,
+/// with the same lifetime as for `sqlbatch_stmt_fetch`; the bytes in `buf` are never touched
+/// again by sqlbatch after this call returns.
 /// NULL: `stmt` or `out_batch` NULL, or `buf` NULL with `buf_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return as `sqlbatch_stmt_fetch`, plus `SQLBATCH_E_BUFFER_TOO_SMALL`.
 #[no_mangle]
@@ -665,8 +649,10 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
 
 /// sqlbatch_batch_get copies cell (`row`, `col`) of `batch` to `*out_value`, after checking
 /// that the batch is still the current one of `stmt` and that the cell exists. For TEXT and
-/// BLOB, `out_value->bits` is the address of the bytes (not an offset). This is the checked,
-/// slower way to read a batch; reading `batch->cells` directly is the fast one.
+/// BLOB, `out_value->bits` becomes `batch->data + bits`: the address of the bytes for a batch
+/// from `sqlbatch_stmt_fetch`, and still the offset into `buf` for one from
+/// `sqlbatch_stmt_fetch_into`. This is the checked, slower way to read a batch; reading
+/// `batch->cells` directly is the fast one.
 /// NULL: any pointer NULL gives `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_STALE_BATCH` if `stmt` moved on since the batch was
 /// fetched, `SQLBATCH_E_RANGE` for a cell outside the batch.

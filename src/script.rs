@@ -9,8 +9,8 @@ use std::ffi::{c_char, c_int, CStr};
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
-use crate::conn::sqlbatch_conn;
-use crate::error::{check_utf8, Error};
+use crate::conn::{sqlbatch_conn, ConnShared};
+use crate::error::{check_no_nul, check_utf8, Error};
 use crate::ffi::{try_bytes, write_opt};
 use crate::panic::boundary;
 use crate::run::{run_to_done, Changes};
@@ -156,9 +156,11 @@ impl ScriptParams<'_> {
 /// Parameters: `values[0..n_values]` are consumed in order across the statements: each statement
 /// takes as many as its parameter count (its largest index; `?3` alone takes three), parameter
 /// `i` of a statement getting the `i`-th of its share. `names` is NULL (all positional) or an
-/// array of `n_values` names: where `names[i]` is a TEXT value such as ":id" or "id", `values[i]`
-/// goes to every parameter of that name in any statement, and is not consumed positionally; a
-/// NULL-kind name leaves `values[i]` positional. TEXT/BLOB bytes (values and names) are at
+/// array of `n_values` names: where `names[i]` is a TEXT value, `values[i]` goes to every
+/// parameter of that name in any statement, and is not consumed positionally; a NULL-kind name
+/// leaves `values[i]` positional. A name given with its prefix matches only that spelling
+/// (":id" matches `:id`); a name given without one matches every prefix ("id" matches `:id`,
+/// `@id` and `$id`). TEXT/BLOB bytes (values and names) are at
 /// `data + bits`, or at address `bits` when `data` is NULL; they are only read during the call.
 /// Whitespace and comments after the last statement are fine. A script without statements does
 /// nothing and succeeds.
@@ -172,8 +174,10 @@ impl ScriptParams<'_> {
 /// `*out_result` (if `out_result` is not NULL) is written in every case, saying what ran.
 /// NULL: `conn` NULL, `sql` NULL with `sql_len > 0`, or `values` NULL with `n_values > 0`:
 /// `SQLBATCH_E_NULL_PARAMETER`.
-/// @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`,
-/// `SQLBATCH_E_INVALID_ARGUMENT`, `SQLBATCH_E_CLOSED`, or the error of the failing statement
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` (a NUL byte
+/// in the SQL) before anything runs, with `token_offset` at the offending byte;
+/// `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_INVALID_ARGUMENT` (a bad value
+/// kind), `SQLBATCH_E_CLOSED`, or the error of the failing statement
 /// (e.g. `SQLITE_ERROR`, `SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_INTERRUPT`).
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_exec(
@@ -195,12 +199,14 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
         let db = conn.shared.db()?;
         let bytes = try_bytes(sql, sql_len, "sql")?;
         check_utf8(bytes, "SQL")?;
+        check_no_nul(bytes)?;
         let mut params = ScriptParams {
             params: Params::new(values, n_values, data, data_len)?,
             names: if names.is_null() { &[] } else { std::slice::from_raw_parts(names, n_values) },
             next: 0,
         };
-        let outcome = exec_script(db, bytes, &mut params, &mut result);
+        conn.shared.start_call();
+        let outcome = exec_script(db, &conn.shared, bytes, &mut params, &mut result);
         result.last_insert_rowid = ffi::sqlite3_last_insert_rowid(db);
         outcome?;
         let left = params.positional_left();
@@ -219,6 +225,7 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
 /// The statement loop of `sqlbatch_conn_exec`.
 unsafe fn exec_script(
     db: *mut ffi::sqlite3,
+    conn: &ConnShared,
     script: &[u8],
     params: &mut ScriptParams<'_>,
     result: &mut sqlbatch_exec_result,
@@ -229,42 +236,39 @@ unsafe fn exec_script(
     let mut terminated = Vec::with_capacity(script.len() + 1);
     terminated.extend_from_slice(script);
     terminated.push(0);
-    let sql = &terminated[..script.len()];
+    let len = script.len();
     let mut counter = Changes::new(db);
     let mut pos = 0;
-    loop {
-        let start = skip_space_and_comments(sql, pos);
+    while pos < len {
+        // SQLite skips whitespace and comments itself (its tokenizer decides what they are);
+        // `start`, where the statement's first token is, only serves to report errors.
+        let start = skip_space_and_comments(script, pos).min(len);
         result.end_offset = start;
-        if start >= sql.len() {
-            return Ok(());
-        }
         let locate = |mut e: Error, statements: u64| {
             if e.token_offset >= 0 {
-                e.token_offset += start as i64;
+                e.token_offset += pos as i64;
             }
             e.statement_index = statements as i64;
-            e.statement_offset = start as i64;
+            e.statement_offset = match e.token_offset {
+                t if t >= 0 => (start as i64).min(t),
+                _ => start as i64,
+            };
             e
         };
-        // The slice includes the NUL, so that SQLite compiles in place.
-        let (raw, consumed) =
-            prepare_raw(db, &terminated[start..], 0).map_err(|e| locate(e, result.statements))?;
-        pos = start + consumed;
-        if raw.is_null() && pos < sql.len() && terminated[pos] == 0 {
-            // SQLite stops at a NUL byte; the caller said the script goes on.
-            return Err(Error {
-                token_offset: pos as i64,
-                ..locate(
-                    Error::new(
-                        SQLBATCH_E_INVALID_ARGUMENT,
-                        format!("the SQL contains a NUL byte at offset {pos}"),
-                    ),
-                    result.statements,
-                )
-            });
+        if conn.interrupt_requested() {
+            return Err(locate(Error::interrupted(), result.statements));
         }
+        // The slice ends with the NUL, so that SQLite compiles in place.
+        let (raw, consumed) =
+            prepare_raw(db, &terminated[pos..], 0).map_err(|e| locate(e, result.statements))?;
+        let next = pos + consumed;
         if raw.is_null() {
-            // Only a lone ";" or comments the skipper did not see as such.
+            if next <= pos {
+                let e = Error::new(ffi::SQLITE_ERROR, "SQLite made no progress through the script");
+                return Err(locate(e, result.statements));
+            }
+            // A lone ";", or only whitespace and comments left.
+            pos = next;
             continue;
         }
         let stmt = Finalize(raw);
@@ -274,7 +278,10 @@ unsafe fn exec_script(
         result.statements += 1;
         result.params_used += used;
         result.changes += changes;
+        pos = next;
     }
+    result.end_offset = len;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use libsqlite3_sys as ffi;
 
 use crate::codes::*;
 use crate::conn::{sqlbatch_conn, ConnShared};
-use crate::error::{check_utf8, Error};
+use crate::error::{check_no_nul, check_utf8, Error};
 use crate::fetch::FetchState;
 use crate::ffi::{try_bytes, try_mut, try_ref, write_opt};
 use crate::panic::boundary;
@@ -109,7 +109,7 @@ pub(crate) unsafe fn with_stmt(
 /// NULL: `conn` or `out_stmt` NULL, or `sql` NULL with `sql_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` (with `token_offset` at the first bad
 /// byte); `SQLBATCH_E_RANGE` for SQL over 2 GiB; `SQLBATCH_E_INVALID_ARGUMENT` for unknown
-/// flags; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with
+/// flags or a NUL byte inside the SQL; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with
 /// `token_offset` at the offending token).
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_prepare(
@@ -131,6 +131,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         let db = conn.shared.db()?;
         let bytes = try_bytes(sql, sql_len, "sql")?;
         check_utf8(bytes, "SQL")?;
+        // SQLite would stop at a NUL silently; a tail that never advances loops callers forever.
+        check_no_nul(bytes)?;
         if flags & !PREPARE_FLAGS_ALLOWED != 0 {
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown prepare flags {flags:#x}")));
         }

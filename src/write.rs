@@ -3,6 +3,7 @@
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
+use crate::conn::ConnShared;
 use crate::error::Error;
 use crate::ffi::write_opt;
 use crate::run::{run_to_done, Changes};
@@ -67,7 +68,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
             result.rows = n_rows as u64;
             return Ok(SQLBATCH_OK);
         }
-        let outcome = run_rows(db, raw, n_rows, n_cols, &params, &mut result);
+        s.conn.start_call();
+        let outcome = run_rows(db, &s.conn, raw, n_rows, n_cols, &params, &mut result);
         ffi::sqlite3_reset(raw);
         ffi::sqlite3_clear_bindings(raw);
         result.last_insert_rowid = ffi::sqlite3_last_insert_rowid(db);
@@ -80,6 +82,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
 /// The row loop of `sqlbatch_stmt_execute_many`.
 unsafe fn run_rows(
     db: *mut ffi::sqlite3,
+    conn: &ConnShared,
     raw: *mut ffi::sqlite3_stmt,
     n_rows: usize,
     n_cols: usize,
@@ -93,6 +96,9 @@ unsafe fn run_rows(
     };
     let mut counter = Changes::new(db);
     for row in 0..n_rows {
+        if conn.interrupt_requested() {
+            return Err(at_row(Error::interrupted(), row));
+        }
         let values = &params.values[row * n_cols..(row + 1) * n_cols];
         bind_all(db, raw, values, params, Lifetime::Call).map_err(|e| at_row(e, row))?;
         let changes = run_to_done(db, raw, &mut counter).map_err(|e| at_row(e, row))?;

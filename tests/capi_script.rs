@@ -247,14 +247,116 @@ fn absolute_addresses_when_data_is_null() {
 }
 
 #[test]
-fn a_nul_byte_inside_a_script_is_an_error_not_a_silent_end() {
+fn a_nul_byte_anywhere_in_a_script_is_an_error_before_anything_runs() {
     let c = Conn::memory();
     c.exec("CREATE TABLE t(a)");
-    let sql = "INSERT INTO t VALUES (1);\0INSERT INTO t VALUES (2);";
-    let (rc, r) = c.try_exec(sql, &[], &[]);
-    assert_eq!((rc, r.statements), (SQLBATCH_E_INVALID_ARGUMENT, 1));
-    assert_eq!(c.error().0.token_offset, 25);
-    let sql = "INSERT INTO t VALUES (3\0);";
-    assert_ne!(c.try_exec(sql, &[], &[]).0, SQLBATCH_OK);
-    assert_eq!(c.rows("SELECT a FROM t"), vec![vec![Val::Int(1)]]);
+    for sql in [
+        "INSERT INTO t VALUES (1);\0INSERT INTO t VALUES (2);",
+        "INSERT INTO t VALUES (3\0);",
+        "INSERT INTO t VALUES (4); -- a \0 in a comment\nINSERT INTO t VALUES (5)",
+    ] {
+        let (rc, r) = c.try_exec(sql, &[], &[]);
+        assert_eq!((rc, r.statements), (SQLBATCH_E_INVALID_ARGUMENT, 0), "{sql:?}");
+        assert_eq!(c.error().0.token_offset, sql.find('\0').unwrap() as i64);
+    }
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(0)]]);
+}
+
+#[test]
+fn sqlite_decides_what_is_whitespace_and_comment() {
+    let c = Conn::memory();
+    // SQLite's own tokenizer decides: an unterminated "/* ..." is a comment to the end, a bare
+    // "/*" is a slash and a syntax error, a vertical tab is a space only after another space.
+    for (sql, ok) in [
+        ("SELECT 1; /* unterminated", true),
+        ("SELECT 1; /*", false),
+        ("SELECT 1; -- trailing", true),
+        ("SELECT 1;;; ;", true),
+        (" \x0b", true),
+        ("\x0bSELECT 1", false),
+        ("SELECT 1 /* in */ ; SELECT 2", true),
+    ] {
+        let (rc, _) = c.try_exec(sql, &[], &[]);
+        assert_eq!(rc == SQLBATCH_OK, ok, "exec {sql:?}: {}", c.error().1);
+    }
+    // On a single statement, prepare and exec agree.
+    for sql in [" \x0b", "\x0bSELECT 1", "/*", "/* x", "-- x", " ; "] {
+        let (rc, _) = c.try_exec(sql, &[], &[]);
+        let mut s = std::ptr::null_mut();
+        let prc = unsafe {
+            sqlbatch_stmt_prepare(c.0, sql.as_ptr().cast(), sql.len(), 0, &mut s, std::ptr::null_mut())
+        };
+        unsafe { sqlbatch_stmt_finalize(s) };
+        assert_eq!(prc, rc, "prepare and exec disagree on {sql:?}");
+    }
+}
+
+#[test]
+fn a_nul_byte_is_refused_by_prepare_too() {
+    let c = Conn::memory();
+    for sql in ["\0", "SELECT 1\0", "SELECT 1;\0SELECT 2"] {
+        let mut s = std::ptr::null_mut();
+        let mut tail = 99usize;
+        let rc = unsafe { sqlbatch_stmt_prepare(c.0, sql.as_ptr().cast(), sql.len(), 0, &mut s, &mut tail) };
+        assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT, "{sql:?}");
+        assert!(s.is_null());
+        assert_eq!(c.error().0.token_offset, sql.find('\0').unwrap() as i64);
+    }
+}
+
+#[test]
+fn an_interrupt_between_two_statements_is_not_lost() {
+    // Each statement is short; the interrupt most likely lands between two of them, where
+    // SQLite itself forgets it. The script must still stop, with SQLITE_INTERRUPT.
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a)");
+    let mut sql = String::new();
+    for k in 0..400_000 {
+        sql.push_str(&format!("INSERT INTO t VALUES ({k});"));
+    }
+    let handle = c.0 as usize;
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        unsafe { sqlbatch_conn_interrupt(handle as *const sqlbatch_conn) };
+    });
+    let (rc, r) = c.try_exec(&sql, &[], &[]);
+    t.join().unwrap();
+    assert_eq!(rc, sq::SQLITE_INTERRUPT, "ran {} statements", r.statements);
+    assert!(r.statements < 400_000);
+    assert_eq!(c.error().0.statement_index, r.statements as i64);
+    // An interrupt that came before a call does not affect it.
+    unsafe { sqlbatch_conn_interrupt(c.0) };
+    assert_eq!(c.try_exec("INSERT INTO t VALUES (-1)", &[], &[]).0, SQLBATCH_OK);
+}
+
+#[test]
+fn an_interrupt_between_two_rows_of_a_bulk_write_is_not_lost() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a); BEGIN");
+    let s = c.prepare("INSERT INTO t VALUES (?)");
+    let vals: Vec<Val> = (0..3_000_000).map(Val::Int).collect();
+    let p = Params::of(&vals);
+    let handle = c.0 as usize;
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        unsafe { sqlbatch_conn_interrupt(handle as *const sqlbatch_conn) };
+    });
+    let mut w = sqlbatch_write_result::default();
+    let rc = unsafe {
+        sqlbatch_stmt_execute_many(
+            s.0,
+            p.values.as_ptr(),
+            vals.len(),
+            1,
+            p.data.as_ptr(),
+            p.data.len(),
+            &mut w,
+        )
+    };
+    t.join().unwrap();
+    assert_eq!(rc, sq::SQLITE_INTERRUPT);
+    assert!(w.rows < vals.len() as u64);
+    assert_eq!(c.error().0.row_index, w.rows as i64);
+    c.exec("COMMIT");
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(w.rows as i64)]]);
 }

@@ -202,7 +202,7 @@ fn rows_into(c: &Conn, sql: &str, max_rows: usize, mut buf_len: usize) -> Vec<Ve
             continue;
         }
         assert!(rc == SQLBATCH_ROW || rc == SQLBATCH_DONE, "fetch_into: {rc}");
-        out.extend(batch_rows(&b));
+        out.extend(batch_rows_in(&b, buf.as_ptr()));
         if rc == SQLBATCH_DONE {
             return out;
         }

@@ -1,7 +1,9 @@
 /* Misuse from C: NULL pointers, invalid UTF-8, wrong counts, stale batches, closed handles,
  * and an interrupt from a second thread. Each must end in a clear status, never a crash. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <sys/time.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -111,10 +113,40 @@ static bool test_interrupt_from_a_second_thread(void) {
   return true;
 }
 
+static sqlbatch_conn *alarm_conn;
+
+static void on_alarm(int sig) {
+  (void)sig;
+  sqlbatch_conn_interrupt(alarm_conn); /* documented as safe in a signal handler */
+}
+
+static bool test_interrupt_from_a_signal_handler(void) {
+  sqlbatch_conn *c = open_memory();
+  sqlbatch_stmt *s = NULL;
+  sqlbatch_batch b;
+  struct sigaction sa;
+  struct itimerval t;
+  memset(&sa, 0, sizeof sa);
+  memset(&t, 0, sizeof t);
+  sa.sa_handler = on_alarm;
+  alarm_conn = c;
+  CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+  t.it_value.tv_usec = 50000;
+  CHECK_RC(c, prepare(c, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k) SELECT sum(i) FROM k", &s),
+           SQLBATCH_OK);
+  CHECK(setitimer(ITIMER_REAL, &t, NULL) == 0);
+  CHECK_RC(c, sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &b), 9); /* SQLITE_INTERRUPT */
+  sqlbatch_stmt_finalize(s);
+  signal(SIGALRM, SIG_DFL);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
 int main(void) {
   RUN(test_null_pointers_everywhere);
   RUN(test_invalid_utf8_and_wrong_counts);
   RUN(test_stale_batch_and_closed_connection);
   RUN(test_interrupt_from_a_second_thread);
+  RUN(test_interrupt_from_a_signal_handler);
   return finish();
 }

@@ -142,13 +142,17 @@ pub fn t(s: &str) -> Val {
 }
 
 pub fn batch_rows(b: &sqlbatch_batch) -> Vec<Vec<Val>> {
-    (0..b.n_rows).map(|r| (0..b.n_cols).map(|c| cell(b, r, c)).collect()).collect()
+    batch_rows_in(b, b.data)
 }
 
-pub fn cell(b: &sqlbatch_batch, r: usize, c: usize) -> Val {
+/// The rows of a batch whose bytes are at `base` (the caller's buffer after fetch_into).
+pub fn batch_rows_in(b: &sqlbatch_batch, base: *const u8) -> Vec<Vec<Val>> {
+    (0..b.n_rows).map(|r| (0..b.n_cols).map(|c| cell(b, base, r, c)).collect()).collect()
+}
+
+pub fn cell(b: &sqlbatch_batch, base: *const u8, r: usize, c: usize) -> Val {
     let v = unsafe { *b.cells.add(r * b.n_cols + c) };
-    let bytes =
-        || unsafe { std::slice::from_raw_parts(b.data.add(v.bits as usize), v.len as usize) }.to_vec();
+    let bytes = || unsafe { std::slice::from_raw_parts(base.add(v.bits as usize), v.len as usize) }.to_vec();
     match v.kind {
         SQLBATCH_NULL => Val::Null,
         SQLBATCH_INTEGER => Val::Int(v.bits as i64),

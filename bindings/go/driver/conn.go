@@ -62,9 +62,10 @@ func (c *Conn) Close() error {
 // no interrupt reaches the connection after it returns.
 //
 // Once ctx is done, the connection is interrupted again every millisecond until the call
-// returns: SQLite drops an interrupt that arrives while no statement is running, which
-// happens between two statements of a script or two rows of a bulk write (sqlbatch's calls
-// run many statements), so a single interrupt could be lost.
+// returns. sqlbatch keeps an interrupt across the statements of a script and the rows of a
+// bulk write, but, like SQLite, ignores one that arrives before a call starts; cancellation
+// can land in that window (after the call was decided on, before it entered C), and the
+// repetition makes sure the call still stops.
 func (c *Conn) watch(ctx context.Context) func() {
 	if ctx.Done() == nil {
 		return nop

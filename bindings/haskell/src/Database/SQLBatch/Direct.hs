@@ -419,14 +419,15 @@ data FetchIntoResult
   | NeedBytes !Int   -- ^ the buffer cannot hold the next row, which needs this many bytes
   deriving (Show)
 
--- | Like 'fetch', but the TEXT and BLOB bytes go to the caller's buffer (the batch's
--- 'batchData' is the buffer). Interruptible like 'fetch'.
+-- | Like 'fetch', but the TEXT and BLOB bytes go to the caller's buffer. The C call leaves
+-- the batch's @data@ NULL (it never writes a pointer to the caller's memory back); the
+-- returned 'batchData' is set to the buffer here. Interruptible like 'fetch'.
 fetchInto :: Statement -> Int -> Ptr Word8 -> Int -> IO (Either SQLError FetchIntoResult)
 fetchInto s maxRows buf len = allocaBytes batchSize $ \pb -> do
   rc <- c_hs_sqlbatch_fetch_into (databasePtr (statementDatabase s)) (statementPtr s)
           (fromIntegral maxRows) buf (fromIntegral len) (castPtr pb)
   if rc == sqlbatchRow || rc == sqlbatchDone
-    then Right . Fetched (fetchStatus rc) <$> peekBatch (castPtr pb)
+    then Right . Fetched (fetchStatus rc) . (\b -> b { batchData = buf }) <$> peekBatch (castPtr pb)
     else if rc == sqlbatchEBufferTooSmall
       then Right . NeedBytes . batchDataLen <$> peekBatch (castPtr pb)
       else Left <$> errorFrom (statementDatabase s) rc "fetch_into"
