@@ -638,8 +638,10 @@ int32_t sqlbatch_batch_get(const struct sqlbatch_stmt *stmt,
  * `*out_result` (if `out_result` is not NULL) is written in every case, saying what ran.
  * NULL: `conn` NULL, `sql` NULL with `sql_len > 0`, or `values` NULL with `n_values > 0`:
  * `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`,
- * `SQLBATCH_E_INVALID_ARGUMENT`, `SQLBATCH_E_CLOSED`, or the error of the failing statement
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` (a NUL byte
+ * in the SQL) before anything runs, with `token_offset` at the offending byte;
+ * `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_INVALID_ARGUMENT` (a bad value
+ * kind), `SQLBATCH_E_CLOSED`, or the error of the failing statement
  * (e.g. `SQLITE_ERROR`, `SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_INTERRUPT`).
  */
 int32_t sqlbatch_conn_exec(struct sqlbatch_conn *conn,

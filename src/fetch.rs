@@ -98,6 +98,9 @@ trait Sink {
     fn truncate(&mut self, len: usize);
     /// Whether a batch holding `cells` cells and these bytes has reached its bound.
     fn full(&self, cells: usize) -> bool;
+    /// How many more rows of `ncols` cells, holding no bytes, a batch of `cells` cells can
+    /// take before it is `full` (at least 1 if it is not full yet; `usize::MAX` for no bound).
+    fn rows_left(&self, cells: usize, ncols: usize) -> usize;
     fn base(&self) -> *const u8;
 }
 
@@ -125,6 +128,12 @@ impl Sink for Arena<'_> {
     #[inline(always)]
     fn full(&self, cells: usize) -> bool {
         cells.saturating_mul(std::mem::size_of::<sqlbatch_value>()).saturating_add(self.buf.len()) >= self.max
+    }
+    fn rows_left(&self, cells: usize, ncols: usize) -> usize {
+        const CELL: usize = std::mem::size_of::<sqlbatch_value>();
+        let used = cells.saturating_mul(CELL).saturating_add(self.buf.len());
+        let row = ncols.saturating_mul(CELL).max(1);
+        self.max.saturating_sub(used).div_ceil(row)
     }
     fn base(&self) -> *const u8 {
         self.buf.as_ptr()
@@ -159,6 +168,9 @@ impl Sink for Caller {
     #[inline(always)]
     fn full(&self, _cells: usize) -> bool {
         false
+    }
+    fn rows_left(&self, _cells: usize, _ncols: usize) -> usize {
+        usize::MAX
     }
     fn base(&self) -> *const u8 {
         // Not written back: see sqlbatch_stmt_fetch_into.
@@ -336,10 +348,19 @@ unsafe fn fill_direct<S: Sink>(
     cells_before: usize,
 ) -> (usize, FastStop) {
     let mut rows = 0;
+    // Rows that certainly fit before the byte bound is reached, re-checked exactly once that
+    // many rows are taken, or as soon as a row brings bytes along.
+    let mut limit = 0;
     loop {
-        let cells = cells_before + rows * ncols;
-        if rows == max_rows || (cells > 0 && sink.full(cells)) {
-            return (rows, FastStop::Limit);
+        if rows >= limit {
+            let cells = cells_before + rows * ncols;
+            if rows == max_rows || (cells > 0 && sink.full(cells)) {
+                return (rows, FastStop::Limit);
+            }
+            limit = rows.saturating_add(sink.rows_left(cells, ncols).max(1)).min(max_rows);
+            if cells == 0 {
+                limit = limit.max(1);
+            }
         }
         let mark = sink.len();
         let mut m = ffi::sqlite3_column_value(raw, 0) as *const u8;
@@ -351,7 +372,11 @@ unsafe fn fill_direct<S: Sink>(
                 Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
                 Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
                 Direct::Bytes(kind, p, n) => match sink.push(p, n) {
-                    Some(at) => write_cell(cell, at as u64, n as u32, kind),
+                    Some(at) => {
+                        write_cell(cell, at as u64, n as u32, kind);
+                        // The bytes count toward the bound: check it before the next row.
+                        limit = 0;
+                    }
                     None => {
                         // Does not fit: the general path decides what happens to this row.
                         sink.truncate(mark);
