@@ -1,23 +1,14 @@
 // Package sqlbatchbench holds the sqlbatch implementations of the benchmark workloads (the
-// low-level package, and the database/sql driver) and the native C baseline they are
-// measured against. It is a package of its own because libsqlbatch.a carries SQLite's
-// sqlite3_* symbols, which clash with mattn/go-sqlite3's copy of SQLite in one binary.
+// low-level package, and the database/sql driver, from internal/sbwork) and the native C
+// baseline they are measured against. It is a package of its own because libsqlbatch.a
+// carries SQLite's sqlite3_* symbols, which clash with mattn/go-sqlite3's copy of SQLite in
+// one binary.
 package sqlbatchbench
 
 import (
-	"context"
-	"database/sql"
-	"os"
-
-	"github.com/sqlbatch/sqlbatch/benches/go/internal/sqlwork"
+	"github.com/sqlbatch/sqlbatch/benches/go/internal/sbwork"
 	"github.com/sqlbatch/sqlbatch/benches/go/internal/workload"
-	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
-	sqldriver "github.com/sqlbatch/sqlbatch/bindings/go/driver"
 )
-
-// BulkChunk is how many rows the bulk inserts pass per call into C: large enough that the
-// call's cost vanishes, small enough that the parameter values stay in the CPU's caches.
-const BulkChunk = 4096
 
 // Impls are the implementations of this package, by the names the runner knows them by.
 var Impls = map[string]workload.Impl{
@@ -27,201 +18,9 @@ var Impls = map[string]workload.Impl{
 	"go-c-sqlbatch":   CSqlbatch,
 }
 
-// SQL is the sqlbatch database/sql driver; its bulk insert goes through sql.Conn.Raw to
-// the driver's ExecMany.
-var SQL = sqlwork.Driver{
-	Name: sqldriver.DriverName,
-	DSN:  func(path string) string { return path },
-	Bulk: func(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) error {
-		if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
-			return err
-		}
-		err := conn.Raw(func(dc any) error {
-			c := dc.(*sqldriver.Conn)
-			var p sqlbatch.Params
-			for i := 0; i < len(rows.A); i += BulkChunk {
-				p.Reset()
-				for j := i; j < min(i+BulkChunk, len(rows.A)); j++ {
-					p.Int64(rows.A[j]).Float64(rows.B[j]).Text(rows.C[j])
-				}
-				if _, err := c.ExecMany(ctx, workload.BulkInsertQ, &p); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			conn.ExecContext(ctx, "ROLLBACK")
-			return err
-		}
-		_, err = conn.ExecContext(ctx, "COMMIT")
-		return err
-	},
-}
-
-// SQLStmtLoop is the sqlbatch driver doing bulk_insert with database/sql's prepared
-// statement loop (what mattn/go-sqlite3 and modernc.org/sqlite do), for comparison.
-var SQLStmtLoop = sqlwork.Driver{Name: sqldriver.DriverName, DSN: SQL.DSN}
-
-// LowLevel is the low-level package.
-func LowLevel(w, input string) (workload.Rep, func(), error) {
-	switch w {
-	case workload.FetchNarrow, workload.FetchNarrow1M, workload.FetchWide:
-		if _, err := os.Stat(input); err != nil {
-			return nil, nil, err
-		}
-		c, err := sqlbatch.Open(input)
-		if err != nil {
-			return nil, nil, err
-		}
-		fetch := fetchNarrow
-		if w == workload.FetchWide {
-			fetch = fetchWide
-		}
-		return func(t workload.Timer) (int64, int64, error) { return fetch(t, c) }, func() { c.Close() }, nil
-	case workload.ExecScript, workload.ExecScript10k:
-		script, err := os.ReadFile(input)
-		if err != nil {
-			return nil, nil, err
-		}
-		s := string(script)
-		return func(t workload.Timer) (int64, int64, error) { return execScript(t, s) }, func() {}, nil
-	case workload.BulkInsert:
-		n, err := workload.BulkCount(input)
-		if err != nil {
-			return nil, nil, err
-		}
-		rows := workload.MakeBulkRows(n)
-		return func(t workload.Timer) (int64, int64, error) { return bulkInsert(t, rows) }, func() {}, nil
-	}
-	return nil, nil, workload.ErrUnsupported
-}
-
-func fetchNarrow(t workload.Timer, c *sqlbatch.Conn) (count, sum int64, err error) {
-	t.Start()
-	s, err := c.Prepare(workload.NarrowQuery)
-	if err != nil {
-		t.Stop()
-		return 0, 0, err
-	}
-	rows, err := s.Query()
-	if err != nil {
-		t.Stop()
-		return 0, 0, err
-	}
-	for rows.Next() {
-		sum += rows.Int64(0)
-		count++
-	}
-	err = rows.Err()
-	s.Close()
-	t.Stop()
-	return count, sum, err
-}
-
-func fetchWide(t workload.Timer, c *sqlbatch.Conn) (count, sum int64, err error) {
-	var u uint64
-	t.Start()
-	s, err := c.Prepare(workload.WideQuery)
-	if err != nil {
-		t.Stop()
-		return 0, 0, err
-	}
-	rows, err := s.Query()
-	if err != nil {
-		t.Stop()
-		return 0, 0, err
-	}
-	for rows.Next() {
-		for i := range 10 {
-			switch rows.Type(i) {
-			case sqlbatch.Integer:
-				u += uint64(rows.Int64(i))
-			case sqlbatch.Float:
-				u += uint64(workload.Real(rows.Float64(i)))
-			case sqlbatch.Text:
-				u += uint64(workload.TextLen(rows.Text(i)))
-			case sqlbatch.Blob:
-				u += uint64(len(rows.Blob(i)))
-			default:
-				u++
-			}
-		}
-		count++
-	}
-	err = rows.Err()
-	s.Close()
-	t.Stop()
-	return count, int64(u), err
-}
-
-func check(c *sqlbatch.Conn, query string) (a, b int64, err error) {
-	rows, err := c.Query(query)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer rows.Close()
-	if rows.Next() {
-		a, b = rows.Int64(0), rows.Int64(1)
-	}
-	return a, b, rows.Err()
-}
-
-func execScript(t workload.Timer, script string) (count, sum int64, err error) {
-	c, err := sqlbatch.Open(":memory:")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer c.Close()
-	if _, err := c.ExecScript(workload.ScriptTable); err != nil {
-		return 0, 0, err
-	}
-	t.Start()
-	_, err = c.ExecScript(script)
-	t.Stop()
-	if err != nil {
-		return 0, 0, err
-	}
-	return check(c, workload.ScriptCheck)
-}
-
-func bulkInsert(t workload.Timer, rows *workload.BulkRows) (count, sum int64, err error) {
-	c, err := sqlbatch.Open(":memory:")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer c.Close()
-	if _, err := c.ExecScript(workload.BulkTable); err != nil {
-		return 0, 0, err
-	}
-	t.Start()
-	err = bulk(c, rows)
-	t.Stop()
-	if err != nil {
-		return 0, 0, err
-	}
-	return check(c, workload.BulkCheck)
-}
-
-func bulk(c *sqlbatch.Conn, rows *workload.BulkRows) error {
-	if _, err := c.ExecScript("BEGIN"); err != nil {
-		return err
-	}
-	s, err := c.Prepare(workload.BulkInsertQ)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	var p sqlbatch.Params
-	for i := 0; i < len(rows.A); i += BulkChunk {
-		p.Reset()
-		for j := i; j < min(i+BulkChunk, len(rows.A)); j++ {
-			p.Int64(rows.A[j]).Float64(rows.B[j]).Text(rows.C[j])
-		}
-		if _, err := s.ExecMany(&p); err != nil {
-			return err
-		}
-	}
-	_, err = c.ExecScript("COMMIT")
-	return err
-}
+// The sqlbatch implementations (see internal/sbwork).
+var (
+	LowLevel    = sbwork.LowLevel
+	SQL         = sbwork.SQL
+	SQLStmtLoop = sbwork.SQLStmtLoop
+)
