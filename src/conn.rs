@@ -1,5 +1,6 @@
 //! Connections: open, close, interrupt, busy timeout and the counters SQLite keeps.
 
+use std::collections::HashSet;
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
@@ -33,6 +34,10 @@ pub(crate) struct ConnShared {
     /// forgets an interrupt whenever no statement is running, which happens between the
     /// statements of a script and the rows of a bulk write; they check this flag there.
     interrupt: AtomicBool,
+    /// The statements prepared through `sqlbatch_stmt_prepare` and not yet finalized, which
+    /// `close` finalizes. Only these: virtual table modules (FTS3/4/5, R*Tree) keep prepared
+    /// statements of their own on the connection and finalize them themselves when it closes.
+    stmts: Mutex<HashSet<usize>>,
 }
 
 extern "C" {
@@ -86,7 +91,17 @@ impl ConnShared {
         lock(&self.last_error).set(e);
     }
 
-    /// Finalizes every statement of the connection and closes it. Idempotent.
+    /// Records a statement handle that `close` must finalize.
+    pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) {
+        lock(&self.stmts).insert(raw as usize);
+    }
+
+    /// Forgets a statement handle that its owner is about to finalize.
+    pub fn release(&self, raw: *mut ffi::sqlite3_stmt) {
+        lock(&self.stmts).remove(&(raw as usize));
+    }
+
+    /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
     fn close(&self) -> i32 {
         let db = self.db.swap(ptr::null_mut(), Ordering::SeqCst);
         if db.is_null() {
@@ -98,13 +113,11 @@ impl ConnShared {
         }
         // SAFETY: `db` is open and no longer reachable through `self.db`; statements check
         // `is_open` before touching their handles, so finalizing them here is their end.
+        // (Not every statement `sqlite3_next_stmt` lists: those of virtual table modules are
+        // theirs to finalize, which they do as the connection closes.)
         unsafe {
-            loop {
-                let stmt = ffi::sqlite3_next_stmt(db, ptr::null_mut());
-                if stmt.is_null() {
-                    break;
-                }
-                ffi::sqlite3_finalize(stmt);
+            for raw in std::mem::take(&mut *lock(&self.stmts)) {
+                ffi::sqlite3_finalize(raw as *mut ffi::sqlite3_stmt);
             }
             sqlite3_close_v2(db)
         }
@@ -176,6 +189,7 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             last_error: Mutex::new(LastError::default()),
             direct_reads: flags & SQLBATCH_OPEN_FULLMUTEX == 0,
             interrupt: AtomicBool::new(false),
+            stmts: Mutex::new(HashSet::new()),
         });
         let result = if rc == ffi::SQLITE_OK {
             Ok(SQLBATCH_OK)

@@ -137,6 +137,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown prepare flags {flags:#x}")));
         }
         let (raw, tail) = prepare_raw(db, bytes, flags)?;
+        if !raw.is_null() {
+            conn.shared.adopt(raw);
+        }
         write_opt(out_tail, tail);
         let stmt = sqlbatch_stmt {
             conn: conn.shared.clone(),
@@ -188,6 +191,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_finalize(stmt: *mut sqlbatch_stmt) -> i32
         let stmt = Box::from_raw(stmt);
         // After sqlbatch_conn_close the handle was already finalized with the connection.
         if stmt.conn.is_open() && !stmt.raw.is_null() {
+            stmt.conn.release(stmt.raw);
             ffi::sqlite3_finalize(stmt.raw);
         }
         Ok(SQLBATCH_OK)
