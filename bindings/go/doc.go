@@ -26,9 +26,11 @@
 // the statement's memory, without allocating.
 //
 // Text and Blob return values that live in Go memory and stay valid after the batch: the
-// first of them in a batch copies the batch's bytes into one Go allocation, and every string
-// or slice of that batch points into it. Rows.RawBytes returns the bytes in place (C memory,
-// no copy), valid only until the next call to Next.
+// batches after a query's first are fetched straight into a Go buffer
+// (sqlbatch_stmt_fetch_into), the first is copied into one Go allocation when a Text or Blob
+// needs it, and every string or slice of a batch points into its bytes: no allocation per
+// value. Rows.RawBytes returns the bytes in place (no copy), valid only until the next call
+// to Next; memory read only that way is reused by the next batch.
 //
 // # Scripts
 //

@@ -63,13 +63,17 @@ func (t Type) String() string {
 //
 // # Memory
 //
-// A batch's TEXT and BLOB bytes live in C memory owned by the statement until the next
-// batch. RawBytes returns a slice of that memory: no copy, valid only until the next call
-// to Next or Close. Text and Blob return values in Go memory that stay valid forever: the
-// first of them in a batch copies all the batch's bytes into one Go allocation, and every
-// string or slice of that batch points into it, so reading many strings costs one
-// allocation per batch, not one per value. (A string kept for long keeps its batch's bytes
-// alive; strings.Clone it if that matters.)
+// A batch's TEXT and BLOB bytes are held by the statement until the next batch: the first
+// batch of a query in C memory, and the following ones (once a result has shown it carries
+// bytes and spans batches) in a Go buffer that the statement fetches them into directly
+// (sqlbatch_stmt_fetch_into), batch after batch. RawBytes returns a slice of that memory: no
+// copy, valid only until the next call to Next or Close. Text and Blob return values that
+// stay valid forever: the first of them in a batch makes the batch's bytes Go memory that is
+// never written again (no copy if they are already in the Go buffer, one copy otherwise),
+// and every string or slice of that batch points into it, so reading many strings costs at
+// most one allocation per batch, not one per value. A batch whose bytes were only read in
+// place is overwritten by the next one. (A string kept for long keeps the memory of its
+// batch, up to a few batches, alive; strings.Clone it if that matters.)
 type Rows struct {
 	stmt     *Stmt
 	ownsStmt bool
@@ -84,11 +88,19 @@ type Rows struct {
 	left   int     // rows of the batch after the current one
 	ncols  int
 	nrows  int
-	arena  []byte // the current batch's bytes (C memory)
-	goData []byte // a Go copy of arena, made by the first Text or Blob of the batch
-	done   bool
-	closed bool
-	err    error
+	// arena holds the current batch's TEXT and BLOB bytes: C memory owned by the statement,
+	// or (inGo) a window of the statement's Go chunk, which ends at chunkEnd. goData is the
+	// same bytes in Go memory once a Text, Blob or Values has handed some of them out: arena
+	// itself if inGo (the chunk is then kept up to chunkEnd), otherwise a copy.
+	arena    []byte
+	goData   []byte
+	inGo     bool
+	chunkEnd int
+	nums     []uint64 // boxes of the batch's numbers for Values, made by its first Values
+	lastData int      // bytes of the previous batch
+	done     bool
+	closed   bool
+	err      error
 }
 
 const cellSize = unsafe.Sizeof(capi.Value{})
@@ -119,7 +131,13 @@ func (r *Rows) fetch() bool {
 			r.done = true
 			return false
 		}
-		b, rc := s.h.Fetch(s.batchRows, DefaultBatchBytes)
+		var b capi.Batch
+		var rc int32
+		if s.chunk == nil {
+			b, rc = s.h.Fetch(s.batchRows, DefaultBatchBytes)
+		} else {
+			b, rc = r.fetchInto(s)
+		}
 		s.stepped = true
 		switch rc {
 		case capi.Row:
@@ -132,10 +150,21 @@ func (r *Rows) fetch() bool {
 			return false
 		}
 		r.ncols, r.nrows = b.NCols, b.NRows
-		r.arena, r.goData = nil, nil
+		r.arena, r.goData, r.nums, r.inGo = nil, nil, nil, false
 		if b.DataLen > 0 {
-			r.arena = unsafe.Slice(b.Data, b.DataLen)
+			if b.Data == nil {
+				// Fetched into the chunk, from s.keep on.
+				r.arena = s.chunk[s.keep : s.keep+b.DataLen : s.keep+b.DataLen]
+				r.inGo, r.chunkEnd = true, s.keep+b.DataLen
+			} else {
+				r.arena = unsafe.Slice(b.Data, b.DataLen)
+				if rc == capi.Row && s.chunk == nil {
+					// More rows follow, with bytes: fetch them straight into Go memory.
+					s.chunk, s.keep = make([]byte, chunkSize(b.DataLen, 0)), 0
+				}
+			}
 		}
+		r.lastData = b.DataLen
 		if r.nrows > 0 {
 			r.base, r.off = unsafe.Pointer(b.Cells), 0
 			r.width = r.ncols
@@ -145,6 +174,39 @@ func (r *Rows) fetch() bool {
 		}
 	}
 	return false
+}
+
+// Chunks: once a result has shown that it carries TEXT or BLOB bytes and has more than one
+// batch, its batches are fetched with sqlbatch_stmt_fetch_into straight into a Go byte slice
+// of the statement's (the chunk), one batch after the other, so that the strings and slices
+// Text, Blob and Values hand out point into the chunk with no copy. The part of the chunk
+// before s.keep holds bytes that were handed out and is never written again; a batch whose
+// bytes were not handed out is overwritten by the next one. A full chunk is dropped (the
+// values that point into it keep it alive) for a new one.
+const (
+	minChunk = 16 << 10
+	maxChunk = 128 << 10
+)
+
+// chunkSize is the size of a new chunk after batches of batchBytes, for a row of need bytes:
+// room for a few such batches, within [minChunk, maxChunk], and at least need.
+func chunkSize(batchBytes, need int) int {
+	n := min(max(4*batchBytes, minChunk), maxChunk)
+	return max(n, need)
+}
+
+// fetchInto fetches the next batch into the statement's chunk, starting a new chunk when
+// what is left of it would not hold a batch like the previous one, or not the next row.
+func (r *Rows) fetchInto(s *Stmt) (capi.Batch, int32) {
+	if len(s.chunk)-s.keep < max(r.lastData/2, 256) {
+		s.chunk, s.keep = make([]byte, chunkSize(r.lastData, 0)), 0
+	}
+	b, rc := s.h.FetchInto(s.batchRows, s.chunk[s.keep:])
+	if rc == capi.EBufferTooSmall {
+		s.chunk, s.keep = make([]byte, chunkSize(r.lastData, b.DataLen)), 0
+		b, rc = s.h.FetchInto(s.batchRows, s.chunk)
+	}
+	return b, rc
 }
 
 // Err returns the error that ended the iteration, if any.
@@ -158,7 +220,7 @@ func (r *Rows) Close() error {
 		return nil
 	}
 	r.closed = true
-	r.base, r.off, r.width, r.arena, r.goData = nil, 0, 0, nil, nil
+	r.base, r.off, r.width, r.arena, r.goData, r.nums = nil, 0, 0, nil, nil, nil
 	r.nrows, r.left = 0, 0
 	s := r.stmt
 	if r.ownsStmt {
@@ -250,10 +312,16 @@ func (r *Rows) raw(c *capi.Value) []byte {
 
 var emptyBytes = []byte{}
 
-// goBytes returns the Go copy of the current batch's bytes, making it on first use.
+// goBytes returns the current batch's bytes in Go memory, to hand out: the chunk they were
+// fetched into (which is then kept), or a copy of the C memory holding them.
 func (r *Rows) goBytes() []byte {
 	if r.goData == nil {
-		r.goData = append([]byte(nil), r.arena...)
+		if r.inGo {
+			r.goData = r.arena
+			r.stmt.keep = r.chunkEnd
+		} else {
+			r.goData = append([]byte(nil), r.arena...)
+		}
 	}
 	return r.goData
 }
@@ -311,8 +379,8 @@ func (r *Rows) blobSlow(c *capi.Value) []byte {
 }
 
 // RawBytes returns the bytes of a TEXT or BLOB column i of the current row without copying
-// them: the slice points into C memory owned by the statement and is valid only until the
-// next call to Next or Close. It returns nil for other types.
+// them: the slice points into memory owned by the statement (see Memory above) and is valid
+// only until the next call to Next or Close. It returns nil for other types.
 func (r *Rows) RawBytes(i int) []byte {
 	c := r.cell(i)
 	if c.Kind == capi.KindText || c.Kind == capi.KindBlob {
@@ -339,43 +407,64 @@ func (r *Rows) Value(i int) any {
 
 // Values stores the values of the current row's first len(dst) columns in dst, as Value
 // returns them: int64, float64, string, []byte or nil. It is the fast way to read whole rows
-// into interfaces (the database/sql driver uses it): the values are boxed from slabs the
-// connection keeps, so that a row costs no allocation of its own. It panics if dst is longer
-// than the row.
+// into interfaces (the database/sql driver uses it): the values are boxed without an
+// allocation of their own (see box.go). It panics if dst is longer than the row.
 func (r *Rows) Values(dst []any) {
-	cells := unsafe.Slice((*capi.Value)(unsafe.Add(r.base, r.off)), r.width)
-	cells = cells[:len(dst)]
-	b := &r.stmt.conn.box
-	for i := range cells {
-		c := &cells[i]
+	if len(dst) > r.width {
+		panic("sqlbatch: Values: more destinations than columns, or no current row")
+	}
+	if r.nums == nil {
+		r.nums = make([]uint64, r.nrows*r.ncols)
+	}
+	if r.goData == nil && len(r.arena) > 0 {
+		r.goBytes()
+	}
+	k := r.off / cellSize // the batch index of the row's first cell
+	fillValues(dst, unsafe.Add(r.base, r.off), unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.nums)), k*8),
+		unsafe.Pointer(unsafe.SliceData(r.goData)), &r.stmt.conn.box)
+}
+
+// fillValues is the loop of Values: row points at the row's cells, nums at its number boxes,
+// data at the batch's bytes in Go memory.
+func fillValues(dst []any, row, nums, data unsafe.Pointer, b *boxer) {
+	for i := range dst {
+		c := (*capi.Value)(unsafe.Add(row, uintptr(i)*cellSize))
+		d := (*eface)(unsafe.Pointer(&dst[i]))
 		switch c.Kind {
 		case capi.KindInteger:
-			dst[i] = b.int64(int64(c.Bits))
+			p := unsafe.Add(nums, uintptr(i)*8)
+			*(*uint64)(p) = c.Bits
+			d.typ, d.data = int64Type, p
 		case capi.KindFloat:
-			dst[i] = b.float64(math.Float64frombits(c.Bits))
+			p := unsafe.Add(nums, uintptr(i)*8)
+			*(*uint64)(p) = c.Bits
+			d.typ, d.data = float64Type, p
 		case capi.KindText:
 			if c.Len == 0 {
-				dst[i] = ""
+				d.typ, d.data = stringType, emptyString
 				continue
 			}
-			g := r.goData
-			if g == nil {
-				g = r.goBytes()
+			if b.ns == 0 {
+				b.newStrings()
 			}
-			dst[i] = b.string(unsafe.String(&g[c.Bits], int(c.Len)))
+			b.ns--
+			p := &b.strs[b.ns]
+			*p = unsafe.String((*byte)(unsafe.Add(data, c.Bits)), int(c.Len))
+			d.typ, d.data = stringType, unsafe.Pointer(p)
 		case capi.KindBlob:
 			if c.Len == 0 {
 				dst[i] = emptyBlob
 				continue
 			}
-			g := r.goData
-			if g == nil {
-				g = r.goBytes()
+			if b.nb == 0 {
+				b.newBlobs()
 			}
-			end := c.Bits + uint64(c.Len)
-			dst[i] = b.bytes(g[c.Bits:end:end])
+			b.nb--
+			p := &b.blobs[b.nb]
+			*p = unsafe.Slice((*byte)(unsafe.Add(data, c.Bits)), int(c.Len))
+			d.typ, d.data = bytesType, unsafe.Pointer(p)
 		default:
-			dst[i] = nil
+			d.typ, d.data = nil, nil
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -389,4 +390,121 @@ func TestValuesBoxesEveryType(t *testing.T) {
 		t.Fatalf("%#v", two)
 	}
 	rows.Close()
+}
+
+// Batches after the first are fetched straight into Go memory (a chunk the statement keeps
+// writing into); bytes handed out by Text, Blob or Values must never be overwritten, and
+// bytes read only through RawBytes may be.
+func TestHandedOutBytesSurviveLaterBatches(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, `CREATE TABLE v(i INTEGER PRIMARY KEY, t TEXT, b BLOB);
+		WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3000)
+		INSERT INTO v SELECT i, printf('%d:', i) || substr(hex(zeroblob(i % 700)), 1, (i * 37) % 1500),
+			CAST(printf('blob %d', i) || hex(zeroblob(i % 300)) AS BLOB) FROM k`)
+	want := func(i int64) (string, string) {
+		rows, err := c.Query("SELECT t, b FROM v WHERE i = ?", i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		rows.Next()
+		return strings.Clone(string(rows.RawBytes(0))), strings.Clone(string(rows.RawBytes(1)))
+	}
+	for _, batch := range []int{1, 7, 64, 256} {
+		s, err := c.Prepare("SELECT i, t, b FROM v ORDER BY i")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetBatchRows(batch)
+		type kept struct {
+			i    int64
+			t, b any
+		}
+		var keep []kept
+		for run := 0; run < 2; run++ {
+			rows, err := s.Query()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := 0; rows.Next(); n++ {
+				i := rows.Int64(0)
+				switch (n/batch + run) % 3 {
+				case 0: // hand out the batch's bytes
+					keep = append(keep, kept{i, rows.Text(1), rows.Blob(2)})
+				case 1: // read in place only
+					if tx := rows.RawBytes(1); !strings.HasPrefix(string(tx), fmt.Sprintf("%d:", i)) {
+						t.Fatalf("batch %d row %d: RawBytes %q", batch, i, tx)
+					}
+				case 2: // through Values
+					vals := make([]any, 3)
+					rows.Values(vals)
+					keep = append(keep, kept{i, vals[1], vals[2]})
+				}
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			rows.Close()
+		}
+		s.Close()
+		runtime.GC()
+		for _, k := range keep {
+			wt, wb := want(k.i)
+			if k.t != wt || string(k.b.([]byte)) != wb {
+				t.Fatalf("batch %d row %d: kept (%.20q, %.20q), want (%.20q, %.20q)", batch, k.i, k.t, k.b, wt, wb)
+			}
+		}
+	}
+}
+
+// A row larger than any chunk comes whole, between small ones.
+func TestRowLargerThanAChunk(t *testing.T) {
+	c := memory(t)
+	numbers(t, c, 2000)
+	mustExec(t, c, "UPDATE n SET s = s || hex(randomblob(300000)) WHERE i IN (700, 701, 1500)")
+	s, err := c.Prepare("SELECT i, s FROM n ORDER BY i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetBatchRows(100)
+	rows, _ := s.Query()
+	var texts []string
+	for rows.Next() {
+		texts = append(texts, rows.Text(1))
+	}
+	if err := rows.Err(); err != nil || len(texts) != 2000 {
+		t.Fatalf("%d rows, %v", len(texts), err)
+	}
+	for i, tx := range texts {
+		prefix := fmt.Sprintf("row %d", i+1)
+		big := i+1 == 700 || i+1 == 701 || i+1 == 1500
+		if !strings.HasPrefix(tx, prefix) || big != (len(tx) == len(prefix)+600000) || (!big && tx != prefix) {
+			t.Fatalf("row %d: %d bytes %.20q", i+1, len(tx), tx)
+		}
+	}
+}
+
+// Reading rows in place (RawBytes) makes no Go copy of their bytes: the memory they are
+// fetched into is reused from batch to batch.
+func TestRawBytesReadingReusesMemory(t *testing.T) {
+	c := memory(t)
+	numbers(t, c, 5000)
+	s, err := c.Prepare("SELECT s || hex(zeroblob(50)) FROM n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetBatchRows(64)
+	var total int
+	allocs := testing.AllocsPerRun(5, func() {
+		rows, _ := s.Query()
+		for rows.Next() {
+			total += len(rows.RawBytes(0))
+		}
+		rows.Close()
+	})
+	if allocs > 2 {
+		t.Fatalf("%.0f allocations to read 5000 rows in place", allocs)
+	}
 }

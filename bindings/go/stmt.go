@@ -40,7 +40,11 @@ type Stmt struct {
 	stepped   bool
 	batchRows int
 	rows      Rows // the Rows handed out by Query, reused
-	closed    bool
+	// chunk is the Go memory batches are fetched into (see Rows.fetchInto); bytes before
+	// keep were handed out and stay as they are.
+	chunk  []byte
+	keep   int
+	closed bool
 }
 
 func newStmt(c *Conn, h capi.Stmt, sql string) *Stmt {
@@ -58,6 +62,7 @@ func (s *Stmt) Close() error {
 	s.closed = true
 	s.h.Finalize()
 	s.h = capi.Stmt{}
+	s.chunk = nil
 	return nil
 }
 
