@@ -131,6 +131,10 @@ func (r *Rows) fetch() bool {
 			r.done = true
 			return false
 		}
+		if !s.stepped {
+			// The first step of a run may recompile the statement (see Stmt.Columns).
+			s.colsFresh = false
+		}
 		var b capi.Batch
 		var rc int32
 		if s.chunk == nil {

@@ -29,10 +29,15 @@ type Column struct {
 // Stmt is a prepared statement. Like its Conn, it is used by one goroutine at a time.
 // Close it when done.
 type Stmt struct {
-	conn      *Conn
-	h         capi.Stmt
-	sql       string
-	cols      []Column // nil until Columns is first called
+	conn *Conn
+	h    capi.Stmt
+	sql  string
+	// cols is the result columns as last read; colsFresh says no run can have recompiled the
+	// statement since (SQLite recompiles a statement whose schema changed when it next steps
+	// it, and the columns may change with it).
+	cols      []Column
+	colsFresh bool
+	colBytes  []capi.ColumnBytes
 	params    []string // nil until the parameter names are first needed
 	hasParams bool
 	// stepped is set once the statement has been fetched since it was last reset or bound,
@@ -92,18 +97,44 @@ func (s *Stmt) SetBatchRows(n int) {
 
 // Columns returns the result columns of the statement. The slice is cached and must not
 // be modified.
+//
+// After a schema change SQLite recompiles a statement when it next runs it, which can change
+// its columns (SELECT * of a table that gained a column, a column whose declared type
+// changed): Columns says what the statement returns from the first Next (or Exec) of that
+// run on. The same slice comes back as long as nothing changed.
 func (s *Stmt) Columns() []Column {
-	if s.cols == nil && !s.closed {
-		cs, rc := s.h.Columns()
-		if rc != capi.OK {
-			return nil
-		}
-		s.cols = make([]Column, len(cs))
-		for i, c := range cs {
-			s.cols[i] = Column(c)
-		}
+	if !s.colsFresh && !s.closed {
+		s.refreshColumns()
 	}
 	return s.cols
+}
+
+// refreshColumns reads the columns again, keeping s.cols (and its strings) where nothing
+// changed, so that a statement run again and again does not allocate for them.
+func (s *Stmt) refreshColumns() {
+	cb, rc := s.h.ColumnsBytes(s.colBytes)
+	s.colBytes = cb
+	if rc != capi.OK {
+		return
+	}
+	s.colsFresh = true
+	same := len(cb) == len(s.cols) && s.cols != nil
+	for i := 0; same && i < len(cb); i++ {
+		c, o := &cb[i], &s.cols[i]
+		same = string(c.Name) == o.Name && string(c.DeclType) == o.DeclType && string(c.Database) == o.Database &&
+			string(c.Table) == o.Table && string(c.Origin) == o.Origin
+	}
+	if same {
+		return
+	}
+	cols := make([]Column, len(cb))
+	for i := range cb {
+		cols[i] = Column{
+			Name: string(cb[i].Name), DeclType: string(cb[i].DeclType), Database: string(cb[i].Database),
+			Table: string(cb[i].Table), Origin: string(cb[i].Origin),
+		}
+	}
+	s.cols = cols
 }
 
 // ColumnCount returns the number of result columns.
@@ -329,7 +360,7 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 		}
 	}
 	r, rc := s.h.ExecuteMany(p.vals, 1, p.Len(), p.data)
-	s.stepped = false
+	s.stepped, s.colsFresh = false, false
 	if rc != capi.OK {
 		return Result{}, s.err(rc)
 	}
@@ -346,7 +377,7 @@ func (s *Stmt) ExecParams(p *Params) (Result, error) {
 		return Result{}, p.err
 	}
 	r, rc := s.h.ExecuteMany(p.vals, 1, p.Len(), p.data)
-	s.stepped = false
+	s.stepped, s.colsFresh = false, false
 	if rc != capi.OK {
 		return Result{}, s.err(rc)
 	}
@@ -395,7 +426,7 @@ func (s *Stmt) ExecMany(p *Params) (WriteResult, error) {
 			fmt.Sprintf("%d values do not make whole rows of %d parameters", p.Len(), n))
 	}
 	r, rc := s.h.ExecuteMany(p.vals, p.Len()/n, n, p.data)
-	s.stepped = false
+	s.stepped, s.colsFresh = false, false
 	res := WriteResult{Rows: int(r.Rows), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}
 	if rc != capi.OK {
 		return res, s.err(rc)

@@ -215,3 +215,40 @@ func TestClosedStatement(t *testing.T) {
 		t.Error("Exec on a closed statement")
 	}
 }
+
+// After a schema change SQLite recompiles the statement on its next run; Columns follows from
+// that run's first Next, and returns the very same slice while nothing changes.
+func TestColumnsFollowSchemaChanges(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(a INTEGER, b TEXT); INSERT INTO t VALUES (1, 'x')")
+	s, err := c.Prepare("SELECT * FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	cols := s.Columns()
+	run := func() *sqlbatch.Rows {
+		rows, err := s.Query()
+		if err != nil || !rows.Next() {
+			t.Fatalf("%v %v", err, rows.Err())
+		}
+		return rows
+	}
+	rows := run()
+	if got := s.Columns(); len(got) != 2 || &got[0] != &cols[0] {
+		t.Fatalf("columns changed without a schema change: %v", got)
+	}
+	rows.Close()
+	mustExec(t, c, "ALTER TABLE t ADD COLUMN c DATETIME DEFAULT 5")
+	rows = run()
+	if got := rows.Columns(); len(got) != 3 || got[2].Name != "c" || got[2].DeclType != "DATETIME" || rows.Int64(2) != 5 {
+		t.Fatalf("after ADD COLUMN: %+v", got)
+	}
+	rows.Close()
+	mustExec(t, c, "DROP TABLE t; CREATE TABLE t(a REAL, b BLOB); INSERT INTO t VALUES (1.5, x'00')")
+	rows = run()
+	if got := rows.Columns(); len(got) != 2 || got[0].DeclType != "REAL" || got[1].DeclType != "BLOB" {
+		t.Fatalf("after re-creating the table: %+v", got)
+	}
+	rows.Close()
+}

@@ -26,6 +26,7 @@ type Conn struct {
 	c      *sqlbatch.Conn
 	cfg    *Config
 	params sqlbatch.Params // argument encoding, reused (a connection is used by one goroutine at a time)
+	cache  *stmtCache      // recent statements of Query and Exec; nil if turned off
 	// inTx is set between BeginTx and the end of its transaction.
 	inTx bool
 	// queryOnlySet is set while a read-only transaction has PRAGMA query_only on.
@@ -54,6 +55,7 @@ func (c *Conn) Raw() *sqlbatch.Conn { return c.c }
 // Close closes the connection (database/sql calls it; do not call it from Raw).
 func (c *Conn) Close() error {
 	c.closed = true
+	c.cache.closeAll()
 	return c.c.Close()
 }
 
@@ -230,10 +232,29 @@ func (r result) RowsAffected() (int64, error) { return r.changes, nil }
 // ExecContext runs query, which may hold many statements, with its arguments, in one call
 // into C (sqlbatch.Conn.ExecScriptParams). Positional arguments are consumed in order
 // across the statements; named ones go to every parameter of their name. RowsAffected is
-// summed over the statements.
+// summed over the statements. A single statement is kept in the connection's statement
+// cache and run from there the next time (also in one call into C).
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if c.cache.cacheable(query) {
+		e := c.cache.get(query)
+		if e == nil {
+			// Learn whether query is one statement. A text that does not compile goes to
+			// the script path below, which reports the error as it always does.
+			if s, tail, err := c.c.PrepareTail(query, sqlbatch.PreparePersistent); err == nil {
+				if isBlank(tail) {
+					e = c.cache.put(query, s)
+				} else {
+					s.Close()
+					e = c.cache.put(query, nil)
+				}
+			}
+		}
+		if e != nil && e.s != nil && !e.busy {
+			return c.execStmt(ctx, e.s, query, args)
+		}
 	}
 	p, err := c.encodeAll(args)
 	if err != nil {
@@ -248,18 +269,54 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	return result{lastID: r.LastInsertRowID, changes: r.Changes}, nil
 }
 
+// execStmt binds args to the single statement s and runs it, in one call into C.
+func (c *Conn) execStmt(ctx context.Context, s *sqlbatch.Stmt, query string, args []driver.NamedValue) (driver.Result, error) {
+	p, used, err := c.encodeFor(s, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	if positionalLeft(args, used) {
+		return nil, &sqlbatch.Error{Code: sqlbatch.ErrParamCount, ExtendedCode: sqlbatch.ErrParamCount,
+			Msg: "too many arguments", Offset: -1, StatementIndex: -1, StatementOffset: -1, RowIndex: -1, Query: query}
+	}
+	stop := c.watch(ctx)
+	r, err := s.ExecParams(p)
+	stop()
+	if err != nil {
+		return nil, ctxErr(ctx, err)
+	}
+	return result{lastID: r.LastInsertRowID, changes: r.Changes}, nil
+}
+
 // QueryContext prepares and runs query and returns its rows. If query holds several
 // statements, the ones before the last are run to completion first (as mattn/go-sqlite3
 // does), each taking its share of the positional arguments, and the rows are the last one's.
+// A single statement is kept in the connection's statement cache and reused from there.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if e := c.cache.get(query); e != nil && e.s != nil && !e.busy {
+		return c.queryStmt(ctx, e.s, query, args, 0, &e.held)
+	}
 	start := 0
-	for {
-		s, tail, err := c.c.PrepareTail(query, 0)
+	for first := true; ; first = false {
+		flags := sqlbatch.PrepareFlags(0)
+		if first && c.cache.cacheable(query) {
+			flags = sqlbatch.PreparePersistent
+		}
+		s, tail, err := c.c.PrepareTail(query, flags)
 		if err != nil {
 			return nil, err
+		}
+		if isBlank(tail) {
+			var h *held
+			if first && c.cache.cacheable(query) {
+				if e := c.cache.get(query); e == nil || !e.busy {
+					h = &c.cache.put(query, s).held
+				}
+			}
+			return c.queryStmt(ctx, s, query, args, start, h)
 		}
 		p, used, err := c.encodeFor(s, args, start)
 		if err != nil {
@@ -267,19 +324,6 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 			return nil, err
 		}
 		start += used
-		if isBlank(tail) {
-			if positionalLeft(args, start) {
-				s.Close()
-				return nil, fmt.Errorf("sqlbatch: too many arguments for %q", query)
-			}
-			if s.ParamCount() > 0 {
-				if err := s.BindParams(p); err != nil {
-					s.Close()
-					return nil, err
-				}
-			}
-			return c.newRows(ctx, s, true, nil)
-		}
 		stop := c.watch(ctx)
 		_, err = s.ExecParams(p)
 		stop()
@@ -289,6 +333,30 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		}
 		query = tail
 	}
+}
+
+// queryStmt binds the arguments from args[start] on to s and returns its rows. h is the
+// held statement s belongs to, or nil if the rows are to finalize s.
+func (c *Conn) queryStmt(ctx context.Context, s *sqlbatch.Stmt, query string, args []driver.NamedValue, start int, h *held) (driver.Rows, error) {
+	fail := func(err error) (driver.Rows, error) {
+		if h == nil {
+			s.Close()
+		}
+		return nil, err
+	}
+	p, used, err := c.encodeFor(s, args, start)
+	if err != nil {
+		return fail(err)
+	}
+	if positionalLeft(args, start+used) {
+		return fail(fmt.Errorf("sqlbatch: too many arguments for %q", query))
+	}
+	if s.ParamCount() > 0 {
+		if err := s.BindParams(p); err != nil {
+			return fail(err)
+		}
+	}
+	return c.newRows(ctx, s, h)
 }
 
 // PrepareContext prepares query. A query holding several statements makes a statement
@@ -301,7 +369,7 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	if err != nil {
 		return nil, err
 	}
-	st := &stmt{conn: c, s: s, query: query}
+	st := &stmt{held: held{s: s}, conn: c, query: query}
 	if !isBlank(tail) {
 		st.script = true
 	}

@@ -78,6 +78,9 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	conn := &Conn{c: raw, cfg: cfg}
+	if cfg.StmtCacheSize > 0 {
+		conn.cache = newStmtCache(cfg.StmtCacheSize)
+	}
 	fail := func(err error) (driver.Conn, error) {
 		raw.Close()
 		return nil, err

@@ -36,6 +36,10 @@ type Config struct {
 	// BatchRows is how many rows a query fetches per call into C (_batch_rows; default
 	// sqlbatch.DefaultBatchRows).
 	BatchRows int
+	// StmtCacheSize is how many statements of Query and Exec calls each connection keeps
+	// prepared, by SQL text, to run them again without preparing them (_stmt_cache; default
+	// DefaultStmtCacheSize; 0 turns the cache off).
+	StmtCacheSize int
 	// QueryOnly is whether PRAGMA query_only is on for the connection (_query_only), so that
 	// read-only transactions restore it.
 	QueryOnly bool
@@ -46,11 +50,12 @@ type Config struct {
 // the options. Unknown options are ignored, as by mattn/go-sqlite3 (and by SQLite in URIs).
 func ParseDSN(dsn string) (*Config, error) {
 	cfg := &Config{
-		Path:        dsn,
-		URI:         strings.HasPrefix(dsn, "file:"),
-		BusyTimeout: 5 * time.Second,
-		TxLock:      "BEGIN",
-		BatchRows:   sqlbatch.DefaultBatchRows,
+		Path:          dsn,
+		URI:           strings.HasPrefix(dsn, "file:"),
+		BusyTimeout:   5 * time.Second,
+		TxLock:        "BEGIN",
+		BatchRows:     sqlbatch.DefaultBatchRows,
+		StmtCacheSize: DefaultStmtCacheSize,
 	}
 	var (
 		pragmas   []string
@@ -126,6 +131,13 @@ func ParseDSN(dsn string) (*Config, error) {
 				return nil, fmt.Errorf("sqlbatch: invalid _batch_rows: %q, expecting a positive integer", v)
 			}
 			cfg.BatchRows = n
+		}
+		if v := get("_stmt_cache"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("sqlbatch: invalid _stmt_cache: %q, expecting a number of statements (0: none)", v)
+			}
+			cfg.StmtCacheSize = n
 		}
 		if v := get("_auto_vacuum", "_vacuum"); v != "" {
 			switch strings.ToLower(v) {

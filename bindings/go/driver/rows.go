@@ -33,15 +33,45 @@ func conversionOf(declType string) conversion {
 	return convNone
 }
 
+// rowsMeta is what rows need to know about the columns of a statement: their names, and
+// what Next converts in each. It is kept with a statement the connection holds and made
+// again only when the statement's columns change (a schema change recompiled it).
+type rowsMeta struct {
+	cols  []sqlbatch.Column // the columns it was made from (the same slice while they do not change)
+	names []string
+	convs []conversion // nil when no column converts
+}
+
+func (m *rowsMeta) update(cols []sqlbatch.Column) {
+	if m.names != nil && len(cols) == len(m.cols) && (len(cols) == 0 || &cols[0] == &m.cols[0]) {
+		return
+	}
+	m.cols = cols
+	m.names = make([]string, len(cols))
+	m.convs = nil
+	for i, col := range cols {
+		m.names[i] = col.Name
+		if conv := conversionOf(col.DeclType); conv != convNone {
+			if m.convs == nil {
+				m.convs = make([]conversion, len(cols))
+			}
+			m.convs[i] = conv
+		}
+	}
+}
+
 // rows serves database/sql's Rows.Next from the batches of a sqlbatch.Rows.
 type rows struct {
-	conn   *Conn
-	s      *sqlbatch.Stmt
-	r      *sqlbatch.Rows
-	ctx    context.Context
-	stop   func()
-	owns   bool  // finalize s on Close
-	parent *stmt // the prepared statement s belongs to, if any
+	conn *Conn
+	s    *sqlbatch.Stmt
+	r    *sqlbatch.Rows
+	ctx  context.Context
+	stop func()
+	// h is the held statement s belongs to (a prepared or cached one); nil if the rows own s
+	// and finalize it on Close.
+	h *held
+	// primed says that the current row of r was fetched (by newRows) but not yet returned.
+	primed bool
 	convs  []conversion
 	loc    *time.Location
 	names  []string
@@ -55,38 +85,47 @@ var (
 	_ driver.RowsColumnTypeScanType         = (*rows)(nil)
 )
 
-func (c *Conn) newRows(ctx context.Context, s *sqlbatch.Stmt, owns bool, parent *stmt) (*rows, error) {
+// newRows runs s, bound already, and returns its rows. The first batch is fetched here, not
+// in the first Next: SQLite recompiles a statement whose schema changed when it first steps
+// it, and only then are its columns (their number, their declared types) known for sure.
+// An error of that first step is returned here. h is the held statement s belongs to, or
+// nil if the rows are to finalize s.
+func (c *Conn) newRows(ctx context.Context, s *sqlbatch.Stmt, h *held) (*rows, error) {
 	s.SetBatchRows(c.cfg.BatchRows)
 	lr, err := s.Query()
 	if err != nil {
-		if owns {
+		if h == nil {
 			s.Close()
 		}
 		return nil, err
 	}
-	r := &rows{conn: c, s: s, r: lr, ctx: ctx, owns: owns, parent: parent, loc: c.cfg.Loc}
-	for i, col := range s.Columns() {
-		if conv := conversionOf(col.DeclType); conv != convNone {
-			if r.convs == nil {
-				r.convs = make([]conversion, len(s.Columns()))
-			}
-			r.convs[i] = conv
-		}
-	}
-	if parent != nil {
-		parent.busy = true
+	r := &rows{conn: c, s: s, r: lr, ctx: ctx, h: h, loc: c.cfg.Loc}
+	if h != nil {
+		h.busy = true
 	}
 	r.stop = c.watch(ctx)
+	r.primed = lr.Next()
+	if !r.primed {
+		if err := lr.Err(); err != nil {
+			r.Close()
+			return nil, ctxErr(ctx, err)
+		}
+	}
+	var m *rowsMeta
+	if h != nil {
+		m = &h.meta
+	} else {
+		m = new(rowsMeta)
+	}
+	m.update(s.Columns())
+	r.convs = m.convs
+	// database/sql hands the names to its caller, who may change them: a copy of our own.
+	r.names = append([]string(nil), m.names...)
 	return r, nil
 }
 
 // Columns returns the column names.
-func (r *rows) Columns() []string {
-	if r.names == nil {
-		r.names = r.s.ColumnNames()
-	}
-	return r.names
-}
+func (r *rows) Columns() []string { return r.names }
 
 // Close ends the rows; the statement is rewound (or finalized if the query made it).
 func (r *rows) Close() error {
@@ -96,12 +135,11 @@ func (r *rows) Close() error {
 	r.closed = true
 	err := r.r.Close()
 	r.stop()
-	if r.owns {
+	if h := r.h; h == nil {
 		r.s.Close()
-	}
-	if p := r.parent; p != nil {
-		p.busy = false
-		if p.closed {
+	} else {
+		h.busy = false
+		if h.drop {
 			r.s.Close()
 		}
 	}
@@ -109,12 +147,14 @@ func (r *rows) Close() error {
 }
 
 // Next fills dest with the next row, from the current batch: a call into C happens only
-// when the batch is used up. TEXT becomes a string and BLOB a []byte pointing into one Go
-// copy of the batch's bytes (no allocation per value); columns declared DATE, DATETIME or
+// when the batch is used up. TEXT becomes a string and BLOB a []byte pointing into the
+// batch's bytes in Go memory (no allocation per value); columns declared DATE, DATETIME or
 // TIMESTAMP give time.Time and BOOLEAN gives bool, as with mattn/go-sqlite3.
 func (r *rows) Next(dest []driver.Value) error {
 	lr := r.r
-	if !lr.Next() {
+	if r.primed {
+		r.primed = false
+	} else if !lr.Next() {
 		if err := lr.Err(); err != nil {
 			return ctxErr(r.ctx, err)
 		}

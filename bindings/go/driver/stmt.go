@@ -3,20 +3,15 @@ package driver
 import (
 	"context"
 	"database/sql/driver"
-
-	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
 )
 
 // stmt is a prepared statement of the driver.
 type stmt struct {
+	held
 	conn  *Conn
-	s     *sqlbatch.Stmt
 	query string
 	// script is set when query holds several statements: Exec runs them all as a script.
 	script bool
-	// busy is set while Rows of s are open; a Query meanwhile (possible inside a Tx)
-	// prepares a statement of its own instead of rewinding s under the open Rows.
-	busy   bool
 	closed bool
 }
 
@@ -31,11 +26,8 @@ func (s *stmt) Close() error {
 		return nil
 	}
 	s.closed = true
-	if s.busy {
-		// The open Rows finalizes it when it closes.
-		return nil
-	}
-	return s.s.Close()
+	s.release()
+	return nil
 }
 
 // NumInput returns the number of parameters (so database/sql checks the argument count),
@@ -116,5 +108,5 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 			return nil, err
 		}
 	}
-	return c.newRows(ctx, s.s, false, s)
+	return c.newRows(ctx, s.s, &s.held)
 }

@@ -332,11 +332,6 @@ func (s Stmt) FetchInto(maxRows int, buf []byte) (Batch, int32) {
 	return out, int32(rc)
 }
 
-// Column is a Go copy of sqlbatch_column.
-type Column struct {
-	Name, DeclType, Database, Table, Origin string
-}
-
 func gostr(s C.sqlbatch_str) string {
 	if s.ptr == nil {
 		return ""
@@ -344,25 +339,33 @@ func gostr(s C.sqlbatch_str) string {
 	return C.GoStringN(s.ptr, C.int(s.len))
 }
 
-// Columns is sqlbatch_stmt_columns, copied into Go memory.
-func (s Stmt) Columns() ([]Column, int32) {
+// ColumnBytes is the metadata of one result column as it is in C memory (nil where there is
+// no string), valid until the next Columns or ColumnsBytes call on the statement.
+type ColumnBytes struct {
+	Name, DeclType, Database, Table, Origin []byte
+}
+
+func cbytes(s C.sqlbatch_str) []byte {
+	if s.ptr == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(s.ptr)), int(s.len))
+}
+
+// ColumnsBytes is sqlbatch_stmt_columns without copying: dst[:0] filled with views of the
+// statement's C memory.
+func (s Stmt) ColumnsBytes(dst []ColumnBytes) ([]ColumnBytes, int32) {
 	var p *C.sqlbatch_column
 	var n C.size_t
 	rc := C.sqlbatch_stmt_columns(s.p, &p, &n)
 	if rc != OK {
-		return nil, int32(rc)
+		return dst[:0], int32(rc)
 	}
-	cols := make([]Column, int(n))
-	for i, c := range unsafe.Slice(p, int(n)) {
-		cols[i] = Column{
-			Name:     gostr(c.name),
-			DeclType: gostr(c.decl_type),
-			Database: gostr(c.database),
-			Table:    gostr(c.table),
-			Origin:   gostr(c.origin),
-		}
+	dst = dst[:0]
+	for _, c := range unsafe.Slice(p, int(n)) {
+		dst = append(dst, ColumnBytes{cbytes(c.name), cbytes(c.decl_type), cbytes(c.database), cbytes(c.table), cbytes(c.origin)})
 	}
-	return cols, OK
+	return dst, OK
 }
 
 // ColumnNotNull is sqlbatch_stmt_column_not_null: 1 NOT NULL, 0 nullable, -1 unknown.
