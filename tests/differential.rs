@@ -3,6 +3,12 @@
 //! must equal a plain per-column `sqlite3_column_*` read of the same rows; bulk insert must store
 //! what a per-row insert loop stores; script exec must do what `sqlite3_exec` does.
 //!
+//! Values cover every storage class, i64 extremes, NaN, ±inf, -0.0, random unicode, embedded
+//! NUL, empty and large text and blobs, and NULL, with types mixed within each column (the
+//! tests assert that they are). Scripts with random parameters (positional and named) run
+//! against a per-statement loop over plain SQLite, and bound parameters read back through
+//! the batched fetch against `sqlite3_column_*`.
+//!
 //! Deterministic (seeded); one test per binary section because direct reads are switched
 //! process-wide. Set SQLBATCH_DIFF_SCALE=10 for a longer run.
 
@@ -216,6 +222,8 @@ fn fetch_bulk_insert_and_script_exec_agree_with_plain_sqlite() {
     let mut r = Rng(0x5eed_1234_abcd_0001);
     let mut cells = 0usize;
     let mut round = 0;
+    let (mut mixed_columns, mut columns) = (0usize, 0usize);
+    let mut kinds = [0usize; 5];
     while cells < 1_000_000 * scale() {
         round += 1;
         let path = temp_db(&format!("fetch{round}"));
@@ -231,6 +239,16 @@ fn fetch_bulk_insert_and_script_exec_agree_with_plain_sqlite() {
         native.exec("COMMIT");
         let want = native.rows("SELECT * FROM t ORDER BY rowid");
         cells += nrows * ncols;
+        for c in 0..ncols {
+            let mut seen = [false; 5];
+            for row in &want {
+                let k = kind_of(&row[c]);
+                seen[k] = true;
+                kinds[k] += 1;
+            }
+            columns += 1;
+            mixed_columns += (seen.iter().filter(|&&x| x).count() > 1) as usize;
+        }
 
         // The batched fetch, with batch sizes and bounds from tiny to unbounded.
         let conn = Conn::open(&path);
@@ -284,7 +302,21 @@ fn fetch_bulk_insert_and_script_exec_agree_with_plain_sqlite() {
         drop(native);
         let _ = std::fs::remove_file(&path);
     }
-    eprintln!("compared {cells} random cells");
+    eprintln!(
+        "compared {cells} random cells (NULL/INTEGER/REAL/TEXT/BLOB: {kinds:?}); {mixed_columns} of {columns} columns mix storage classes"
+    );
+    assert!(kinds.iter().all(|&k| k > cells / 20), "every storage class is well represented");
+    assert!(mixed_columns * 10 > columns * 9, "types are mixed within columns");
+}
+
+fn kind_of(v: &Val) -> usize {
+    match v {
+        Val::Null => 0,
+        Val::Int(_) => 1,
+        Val::Float(_) => 2,
+        Val::Text(_) => 3,
+        Val::Blob(_) => 4,
+    }
 }
 
 /// A literal that SQL reads back as `v`, or None where SQL has no literal for it (NaN).
@@ -344,4 +376,245 @@ fn script_exec_does_what_sqlite3_exec_does() {
         let sql = "SELECT rowid, * FROM s ORDER BY rowid";
         assert_eq!(conn.rows(sql), native.rows(sql), "round {round}");
     }
+}
+
+/// Binds `v` to parameter `i` of a raw statement, as a plain SQLite user would.
+unsafe fn bind_native(s: *mut sq::sqlite3_stmt, i: c_int, v: &Val) -> c_int {
+    match v {
+        Val::Null => sq::sqlite3_bind_null(s, i),
+        Val::Int(x) => sq::sqlite3_bind_int64(s, i, *x),
+        Val::Float(b) => sq::sqlite3_bind_double(s, i, f64::from_bits(*b)),
+        Val::Text(t) => {
+            sq::sqlite3_bind_text(s, i, t.as_ptr().cast(), t.len() as c_int, sq::SQLITE_TRANSIENT())
+        }
+        Val::Blob(b) if b.is_empty() => sq::sqlite3_bind_zeroblob(s, i, 0),
+        Val::Blob(b) => {
+            sq::sqlite3_bind_blob(s, i, b.as_ptr().cast(), b.len() as c_int, sq::SQLITE_TRANSIENT())
+        }
+    }
+}
+
+/// What `sqlbatch_conn_exec` is specified to do, over plain SQLite: prepare each statement at
+/// the tail of the last, bind `:name` parameters from `named` and every other parameter from
+/// the next positional value, and step it to the end. Returns (status, statements run,
+/// parameters bound by the statements that ran).
+fn exec_reference(db: &Native, script: &str, positional: &[Val], named: &[(String, Val)]) -> (i32, u64, u64) {
+    let sql = CString::new(script).unwrap();
+    let (mut tail, mut next, mut ran, mut used) = (sql.as_ptr(), 0usize, 0u64, 0u64);
+    unsafe {
+        while *tail != 0 {
+            let mut s = ptr::null_mut();
+            let mut rest = ptr::null();
+            let rc = sq::sqlite3_prepare_v2(db.0, tail, -1, &mut s, &mut rest);
+            if rc != sq::SQLITE_OK {
+                return (sq::sqlite3_extended_errcode(db.0), ran, used);
+            }
+            tail = rest;
+            if s.is_null() {
+                continue;
+            }
+            let n = sq::sqlite3_bind_parameter_count(s);
+            for i in 1..=n {
+                let name = sq::sqlite3_bind_parameter_name(s, i);
+                let name = if name.is_null() { "" } else { CStr::from_ptr(name).to_str().unwrap() };
+                let v = if name.starts_with(':') && !named.is_empty() {
+                    named.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+                } else {
+                    next += 1;
+                    positional.get(next - 1)
+                };
+                let Some(v) = v else {
+                    sq::sqlite3_finalize(s);
+                    return (SQLBATCH_E_PARAM_COUNT, ran, used);
+                };
+                assert_eq!(bind_native(s, i, v), sq::SQLITE_OK);
+            }
+            let rc = loop {
+                match sq::sqlite3_step(s) {
+                    sq::SQLITE_ROW => continue,
+                    sq::SQLITE_DONE => break sq::SQLITE_OK,
+                    _ => break sq::sqlite3_extended_errcode(db.0),
+                }
+            };
+            sq::sqlite3_finalize(s);
+            if rc != sq::SQLITE_OK {
+                return (rc, ran, used);
+            }
+            // Only statements that ran to completion count (sqlbatch_exec_result).
+            ran += 1;
+            used += n as u64;
+        }
+    }
+    (if next < positional.len() { SQLBATCH_E_PARAM_COUNT } else { SQLBATCH_OK }, ran, used)
+}
+
+/// Every table of a database, read through `read`.
+fn dump(read: impl Fn(&str) -> Vec<Vec<Val>>) -> Vec<Vec<Vec<Val>>> {
+    let tables = read("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
+    let mut out = vec![tables.clone()];
+    for t in tables {
+        let Val::Text(name) = &t[0] else { panic!() };
+        out.push(read(&format!("SELECT rowid, * FROM \"{}\" ORDER BY rowid", String::from_utf8_lossy(name))));
+    }
+    out
+}
+
+#[test]
+fn scripts_with_random_parameters_over_random_schemas_match_a_per_statement_loop() {
+    let mut r = Rng(0x5eed_0000_9a7a_0003);
+    let mut bound = 0u64;
+    let mut failed = 0;
+    for round in 0..60 * scale() {
+        // A random schema: 1-3 tables of 1-8 columns, random declared types, some UNIQUE or
+        // NOT NULL (so that some scripts fail midway), some STRICT-free affinity mixes.
+        let ntables = 1 + r.below(3) as usize;
+        let mut schema = String::new();
+        let mut shapes = Vec::new();
+        for ti in 0..ntables {
+            let ncols = 1 + r.below(8) as usize;
+            let cols: Vec<String> = (0..ncols)
+                .map(|ci| {
+                    let constraint = match r.below(40) {
+                        0 => " UNIQUE",
+                        1 => " NOT NULL",
+                        _ => "",
+                    };
+                    format!("c{ci} {}{constraint}", DECLS[r.below(7) as usize])
+                })
+                .collect();
+            schema.push_str(&format!("CREATE TABLE t{ti}({});\n", cols.join(", ")));
+            shapes.push(ncols);
+        }
+        // A script of random statements taking positional (?) and named (:pN) parameters.
+        let use_names = r.below(3) == 0;
+        let mut script = schema.clone();
+        let mut positional = Vec::new();
+        let named: Vec<(String, Val)> = if use_names {
+            (0..4).map(|i| (format!(":p{i}"), random_value(&mut r))).collect()
+        } else {
+            vec![]
+        };
+        let param = |r: &mut Rng, positional: &mut Vec<Val>| -> String {
+            if use_names && r.below(4) == 0 {
+                format!(":p{}", r.below(4))
+            } else {
+                positional.push(random_value(r));
+                "?".into()
+            }
+        };
+        for k in 0..1 + r.below(400) {
+            let ti = r.below(ntables as u64) as usize;
+            let ncols = shapes[ti];
+            match r.below(10) {
+                0 => {
+                    let (a, b) = (param(&mut r, &mut positional), param(&mut r, &mut positional));
+                    script.push_str(&format!(
+                        "UPDATE t{ti} SET c{} = {a} WHERE rowid % 5 = {} OR c0 IS {b};\n",
+                        r.below(ncols as u64),
+                        k % 5
+                    ));
+                }
+                1 => {
+                    let a = param(&mut r, &mut positional);
+                    script.push_str(&format!("DELETE FROM t{ti} WHERE c0 = {a};\n"));
+                }
+                2 => {
+                    let a = param(&mut r, &mut positional);
+                    script.push_str(&format!("SELECT count(*), typeof({a}) FROM t{ti}; -- read\n"));
+                }
+                _ => {
+                    let marks: Vec<String> = (0..ncols).map(|_| param(&mut r, &mut positional)).collect();
+                    script.push_str(&format!(
+                        "INSERT INTO t{ti} VALUES ({}); /* row {k} */\n",
+                        marks.join(", ")
+                    ));
+                }
+            }
+        }
+        // Now and then one value too few or too many.
+        match r.below(12) {
+            0 if !positional.is_empty() => {
+                positional.pop();
+            }
+            1 => positional.push(Val::Int(1)),
+            _ => {}
+        }
+        let native = Native::open(":memory:");
+        let (want_rc, want_ran, want_used) = exec_reference(&native, &script, &positional, &named);
+
+        let conn = Conn::memory();
+        let mut p = Params::default();
+        let mut names = Vec::new();
+        for v in &positional {
+            p.push(v);
+            names.push(sqlbatch_value::NULL);
+        }
+        for (n, v) in &named {
+            p.push(v);
+            let at = p.data.len() as u64;
+            p.data.extend_from_slice(n.as_bytes());
+            names.push(sqlbatch_value::bytes(SQLBATCH_TEXT, at, n.len() as u32));
+        }
+        let mut res = sqlbatch_exec_result::default();
+        let rc = unsafe {
+            sqlbatch_conn_exec(
+                conn.0,
+                script.as_ptr().cast(),
+                script.len(),
+                p.values.as_ptr(),
+                if use_names { names.as_ptr() } else { ptr::null() },
+                p.values.len(),
+                p.data.as_ptr(),
+                p.data.len(),
+                &mut res,
+            )
+        };
+        assert_eq!(rc, want_rc, "round {round}: {}", conn.error().1);
+        assert_eq!((res.statements, res.params_used), (want_ran, want_used), "round {round}");
+        let mut total = 0;
+        unsafe { sqlbatch_conn_total_changes(conn.0, &mut total) };
+        assert_eq!(total, unsafe { sq::sqlite3_total_changes64(native.0) }, "round {round}");
+        assert_eq!(dump(|q| conn.rows(q)), dump(|q| native.rows(q)), "round {round}");
+        bound += res.params_used;
+        failed += (rc != SQLBATCH_OK) as usize;
+    }
+    eprintln!(
+        "scripts: {bound} random parameters bound; {failed} of {} scripts failed midway as the reference did",
+        60 * scale()
+    );
+    assert!(failed > 0 && bound > 10_000);
+}
+
+#[test]
+fn bound_parameters_read_back_through_the_batched_fetch() {
+    let mut r = Rng(0x5eed_0000_b1bd_0004);
+    let conn = Conn::memory();
+    let native = Native::open(":memory:");
+    let mut cells = 0;
+    for round in 0..300 * scale() {
+        let n = 1 + r.below(40) as usize;
+        let vals: Vec<Val> = (0..n).map(|_| random_value(&mut r)).collect();
+        // Each parameter read back directly, and through an expression that keeps its type.
+        let cols: Vec<String> =
+            (1..=n).map(|i| if i % 3 == 0 { format!("+?{i}") } else { format!("?{i}") }).collect();
+        let sql = format!("SELECT {} UNION ALL SELECT {}", cols.join(", "), cols.join(", "));
+        let s = conn.prepare(&sql);
+        let p = Params::of(&vals);
+        assert_eq!(s.bind(&p.values, &p.data), SQLBATCH_OK);
+        let got = s.all(1 + r.below(3) as usize, r.below(1 << 12) as usize);
+        let ns = native.prepare(&sql);
+        for (i, v) in vals.iter().enumerate() {
+            assert_eq!(unsafe { bind_native(ns, i as c_int + 1, v) }, sq::SQLITE_OK);
+        }
+        let mut want = Vec::new();
+        unsafe {
+            while sq::sqlite3_step(ns) == sq::SQLITE_ROW {
+                want.push((0..n as c_int).map(|c| column(ns, c)).collect::<Vec<_>>());
+            }
+            sq::sqlite3_finalize(ns);
+        }
+        assert_eq!(got, want, "round {round}");
+        cells += 2 * n;
+    }
+    eprintln!("bound parameters: {cells} cells compared");
 }
