@@ -535,10 +535,43 @@ bufferTests = TestList
       T.all (== 'é') t @?= True
   ]
 
--- | Streaming a 1,000,000-row result keeps memory flat.
+-- | The resident set size of the process, from /proc/self/statm (4 KiB pages, x86-64 Linux).
+rssBytes :: IO Int
+rssBytes = do
+  s <- readFile "/proc/self/statm"
+  case words s of
+    (_ : resident : _) -> return $! read resident * 4096
+    _ -> assertFailure ("cannot read /proc/self/statm: " ++ s) >> return 0
+
+-- | Rows the RSS streaming test reads (about 5 s).
+rssStreamRows :: Int
+rssStreamRows = 10000000
+
+-- | Streaming keeps memory flat: 10,000,000 rows with RSS sampled, 1,000,000 with live bytes.
 streamingTests :: Test
 streamingTests = TestList
-  [ "fold over 1,000,000 rows in bounded memory" ~: withMem $ \c -> do
+  [ "fold over millions of rows keeps RSS near the batch bound" ~: withMem $ \c -> do
+      let n = rssStreamRows
+      base <- newIORef (0 :: Int)
+      peak <- newIORef (0 :: Int)
+      let sample k = when (k `mod` 65536 == 0) $
+            if k == 262144
+              then performMajorGC >> rssBytes >>= \r -> writeIORef base r >> writeIORef peak r
+              else when (k > 262144) $ rssBytes >>= \r -> modifyIORef' peak (max r)
+          q = Query (T.pack ("WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < "
+                ++ show n ++ ") SELECT i, printf('row number %d', i), zeroblob(i % 32) FROM k"))
+      (rows, total, bytes) <- fold_ c q (0 :: Int, 0 :: Int, 0 :: Int)
+        (\(!k, !s, !tb) (x :: Int, t :: Text, b :: B.ByteString) -> do
+            sample (k + 1)
+            return (k + 1, s + x, tb + T.length t + B.length b))
+      (rows, total) @?= (n, n * (n + 1) `div` 2)
+      assertBool "read the text" (bytes > 0)
+      b <- readIORef base
+      p <- readIORef peak
+      putStrLn ("  " ++ show rows ++ " rows; RSS after warm-up " ++ mib b ++ ", peak " ++ mib p
+                ++ " (growth " ++ mib (p - b) ++ ")")
+      assertBool ("RSS grew by " ++ show (p - b) ++ " bytes while streaming") (p - b < 8 * 1024 * 1024)
+  , "fold over 1,000,000 rows in bounded memory" ~: withMem $ \c -> do
       enabled <- getRTSStatsEnabled
       assertBool "run with +RTS -T (the test suite is linked with -with-rtsopts=-T)" enabled
       performMajorGC
@@ -581,6 +614,9 @@ streamingTests = TestList
                 ++ show p ++ " (growth " ++ show growth ++ ")")
       assertBool ("live memory grew by " ++ show growth ++ " bytes") (growth < 8 * 1024 * 1024)
   ]
+
+mib :: Int -> String
+mib x = show (fromIntegral (x * 10 `div` 1048576) / 10 :: Double) ++ " MiB"
 
 -- | A query that never ends on its own (one sqlite3_step call that runs forever).
 endless :: Query
