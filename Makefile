@@ -3,6 +3,7 @@
 #   make test       everything the README's test command runs (after scripts/setup.sh)
 #   make bench      the cross-language benchmark table (the README's main command)
 #   make install PREFIX=/usr/local   header, libraries and pkg-config file
+#   make fuzz FUZZTIME=600   a long libFuzzer run, FUZZTIME seconds per target (fuzz/README.md)
 #
 # Each binding has its own Makefile with `build` and `test` targets; this one calls them.
 
@@ -10,7 +11,7 @@ PREFIX ?= /usr/local
 CARGO ?= cargo
 LIB_DIR := target/release
 
-.PHONY: all setup lib test test-rust test-c test-go test-haskell bench install clean
+.PHONY: all setup lib test test-rust test-c test-go test-haskell test-fuzz fuzz bench install clean
 
 all: lib
 
@@ -35,7 +36,15 @@ test-go: lib
 test-haskell: lib
 	$(MAKE) -C bindings/haskell test
 
-test: setup test-rust test-c test-go test-haskell
+# A short run (10 s per target) of the fuzz targets over their committed corpora.
+test-fuzz:
+	$(MAKE) -C fuzz test
+
+FUZZTIME ?= 600
+fuzz:
+	$(MAKE) -C fuzz run FUZZTIME=$(FUZZTIME)
+
+test: setup test-rust test-c test-go test-haskell test-fuzz
 
 bench: setup lib
 	./benches/run $(BENCH_ARGS)

@@ -1,0 +1,164 @@
+//! Bulk write (`sqlbatch_stmt_execute_many`) with arbitrary SQL and parameter rows.
+//!
+//! Knobs: flags (bit 0: a wrong column count; bit 1: raw value structs; bit 2: run inside a
+//! transaction), the number of rows, a seed for the values, then raw value bytes. Checks: the
+//! status is documented and never a panic; `out_result` and the last error agree on the
+//! failing row; the statement and the connection stay usable. With well-formed values and
+//! deterministic SQL, the status, rows run, total changes and every table's rows must equal a
+//! plain SQLite loop that binds and steps each row in turn.
+#![no_main]
+
+use std::ffi::c_int;
+use std::ptr;
+
+use libfuzzer_sys::fuzz_target;
+use libsqlite3_sys as sq;
+use sqlbatch_fuzz::*;
+
+fuzz_target!(|data: &[u8]| {
+    init();
+    let (mut k, sql) = split(data);
+    if skip_sql(sql) {
+        return;
+    }
+    let flags = k.byte();
+    let n_rows = (k.byte() % 33) as usize;
+    let conn = Conn::memory();
+    assert_eq!(conn.exec(SETUP), SQLBATCH_OK);
+    let mut stmt = ptr::null_mut();
+    let rc = unsafe {
+        sqlbatch_stmt_prepare(conn.0, sql.as_ptr().cast(), sql.len(), 0, &mut stmt, ptr::null_mut())
+    };
+    if rc != SQLBATCH_OK {
+        assert!(known_status(rc) && rc != SQLBATCH_E_PANIC && stmt.is_null());
+        return;
+    }
+    let (mut names, mut pc) = (ptr::null(), 0usize);
+    assert_eq!(unsafe { sqlbatch_stmt_params(stmt, &mut names, &mut pc) }, SQLBATCH_OK);
+    let n_cols = if flags & 1 != 0 { (pc + 1 + (k.byte() % 3) as usize) % (pc + 3) } else { pc };
+    if n_cols > 64 {
+        unsafe { sqlbatch_stmt_finalize(stmt) };
+        return;
+    }
+
+    // Values: mostly from a seeded generator (few knob bytes make many rows), some raw.
+    let mut seed = k.u32() | 1;
+    let mut p = Params::default();
+    let mut rows: Vec<Vec<Val>> = Vec::new();
+    for _ in 0..n_rows {
+        let mut row = Vec::new();
+        for _ in 0..n_cols {
+            if flags & 2 != 0 && k.bit() {
+                p.push_raw(&mut k);
+                row.push(Val::Null);
+            } else {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                let bytes = seed.to_le_bytes();
+                let v = pick_value(&mut Knobs::from(&bytes[..]));
+                p.push(&v);
+                row.push(v);
+            }
+        }
+        rows.push(row);
+    }
+    let txn = flags & 4 != 0;
+    if txn {
+        assert_eq!(conn.exec("BEGIN"), SQLBATCH_OK);
+    }
+    let mut res = sqlbatch_write_result { rows: u64::MAX, ..Default::default() };
+    let (rc, fired) = guarded(conn.0, || unsafe {
+        sqlbatch_stmt_execute_many(
+            stmt,
+            p.values.as_ptr(),
+            n_rows,
+            n_cols,
+            p.data.as_ptr(),
+            p.data.len(),
+            &mut res,
+        )
+    });
+    assert!(
+        known_status(rc) && rc != SQLBATCH_ROW && rc != SQLBATCH_DONE && rc != SQLBATCH_E_PANIC,
+        "status {rc}"
+    );
+    assert!(res.rows <= n_rows as u64);
+    if rc == SQLBATCH_OK {
+        assert_eq!(res.rows, n_rows as u64);
+    } else {
+        let e = last_error(conn.0);
+        assert_eq!(e.code, rc);
+        if e.row_index >= 0 {
+            assert_eq!(e.row_index as u64, res.rows, "row_index and out_result disagree");
+        }
+        if n_cols != pc && n_rows > 0 {
+            assert_eq!((rc, res.rows), (SQLBATCH_E_PARAM_COUNT, 0));
+        }
+    }
+    if txn {
+        // Whatever the fuzzed statement did to the transaction, end it.
+        conn.exec("COMMIT");
+    }
+    // The statement can run again (with no rows), and the connection is usable.
+    let rc2 =
+        unsafe { sqlbatch_stmt_execute_many(stmt, ptr::null(), 0, n_cols, ptr::null(), 0, ptr::null_mut()) };
+    assert!(rc2 == SQLBATCH_OK || (n_cols != pc && rc2 == SQLBATCH_E_PARAM_COUNT), "empty run: {rc2}");
+    assert_eq!(unsafe { sqlbatch_stmt_finalize(stmt) }, SQLBATCH_OK);
+    conn.check_usable();
+
+    // The differential check.
+    if fired || cut_short(rc) || !well_formed(&p) || n_cols != pc || nondeterministic(sql) {
+        return;
+    }
+    let raw = Raw::memory();
+    assert_eq!(raw.exec(SETUP), sq::SQLITE_OK);
+    if txn {
+        assert_eq!(raw.exec("BEGIN"), sq::SQLITE_OK);
+    }
+    let ((want_rc, want_rows), fired) = guarded_raw(raw.0, || unsafe {
+        let (rc, s, _) = raw.prepare(sql);
+        assert_eq!(rc, sq::SQLITE_OK);
+        let mut done = 0u64;
+        let mut status = SQLBATCH_OK;
+        if !s.is_null() {
+            'rows: for row in &rows {
+                for (i, v) in row.iter().enumerate() {
+                    if bind_raw(s, i as c_int + 1, v) != sq::SQLITE_OK {
+                        status = raw.extended();
+                        break 'rows;
+                    }
+                }
+                loop {
+                    match sq::sqlite3_step(s) {
+                        sq::SQLITE_ROW => continue,
+                        sq::SQLITE_DONE => break,
+                        _ => {
+                            status = raw.extended();
+                            break 'rows;
+                        }
+                    }
+                }
+                sq::sqlite3_reset(s);
+                done += 1;
+            }
+        } else {
+            done = rows.len() as u64;
+        }
+        sq::sqlite3_finalize(s);
+        (status, done)
+    });
+    if txn {
+        raw.exec("COMMIT");
+    }
+    if fired || cut_short(want_rc) {
+        return;
+    }
+    assert_eq!((rc, res.rows), (want_rc, want_rows), "status and rows run");
+    let mut total = 0i64;
+    assert_eq!(unsafe { sqlbatch_conn_total_changes(conn.0, &mut total) }, SQLBATCH_OK);
+    assert_eq!(total, unsafe { sq::sqlite3_total_changes64(raw.0) }, "total changes");
+    if let (Some(a), Some(b)) = (conn.dump(), raw.dump()) {
+        assert_eq!(a, b, "the databases differ");
+    }
+});
