@@ -97,6 +97,7 @@ type Rows struct {
 	inGo     bool
 	chunkEnd int
 	nums     []uint64 // boxes of the batch's numbers for Values, made by its first Values
+	box      *boxer   // the connection's slabs, for Values
 	lastData int      // bytes of the previous batch
 	done     bool
 	closed   bool
@@ -411,36 +412,49 @@ func (r *Rows) Value(i int) any {
 
 // Values stores the values of the current row's first len(dst) columns in dst, as Value
 // returns them: int64, float64, string, []byte or nil. It is the fast way to read whole rows
-// into interfaces (the database/sql driver uses it): the values are boxed without an
-// allocation of their own (see box.go). It panics if dst is longer than the row.
+// into interfaces: the values are boxed without an allocation of their own (see box.go).
+// It panics if dst is longer than the row.
 func (r *Rows) Values(dst []any) {
-	if len(dst) > r.width {
-		panic("sqlbatch: Values: more destinations than columns, or no current row")
+	if r.width == 0 {
+		panic("sqlbatch: Values called without a current row")
 	}
-	if r.nums == nil {
-		r.nums = make([]uint64, r.nrows*r.ncols)
-	}
-	if r.goData == nil && len(r.arena) > 0 {
-		r.goBytes()
-	}
-	k := r.off / cellSize // the batch index of the row's first cell
-	fillValues(dst, unsafe.Add(r.base, r.off), unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.nums)), k*8),
-		unsafe.Pointer(unsafe.SliceData(r.goData)), &r.stmt.conn.box)
+	// Step back one row for NextValues to step forward again: the one copy of the loop.
+	r.left++
+	r.off -= r.stride
+	r.NextValues(dst)
 }
 
-// fillValues is the loop of Values: row points at the row's cells, nums at its number boxes,
-// data at the batch's bytes in Go memory.
-func fillValues(dst []any, row, nums, data unsafe.Pointer, b *boxer) {
+// NextValues is Next followed by Values(dst), in one call: it advances to the next row and
+// stores the values of its first len(dst) columns in dst. It returns false at the end of
+// the rows or on an error (see Err). The database/sql driver reads rows with it.
+func (r *Rows) NextValues(dst []any) bool {
+	if r.left != 0 {
+		r.left--
+		r.off += r.stride
+	} else if !r.fetch() {
+		return false
+	}
+	if len(dst) > r.width {
+		panic("sqlbatch: Values: more destinations than columns")
+	}
+	if r.nums == nil {
+		r.prepareValues()
+	}
+	row := unsafe.Add(r.base, r.off)
+	// The row's number boxes: cell k of the batch (at byte k*cellSize) has box k.
+	boxes := unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.nums)), r.off/(cellSize/8))
+	base := unsafe.Pointer(unsafe.SliceData(r.goData))
+	b := r.box
 	for i := range dst {
 		c := (*capi.Value)(unsafe.Add(row, uintptr(i)*cellSize))
 		d := (*eface)(unsafe.Pointer(&dst[i]))
 		switch c.Kind {
 		case capi.KindInteger:
-			p := unsafe.Add(nums, uintptr(i)*8)
+			p := unsafe.Add(boxes, uintptr(i)*8)
 			*(*uint64)(p) = c.Bits
 			d.typ, d.data = int64Type, p
 		case capi.KindFloat:
-			p := unsafe.Add(nums, uintptr(i)*8)
+			p := unsafe.Add(boxes, uintptr(i)*8)
 			*(*uint64)(p) = c.Bits
 			d.typ, d.data = float64Type, p
 		case capi.KindText:
@@ -453,7 +467,7 @@ func fillValues(dst []any, row, nums, data unsafe.Pointer, b *boxer) {
 			}
 			b.ns--
 			p := &b.strs[b.ns]
-			*p = unsafe.String((*byte)(unsafe.Add(data, c.Bits)), int(c.Len))
+			*p = unsafe.String((*byte)(unsafe.Add(base, c.Bits)), int(c.Len))
 			d.typ, d.data = stringType, unsafe.Pointer(p)
 		case capi.KindBlob:
 			if c.Len == 0 {
@@ -465,11 +479,26 @@ func fillValues(dst []any, row, nums, data unsafe.Pointer, b *boxer) {
 			}
 			b.nb--
 			p := &b.blobs[b.nb]
-			*p = unsafe.Slice((*byte)(unsafe.Add(data, c.Bits)), int(c.Len))
+			*p = unsafe.Slice((*byte)(unsafe.Add(base, c.Bits)), int(c.Len))
 			d.typ, d.data = bytesType, unsafe.Pointer(p)
 		default:
 			d.typ, d.data = nil, nil
 		}
+	}
+	return true
+}
+
+// prepareValues readies the current batch for Values: it makes the batch's number boxes,
+// one uint64 per cell, which Values copies INTEGER and FLOAT values into for their interfaces
+// to point at (a number kept in an interface keeps its batch's boxes alive), and makes its
+// bytes Go memory (goBytes).
+func (r *Rows) prepareValues() {
+	r.nums = make([]uint64, r.nrows*r.ncols)
+	if len(r.arena) > 0 {
+		r.goBytes()
+	}
+	if r.box == nil {
+		r.box = &r.stmt.conn.box
 	}
 }
 

@@ -508,3 +508,51 @@ func TestRawBytesReadingReusesMemory(t *testing.T) {
 		t.Fatalf("%.0f allocations to read 5000 rows in place", allocs)
 	}
 }
+
+func TestNextValuesAndValuesAgree(t *testing.T) {
+	c := memory(t)
+	numbers(t, c, 20)
+	for _, batch := range []int{1, 3, 20, 256} {
+		s, err := c.Prepare("SELECT i, s, i / 2.0 FROM n ORDER BY i")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetBatchRows(batch)
+		rows, _ := s.Query()
+		a, b := make([]any, 3), make([]any, 2)
+		n := int64(0)
+		for {
+			var ok bool
+			if n%2 == 0 {
+				ok = rows.NextValues(a)
+			} else {
+				ok = rows.Next()
+				rows.Values(a)
+			}
+			if !ok {
+				break
+			}
+			n++
+			rows.Values(b) // again, fewer columns
+			if a[0] != n || a[1] != fmt.Sprintf("row %d", n) || a[2] != float64(n)/2 || b[0] != n || b[1] != a[1] {
+				t.Fatalf("batch %d row %d: %v %v", batch, n, a, b)
+			}
+			if rows.Int64(0) != n { // still the same current row
+				t.Fatalf("batch %d: current row moved to %d", batch, rows.Int64(0))
+			}
+		}
+		if n != 20 || rows.Err() != nil {
+			t.Fatalf("batch %d: %d rows, %v", batch, n, rows.Err())
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("Values after the end did not panic")
+				}
+			}()
+			rows.Values(a)
+		}()
+		rows.Close()
+		s.Close()
+	}
+}

@@ -151,17 +151,17 @@ func (r *rows) Close() error {
 // batch's bytes in Go memory (no allocation per value); columns declared DATE, DATETIME or
 // TIMESTAMP give time.Time and BOOLEAN gives bool, as with mattn/go-sqlite3.
 func (r *rows) Next(dest []driver.Value) error {
-	lr := r.r
+	// driver.Value is defined as `any`: the two slice types have the same layout.
+	vals := *(*[]any)(unsafe.Pointer(&dest))
 	if r.primed {
 		r.primed = false
-	} else if !lr.Next() {
-		if err := lr.Err(); err != nil {
+		r.r.Values(vals)
+	} else if !r.r.NextValues(vals) {
+		if err := r.r.Err(); err != nil {
 			return ctxErr(r.ctx, err)
 		}
 		return io.EOF
 	}
-	// driver.Value is defined as `any`: the two slice types have the same layout.
-	lr.Values(unsafe.Slice((*any)(unsafe.Pointer(unsafe.SliceData(dest))), len(dest)))
 	if r.convs != nil {
 		for i, conv := range r.convs[:len(dest)] {
 			switch v := dest[i].(type) {
