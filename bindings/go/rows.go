@@ -170,6 +170,11 @@ func (r *Rows) fetch() bool {
 			}
 		}
 		r.lastData = b.DataLen
+		if r.done {
+			// Let go of the chunk (this batch keeps what it uses of it alive): a statement
+			// kept for later, by the driver's cache for one, should not hold memory.
+			s.chunk, s.keep = nil, 0
+		}
 		if r.nrows > 0 {
 			r.base, r.off = unsafe.Pointer(b.Cells), 0
 			r.width = r.ncols
@@ -236,6 +241,7 @@ func (r *Rows) Close() error {
 			s.stepped = false
 		}
 	}
+	s.chunk, s.keep = nil, 0
 	return nil
 }
 

@@ -15,11 +15,14 @@
 // # Why it is faster
 //
 // Rows.Next is served from a batch of rows that one call into C fetched (a few hundred rows
-// per call, see _batch_rows); TEXT values become strings and BLOBs slices pointing into one
-// Go copy of the batch's bytes, and values are boxed into driver.Value from slabs, so a row
-// costs no allocation of its own. Exec runs a whole multi-statement query, arguments and
-// all, in one call into C. A bulk insert (Conn.ExecMany, through sql.Conn.Raw) runs a
-// prepared statement for every row of a parameter array in one call.
+// per call, see _batch_rows); TEXT values become strings and BLOBs slices pointing into the
+// batch's bytes, which C wrote straight into Go memory, and values are boxed into
+// driver.Value from per-batch arrays and slabs, so a row costs no allocation of its own.
+// Exec runs a whole multi-statement query, arguments and all, in one call into C. A bulk
+// insert (Conn.ExecMany, through sql.Conn.Raw) runs a prepared statement for every row of a
+// parameter array in one call. Single statements run by Query and Exec are kept prepared
+// per connection (the statement cache, below), so running one again skips SQLite's parser
+// and planner.
 //
 // # DSN
 //
@@ -41,6 +44,7 @@
 //	_secure_delete             boolean or fast
 //	_mutex                     no (default) or full: keep SQLite's per-connection mutex
 //	_batch_rows                rows fetched per call into C (default 256)
+//	_stmt_cache                statements kept prepared per connection (default 32; 0: none)
 //	mode                       ro rw rwc memory (SQLite reads it from a file: URI; for a
 //	                           plain file name it becomes open flags)
 //	cache                      shared private (likewise)
@@ -61,6 +65,23 @@
 // Columns declared DATE, DATETIME or TIMESTAMP give time.Time for TEXT in one of
 // sqlbatch.TimeFormats and for INTEGER Unix times (seconds, or milliseconds above 1e12);
 // columns declared BOOLEAN give bool for INTEGER. sql.RawBytes works as usual.
+//
+// # Statement cache
+//
+// Each connection keeps the statements of its most recent Query and Exec calls prepared, up
+// to _stmt_cache of them (least recently used first out), keyed by their SQL text: single
+// statements up to 4 KiB long. Running the same SQL again binds the new arguments to the
+// kept statement and runs it, without parsing and planning it again; a text holding several
+// statements (which Exec runs as a script) is remembered as such and not kept. A statement
+// whose rows are still open is not shared: a second query of the same text meanwhile gets a
+// statement of its own.
+//
+// Kept statements stay correct when the schema changes: SQLite recompiles a statement whose
+// tables, indexes or settings changed when it next runs it (sqlite3_prepare_v3 statements do
+// that by themselves). Because the result columns can change with it (SELECT * of a table
+// that gained a column, a column re-created with another declared type), Query steps to the
+// first row before it returns, and reads the columns after that step; this also holds for
+// statements prepared with DB.Prepare. An error of that first step is returned by Query.
 //
 // # Transactions, contexts and the pool
 //
@@ -91,5 +112,10 @@
 //   - mode and cache options also apply to plain file names (mattn ignores them there).
 //   - Connections are opened without SQLite's per-connection mutex (_mutex=no is the default;
 //     mattn defaults to full), which database/sql's one-goroutine-per-connection use allows.
+//   - Query steps to the first row before it returns (mattn steps in the first Next), so an
+//     error of the first step (SQLITE_BUSY, a constraint of INSERT ... RETURNING) comes from
+//     Query rather than from Rows.Next or Rows.Err.
+//   - Statements are kept prepared per connection (the statement cache; mattn prepares every
+//     Query and Exec anew).
 //   - No user-defined functions, extensions or hooks: the C ABI does not offer them (yet).
 package driver
