@@ -7,11 +7,12 @@
 #
 # Each binding has its own Makefile with `build` and `test` targets; this one calls them.
 
+SHELL := /bin/bash
 PREFIX ?= /usr/local
 CARGO ?= cargo
 LIB_DIR := target/release
 
-.PHONY: all setup lib test test-rust test-c test-go test-haskell test-fuzz fuzz bench install clean
+.PHONY: all setup lib test test-rust test-c test-go test-haskell test-valgrind test-fuzz fuzz bench install clean
 
 all: lib
 
@@ -36,7 +37,20 @@ test-go: lib
 test-haskell: lib
 	$(MAKE) -C bindings/haskell test
 
-# A short run (10 s per target) of the fuzz targets over their committed corpora.
+# The Rust ABI tests once more under valgrind memcheck (not differential.rs, whose 1M cells
+# would take long, nor the 100 MiB and 1 GiB values or the 100,000-statement scripts); any
+# error or definite leak fails.
+VALGRIND_TESTS := capi_conn capi_fetch capi_script capi_direct_reads faults misuse concurrency
+test-valgrind:
+	@set -e; for t in $(VALGRIND_TESTS); do \
+	  bin=$$($(CARGO) test --release --test $$t --no-run 2>&1 | sed -n 's/.*Executable.*(\(.*\))/\1/p'); \
+	  echo "== $$t under valgrind"; start=$$SECONDS; \
+	  valgrind -q --error-exitcode=99 --leak-check=full --show-possibly-lost=no --errors-for-leak-kinds=definite,indirect \
+	    $$bin --test-threads=1 --skip 100_mib --skip over_sqlites_length_limit --skip 100000 2>&1 | grep -v '^test .* ok$$'; \
+	  test $${PIPESTATUS[0]} -eq 0; echo "   ($$((SECONDS - start)) s)"; \
+	done
+
+# A short run of the fuzz targets (30 s each): their committed corpora, then new inputs.
 test-fuzz:
 	$(MAKE) -C fuzz test
 
@@ -44,7 +58,7 @@ FUZZTIME ?= 600
 fuzz:
 	$(MAKE) -C fuzz run FUZZTIME=$(FUZZTIME)
 
-test: setup test-rust test-c test-go test-haskell test-fuzz
+test: setup test-rust test-valgrind test-c test-go test-haskell test-fuzz
 
 bench: setup lib
 	./benches/run $(BENCH_ARGS)
