@@ -1,6 +1,7 @@
 package sqlbatch
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -109,8 +110,15 @@ const cellSize = unsafe.Sizeof(capi.Value{})
 // cell returns the cell of column i of the current row; it panics (index out of range)
 // if there is no such column or no current row.
 func (r *Rows) cell(i int) *capi.Value {
-	return &unsafe.Slice((*capi.Value)(unsafe.Add(r.base, r.off)), r.width)[i]
+	if uint(i) >= uint(r.width) {
+		panic(errColumnIndex)
+	}
+	return (*capi.Value)(unsafe.Add(r.base, r.off+uintptr(i)*cellSize))
 }
+
+// errColumnIndex is the panic of a column accessor given a column that does not exist, or
+// called without a current row.
+var errColumnIndex = errors.New("sqlbatch: column index out of range, or no current row")
 
 // Next advances to the next row, fetching a new batch when the current one is used up. It
 // returns false at the end of the rows or on an error (see Err).
