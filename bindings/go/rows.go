@@ -1,7 +1,6 @@
 package sqlbatch
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -81,8 +80,10 @@ type Rows struct {
 	// base points at the batch's cells (C memory) and off is the byte offset of the current
 	// row's first cell (an integer, so that moving to the next row costs no GC write
 	// barrier); width is the number of cells of the row (0 when there is no current row, so
-	// that accessors panic).
+	// that accessors panic), and cols a slice of that length, of a zero-size type (no
+	// memory), whose indexing is the accessors' bounds check.
 	base   unsafe.Pointer
+	cols   []struct{}
 	off    uintptr
 	width  int
 	stride uintptr // bytes per row
@@ -110,15 +111,9 @@ const cellSize = unsafe.Sizeof(capi.Value{})
 // cell returns the cell of column i of the current row; it panics (index out of range)
 // if there is no such column or no current row.
 func (r *Rows) cell(i int) *capi.Value {
-	if uint(i) >= uint(r.width) {
-		panic(errColumnIndex)
-	}
+	_ = r.cols[i] // the bounds check (it panics if there is no column i)
 	return (*capi.Value)(unsafe.Add(r.base, r.off+uintptr(i)*cellSize))
 }
-
-// errColumnIndex is the panic of a column accessor given a column that does not exist, or
-// called without a current row.
-var errColumnIndex = errors.New("sqlbatch: column index out of range, or no current row")
 
 // Next advances to the next row, fetching a new batch when the current one is used up. It
 // returns false at the end of the rows or on an error (see Err).
@@ -132,7 +127,7 @@ func (r *Rows) Next() bool {
 }
 
 func (r *Rows) fetch() bool {
-	r.width, r.base, r.off = 0, nil, 0
+	r.width, r.cols, r.base, r.off = 0, nil, nil, 0
 	for !r.done && !r.closed {
 		s := r.stmt
 		if s.closed {
@@ -185,7 +180,7 @@ func (r *Rows) fetch() bool {
 		}
 		if r.nrows > 0 {
 			r.base, r.off = unsafe.Pointer(b.Cells), 0
-			r.width = r.ncols
+			r.width, r.cols = r.ncols, make([]struct{}, r.ncols)
 			r.stride = uintptr(r.ncols) * cellSize
 			r.left = r.nrows - 1
 			return true
@@ -238,7 +233,7 @@ func (r *Rows) Close() error {
 		return nil
 	}
 	r.closed = true
-	r.base, r.off, r.width, r.arena, r.goData, r.nums = nil, 0, 0, nil, nil, nil
+	r.base, r.off, r.width, r.cols, r.arena, r.goData, r.nums = nil, 0, 0, nil, nil, nil, nil
 	r.nrows, r.left = 0, 0
 	s := r.stmt
 	if r.ownsStmt {
@@ -278,12 +273,19 @@ func (r *Rows) Type(i int) Type { return Type(r.cell(i).Kind) }
 // IsNull reports whether column i of the current row is NULL.
 func (r *Rows) IsNull(i int) bool { return r.cell(i).Kind == capi.KindNull }
 
+// The column accessors are small enough for the compiler to inline into the caller's loop:
+// their fast path (the value has the asked type) is a few loads, and their slow path
+// (conversions) is reached through a function parameter, which the inliner counts as a
+// cheap call, where a direct call would cost the accessor its inlining.
+
 // Int64 returns column i of the current row as an int64.
-func (r *Rows) Int64(i int) int64 {
+func (r *Rows) Int64(i int) int64 { return int64Of(r, i, (*Rows).int64Slow) }
+
+func int64Of(r *Rows, i int, slow func(*Rows, int) int64) int64 {
 	if c := r.cell(i); c.Kind == capi.KindInteger {
 		return int64(c.Bits)
 	}
-	return r.int64Slow(i)
+	return slow(r, i)
 }
 
 func (r *Rows) int64Slow(i int) int64 {
@@ -303,11 +305,13 @@ func (r *Rows) Int(i int) int { return int(r.Int64(i)) }
 func (r *Rows) Bool(i int) bool { return r.Int64(i) != 0 }
 
 // Float64 returns column i of the current row as a float64.
-func (r *Rows) Float64(i int) float64 {
+func (r *Rows) Float64(i int) float64 { return float64Of(r, i, (*Rows).float64Slow) }
+
+func float64Of(r *Rows, i int, slow func(*Rows, int) float64) float64 {
 	if c := r.cell(i); c.Kind == capi.KindFloat {
 		return math.Float64frombits(c.Bits)
 	}
-	return r.float64Slow(i)
+	return slow(r, i)
 }
 
 func (r *Rows) float64Slow(i int) float64 {
@@ -348,12 +352,15 @@ func (r *Rows) goBytes() []byte {
 // Text returns column i of the current row as a string: TEXT (and BLOB) bytes as they are,
 // numbers formatted, NULL as "". The string is in Go memory shared with the rest of the
 // batch (see Memory above) and needs no copy to keep.
-func (r *Rows) Text(i int) string {
+func (r *Rows) Text(i int) string { return textOf(r, i, (*Rows).textSlow) }
+
+func textOf(r *Rows, i int, slow func(*Rows, *capi.Value) string) string {
 	c := r.cell(i)
 	if c.Kind == capi.KindText && c.Len != 0 && r.goData != nil {
-		return unsafe.String(&r.goData[c.Bits], int(c.Len))
+		// The core keeps every cell's bytes within the batch's: no bounds check.
+		return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.goData)), c.Bits)), int(c.Len))
 	}
-	return r.textSlow(c)
+	return slow(r, c)
 }
 
 func (r *Rows) textSlow(c *capi.Value) string {
@@ -374,13 +381,14 @@ func (r *Rows) textSlow(c *capi.Value) string {
 // Blob returns column i of the current row as bytes: BLOB (and TEXT) bytes, numbers
 // formatted as text, NULL as nil. The slice is in Go memory shared with the rest of the
 // batch (see Memory above); its capacity is its length, so appending to it copies.
-func (r *Rows) Blob(i int) []byte {
+func (r *Rows) Blob(i int) []byte { return blobOf(r, i, (*Rows).blobSlow) }
+
+func blobOf(r *Rows, i int, slow func(*Rows, *capi.Value) []byte) []byte {
 	c := r.cell(i)
 	if c.Kind == capi.KindBlob && c.Len != 0 && r.goData != nil {
-		end := c.Bits + uint64(c.Len)
-		return r.goData[c.Bits:end:end]
+		return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.goData)), c.Bits)), int(c.Len))
 	}
-	return r.blobSlow(c)
+	return slow(r, c)
 }
 
 func (r *Rows) blobSlow(c *capi.Value) []byte {
