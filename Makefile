@@ -50,13 +50,18 @@ test-valgrind:
 	  test $${PIPESTATUS[0]} -eq 0; echo "   ($$((SECONDS - start)) s)"; \
 	done
 
-# A short run of the fuzz targets (30 s each): their committed corpora, then new inputs.
-test-fuzz:
+# A short run of the libFuzzer targets (30 s each: their committed corpora, then new inputs),
+# and of the Go binding's FuzzQuery (its FuzzExecScript runs in test-go). CGO_CFLAGS carries
+# a digest of libsqlbatch.a so that Go relinks when it changes (as bindings/go/Makefile does).
+GO_FUZZ_ENV = CGO_CFLAGS="-O2 -g -DSQLBATCH_LIB_DIGEST=$$(sha256sum $(CURDIR)/$(LIB_DIR)/libsqlbatch.a | cut -c1-16)"
+test-fuzz: lib
 	$(MAKE) -C fuzz test
+	cd bindings/go && $(GO_FUZZ_ENV) go test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime 10s .
 
 FUZZTIME ?= 600
-fuzz:
+fuzz: lib
 	$(MAKE) -C fuzz run FUZZTIME=$(FUZZTIME)
+	cd bindings/go && $(GO_FUZZ_ENV) go test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)s .
 
 test: setup test-rust test-valgrind test-c test-go test-haskell test-fuzz
 
