@@ -90,7 +90,28 @@ EXECUTE_MANY = {
     "returning": (knobs(0, 6, 0x31, 0x41, 0x59, 0x26), "INSERT INTO t(b, e) VALUES (?, ?) RETURNING rowid"),
 }
 
-for target, seeds in (("exec", EXEC), ("fetch", FETCH), ("execute_many", EXECUTE_MANY)):
+# lifecycle: pairs of (op, arg) bytes; op % 16 is the call, op >> 4 the statement slot.
+def ops(*pairs):
+    return knobs(*[b for p in pairs for b in p])
+
+
+FETCH_, INTO, RESET, BIND, CLEAR, COLS, PARAMS, EXPANDED, MANY, GET, FINAL, PREP, SCRIPT, INTR, CLOSE, GETTERS = range(16)
+LIFECYCLE = {
+    "read_then_close": (ops((FETCH_, 1), (GET, 0), (0x10 | FETCH_, 2), (CLOSE, 0), (FETCH_, 1), (GET, 0), (0x10 | GET, 3), (FINAL, 0)),
+                        "SELECT x FROM f WHERE f MATCH 'hello'; SELECT * FROM r; SELECT * FROM t; SELECT ?, ?"),
+    "stale_batches": (ops((FETCH_, 0), (GET, 5), (FETCH_, 0), (GET, 5), (RESET, 0), (GET, 1), (INTO, 9), (GET, 2), (BIND, 0), (GET, 0)),
+                      "SELECT a, b, e FROM t WHERE a IS NOT ?; SELECT 1"),
+    "bulk_and_script": (ops((MANY, 3), (0x10 | FETCH_, 4), (SCRIPT, 0), (0x10 | GET, 0), (MANY, 2), (COLS, 0), (PARAMS, 0), (EXPANDED, 0)),
+                        "INSERT INTO u(v) VALUES (?); SELECT * FROM u; SELECT * FROM f"),
+    "interrupt_between": (ops((FETCH_, 1), (INTR, 0), (0x10 | FETCH_, 1), (FETCH_, 1), (0x10 | RESET, 0), (0x10 | FETCH_, 1)),
+                          "SELECT * FROM t; SELECT * FROM r"),
+    "finalize_and_prepare": (ops((FINAL, 0), (PREP, 0), (FETCH_, 3), (0x20 | FINAL, 0), (0x20 | PREP, 0), (0x20 | FETCH_, 3), (CLOSE, 4), (CLOSE, 0), (0x30 | GETTERS, 1)),
+                             "SELECT * FROM f; SELECT count(*) FROM r; INSERT INTO f VALUES ('new') RETURNING rowid"),
+    "drop_under_reader": (ops((FETCH_, 1), (SCRIPT, 0), (FETCH_, 1), (GET, 0), (CLEAR, 0), (GETTERS, 0)),
+                          "SELECT * FROM t; DROP TABLE f; DROP TABLE t"),
+}
+
+for target, seeds in (("exec", EXEC), ("fetch", FETCH), ("execute_many", EXECUTE_MANY), ("lifecycle", LIFECYCLE)):
     d = os.path.join(HERE, "corpus", target)
     os.makedirs(d, exist_ok=True)
     for name, (k, sql) in seeds.items():

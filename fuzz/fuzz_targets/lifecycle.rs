@@ -1,0 +1,272 @@
+//! Statement and connection lifecycles: an arbitrary sequence of calls on up to four
+//! statements of one connection, including closing the connection under them.
+//!
+//! The statements are the first statements of the SQL (prepared one after the other, as a
+//! script would be); the database holds FTS5 and R*Tree tables, whose modules keep statements
+//! of their own on the connection. Each knob byte after the first is one call: fetch,
+//! fetch_into, reset, bind, clear_bindings, columns, params, expanded_sql, execute_many,
+//! batch_get on the statement's last batch, finalize, prepare again, a script, an interrupt,
+//! close, or the small getters. Checks: every status is documented and never a panic; after
+//! the close, every call on a statement says SQLBATCH_E_CLOSED; `sqlbatch_batch_get` only
+//! hands out cells of the current batch (reading their bytes, which ASan checks); everything
+//! is released at the end without a sanitizer report (the double finalize at close this
+//! target's family found in `exec` would show here at once).
+#![no_main]
+
+use std::ffi::c_int;
+use std::ptr;
+
+use libfuzzer_sys::fuzz_target;
+use sqlbatch_fuzz::*;
+
+const LIFECYCLE_SETUP: &str =
+    "CREATE VIRTUAL TABLE f USING fts5(x); INSERT INTO f VALUES ('hello world'), ('other');
+CREATE VIRTUAL TABLE r USING rtree(id, a, b); INSERT INTO r VALUES (1, 0, 1), (2, 5, 9);
+SELECT * FROM f WHERE f MATCH 'hello'; SELECT * FROM r WHERE a < 3;";
+
+const SLOTS: usize = 4;
+
+/// A batch kept for a later `sqlbatch_batch_get`, with the caller's buffer of fetch_into.
+struct Kept {
+    batch: sqlbatch_batch,
+    buf: Option<Vec<u8>>,
+}
+
+fuzz_target!(|data: &[u8]| {
+    init();
+    let (mut k, sql) = split(data);
+    if skip_sql(sql) {
+        return;
+    }
+    let conn = Conn::memory();
+    assert_eq!(conn.exec(SETUP), SQLBATCH_OK);
+    assert_eq!(conn.exec(LIFECYCLE_SETUP), SQLBATCH_OK);
+    // The connection handle leaves `conn` when the sequence closes it.
+    let mut open = Some(conn);
+    let mut stmts: [*mut sqlbatch_stmt; SLOTS] = [ptr::null_mut(); SLOTS];
+    let mut kept: [Option<Kept>; SLOTS] = Default::default();
+    let mut next_sql = 0usize;
+
+    // Prepares the next statement of the SQL into `slot` (wrapping around at the end).
+    let prepare = |c: &Conn, next_sql: &mut usize| -> *mut sqlbatch_stmt {
+        if *next_sql >= sql.len() {
+            *next_sql = 0;
+        }
+        let rest = &sql[*next_sql..];
+        let (mut s, mut tail) = (ptr::null_mut(), 0usize);
+        let rc =
+            unsafe { sqlbatch_stmt_prepare(c.0, rest.as_ptr().cast(), rest.len(), 0, &mut s, &mut tail) };
+        assert!(known_status(rc) && rc != SQLBATCH_E_PANIC, "prepare {rc}");
+        assert_eq!(rc == SQLBATCH_OK, !s.is_null());
+        *next_sql += if rc == SQLBATCH_OK && tail > 0 { tail } else { rest.len().max(1) };
+        s
+    };
+    for slot in stmts.iter_mut() {
+        *slot = prepare(open.as_ref().unwrap(), &mut next_sql);
+    }
+
+    for _ in 0..CONTROL {
+        let op = k.byte();
+        let arg = k.byte();
+        let i = (op >> 4) as usize % SLOTS;
+        let s = stmts[i];
+        let closed = open.is_none();
+        let conn_ptr = open.as_ref().map_or(ptr::null(), |c| c.0 as *const sqlbatch_conn);
+        let run = |f: &mut dyn FnMut() -> i32| -> i32 {
+            if conn_ptr.is_null() {
+                f()
+            } else {
+                guarded(conn_ptr, f).0
+            }
+        };
+        let rc: i32 = match op % 16 {
+            // fetch
+            0 if !s.is_null() => {
+                let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+                let max_rows = 1 + (arg % 16) as usize;
+                let rc =
+                    run(&mut || unsafe { sqlbatch_stmt_fetch(s, max_rows, (arg as usize) << 6, &mut b) });
+                if rc == SQLBATCH_ROW || rc == SQLBATCH_DONE {
+                    assert!(b.n_rows <= max_rows);
+                    kept[i] = Some(Kept { batch: b, buf: None });
+                }
+                rc
+            }
+            // fetch_into
+            1 if !s.is_null() => {
+                let mut buf = vec![0u8; arg as usize * 4];
+                let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+                let rc = run(&mut || unsafe {
+                    sqlbatch_stmt_fetch_into(s, 3, buf.as_mut_ptr(), buf.len(), &mut b)
+                });
+                if rc == SQLBATCH_ROW || rc == SQLBATCH_DONE {
+                    assert!(b.data.is_null() && b.data_len <= buf.len());
+                    kept[i] = Some(Kept { batch: b, buf: Some(buf) });
+                }
+                rc
+            }
+            2 if !s.is_null() => unsafe { sqlbatch_stmt_reset(s) },
+            // bind as many values as the statement takes (or one more, now and then)
+            3 if !s.is_null() => {
+                let (mut names, mut n) = (ptr::null(), 0usize);
+                let rc = unsafe { sqlbatch_stmt_params(s, &mut names, &mut n) };
+                if rc == SQLBATCH_OK {
+                    let n = n.min(64) + (arg & 1) as usize;
+                    let mut p = Params::default();
+                    for j in 0..n {
+                        let pair = [arg.wrapping_add(j as u8), arg >> 1];
+                        p.push(&pick_value(&mut Knobs::from(&pair[..])));
+                    }
+                    unsafe { sqlbatch_stmt_bind(s, p.values.as_ptr(), n, p.data.as_ptr(), p.data.len()) }
+                } else {
+                    rc
+                }
+            }
+            4 if !s.is_null() => unsafe { sqlbatch_stmt_clear_bindings(s) },
+            5 if !s.is_null() => {
+                let (mut cols, mut n) = (ptr::null(), 0usize);
+                let rc = unsafe { sqlbatch_stmt_columns(s, &mut cols, &mut n) };
+                if rc == SQLBATCH_OK && n > 0 {
+                    let cols = unsafe { std::slice::from_raw_parts(cols, n) };
+                    assert!(cols.iter().all(|c| !c.name.ptr.is_null()));
+                }
+                rc
+            }
+            6 if !s.is_null() => {
+                let (mut names, mut n) = (ptr::null(), 0usize);
+                unsafe { sqlbatch_stmt_params(s, &mut names, &mut n) }
+            }
+            7 if !s.is_null() => {
+                let mut out = sqlbatch_str::NONE;
+                let rc = unsafe { sqlbatch_stmt_expanded_sql(s, &mut out) };
+                if rc == SQLBATCH_OK {
+                    assert!(!out.ptr.is_null());
+                }
+                rc
+            }
+            // execute_many with 0-3 rows of the right width
+            8 if !s.is_null() => {
+                let (mut names, mut n) = (ptr::null(), 0usize);
+                let rc = unsafe { sqlbatch_stmt_params(s, &mut names, &mut n) };
+                if rc == SQLBATCH_OK && n <= 16 {
+                    let rows = (arg % 4) as usize;
+                    let mut p = Params::default();
+                    for j in 0..rows * n {
+                        let pair = [arg ^ j as u8, j as u8];
+                        p.push(&pick_value(&mut Knobs::from(&pair[..])));
+                    }
+                    let mut w = sqlbatch_write_result::default();
+                    let rc = run(&mut || unsafe {
+                        sqlbatch_stmt_execute_many(
+                            s,
+                            p.values.as_ptr(),
+                            rows,
+                            n,
+                            p.data.as_ptr(),
+                            p.data.len(),
+                            &mut w,
+                        )
+                    });
+                    assert!(w.rows <= rows as u64);
+                    rc
+                } else {
+                    rc
+                }
+            }
+            // batch_get on the statement's last batch: OK only for the current one
+            9 if !s.is_null() => match &kept[i] {
+                Some(kb) if kb.batch.n_rows > 0 && kb.batch.n_cols > 0 => {
+                    let (r, c) = ((arg as usize) % kb.batch.n_rows, (arg as usize / 7) % kb.batch.n_cols);
+                    let mut v = sqlbatch_value::default();
+                    let rc = unsafe { sqlbatch_batch_get(s, &kb.batch, r, c, &mut v) };
+                    assert!(matches!(rc, SQLBATCH_OK | SQLBATCH_E_STALE_BATCH), "batch_get {rc}");
+                    if rc == SQLBATCH_OK && (v.kind == SQLBATCH_TEXT || v.kind == SQLBATCH_BLOB) && v.len > 0
+                    {
+                        // Touch every byte: ASan says whether they are still there.
+                        let bytes = match &kb.buf {
+                            Some(buf) => &buf[v.bits as usize..v.bits as usize + v.len as usize],
+                            None => unsafe {
+                                std::slice::from_raw_parts(v.bits as *const u8, v.len as usize)
+                            },
+                        };
+                        std::hint::black_box(bytes.iter().map(|&x| x as u32).sum::<u32>());
+                    }
+                    rc
+                }
+                _ => SQLBATCH_OK,
+            },
+            10 if !s.is_null() => {
+                kept[i] = None;
+                stmts[i] = ptr::null_mut();
+                unsafe { sqlbatch_stmt_finalize(s) }
+            }
+            // prepare into the slot (finalizing what was there)
+            11 if !closed => {
+                kept[i] = None;
+                unsafe { sqlbatch_stmt_finalize(s) };
+                stmts[i] = prepare(open.as_ref().unwrap(), &mut next_sql);
+                SQLBATCH_OK
+            }
+            // the SQL as a script, on the same connection as the open statements
+            12 if !closed => {
+                let c = open.as_ref().unwrap();
+                run(&mut || unsafe {
+                    sqlbatch_conn_exec(
+                        c.0,
+                        sql.as_ptr().cast(),
+                        sql.len(),
+                        ptr::null(),
+                        ptr::null(),
+                        0,
+                        ptr::null(),
+                        0,
+                        ptr::null_mut(),
+                    )
+                })
+            }
+            13 if !closed => {
+                unsafe { sqlbatch_conn_interrupt(open.as_ref().unwrap().0) };
+                SQLBATCH_OK
+            }
+            // close the connection under its statements
+            14 if !closed && arg & 3 == 0 => {
+                drop(open.take());
+                SQLBATCH_OK
+            }
+            15 if !s.is_null() => {
+                let (mut ro, mut out, mut nn) = (false, sqlbatch_str::NONE, 0 as c_int);
+                let a = unsafe { sqlbatch_stmt_readonly(s, &mut ro) };
+                let b = unsafe { sqlbatch_stmt_sql(s, &mut out) };
+                let c = unsafe { sqlbatch_stmt_column_not_null(s, arg as usize % 3, &mut nn) };
+                assert!(known_status(b) && known_status(c));
+                if closed {
+                    assert_eq!((b, c), (SQLBATCH_E_CLOSED, SQLBATCH_E_CLOSED));
+                }
+                a
+            }
+            _ => continue,
+        };
+        assert!(known_status(rc) && rc != SQLBATCH_E_PANIC, "op {} returned {rc}", op % 16);
+        if closed && !matches!(op % 16, 9 | 10) {
+            assert_eq!(rc, SQLBATCH_E_CLOSED, "op {} on a statement of a closed connection", op % 16);
+        }
+    }
+    if let Some(c) = &open {
+        // (Reset first: an interrupt made while another statement was running stays pending
+        // until no statement runs.)
+        for &s in &stmts {
+            if !s.is_null() {
+                unsafe { sqlbatch_stmt_reset(s) };
+            }
+        }
+        c.check_usable();
+    }
+    // Statements and connection released in either order.
+    if k.bit() {
+        drop(open.take());
+    }
+    for s in stmts {
+        assert_eq!(unsafe { sqlbatch_stmt_finalize(s) }, SQLBATCH_OK);
+    }
+    drop(open);
+});
