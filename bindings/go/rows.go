@@ -196,22 +196,27 @@ func (r *Rows) fetch() bool {
 // before s.keep holds bytes that were handed out and is never written again; a batch whose
 // bytes were not handed out is overwritten by the next one. A full chunk is dropped (the
 // values that point into it keep it alive) for a new one.
+//
+// Chunks are at most 32 KiB (unless one row needs more), about one batch of a typical row
+// size: a string kept from a batch keeps its chunk alive, so chunks are kept close to the
+// size of the batch copy they replace.
 const (
-	minChunk = 16 << 10
-	maxChunk = 128 << 10
+	minChunk = 8 << 10
+	maxChunk = 32 << 10
 )
 
 // chunkSize is the size of a new chunk after batches of batchBytes, for a row of need bytes:
-// room for a few such batches, within [minChunk, maxChunk], and at least need.
+// room for up to four such batches, within [minChunk, maxChunk], and at least need.
 func chunkSize(batchBytes, need int) int {
 	n := min(max(4*batchBytes, minChunk), maxChunk)
 	return max(n, need)
 }
 
 // fetchInto fetches the next batch into the statement's chunk, starting a new chunk when
-// what is left of it would not hold a batch like the previous one, or not the next row.
+// what is left of it would hold less than a quarter of a batch like the previous one, or
+// not even the next row.
 func (r *Rows) fetchInto(s *Stmt) (capi.Batch, int32) {
-	if len(s.chunk)-s.keep < max(r.lastData/2, 256) {
+	if len(s.chunk)-s.keep < max(r.lastData/4, 256) {
 		s.chunk, s.keep = make([]byte, chunkSize(r.lastData, 0)), 0
 	}
 	b, rc := s.h.FetchInto(s.batchRows, s.chunk[s.keep:])
