@@ -27,14 +27,11 @@ fuzz_target!(|data: &[u8]| {
     let flags = k.byte();
     let n = (k.byte() % 9) as usize;
     let mut p = Params::default();
-    let mut vals = Vec::new();
     for _ in 0..n {
         if flags & 1 != 0 && k.bit() {
             p.push_raw(&mut k);
         } else {
-            let v = pick_value(&mut k);
-            p.push(&v);
-            vals.push(v);
+            p.push(&pick_value(&mut k));
         }
     }
     let mut names = Vec::new();
@@ -94,7 +91,9 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!((rc, res.statements), (SQLBATCH_E_INVALID_ARGUMENT, 0));
         }
     }
-    if !(fired || cut_short(rc) || flags & 3 != 0 || !well_formed(&p) || nondeterministic(sql)) {
+    if let (false, Some(vals)) =
+        (fired || cut_short(rc) || flags & 2 != 0 || nondeterministic(sql), p.decoded())
+    {
         differential(&conn, sql, &vals, rc, &res);
     }
     conn.check_usable();

@@ -236,17 +236,29 @@ impl Params {
         let len = k.byte() as u32 * if k.bit() { u32::MAX / 255 } else { 1 };
         self.values.push(sqlbatch_value { bits, len, kind, _pad: [0; 3] });
     }
-}
 
-/// Whether every value is one the library must accept (no raw misuse).
-pub fn well_formed(p: &Params) -> bool {
-    p.values.iter().all(|v| match v.kind {
-        SQLBATCH_INTEGER | SQLBATCH_FLOAT | SQLBATCH_NULL => true,
-        SQLBATCH_TEXT | SQLBATCH_BLOB => {
-            v.bits.checked_add(v.len as u64).is_some_and(|e| e <= p.data.len() as u64)
-        }
-        _ => false,
-    })
+    /// The values as the library must read them, `None` when one of them is raw misuse the
+    /// library must refuse (an unknown kind, bytes outside `data`). A raw value struct can be
+    /// well formed by chance (kind INTEGER, bits 0): the reference must bind what it says.
+    pub fn decoded(&self) -> Option<Vec<Val>> {
+        self.values
+            .iter()
+            .map(|v| {
+                let bytes = || {
+                    let end = v.bits.checked_add(v.len as u64).filter(|&e| e <= self.data.len() as u64)?;
+                    Some(self.data[v.bits as usize..end as usize].to_vec())
+                };
+                match v.kind {
+                    SQLBATCH_NULL => Some(Val::Null),
+                    SQLBATCH_INTEGER => Some(Val::Int(v.bits as i64)),
+                    SQLBATCH_FLOAT => Some(Val::Float(v.bits)),
+                    SQLBATCH_TEXT => bytes().map(Val::Text),
+                    SQLBATCH_BLOB => bytes().map(Val::Blob),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
 }
 
 /// Decodes a cell of a batch whose bytes are at `base` (`base_len` of them), checking it.
