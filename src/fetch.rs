@@ -335,18 +335,19 @@ enum FastStop {
 /// stay in registers. Returns the rows taken and why it stopped.
 ///
 /// # Safety
-/// `raw` is positioned on a row of `ncols > 0` columns `stride` bytes apart (see `mem.rs`);
-/// `out` has room for `max_rows * ncols` cells.
+/// `raw` is positioned on a row of `ncols > 0` columns `layout.stride` bytes apart (see
+/// `mem.rs`); `out` has room for `max_rows * ncols` cells.
 #[inline(never)]
 unsafe fn fill_direct<S: Sink>(
     raw: *mut ffi::sqlite3_stmt,
     ncols: usize,
-    stride: usize,
+    layout: mem::Layout,
     mut out: *mut sqlbatch_value,
     max_rows: usize,
     sink: &mut S,
     cells_before: usize,
 ) -> (usize, FastStop) {
+    let mem::Layout { stride, row_at } = layout;
     let mut rows = 0;
     // Rows that certainly fit before the byte bound is reached, re-checked exactly once that
     // many rows are taken, or as soon as a row brings bytes along.
@@ -363,7 +364,10 @@ unsafe fn fill_direct<S: Sink>(
             }
         }
         let mark = sink.len();
-        let mut m = ffi::sqlite3_column_value(raw, 0) as *const u8;
+        let mut m = mem::row_address(raw, row_at);
+        if m.is_null() {
+            return (rows, FastStop::Slow);
+        }
         let end = out.add(ncols);
         let mut cell = out;
         while cell < end {
@@ -471,6 +475,7 @@ unsafe fn fill<S: Sink>(
             stride = 0;
         }
     }
+    let layout = mem::Layout { stride, row_at: mem::result_row_offset() };
     // Invariant at the top of the loop: positioned on a row the caller has not received.
     let mut rows = 0;
     // Cells are written through a raw cursor; `st.cells` gets its length once, at the end
@@ -488,7 +493,7 @@ unsafe fn fill<S: Sink>(
         }
         if stride != 0 && ncols != 0 {
             let fit = (max_rows - rows).min((room - rows * ncols) / ncols);
-            let (n, why) = fill_direct(raw, ncols, stride, base.add(rows * ncols), fit, sink, rows * ncols);
+            let (n, why) = fill_direct(raw, ncols, layout, base.add(rows * ncols), fit, sink, rows * ncols);
             rows += n;
             match why {
                 FastStop::Limit => continue,

@@ -7,13 +7,19 @@
 //! spends stepping a narrow row. For the plain cases (an integer, a real, NULL, UTF-8 text, a
 //! blob without a zero-fill tail), the fields of `Mem` say everything directly: the value at
 //! offset 0, `z` at 8, `n` at 16, `flags` at 20, `enc` at 22 on 64-bit targets. sqlbatch
-//! reads them directly, with one `sqlite3_column_value` call per row for the address of column
-//! 0, and uses the public API for every other case.
+//! reads them directly, and uses the public API for every other case.
+//!
+//! The address of column 0 is the statement's `pResultRow` field (a `Vdbe` is the
+//! `sqlite3_stmt`), which `OP_ResultRow` sets on every step; reading that word directly saves
+//! the one `sqlite3_column_value` call per row (with its mutex calls, about 60 instructions:
+//! more than the rest of the batch loop) that would otherwise remain. When that field is not
+//! found, the row's address comes from `sqlite3_column_value`.
 //!
 //! This relies on the layout of a struct SQLite does not publish, so it is checked, not
-//! assumed: the first time it is needed, [`stride`] runs a probe query through the public API
-//! and compares every field it would read, and the distance between consecutive columns, with
-//! what the API reports. If anything differs (another SQLite version, another target), direct
+//! assumed: the first time it is needed, [`stride`] runs probe queries through the public API
+//! and compares every field it would read, the distance between consecutive columns, and the
+//! row address at the `pResultRow` offset on every row of two statements, with what the API
+//! reports. If anything differs (another SQLite version, another target), direct
 //! reads stay off and every cell goes through the API. Tests assert that the probe passes for
 //! the bundled SQLite and that both paths read the same values. Set the environment variable
 //! `SQLBATCH_API_READS=1` to turn direct reads off.
@@ -41,6 +47,9 @@ pub(crate) const ENC_UTF8: u8 = 1;
 const UNPROBED: usize = usize::MAX;
 /// The distance in bytes between consecutive result columns, or 0 when direct reads are off.
 static STRIDE: AtomicUsize = AtomicUsize::new(UNPROBED);
+/// The offset of `pResultRow` in the statement, or 0 when it was not found. Stored before
+/// `STRIDE`; a thread that sees a stride but still 0 here just uses the API for the address.
+static RESULT_ROW: AtomicUsize = AtomicUsize::new(0);
 
 /// The stride for direct reads, or 0 to use the public API for every cell.
 #[inline]
@@ -56,6 +65,36 @@ pub(crate) fn stride() -> usize {
     }
 }
 
+/// What the batch loop needs to read rows directly.
+#[derive(Clone, Copy)]
+pub(crate) struct Layout {
+    /// From [`stride`], not 0.
+    pub stride: usize,
+    /// From [`result_row_offset`]: 0 to get the row's address from the API.
+    pub row_at: usize,
+}
+
+/// The offset of the current row's address (`pResultRow`) in a statement, 0 if unknown; only
+/// meaningful while [`stride`] is not 0.
+#[inline]
+pub(crate) fn result_row_offset() -> usize {
+    RESULT_ROW.load(Ordering::Relaxed)
+}
+
+/// The address of column 0 of the row `stmt` is positioned on (NULL if there is none), read
+/// at `offset` from [`result_row_offset`], or through the API when that is 0.
+///
+/// # Safety
+/// `stmt` must be a live statement, and a non-zero `offset` must come from the probe.
+#[inline(always)]
+pub(crate) unsafe fn row_address(stmt: *mut ffi::sqlite3_stmt, offset: usize) -> *const u8 {
+    if offset != 0 {
+        read(stmt as *const u8, offset)
+    } else {
+        ffi::sqlite3_column_value(stmt, 0) as *const u8
+    }
+}
+
 /// Whether direct reads are on (after probing if needed).
 #[doc(hidden)]
 pub fn direct_reads_enabled() -> bool {
@@ -67,6 +106,12 @@ pub fn direct_reads_enabled() -> bool {
 #[doc(hidden)]
 pub fn set_direct_reads(on: bool) {
     STRIDE.store(if on { probe() } else { 0 }, Ordering::Relaxed);
+}
+
+/// Whether the row address is read from the statement (after probing if needed); for tests.
+#[doc(hidden)]
+pub fn direct_row_address_enabled() -> bool {
+    stride() != 0 && result_row_offset() != 0
 }
 
 unsafe fn read<T: Copy>(m: *const u8, off: usize) -> T {
@@ -91,14 +136,56 @@ fn probe() -> usize {
             c"SELECT -1234567890123, 2.5, 'h\xc3\xa9llo', x'00ff10', NULL, 9223372036854775807, '', x''";
         let mut stmt = ptr::null_mut();
         let mut stride = 0;
+        let mut offset = 0;
         if ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut()) == ffi::SQLITE_OK
             && ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW
         {
             stride = check_row(stmt);
+            offset = find_result_row(db, stmt);
         }
         ffi::sqlite3_finalize(stmt);
         ffi::sqlite3_close(db);
+        RESULT_ROW.store(if stride != 0 { offset } else { 0 }, Ordering::Relaxed);
         stride
+    }
+}
+
+/// The words of a statement searched for the row address: 1 to 31 (bytes 8 to 255; word 0 is
+/// the connection, and a `Vdbe` is larger than 256 bytes in every SQLite 3 version).
+const ROW_WORDS: u32 = !1;
+
+/// The set of words (bit i: bytes 8i..8i+8) of `stmt` that hold the address of column 0.
+unsafe fn row_words(stmt: *mut ffi::sqlite3_stmt) -> u32 {
+    let row = ffi::sqlite3_column_value(stmt, 0) as usize;
+    (1..32).filter(|&i| read::<usize>(stmt as *const u8, i * 8) == row).fold(0, |m, i| m | 1 << i)
+}
+
+/// The offset of `pResultRow` in a statement, or 0: the one word that holds the address of
+/// column 0 in `first` (positioned on a row) and on every row of a second statement, alive at
+/// the same time (so its rows are elsewhere), whose rows come from two different result
+/// instructions.
+///
+/// # Safety
+/// `db` is an open connection; `first` a statement of it positioned on a row.
+unsafe fn find_result_row(db: *mut ffi::sqlite3, first: *mut ffi::sqlite3_stmt) -> usize {
+    let sql = c"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5)
+        SELECT x, 'a' FROM c UNION ALL SELECT 'b', x * 2.5 FROM c";
+    let mut stmt = ptr::null_mut();
+    if ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut()) != ffi::SQLITE_OK {
+        return 0;
+    }
+    let mut candidates = ROW_WORDS & row_words(first);
+    let (mut rows, mut distinct) = (0, true);
+    while ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW {
+        candidates &= row_words(stmt);
+        distinct &= ffi::sqlite3_column_value(stmt, 0) != ffi::sqlite3_column_value(first, 0);
+        rows += 1;
+    }
+    let done = ffi::sqlite3_finalize(stmt) == ffi::SQLITE_OK;
+    if done && distinct && rows == 10 && candidates.count_ones() == 1 {
+        candidates.trailing_zeros() as usize * 8
+    } else {
+        0
     }
 }
 
@@ -198,5 +285,7 @@ mod tests {
     #[test]
     fn the_probe_passes_for_the_bundled_sqlite() {
         assert!(super::probe() >= 48, "direct reads would be off: the Mem layout check failed");
+        // pResultRow in SQLite 3.54's Vdbe, on 64-bit targets.
+        assert_eq!(super::result_row_offset(), 160, "the row address would come from the API");
     }
 }

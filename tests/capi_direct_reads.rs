@@ -14,6 +14,7 @@ fn all_rows(c: &Conn, sql: &str, max_rows: usize, max_bytes: usize) -> Vec<Vec<V
 #[test]
 fn direct_reads_agree_with_the_api_on_every_kind_of_value() {
     assert!(sqlbatch::mem::direct_reads_enabled(), "the layout probe failed for the bundled SQLite");
+    assert!(sqlbatch::mem::direct_row_address_enabled(), "the pResultRow probe failed");
     let c = Conn::memory();
     // Plain values, values SQLite keeps in unusual forms (zero-filled blobs, integers in REAL
     // columns, text that looks numeric, pointer-less subtypes from json), and many rows.
@@ -33,6 +34,15 @@ fn direct_reads_agree_with_the_api_on_every_kind_of_value() {
         "SELECT i, zeroblob(3), json_array(i, t), r + 0, CAST(t AS BLOB), -0.0, 1e308 * 10 FROM v",
         "SELECT i FROM v UNION ALL SELECT t FROM v",
         "SELECT 1, 'a' UNION ALL SELECT 2.5, x'00' UNION ALL SELECT NULL, ''",
+        // Rows produced by different result instructions (and so in different registers)
+        // within one result: compound selects, a recursive CTE, sorters, window functions.
+        "SELECT i, t FROM v WHERE i % 2 = 0 UNION ALL SELECT r, b FROM v WHERE i % 3 = 0 \
+         UNION ALL SELECT 'x', NULL",
+        "SELECT i, t FROM v UNION SELECT r, b FROM v ORDER BY 2, 1",
+        "WITH RECURSIVE k(n, s) AS (SELECT 1, 'a' UNION ALL SELECT n + 1, s || 'b' FROM k WHERE n < 300) \
+         SELECT n, s FROM k UNION ALL SELECT count(*), group_concat(t) FROM v",
+        "SELECT i, sum(r) OVER (ORDER BY i ROWS 2 PRECEDING), t FROM v ORDER BY i DESC",
+        "SELECT x, count(*) FROM v GROUP BY x HAVING count(*) > 1",
     ];
     for sql in queries {
         for (rows, bytes) in [(1, usize::MAX), (7, 256), (1000, 1 << 20)] {
