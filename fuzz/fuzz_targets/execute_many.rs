@@ -118,7 +118,7 @@ fuzz_target!(|data: &[u8]| {
         let mut done = 0u64;
         let mut status = SQLBATCH_OK;
         if !s.is_null() {
-            'rows: for row in values.chunks(n_cols.max(1)).take(n_rows) {
+            'rows: for row in (0..n_rows).map(|r| &values[r * n_cols..(r + 1) * n_cols]) {
                 for (i, v) in row.iter().enumerate() {
                     if bind_raw(s, i as c_int + 1, v) != sq::SQLITE_OK {
                         status = raw.extended();
