@@ -11,7 +11,8 @@
 --
 -- With --impl NAME --workload W --input P --reps N --warmup W it follows the implementation
 -- protocol of benches/README.md (impls hs-sqlbatch-fold, hs-sqlbatch-query, hs-perrow-safe,
--- hs-perrow-unsafe).
+-- hs-perrow-unsafe; and, for instruction counts under valgrind, hs-native-c and hs-direct on
+-- the fetch workloads: the table's native C loop and Direct-layer loop).
 module Main (main) where
 
 import Control.Exception (evaluate)
@@ -238,13 +239,28 @@ protocol impl workload input reps warmup = do
     hFlush stdout
   where
     sqlbatchImpl = impl `elem` ["hs-sqlbatch-fold", "hs-sqlbatch-query"]
+    -- For instruction counts (valgrind) of the table's floors in this same harness.
+    extraImpl = impl `elem` ["hs-native-c", "hs-direct"]
     mode = if impl == "hs-perrow-safe" then P.Safe else P.Unsafe
     unsupported = do
       hPutStrLn stderr ("hs-bench: workload " ++ workload ++ " not supported by " ++ impl)
       exitWith (ExitFailure 3)
     setup
-      | impl `notElem` ["hs-sqlbatch-fold", "hs-sqlbatch-query", "hs-perrow-safe", "hs-perrow-unsafe"] =
+      | impl `notElem` ["hs-sqlbatch-fold", "hs-sqlbatch-query", "hs-perrow-safe", "hs-perrow-unsafe"]
+          && not extraImpl =
           die' ("unknown impl " ++ impl)
+      | extraImpl && workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"] = do
+          let narrow = workload /= "fetch_wide"
+          if impl == "hs-native-c"
+            then do
+              db <- nativeOpen input
+              return (timed (native (if narrow then c_native_fetch_narrow else c_native_fetch_wide) db))
+            else do
+              Right db <- D.open (D.Utf8 (B8.pack input))
+              let bufLen = 4 * 1024 * 1024
+              buf <- mallocBytes bufLen
+              return (timed (directFetch db buf bufLen (if narrow then narrowSql else wideSql)))
+      | extraImpl = unsupported
       | workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"] = do
           let narrow = workload /= "fetch_wide"
           if sqlbatchImpl

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Instructions per row of hs-bench implementations, deterministic (unlike wall-clock time on
+# a shared machine): runs `hs-bench --impl IMPL` under cachegrind (no cache simulation) for two
+# repetition counts and divides the difference by the extra rows. The fixed costs (start-up,
+# opening, warm-up) cancel out; what remains is the cost of one run of the workload, including
+# the untimed major GC before each run (the same for every implementation).
+#
+#   bench/icount.sh [WORKLOAD [IMPL...]]      (from bindings/haskell, after `make build`)
+#
+# Default: fetch_narrow with hs-native-c hs-direct hs-sqlbatch-fold hs-sqlbatch-query.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$here/../.." && pwd)
+bench=${HS_BENCH:-$root/build/bench/hs-bench}
+workload=${1:-fetch_narrow}
+[ $# -gt 0 ] && shift
+impls=${*:-hs-native-c hs-direct hs-sqlbatch-fold hs-sqlbatch-query}
+case $workload in
+  fetch_narrow) rows=10000; lo=10; hi=60 ;;
+  fetch_wide) rows=200000; lo=1; hi=3 ;;
+  *) echo "icount.sh: workload fetch_narrow or fetch_wide" >&2; exit 2 ;;
+esac
+db=$root/build/workloads/$workload.db
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+count() {
+  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/out" \
+    "$bench" --impl "$1" --workload "$workload" --input "$db" --reps "$2" --warmup 1 \
+    >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+  sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$tmp/out"
+}
+for impl in $impls; do
+  a=$(count "$impl" $lo)
+  b=$(count "$impl" $hi)
+  awk -v i="$impl" -v a="$a" -v b="$b" -v n=$((hi - lo)) -v r=$rows \
+    'BEGIN { d = (b - a) / n; printf "%-20s %12.0f instructions a run  %8.1f a row\n", i, d, d / r }'
+done
