@@ -243,6 +243,28 @@ conversionErrors = TestList
   , "REAL is not an Int" ~: withMem $ \c -> do
       e <- resultError (query_ c "SELECT 1.5" :: IO [Only Int64])
       (errSQLType e, errHaskellType e) @?= ("REAL", "Int64")
+  , "errors of the numeric conversions name their Haskell type" ~: withMem $ \c -> do
+      let check :: ResultError -> String -> String -> IO ()
+          check e sqlType hsType = do
+            (errColumn e, errColumnName e, errSQLType e, errHaskellType e)
+              @?= (0, "v", T.pack sqlType, T.pack hsType)
+            case (sqlType, e) of
+              ("NULL", UnexpectedNull {}) -> return ()
+              ("TEXT", Incompatible {}) -> return ()
+              _ -> assertFailure (show e)
+      forM_ [("NULL", "SELECT NULL AS v"), ("TEXT", "SELECT 'x' AS v")] $ \(ty, sql) -> do
+        e1 <- resultError (query_ c sql :: IO [Only Int64])
+        check e1 ty "Int64"
+        e2 <- resultError (query_ c sql :: IO [Only Int])
+        check e2 ty "Int"
+        e3 <- resultError (query_ c sql :: IO [Only Integer])
+        check e3 ty "Integer"
+        e4 <- resultError (query_ c sql :: IO [Only Double])
+        check e4 ty "Double"
+        e5 <- resultError (query_ c sql :: IO [Only Bool])
+        check e5 ty "Bool"
+        e6 <- resultError (fold_ c sql (0 :: Int64) (\a (Only x) -> return $! a + x))
+        check e6 ty "Int64"
   , "too few and too many columns" ~: withMem $ \c -> do
       r1 <- try (query_ c "SELECT 1, 2, 3" :: IO [(Int, Int)])
       case r1 of

@@ -100,6 +100,31 @@ incompatible f = do
   wrongType f k
 {-# NOINLINE incompatible #-}
 
+-- 'incompatible' at the types of the instances below, each one a call with a single
+-- argument (no 'Typeable' dictionary): that keeps those conversions small enough for GHC to
+-- inline a whole row parser into the loop of 'Database.SQLBatch.fold' even when the parser
+-- is shared by several call sites (a shared parser is a top-level binding, inlined only
+-- when its size is under GHC's threshold).
+incompatibleInt64 :: Field -> IO Int64
+incompatibleInt64 = incompatible
+{-# NOINLINE incompatibleInt64 #-}
+
+incompatibleInt :: Field -> IO Int
+incompatibleInt = incompatible
+{-# NOINLINE incompatibleInt #-}
+
+incompatibleInteger :: Field -> IO Integer
+incompatibleInteger = incompatible
+{-# NOINLINE incompatibleInteger #-}
+
+incompatibleDouble :: Field -> IO Double
+incompatibleDouble = incompatible
+{-# NOINLINE incompatibleDouble #-}
+
+incompatibleBool :: Field -> IO Bool
+incompatibleBool = incompatible
+{-# NOINLINE incompatibleBool #-}
+
 wrongType :: forall a. Typeable a => Field -> Word8 -> IO a
 wrongType f k
   | k == kindNull = returnError UnexpectedNull f "use Maybe for a column that may be NULL"
@@ -121,13 +146,13 @@ integral f = do
 instance FromField Int64 where
   fromField f = do
     k <- fieldKind f
-    if k == kindInteger then fieldInt64Unchecked f else wrongType f k
+    if k == kindInteger then fieldInt64Unchecked f else incompatibleInt64 f
   {-# INLINE fromField #-}
 
 instance FromField Int where
   fromField f = do
     k <- fieldKind f
-    if k == kindInteger then fromIntegral <$> fieldInt64Unchecked f else wrongType f k
+    if k == kindInteger then fromIntegral <$> fieldInt64Unchecked f else incompatibleInt f
   {-# INLINE fromField #-}
 
 instance FromField Int32 where
@@ -178,7 +203,7 @@ nonNegative f = do
 instance FromField Integer where
   fromField f = do
     k <- fieldKind f
-    if k == kindInteger then toInteger <$> fieldInt64Unchecked f else wrongType f k
+    if k == kindInteger then toInteger <$> fieldInt64Unchecked f else incompatibleInteger f
   {-# INLINE fromField #-}
 
 -- | REAL, or INTEGER converted.
@@ -187,7 +212,7 @@ instance FromField Double where
     k <- fieldKind f
     if k == kindFloat
       then fieldDoubleUnchecked f
-      else if k == kindInteger then fromIntegral <$> fieldInt64Unchecked f else wrongType f k
+      else if k == kindInteger then fromIntegral <$> fieldInt64Unchecked f else incompatibleDouble f
   {-# INLINE fromField #-}
 
 -- | REAL or INTEGER, converted with 'realToFrac'.
@@ -201,7 +226,7 @@ instance FromField Float where
 instance FromField Bool where
   fromField f = do
     k <- fieldKind f
-    if k == kindInteger then (/= 0) <$> fieldInt64Unchecked f else wrongType f k
+    if k == kindInteger then (/= 0) <$> fieldInt64Unchecked f else incompatibleBool f
   {-# INLINE fromField #-}
 
 -- | TEXT, decoded from UTF-8 (invalid UTF-8 is a 'ConversionFailed').

@@ -759,11 +759,16 @@ fieldWith :: FieldParser a -> RowParser a
 fieldWith fp = RowParser $ \r c s ->
   let i = I# c
   in if i >= rowCols r
-       then case unIO (throwIO (ColumnCountError (rowCols r) i)) s of
-              (# s1, a #) -> (# s1, c, a #)
+       then tooFewColumns r c s
        else case unIO (fp (Field (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r))) s of
               (# s1, a #) -> (# s1, c +# 1#, a #)
 {-# INLINE fieldWith #-}
+
+-- | The failure of 'fieldWith' past the last column, out of line (keeps parsers small).
+tooFewColumns :: Row -> Int# -> State# RealWorld -> (# State# RealWorld, Int#, a #)
+tooFewColumns r c s = case unIO (throwIO (ColumnCountError (rowCols r) (I# c))) s of
+  (# s1, a #) -> (# s1, c, a #)
+{-# NOINLINE tooFewColumns #-}
 
 -- | How many columns of the row are left to read.
 numFieldsRemaining :: RowParser Int
