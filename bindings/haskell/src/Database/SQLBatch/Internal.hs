@@ -759,14 +759,14 @@ fieldWith :: FieldParser a -> RowParser a
 fieldWith fp = RowParser $ \r c s ->
   let i = I# c
   in if i >= rowCols r
-       then tooFewColumns r c s
+       then let !(I# cols) = rowCols r in tooFewColumns cols c s
        else case unIO (fp (Field (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r))) s of
               (# s1, a #) -> (# s1, c +# 1#, a #)
 {-# INLINE fieldWith #-}
 
 -- | The failure of 'fieldWith' past the last column, out of line (keeps parsers small).
-tooFewColumns :: Row -> Int# -> State# RealWorld -> (# State# RealWorld, Int#, a #)
-tooFewColumns r c s = case unIO (throwIO (ColumnCountError (rowCols r) (I# c))) s of
+tooFewColumns :: Int# -> Int# -> State# RealWorld -> (# State# RealWorld, Int#, a #)
+tooFewColumns cols c s = case unIO (throwIO (ColumnCountError (I# cols) (I# c))) s of
   (# s1, a #) -> (# s1, c, a #)
 {-# NOINLINE tooFewColumns #-}
 
