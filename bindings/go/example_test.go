@@ -75,6 +75,41 @@ func ExampleStmt_ExecMany() {
 	// Output: 1000 1000
 }
 
+func ExampleParams_AppendColumns() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	c.ExecScript("CREATE TABLE reading(sensor INTEGER, value REAL, unit TEXT, note TEXT)")
+
+	// Data already held column by column: each slice is a column, row i takes element i of
+	// each. Pass a few thousand rows per call; a []any column carries NULLs or mixed types.
+	sensors := []int64{1, 2, 3, 4, 5}
+	values := []float64{20.5, 21, 19.75, 22.25, 20}
+	units := []string{"C", "C", "C", "C", "C"}
+	notes := []any{nil, "recalibrated", nil, nil, "door open"}
+
+	stmt, _ := c.Prepare("INSERT INTO reading VALUES (?, ?, ?, ?)")
+	defer stmt.Close()
+	var p sqlbatch.Params
+	c.ExecScript("BEGIN")
+	for i := 0; i < len(sensors); i += 2 { // batches of 2 rows, to show the loop
+		j := min(i+2, len(sensors))
+		p.Reset()
+		if err := p.AppendColumns(sensors[i:j], values[i:j], units[i:j], notes[i:j]); err != nil {
+			log.Fatal(err)
+		}
+		if _, err := stmt.ExecMany(&p); err != nil {
+			log.Fatal(err)
+		}
+	}
+	c.ExecScript("COMMIT")
+
+	rows, _ := c.Query("SELECT count(*), sum(value), count(note) FROM reading")
+	defer rows.Close()
+	rows.Next()
+	fmt.Println(rows.Int64(0), rows.Float64(1), rows.Int64(2))
+	// Output: 5 103.5 2
+}
+
 func ExampleStmt_Query() {
 	c, _ := sqlbatch.Open(":memory:")
 	defer c.Close()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
+	"github.com/sqlbatch/sqlbatch/bindings/go/driver"
 )
 
 // SQLite recompiles a statement whose schema changed when it next runs it; the columns the
@@ -239,5 +240,77 @@ func TestStmtCacheOption(t *testing.T) {
 	}
 	if got := one[int](t, db, "SELECT count(*) FROM t"); got != 3 {
 		t.Fatal(got)
+	}
+}
+
+// ExecMany keeps its statement in the cache (a bulk insert of many calls prepares it once),
+// and works the same with the cache off, with the cached statement's rows open, and with a
+// script (an error).
+func TestExecManyUsesTheCache(t *testing.T) {
+	for _, options := range []string{"", "_stmt_cache=0", "_stmt_cache=1"} {
+		t.Run(options, func(t *testing.T) {
+			db := open(t, options)
+			exec(t, db, "CREATE TABLE bulk(a INTEGER, b TEXT)")
+			ctx := context.Background()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			const insert = "INSERT INTO bulk VALUES (?, ?) RETURNING a"
+			a, b := make([]int64, 1000), make([]string, 1000)
+			for i := range a {
+				a[i], b[i] = int64(i), fmt.Sprint("row-", i)
+			}
+			var p sqlbatch.Params
+			bulk := func(i, j int) error {
+				return conn.Raw(func(dc any) error {
+					p.Reset()
+					if err := p.AppendColumns(a[i:j], b[i:j]); err != nil {
+						return err
+					}
+					res, err := dc.(*driver.Conn).ExecMany(ctx, insert, &p)
+					if err == nil && (res.Rows != j-i || res.Changes != int64(j-i)) {
+						err = fmt.Errorf("rows %d..%d: %+v", i, j, res)
+					}
+					return err
+				})
+			}
+			if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+				t.Fatal(err)
+			}
+			// Rows of the same statement open meanwhile: ExecMany prepares its own.
+			rows, err := conn.QueryContext(ctx, insert, -1, "open")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := bulk(0, 300); err != nil {
+				t.Fatal(err)
+			}
+			rows.Close()
+			for i := 300; i < len(a); i += 300 {
+				if err := bulk(i, min(i+300, len(a))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = conn.Raw(func(dc any) error {
+				_, err := dc.(*driver.Conn).ExecMany(ctx, "INSERT INTO bulk VALUES (?, ?); SELECT 1", &p)
+				return err
+			})
+			if err == nil {
+				t.Fatal("ExecMany ran a script")
+			}
+			if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+				t.Fatal(err)
+			}
+			if got := one[int](t, db, "SELECT sum(a) FROM bulk WHERE b LIKE 'row-%'"); got != 999*1000/2 {
+				t.Fatalf("sum %d", got)
+			}
+			// The cached statement still serves Exec, with its own arguments.
+			exec(t, db, insert, 5000, "x")
+			if got := one[int](t, db, "SELECT count(*) FROM bulk"); got != 1000+1+1 {
+				t.Fatalf("count %d", got)
+			}
+		})
 	}
 }

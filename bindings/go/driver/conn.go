@@ -466,20 +466,53 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 func (c *Conn) IsValid() bool { return !c.closed && !c.bad }
 
 // ExecMany runs query (one statement) once per row of parameter values in p, in one call
-// into C: the bulk insert. Cancelling ctx interrupts it. See sqlbatch.Stmt.ExecMany.
+// into C: the bulk insert. Cancelling ctx interrupts it. See sqlbatch.Stmt.ExecMany; fill p
+// with sqlbatch.Params.AppendColumns when the rows are in slices, a column each.
+//
+// The statement is kept in the connection's statement cache, so that a bulk insert made of
+// many ExecMany calls (a few thousand rows each) prepares it once.
 func (c *Conn) ExecMany(ctx context.Context, query string, p *sqlbatch.Params) (sqlbatch.WriteResult, error) {
 	if err := ctx.Err(); err != nil {
 		return sqlbatch.WriteResult{}, err
 	}
-	s, err := c.c.Prepare(query)
+	s, owned, err := c.bulkStmt(query)
 	if err != nil {
 		return sqlbatch.WriteResult{}, err
 	}
-	defer s.Close()
+	if owned {
+		defer s.Close()
+	}
 	stop := c.watch(ctx)
 	r, err := s.ExecMany(p)
 	stop()
 	return r, ctxErr(ctx, err)
+}
+
+// bulkStmt returns the statement of query for ExecMany: the one in the statement cache
+// (prepared and put there if missing), or, when the cache cannot serve it (the cache is off,
+// query is too long, holds several statements, or its cached statement has open rows), one
+// prepared for this call, which the caller closes (owned).
+func (c *Conn) bulkStmt(query string) (s *sqlbatch.Stmt, owned bool, err error) {
+	if c.cache.cacheable(query) {
+		e := c.cache.get(query)
+		if e == nil {
+			s, tail, err := c.c.PrepareTail(query, sqlbatch.PreparePersistent)
+			if err != nil {
+				return nil, false, err
+			}
+			if isBlank(tail) {
+				e = c.cache.put(query, s)
+			} else {
+				s.Close()
+				e = c.cache.put(query, nil)
+			}
+		}
+		if e.s != nil && !e.busy {
+			return e.s, false, nil
+		}
+	}
+	s, err = c.c.Prepare(query)
+	return s, true, err
 }
 
 // isBlank reports whether sql holds only whitespace, semicolons and comments.

@@ -32,9 +32,10 @@ var SQL = sqlwork.Driver{
 			c := dc.(*sqldriver.Conn)
 			var p sqlbatch.Params
 			for i := 0; i < len(rows.A); i += BulkChunk {
+				j := min(i+BulkChunk, len(rows.A))
 				p.Reset()
-				for j := i; j < min(i+BulkChunk, len(rows.A)); j++ {
-					p.Int64(rows.A[j]).Float64(rows.B[j]).Text(rows.C[j])
+				if err := p.AppendColumns(rows.A[i:j], rows.B[i:j], rows.C[i:j]); err != nil {
+					return err
 				}
 				if _, err := c.ExecMany(ctx, workload.BulkInsertQ, &p); err != nil {
 					return err
@@ -206,9 +207,10 @@ func bulk(c *sqlbatch.Conn, rows *workload.BulkRows) error {
 	defer s.Close()
 	var p sqlbatch.Params
 	for i := 0; i < len(rows.A); i += BulkChunk {
+		j := min(i+BulkChunk, len(rows.A))
 		p.Reset()
-		for j := i; j < min(i+BulkChunk, len(rows.A)); j++ {
-			p.Int64(rows.A[j]).Float64(rows.B[j]).Text(rows.C[j])
+		if err := p.AppendColumns(rows.A[i:j], rows.B[i:j], rows.C[i:j]); err != nil {
+			return err
 		}
 		if _, err := s.ExecMany(&p); err != nil {
 			return err
