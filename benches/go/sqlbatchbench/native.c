@@ -224,3 +224,58 @@ int nb_sb_fetch(sqlbatch_conn *c, int wide, int64_t *count, int64_t *checksum) {
   *checksum = (int64_t)sum;
   return rc == SQLBATCH_DONE ? SQLBATCH_OK : rc;
 }
+
+/* bulk_insert through the sqlbatch C ABI, as c-sqlbatch in benches/impls/c/bench.c does it:
+ * the values of every row built before the clock starts, one sqlbatch_stmt_execute_many. */
+sqlbatch_value *nb_sb_make_values(const nb_rows *rows) {
+  sqlbatch_value *v = calloc(rows->n * 3 + 1, sizeof *v);
+  if (!v) return NULL;
+  for (size_t i = 0; i < rows->n; i++) {
+    double d = (double)i * 0.25;
+    v[i * 3].kind = SQLBATCH_INTEGER;
+    v[i * 3].bits = i;
+    v[i * 3 + 1].kind = SQLBATCH_FLOAT;
+    memcpy(&v[i * 3 + 1].bits, &d, sizeof d);
+    v[i * 3 + 2].kind = SQLBATCH_TEXT;
+    v[i * 3 + 2].bits = rows->at[i];
+    v[i * 3 + 2].len = rows->len[i];
+  }
+  return v;
+}
+
+int nb_sb_exec(sqlbatch_conn *c, const char *sql) {
+  return sqlbatch_conn_exec(c, sql, strlen(sql), NULL, NULL, 0, NULL, 0, NULL);
+}
+
+int nb_sb_bulk_insert(sqlbatch_conn *c, const nb_rows *rows, const sqlbatch_value *values) {
+  int32_t rc = nb_sb_exec(c, "BEGIN");
+  if (rc != SQLBATCH_OK) return rc;
+  const char *q = "INSERT INTO bulk VALUES (?, ?, ?)";
+  sqlbatch_stmt *s = NULL;
+  rc = sqlbatch_stmt_prepare(c, q, strlen(q), 0, &s, NULL);
+  if (rc != SQLBATCH_OK) return rc;
+  size_t data_len = rows->n ? rows->at[rows->n - 1] + rows->len[rows->n - 1] : 0;
+  sqlbatch_write_result w;
+  rc = sqlbatch_stmt_execute_many(s, values, rows->n, 3, (const uint8_t *)rows->text, data_len, &w);
+  sqlbatch_stmt_finalize(s);
+  if (rc != SQLBATCH_OK) return rc;
+  return nb_sb_exec(c, "COMMIT");
+}
+
+/* The first row of a two-integer query, through the ABI. */
+int nb_sb_scalar2(sqlbatch_conn *c, const char *sql, int64_t *a, int64_t *b) {
+  sqlbatch_stmt *s = NULL;
+  int32_t rc = sqlbatch_stmt_prepare(c, sql, strlen(sql), 0, &s, NULL);
+  if (rc != SQLBATCH_OK) return rc;
+  sqlbatch_batch batch;
+  rc = sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &batch);
+  if (rc == SQLBATCH_ROW || rc == SQLBATCH_DONE) {
+    rc = batch.n_rows == 1 ? SQLBATCH_OK : SQLBATCH_E_INVALID_ARGUMENT;
+    if (rc == SQLBATCH_OK) {
+      *a = sqlbatch_cell_int64(&batch.cells[0]);
+      *b = sqlbatch_cell_int64(&batch.cells[1]);
+    }
+  }
+  sqlbatch_stmt_finalize(s);
+  return rc;
+}

@@ -55,9 +55,12 @@ func (n *nativeDB) scalar2(sql string) (int64, int64, error) {
 	return int64(a), int64(b), nil
 }
 
-// CSqlbatch is the same C loop over the sqlbatch C ABI (fetch workloads only): what the
-// batched ABI costs before any Go is involved.
+// CSqlbatch is the same C loop over the sqlbatch C ABI (the fetch workloads and
+// bulk_insert): what the batched ABI costs before any Go is involved.
 func CSqlbatch(w, input string) (workload.Rep, func(), error) {
+	if w == workload.BulkInsert {
+		return cSqlbatchBulk(input)
+	}
 	if w != workload.FetchNarrow && w != workload.FetchNarrow1M && w != workload.FetchWide {
 		return nil, nil, workload.ErrUnsupported
 	}
@@ -85,6 +88,53 @@ func CSqlbatch(w, input string) (workload.Rep, func(), error) {
 		return int64(count), int64(sum), nil
 	}
 	return rep, func() { C.sqlbatch_conn_close(c) }, nil
+}
+
+// cSqlbatchBulk is bulk_insert as c-sqlbatch does it (benches/impls/c/bench.c): the values
+// of all rows built in C memory before the clock starts, one sqlbatch_stmt_execute_many.
+func cSqlbatchBulk(input string) (workload.Rep, func(), error) {
+	n, err := workload.BulkCount(input)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := C.nb_make_rows(C.size_t(n))
+	if rows == nil {
+		return nil, nil, fmt.Errorf("out of memory")
+	}
+	values := C.nb_sb_make_values(rows)
+	if values == nil {
+		C.nb_free_rows(rows)
+		return nil, nil, fmt.Errorf("out of memory")
+	}
+	memory, table, check := C.CString(":memory:"), C.CString(workload.BulkTable), C.CString(workload.BulkCheck)
+	rep := func(t workload.Timer) (int64, int64, error) {
+		c := C.nb_sb_open(memory)
+		if c == nil {
+			return 0, 0, fmt.Errorf("open :memory: failed")
+		}
+		defer C.sqlbatch_conn_close(c)
+		if rc := C.nb_sb_exec(c, table); rc != 0 {
+			return 0, 0, fmt.Errorf("create table: error %d", int(rc))
+		}
+		t.Start()
+		rc := C.nb_sb_bulk_insert(c, rows, values)
+		t.Stop()
+		if rc != 0 {
+			return 0, 0, fmt.Errorf("bulk insert: error %d", int(rc))
+		}
+		var count, sum C.int64_t
+		if rc := C.nb_sb_scalar2(c, check, &count, &sum); rc != 0 {
+			return 0, 0, fmt.Errorf("check: error %d", int(rc))
+		}
+		return int64(count), int64(sum), nil
+	}
+	return rep, func() {
+		C.free(unsafe.Pointer(values))
+		C.nb_free_rows(rows)
+		C.free(unsafe.Pointer(memory))
+		C.free(unsafe.Pointer(table))
+		C.free(unsafe.Pointer(check))
+	}, nil
 }
 
 // Native is the native C implementation of every workload.

@@ -26,4 +26,10 @@ int nb_bulk_insert(sqlite3 *db, const nb_rows *rows);
 typedef struct sqlbatch_conn sqlbatch_conn;
 sqlbatch_conn *nb_sb_open(const char *path);
 int nb_sb_fetch(sqlbatch_conn *c, int wide, int64_t *count, int64_t *checksum);
+/* bulk_insert through the ABI: every row's values built beforehand, one execute_many. */
+typedef struct sqlbatch_value sqlbatch_value;
+sqlbatch_value *nb_sb_make_values(const nb_rows *rows);
+int nb_sb_exec(sqlbatch_conn *c, const char *sql);
+int nb_sb_bulk_insert(sqlbatch_conn *c, const nb_rows *rows, const sqlbatch_value *values);
+int nb_sb_scalar2(sqlbatch_conn *c, const char *sql, int64_t *a, int64_t *b);
 #endif
