@@ -12,7 +12,7 @@ PREFIX ?= /usr/local
 CARGO ?= cargo
 LIB_DIR := target/release
 
-.PHONY: all setup lib test test-rust test-c test-go test-haskell test-valgrind test-fuzz fuzz bench install clean
+.PHONY: all setup lib test test-rust test-c test-go test-haskell test-valgrind test-fuzz fuzz bench bench-core install clean
 
 all: lib
 
@@ -67,6 +67,11 @@ test: setup test-rust test-valgrind test-c test-go test-haskell test-fuzz
 
 bench: setup lib
 	./benches/run $(BENCH_ARGS)
+
+# The core's criterion groups (native_c vs sqlbatch), then their ratios.
+bench-core:
+	$(CARGO) bench --bench core
+	python3 benches/criterion/ratios.py
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
