@@ -14,10 +14,12 @@ import (
 // column (a slice, one element per row), all of the same length n, and row i is
 // (cols[0][i], cols[1][i], ...). It is the fast way to lay out a bulk write whose data is
 // already in slices: one call per batch of rows, a tight typed loop per column that writes
-// the cells in place, and no interface value, method call or append per value.
+// the cells in place, and no interface value or method call per value.
 //
 //	var p sqlbatch.Params
-//	err := p.AppendColumns(ids, scores, names) // []int64, []float64, []string
+//	if err := p.AppendColumns(ids, scores, names); err != nil { // []int64, []float64, []string
+//		return err
+//	}
 //	res, err := stmt.ExecMany(&p)
 //
 // The rows go after the values already in p, so a Params can be filled in batches: Reset,

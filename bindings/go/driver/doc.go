@@ -68,9 +68,9 @@
 //
 // # Statement cache
 //
-// Each connection keeps the statements of its most recent Query and Exec calls prepared, up
-// to _stmt_cache of them (least recently used first out), keyed by their SQL text: single
-// statements up to 4 KiB long. Running the same SQL again binds the new arguments to the
+// Each connection keeps the statements of its most recent Query, Exec and ExecMany calls
+// prepared, up to _stmt_cache of them (least recently used first out), keyed by their SQL
+// text: single statements up to 4 KiB long. Running the same SQL again binds the new arguments to the
 // kept statement and runs it, without parsing and planning it again; a text holding several
 // statements (which Exec runs as a script) is remembered as such and not kept. A statement
 // whose rows are still open is not shared: a second query of the same text meanwhile gets a
@@ -102,6 +102,11 @@
 //		return err
 //	})
 //	conn.ExecContext(ctx, "COMMIT")
+//
+// params is a sqlbatch.Params: filled row by row (params.Int64(id).Text(name)), or, for
+// data held in slices, a few thousand rows at a time with params.AppendColumns(ids, names),
+// calling ExecMany once per batch; ExecMany keeps its statement in the statement cache, so
+// the batches share one prepared statement.
 //
 // # Differences from mattn/go-sqlite3
 //
