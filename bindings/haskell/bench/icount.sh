@@ -7,6 +7,10 @@
 #
 #   bench/icount.sh [WORKLOAD [IMPL...]]      (from bindings/haskell, after `make build`)
 #
+# WORKLOAD is fetch_narrow, fetch_wide or bulk_insert (1,000,000 rows, 1 and 3 runs). With
+# HS_BENCH=../../build/bench/c-bench the same counts come from the C runner's c-native and
+# c-sqlbatch, which follow the same protocol.
+#
 # Default: fetch_narrow with hs-native-c hs-direct hs-sqlbatch-fold hs-sqlbatch-query.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,9 +22,13 @@ impls=${*:-hs-native-c hs-direct hs-sqlbatch-fold hs-sqlbatch-query}
 case $workload in
   fetch_narrow) rows=10000; lo=10; hi=60 ;;
   fetch_wide) rows=200000; lo=1; hi=3 ;;
-  *) echo "icount.sh: workload fetch_narrow or fetch_wide" >&2; exit 2 ;;
+  bulk_insert) rows=1000000; lo=1; hi=3 ;;
+  *) echo "icount.sh: workload fetch_narrow, fetch_wide or bulk_insert" >&2; exit 2 ;;
 esac
-db=$root/build/workloads/$workload.db
+case $workload in
+  bulk_insert) db=$rows ;;
+  *) db=$root/build/workloads/$workload.db ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 count() {

@@ -22,6 +22,7 @@ import Data.Word
 import GHC.Stats
 import System.Directory (getTemporaryDirectory, removeFile)
 import System.Exit (exitFailure)
+import System.IO.Unsafe (unsafeInterleaveIO)
 import System.Mem (performMajorGC)
 import System.Timeout (timeout)
 import Test.HUnit
@@ -402,6 +403,56 @@ executeManyTests = TestList
       execute_ c "CREATE TABLE w(x, y)"
       e <- expectSQLError (executeMany c "INSERT INTO w VALUES (?, ?)" [[1, 2], [3 :: Int]])
       sqlError e @?= ErrorParamCount
+  , "a row of the wrong width: the rows before it have run, its index is given" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE w(x, y)"
+      let rows = [[i, i] | i <- [0 .. 4999 :: Int]] ++ [[1, 2, 3]] ++ [[7, 7]]
+      e <- expectSQLError (executeMany c "INSERT INTO w VALUES (?, ?)" rows)
+      sqlError e @?= ErrorParamCount
+      sqlErrorRowIndex e @?= Just 5000
+      assertBool (show e) ("has 3 values" `T.isInfixOf` sqlErrorDetails e)
+      [Only n] <- query_ c "SELECT count(*) FROM w"
+      n @?= (5000 :: Int)
+      e2 <- expectSQLError (executeMany c "INSERT INTO w VALUES (?, ?)" [(1 :: Int, 2 :: Int) :. Only (3 :: Int)])
+      sqlError e2 @?= ErrorParamCount
+  , "texts and blobs that outgrow the data buffer, NULLs, non-ASCII text" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE g(i INTEGER, t TEXT, b BLOB, n)"
+      -- (the row count comes from SQLite so that the rows are not a constant kept for good)
+      [Only m] <- query_ c "SELECT 150"
+      let big k = T.replicate (1000 * (k `mod` 7) + 1) (T.pack "\955x\128512")
+          rows = [ (k, if k == 13 then T.replicate 3000000 "z" else big k, B.replicate (k * 997 `mod` 150000) (fromIntegral k), Nothing :: Maybe Int)
+                 | k <- [0 .. m - 1 :: Int] ]
+      executeMany c "INSERT INTO g VALUES (?, ?, ?, ?)" rows
+      back <- query_ c "SELECT i, t, b, n FROM g ORDER BY i"
+      length back @?= length rows
+      assertBool "rows read back as written" (back == rows)
+  , "rows through the generic path ([SQLData] and :.)" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE s(a, b, c)"
+      executeMany c "INSERT INTO s VALUES (?, ?, ?)"
+        [[SQLInteger 1, SQLFloat 0.5, SQLText "x"], [SQLNull, SQLBlob (B.pack [0, 1]), SQLText ""]]
+      executeMany c "INSERT INTO s VALUES (?, ?, ?)" [Only (2 :: Int) :. ("y" :: Text, 3.5 :: Double)]
+      back <- query_ c "SELECT a, b, c FROM s ORDER BY rowid"
+      back @?= [ [SQLInteger 1, SQLFloat 0.5, SQLText "x"], [SQLNull, SQLBlob (B.pack [0, 1]), SQLText ""]
+               , [SQLInteger 2, SQLText "y", SQLFloat 3.5] ]
+  , "a lazily produced list streams in bounded memory" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE l(a INTEGER, b TEXT)"
+      let n = 400000 :: Int
+          liveBytes = performMajorGC >> (gcdetails_live_bytes . gc <$> getRTSStats)
+      peak <- newIORef 0
+      -- The rows are produced as they are consumed; every 50,000 rows the live heap is measured.
+      let gen i
+            | i > n = return []
+            | otherwise = do
+                when (i `mod` 50000 == 0) $ liveBytes >>= \l -> modifyIORef' peak (max l)
+                rest <- unsafeInterleaveIO (gen (i + 1))
+                return ((i, T.pack (show i)) : rest)
+      base <- liveBytes
+      rows <- gen 1
+      withTransaction c $ executeMany c "INSERT INTO l VALUES (?, ?)" rows
+      [Only k] <- query_ c "SELECT count(*) FROM l"
+      k @?= n
+      grown <- subtract base <$> readIORef peak
+      -- 400,000 rows of (Int, Text) held at once would take over 40 MB.
+      assertBool ("the live heap grew by " ++ show grown ++ " bytes") (grown < 4000000)
   , "no rows is a no-op" ~: withMem $ \c -> do
       execute_ c "CREATE TABLE w(x)"
       executeMany c "INSERT INTO w VALUES (?)" ([] :: [Only Int])

@@ -143,7 +143,8 @@ import Database.SQLBatch.Raw.Types (ExecResult (..), execResultSize, peekExecRes
                                     writeResultSize)
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
-import Foreign.Ptr (castPtr, plusPtr)
+import Data.Word (Word8)
+import Foreign.Ptr (Ptr, castPtr, plusPtr)
 import Database.SQLBatch.ToField
 import Database.SQLBatch.ToRow
 import Database.SQLBatch.Types
@@ -304,50 +305,79 @@ runScript what conn q positional named = do
 -- transaction; wrap it in 'withTransaction' for speed and atomicity. On failure the
 -- 'SQLError' gives the index of the failing row ('sqlErrorRowIndex'); the rows before it
 -- have run.
+--
+-- The list is consumed as it is sent, so a lazily produced list streams in bounded memory.
+-- Where the type of the rows is known, each row is laid out straight from its fields (see
+-- 'encodeRow'), with no intermediate list of 'SQLData'.
 executeMany :: forall q. ToRow q => Connection -> Query -> [q] -> IO ()
 executeMany _ _ [] = return ()
 executeMany conn q rows@(r0 : _) =
   withPrepared conn q $ \st ->
   bracket (mallocBytes (max 1 (chunkRows * ncols) * valueSize)) free $ \cells ->
   bracket (mallocBytes initialData >>= newIORef . flip (,) initialData) (\ref -> readIORef ref >>= free . fst) $ \dataRef -> do
-    -- Rows are encoded one by one as the list is consumed (so that a long list streams in
-    -- bounded memory), a chunk of them per call into the library.
-    let fill :: Int -> Int -> Int -> [q] -> IO ()
-        fill !base !n !used rs = case rs of
-          (r : rest) | n < chunkRows && used < maxData -> do
-            let vs = toRow r
-            when (length vs /= ncols) $ throwIO (SQLError ErrorParamCount 1004
-              (T.pack ("parameter row " ++ show (base + n) ++ " has " ++ show (length vs)
-                       ++ " values, row 0 has " ++ show ncols))
-              ctx Nothing Nothing Nothing (Just (base + n)))
-            let need = used + paramBytesBound vs
-            (dat, cap) <- readIORef dataRef
-            dat' <- if need <= cap then return dat else do
-              let cap' = head [c | c <- iterate (* 2) cap, c >= need]
-              p <- reallocBytes dat cap'
-              writeIORef dataRef (p, cap')
-              return p
-            used' <- encodeParams (cells `plusPtr` (n * ncols * valueSize)) dat' used vs
-            fill base (n + 1) used' rest
-          _ -> do
-            when (n > 0) $ run base n used
-            unless (null rs) $ fill (base + n) 0 0 rs
-        run base n used = do
-          (dat, _) <- readIORef dataRef
-          allocaBytes writeResultSize $ \pr ->
-            withConn conn ctx $ \c -> do
-              rc <- c_hs_sqlbatch_execute_many c (D.statementPtr (stmtHandle st)) (castPtr cells)
-                      (fromIntegral n) (fromIntegral ncols) dat (fromIntegral used) (castPtr pr)
-              when (rc /= 0) $ do
-                e <- D.errorFrom (connDatabase conn) rc ctx
-                throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
-    fill 0 0 0 rows
+    let send !base !n !dat !used = when (n > 0) $ bulkWrite conn ctx st cells n ncols dat used base
+        -- The chunk being filled starts at row @base@ and holds @n@ rows; the next row's
+        -- cells go to @cell@, its bytes to @dat@ (of @cap@ bytes) from @used@ on.
+        fill :: Int -> Int -> Ptr Word8 -> Ptr Word8 -> Int -> Int -> [q] -> IO ()
+        fill !base !n !cell !dat !cap !used rs = case rs of
+          [] -> send base n dat used
+          r : rest
+            | n == chunkRows -> do
+                send base n dat used
+                fill (base + n) 0 (castPtr cells) dat cap 0 rs
+            | otherwise -> do
+                used' <- encodeRow ncols (toRow r) cell dat used cap
+                if used' >= 0
+                  then fill base (n + 1) (cell `plusPtr` rowBytes) dat cap used' rest
+                  else if used' == rowNoRoom
+                    then do
+                      let need = used + paramBytesBound (toRow r)
+                      if n > 0 && need > maxData
+                        then do
+                          send base n dat used
+                          fill (base + n) 0 (castPtr cells) dat cap 0 rs
+                        else do
+                          (dat', cap') <- growData dataRef need
+                          fill base n cell dat' cap' used rs
+                    else do
+                      send base n dat used
+                      throwIO (widthError (base + n) (length (toRow r)))
+    (dat0, cap0) <- readIORef dataRef
+    fill 0 0 (castPtr cells) dat0 cap0 0 rows
   where
     ctx = contextOf "executeMany" q
     ncols = length (toRow r0)
+    rowBytes = ncols * valueSize
     chunkRows = 4096 :: Int
     initialData = 64 * 1024 :: Int
     maxData = 1024 * 1024 :: Int
+    widthError i w = SQLError ErrorParamCount 1004
+      (T.pack ("parameter row " ++ show i ++ " has " ++ show w ++ " values, row 0 has " ++ show ncols))
+      ctx Nothing Nothing Nothing (Just i)
+{-# INLINABLE executeMany #-}
+
+-- | Grows the data buffer of 'executeMany' to at least @need@ bytes (at least doubling
+-- it), keeping its contents.
+growData :: IORef (Ptr Word8, Int) -> Int -> IO (Ptr Word8, Int)
+growData ref need = do
+  (dat, cap) <- readIORef ref
+  let cap' = head [c | c <- iterate (* 2) (max 1 cap), c >= need]
+  p <- reallocBytes dat cap'
+  writeIORef ref (p, cap')
+  return (p, cap')
+
+-- | Runs a chunk of 'executeMany': @n@ rows of @ncols@ cells at @cells@, their bytes the
+-- first @used@ of @dat@, the first of them row @base@ of the whole list.
+bulkWrite :: Connection -> T.Text -> Statement -> Ptr Word8 -> Int -> Int -> Ptr Word8 -> Int -> Int -> IO ()
+bulkWrite conn ctx st cells n ncols dat used base =
+  allocaBytes writeResultSize $ \pr ->
+    withConn conn ctx $ \c -> do
+      rc <- c_hs_sqlbatch_execute_many c (D.statementPtr (stmtHandle st)) (castPtr cells)
+              (fromIntegral n) (fromIntegral ncols) dat (fromIntegral used) (castPtr pr)
+      when (rc /= 0) $ do
+        e <- D.errorFrom (connDatabase conn) rc ctx
+        throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
+{-# NOINLINE bulkWrite #-}
 
 ------------------------------------------------------------------------------------------
 -- Transactions

@@ -81,6 +81,9 @@ module Database.SQLBatch.Internal
   , toValue
   , encodeParams
   , paramBytesBound
+  , encodeRow
+  , rowNoRoom
+  , rowBadWidth
   , withParams
   , queryUtf8
   , contextOf
@@ -105,8 +108,10 @@ import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
-import GHC.Exts (Array#, ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, indexArray#, isTrue#, newArray#, newByteArray#, unsafeFreezeArray#, unsafeFreezeByteArray#, writeArray#, (*#), (+#), (-#), (<#), (==#), (>=#))
+import GHC.Exts (oneShot, Array#, ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, indexArray#, isTrue#, newArray#, newByteArray#, unsafeFreezeArray#, unsafeFreezeByteArray#, writeArray#, (*#), (+#), (-#), (<#), (==#), (>=#))
+import GHC.ByteOrder (ByteOrder (..), targetByteOrder)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
+
 import GHC.IO (IO (..), unIO)
 
 import Database.SQLBatch.Direct (Database (..), Utf8 (..), Value (..))
@@ -332,6 +337,76 @@ paramBytesBound = go 0
       SQLText (TI.Text _ _ n) -> go (acc + 3 * n) vs
       SQLBlob b -> go (acc + B.length b) vs
       _ -> go acc vs
+
+-- | Lays out one parameter row of a bulk write in a single pass over its values, for
+-- 'Database.SQLBatch.executeMany': @encodeRow ncols vs cells dat off cap@ writes the
+-- @ncols@ cells of @vs@ at @cells@ and their TEXT and BLOB bytes at @dat@ from offset @off@
+-- on, within @cap@ bytes. Returns the offset after the row's bytes; or 'rowNoRoom' if a
+-- value's bytes might not fit (nothing is counted then: grow the buffer or send the rows
+-- before, and encode the row again); or 'rowBadWidth' if the row does not have @ncols@
+-- values (no cell beyond the row's @ncols@ is written).
+--
+-- It is a 'foldr' over the values and is inlined: where the row's 'Database.SQLBatch.ToRow'
+-- instance is known (a tuple, 'Database.SQLBatch.Only', a record listing its fields), its
+-- list of values is fused away, so a row costs its pokes and no allocation.
+encodeRow :: Int -> [SQLData] -> Ptr Word8 -> Ptr Word8 -> Int -> Int -> IO Int
+encodeRow !ncols vs cells0 !dat !off0 !cap = foldr step done vs cells0 off0 0
+  where
+    done :: Ptr Word8 -> Int -> Int -> IO Int
+    done = oneShot (\_ -> oneShot (\off -> oneShot (\i ->
+      return (if i == ncols then off else rowBadWidth))))
+    step :: SQLData -> (Ptr Word8 -> Int -> Int -> IO Int) -> Ptr Word8 -> Int -> Int -> IO Int
+    step v k = oneShot (\ !cell -> oneShot (\ !off -> oneShot (\ !i ->
+      if i >= ncols then return rowBadWidth else
+      let next = k (cell `plusPtr` valueSize)
+          i' = i + 1
+      in case v of
+        SQLInteger x -> putCell cell (fromIntegral x) 0 kindInteger >> next off i'
+        SQLFloat x -> do
+          pokeByteOff cell valueBitsOff x
+          putCellTail cell 0 kindFloat
+          next off i'
+        SQLNull -> putCell cell 0 0 kindNull >> next off i'
+        SQLText (TI.Text (TA.Array ba) tOff tLen)
+          | 3 * tLen > cap - off -> return rowNoRoom
+          | otherwise -> do
+              n <- fromIntegral <$> c_hs_sqlbatch_utf16_to_utf8 (dat `plusPtr` off) ba
+                     (fromIntegral tOff) (fromIntegral tLen)
+              putCell cell (fromIntegral off) (fromIntegral n) kindText
+              next (off + n) i'
+        SQLBlob b
+          | B.length b > cap - off -> return rowNoRoom
+          | otherwise -> do
+              let n = B.length b
+              BU.unsafeUseAsCString b $ \p -> copyBytes (dat `plusPtr` off) (castPtr p) n
+              putCell cell (fromIntegral off) (fromIntegral n) kindBlob
+              next (off + n) i')))
+    {-# INLINE step #-}
+{-# INLINE encodeRow #-}
+
+-- | What 'encodeRow' returns when the row's bytes might not fit, and when the row does not
+-- have the expected number of values.
+rowNoRoom, rowBadWidth :: Int
+rowNoRoom = -1
+rowBadWidth = -2
+
+-- | Writes a whole cell: bits, length and kind (and zero padding).
+putCell :: Ptr Word8 -> Word64 -> Word32 -> Word8 -> IO ()
+putCell cell bits len kind = pokeByteOff cell valueBitsOff bits >> putCellTail cell len kind
+{-# INLINE putCell #-}
+
+-- | Writes a cell's length, kind and padding: one 8-byte store on a little-endian target
+-- with the header's layout (length at 8, kind at 12, 3 bytes of padding), else one by one.
+putCellTail :: Ptr Word8 -> Word32 -> Word8 -> IO ()
+putCellTail cell len kind
+  | targetByteOrder == LittleEndian && valueKindOff == valueLenOff + 4 && valueSize == valueLenOff + 8 =
+      pokeByteOff cell valueLenOff (fromIntegral len + fromIntegral kind * 0x100000000 :: Word64)
+  | otherwise = do
+      pokeByteOff cell valueLenOff len
+      pokeByteOff cell valueKindOff kind
+      pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
+      pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
+{-# INLINE putCellTail #-}
 
 -- | Encodes values (and, if given, as many names: 'SQLText' or 'SQLNull') into freshly
 -- allocated memory for the duration of the action: @k cells names dat dataLen@.
