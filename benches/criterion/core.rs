@@ -358,24 +358,10 @@ fn bulk_insert(c: &mut Criterion) {
         )
     });
 
-    // The parameter rows, built once, as a binding would hand them over.
-    let mut data = Vec::new();
-    let mut values = Vec::with_capacity(BULK_ROWS * 3);
-    for (i, t) in texts.iter().enumerate() {
-        values.push(sqlbatch_value { bits: i as u64, kind: SQLBATCH_INTEGER, ..Default::default() });
-        values.push(sqlbatch_value {
-            bits: (i as f64 * 0.25).to_bits(),
-            kind: SQLBATCH_FLOAT,
-            ..Default::default()
-        });
-        values.push(sqlbatch_value {
-            bits: data.len() as u64,
-            len: t.len() as u32,
-            kind: SQLBATCH_TEXT,
-            _pad: [0; 3],
-        });
-        data.extend_from_slice(t.as_bytes());
-    }
+    // The parameter cells are built in the timed part, chunk by chunk, from the same strings
+    // the native loop binds (TEXT cells point at them: `data` is NULL), as a caller has to.
+    const CHUNK: usize = 4096;
+    let mut cells: Vec<sqlbatch_value> = Vec::with_capacity(CHUNK * 3);
     let exec = |c, sql: &str| {
         let rc = unsafe {
             sqlbatch_conn_exec(
@@ -402,17 +388,32 @@ fn bulk_insert(c: &mut Criterion) {
             |c| unsafe {
                 exec(c.0, "BEGIN");
                 let s = batch_prepare(c.0, "INSERT INTO bulk VALUES (?, ?, ?)");
-                let mut r = sqlbatch_write_result::default();
-                let rc = sqlbatch_stmt_execute_many(
-                    s,
-                    values.as_ptr(),
-                    BULK_ROWS,
-                    3,
-                    data.as_ptr(),
-                    data.len(),
-                    &mut r,
-                );
-                assert_eq!((rc, r.rows), (SQLBATCH_OK, BULK_ROWS as u64));
+                for (k, chunk) in texts.chunks(CHUNK).enumerate() {
+                    cells.clear();
+                    for (j, t) in chunk.iter().enumerate() {
+                        let i = k * CHUNK + j;
+                        cells.push(sqlbatch_value {
+                            bits: i as u64,
+                            kind: SQLBATCH_INTEGER,
+                            ..Default::default()
+                        });
+                        cells.push(sqlbatch_value {
+                            bits: (i as f64 * 0.25).to_bits(),
+                            kind: SQLBATCH_FLOAT,
+                            ..Default::default()
+                        });
+                        cells.push(sqlbatch_value {
+                            bits: t.as_ptr() as u64,
+                            len: t.len() as u32,
+                            kind: SQLBATCH_TEXT,
+                            _pad: [0; 3],
+                        });
+                    }
+                    let mut r = sqlbatch_write_result::default();
+                    let rc =
+                        sqlbatch_stmt_execute_many(s, cells.as_ptr(), chunk.len(), 3, ptr::null(), 0, &mut r);
+                    assert_eq!((rc, r.rows), (SQLBATCH_OK, chunk.len() as u64));
+                }
                 sqlbatch_stmt_finalize(s);
                 exec(c.0, "COMMIT");
                 c
