@@ -45,12 +45,21 @@ pub(crate) unsafe fn run_to_done(
     raw: *mut ffi::sqlite3_stmt,
     changes: &mut Changes,
 ) -> Result<i64, Error> {
+    step_to_done(db, raw)?;
+    Ok(changes.of_last_run())
+}
+
+/// Steps `raw` until it is done, discarding any rows.
+///
+/// # Safety
+/// `raw` must be a live statement of `db`.
+#[inline(always)]
+pub(crate) unsafe fn step_to_done(db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_stmt) -> Result<(), Error> {
     loop {
         match ffi::sqlite3_step(raw) {
-            ffi::SQLITE_DONE => break,
+            ffi::SQLITE_DONE => return Ok(()),
             ffi::SQLITE_ROW => continue,
             rc => return Err(Error::from_db(db, rc)),
         }
     }
-    Ok(changes.of_last_run())
 }

@@ -237,7 +237,7 @@ pub(crate) unsafe fn bind_value(
 ///
 /// # Safety
 /// As for [`bind_value`].
-#[inline]
+#[inline(always)]
 pub(crate) unsafe fn bind_all(
     db: *mut ffi::sqlite3,
     stmt: *mut ffi::sqlite3_stmt,

@@ -6,7 +6,7 @@ use crate::codes::*;
 use crate::conn::ConnShared;
 use crate::error::Error;
 use crate::ffi::write_opt;
-use crate::run::{run_to_done, Changes};
+use crate::run::{step_to_done, Changes};
 use crate::stmt::{sqlbatch_stmt, with_stmt};
 use crate::value::{bind_all, param_count, param_count_error, sqlbatch_value, Lifetime, Params};
 
@@ -80,6 +80,15 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
 }
 
 /// The row loop of `sqlbatch_stmt_execute_many`.
+///
+/// Changes are counted the way [`Changes`] does for a script, with one shortcut for the
+/// common case: a statement that writes (not read-only) and is INSERT, UPDATE or DELETE sets
+/// `sqlite3_changes64` at the end of every run, so summing that alone per row is exact for it;
+/// any other statement that may write (DDL, PRAGMA, ...) leaves `sqlite3_total_changes64` where
+/// it was, so if the total did not move over the whole call, the sum is 0. That saves one of the
+/// two calls `Changes` makes per run (each with its API check and mutex calls). Read-only
+/// statements, which cannot change rows directly, but whose SQL functions could run other
+/// statements that do, are counted run by run as in a script.
 unsafe fn run_rows(
     db: *mut ffi::sqlite3,
     conn: &ConnShared,
@@ -94,17 +103,29 @@ unsafe fn run_rows(
         e.message = format!("row {row}: {}", e.message).into();
         e
     };
+    let by_run = ffi::sqlite3_stmt_readonly(raw) != 0;
     let mut counter = Changes::new(db);
+    let total_before = ffi::sqlite3_total_changes64(db);
+    let mut sum = 0;
+    let mut outcome = Ok(());
     for row in 0..n_rows {
         if conn.interrupt_requested() {
-            return Err(at_row(Error::interrupted(), row));
+            outcome = Err(at_row(Error::interrupted(), row));
+            break;
         }
         let values = &params.values[row * n_cols..(row + 1) * n_cols];
-        bind_all(db, raw, values, params, Lifetime::Call).map_err(|e| at_row(e, row))?;
-        let changes = run_to_done(db, raw, &mut counter).map_err(|e| at_row(e, row))?;
+        if let Err(e) = bind_all(db, raw, values, params, Lifetime::Call) {
+            outcome = Err(at_row(e, row));
+            break;
+        }
+        if let Err(e) = step_to_done(db, raw) {
+            outcome = Err(at_row(e, row));
+            break;
+        }
+        sum += if by_run { counter.of_last_run() } else { ffi::sqlite3_changes64(db) };
         ffi::sqlite3_reset(raw);
         result.rows += 1;
-        result.changes += changes;
     }
-    Ok(())
+    result.changes = if by_run || ffi::sqlite3_total_changes64(db) != total_before { sum } else { 0 };
+    outcome
 }

@@ -360,3 +360,48 @@ fn an_interrupt_between_two_rows_of_a_bulk_write_is_not_lost() {
     c.exec("COMMIT");
     assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(w.rows as i64)]]);
 }
+
+/// `changes` of a bulk write counts the rows each run changed directly, whatever the statement:
+/// DML with and without matches, with a trigger (not counted), and statements that change no
+/// rows (DDL, PRAGMA, SELECT) after a DML statement left `sqlite3_changes` at a high value.
+#[test]
+fn execute_many_counts_direct_changes_for_every_kind_of_statement() {
+    let c = Conn::memory();
+    c.exec(
+        "CREATE TABLE t(k INTEGER PRIMARY KEY, v); CREATE TABLE log(x);
+         CREATE TRIGGER tr AFTER UPDATE ON t BEGIN INSERT INTO log VALUES (new.k); INSERT INTO log VALUES (0); END;
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) INSERT INTO t SELECT i, i FROM n",
+    );
+    let run = |sql: &str, vals: &[Val], n_cols: usize| {
+        let s = c.prepare(sql);
+        let p = Params::of(vals);
+        let n_rows = if n_cols == 0 { 3 } else { vals.len() / n_cols };
+        let mut r = sqlbatch_write_result::default();
+        let rc = unsafe {
+            sqlbatch_stmt_execute_many(
+                s.0,
+                p.values.as_ptr(),
+                n_rows,
+                n_cols,
+                p.data.as_ptr(),
+                p.data.len(),
+                &mut r,
+            )
+        };
+        assert_eq!(rc, SQLBATCH_OK, "{sql}: {}", c.error().1);
+        s.finalize();
+        (r.rows, r.changes)
+    };
+    let ints = |v: &[i64]| v.iter().map(|&i| Val::Int(i)).collect::<Vec<_>>();
+    // UPDATE: 2 + 0 + 1 rows (the trigger's 6 inserts into log are not direct changes).
+    assert_eq!(run("UPDATE t SET v = -v WHERE k BETWEEN ?1 AND ?1 + 1", &ints(&[10, 100, 50]), 1), (3, 3));
+    assert_eq!(c.rows("SELECT count(*) FROM log"), vec![vec![Val::Int(6)]]);
+    // The previous statement left sqlite3_changes at 1; these change nothing.
+    assert_eq!(run("DELETE FROM t WHERE k = ?", &ints(&[1000, 2000]), 1), (2, 0));
+    c.exec("DELETE FROM t WHERE k > 45"); // sqlite3_changes is now 5
+    assert_eq!(run("CREATE TABLE IF NOT EXISTS u(a)", &[], 0), (3, 0));
+    assert_eq!(run("PRAGMA user_version = 7", &[], 0), (3, 0));
+    assert_eq!(run("SELECT count(*) FROM t WHERE k < ?", &ints(&[5, 6, 7]), 1), (3, 0));
+    assert_eq!(run("INSERT INTO t(v) SELECT v FROM t WHERE k <= ?", &ints(&[3, 0, 2]), 1), (3, 5));
+    assert_eq!(run("INSERT INTO log VALUES (?) RETURNING x", &ints(&[1, 2]), 1), (2, 2));
+}
