@@ -375,7 +375,7 @@ fn execute_many_counts_direct_changes_for_every_kind_of_statement() {
     let run = |sql: &str, vals: &[Val], n_cols: usize| {
         let s = c.prepare(sql);
         let p = Params::of(vals);
-        let n_rows = if n_cols == 0 { 3 } else { vals.len() / n_cols };
+        let n_rows = vals.len().checked_div(n_cols).unwrap_or(3);
         let mut r = sqlbatch_write_result::default();
         let rc = unsafe {
             sqlbatch_stmt_execute_many(
