@@ -16,6 +16,7 @@ import Data.IORef
 import Data.List (intercalate, isInfixOf, sort)
 import Data.Text (Text)
 import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Lazy as TL
 import Data.Time (Day, UTCTime (..), fromGregorian, secondsToDiffTime)
 import Data.Word
@@ -425,6 +426,16 @@ executeManyTests = TestList
       back <- query_ c "SELECT i, t, b, n FROM g ORDER BY i"
       length back @?= length rows
       assertBool "rows read back as written" (back == rows)
+  , "texts with ASCII runs of every length around non-ASCII characters, at any offset" ~: withMem $ \c -> do
+      execute_ c "CREATE TABLE a(i INTEGER, t TEXT)"
+      let piece k = T.pack (take k (cycle ['a' .. 'z'])) <> T.pack [toEnum (0x80 + k * 37), '\955', '\128512']
+          texts = [T.drop d (T.concat (map piece [k .. k + 3]) <> T.replicate k "q") | k <- [0 .. 40], d <- [0 .. 3]]
+          rows = zip [0 :: Int ..] texts
+      executeMany c "INSERT INTO a VALUES (?, ?)" rows
+      back <- query_ c "SELECT i, t FROM a ORDER BY i"
+      back @?= rows
+      bytes <- query_ c "SELECT CAST(t AS BLOB) FROM a ORDER BY i"
+      bytes @?= map (Only . TE.encodeUtf8) texts
   , "rows through the generic path ([SQLData] and :.)" ~: withMem $ \c -> do
       execute_ c "CREATE TABLE s(a, b, c)"
       executeMany c "INSERT INTO s VALUES (?, ?, ?)"
