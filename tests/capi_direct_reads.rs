@@ -43,6 +43,12 @@ fn direct_reads_agree_with_the_api_on_every_kind_of_value() {
          SELECT n, s FROM k UNION ALL SELECT count(*), group_concat(t) FROM v",
         "SELECT i, sum(r) OVER (ORDER BY i ROWS 2 PRECEDING), t FROM v ORDER BY i DESC",
         "SELECT x, count(*) FROM v GROUP BY x HAVING count(*) > 1",
+        // Rows SQLite produces outside OP_ResultRow, or from pragmas and table-valued functions.
+        "EXPLAIN SELECT i, t FROM v WHERE i > 5 ORDER BY t",
+        "EXPLAIN QUERY PLAN SELECT i, t FROM v WHERE i > 5 UNION SELECT r, b FROM v",
+        "PRAGMA table_info(v)",
+        "SELECT * FROM pragma_table_info('v') JOIN json_each('[1, \"a\", 2.5, null]')",
+        "UPDATE v SET i = i WHERE rowid > 1990 RETURNING *",
     ];
     for sql in queries {
         for (rows, bytes) in [(1, usize::MAX), (7, 256), (1000, 1 << 20)] {
