@@ -8,7 +8,7 @@
 //!
 //! Plain cells (integer, real, NULL, UTF-8 text, blob) are read directly from SQLite's result
 //! registers, the row found through the statement's `pResultRow` (see `mem.rs`), in the hot
-//! loop [`fill_direct`]; every other cell, and every cell when direct reads are off, through
+//! loop `fill_direct`; every other cell, and every cell when direct reads are off, through
 //! `sqlite3_column_value` and `sqlite3_value_*`: one column lookup per cell instead of one per
 //! accessor. Both are safe because a connection is used by one thread at a time (see the
 //! thread model in the header).

@@ -16,7 +16,7 @@
 //! found, the row's address comes from `sqlite3_column_value`.
 //!
 //! This relies on the layout of a struct SQLite does not publish, so it is checked, not
-//! assumed: the first time it is needed, [`stride`] runs probe queries through the public API
+//! assumed: the first time it is needed, `stride` runs probe queries through the public API
 //! and compares every field it would read, the distance between consecutive columns, and the
 //! row address at the `pResultRow` offset on every row of two statements, with what the API
 //! reports. If anything differs (another SQLite version, another target), direct
