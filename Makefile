@@ -39,13 +39,15 @@ test-haskell: lib
 
 # The Rust ABI tests once more under valgrind memcheck (not differential.rs, whose 1M cells
 # would take long, nor the 100 MiB and 1 GiB values or the 100,000-statement scripts); any
-# error or definite leak fails.
+# error or definite leak fails. --fair-sched=yes: valgrind runs one thread at a time, and its
+# default lock can starve a thread (the interrupting thread of the interrupt tests) until the
+# busy one ends.
 VALGRIND_TESTS := capi_conn capi_fetch capi_script capi_direct_reads faults misuse concurrency
 test-valgrind:
 	@set -e; for t in $(VALGRIND_TESTS); do \
 	  bin=$$($(CARGO) test --release --test $$t --no-run 2>&1 | sed -n 's/.*Executable.*(\(.*\))/\1/p'); \
 	  echo "== $$t under valgrind"; start=$$SECONDS; \
-	  valgrind -q --error-exitcode=99 --leak-check=full --show-possibly-lost=no --errors-for-leak-kinds=definite,indirect \
+	  valgrind -q --fair-sched=yes --error-exitcode=99 --leak-check=full --show-possibly-lost=no --errors-for-leak-kinds=definite,indirect \
 	    $$bin --test-threads=1 --skip 100_mib --skip over_sqlites_length_limit --skip 100000 2>&1 | grep -v '^test .* ok$$'; \
 	  test $${PIPESTATUS[0]} -eq 0; echo "   ($$((SECONDS - start)) s)"; \
 	done

@@ -314,13 +314,9 @@ fn an_interrupt_between_two_statements_is_not_lost() {
     for k in 0..400_000 {
         sql.push_str(&format!("INSERT INTO t VALUES ({k});"));
     }
-    let handle = c.0 as usize;
-    let t = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(30));
-        unsafe { sqlbatch_conn_interrupt(handle as *const sqlbatch_conn) };
-    });
+    let it = Interrupter::start(&c, std::time::Duration::from_millis(30));
     let (rc, r) = c.try_exec(&sql, &[], &[]);
-    t.join().unwrap();
+    drop(it);
     assert_eq!(rc, sq::SQLITE_INTERRUPT, "ran {} statements", r.statements);
     assert!(r.statements < 400_000);
     assert_eq!(c.error().0.statement_index, r.statements as i64);
@@ -336,11 +332,7 @@ fn an_interrupt_between_two_rows_of_a_bulk_write_is_not_lost() {
     let s = c.prepare("INSERT INTO t VALUES (?)");
     let vals: Vec<Val> = (0..3_000_000).map(Val::Int).collect();
     let p = Params::of(&vals);
-    let handle = c.0 as usize;
-    let t = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(30));
-        unsafe { sqlbatch_conn_interrupt(handle as *const sqlbatch_conn) };
-    });
+    let it = Interrupter::start(&c, std::time::Duration::from_millis(30));
     let mut w = sqlbatch_write_result::default();
     let rc = unsafe {
         sqlbatch_stmt_execute_many(
@@ -353,7 +345,7 @@ fn an_interrupt_between_two_rows_of_a_bulk_write_is_not_lost() {
             &mut w,
         )
     };
-    t.join().unwrap();
+    drop(it);
     assert_eq!(rc, sq::SQLITE_INTERRUPT);
     assert!(w.rows < vals.len() as u64);
     assert_eq!(c.error().0.row_index, w.rows as i64);

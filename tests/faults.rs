@@ -9,8 +9,6 @@ mod common;
 use common::*;
 use libsqlite3_sys as sq;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
@@ -55,35 +53,6 @@ fn execute_many(s: &Stmt, p: &Params, n_rows: usize, n_cols: usize) -> (i32, sql
         )
     };
     (rc, w)
-}
-
-/// Calls `sqlbatch_conn_interrupt` on `conn` every millisecond until stopped: whatever the
-/// moment the call under test reaches, an interrupt arrives while it runs.
-struct Interrupter {
-    stop: Arc<AtomicBool>,
-    thread: Option<thread::JoinHandle<()>>,
-}
-
-impl Interrupter {
-    fn start(c: &Conn, after: Duration) -> Interrupter {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (handle, flag) = (c.0 as usize, stop.clone());
-        let thread = thread::spawn(move || {
-            thread::sleep(after);
-            while !flag.load(Ordering::SeqCst) {
-                unsafe { sqlbatch_conn_interrupt(handle as *const sqlbatch_conn) };
-                thread::sleep(Duration::from_millis(1));
-            }
-        });
-        Interrupter { stop, thread: Some(thread) }
-    }
-}
-
-impl Drop for Interrupter {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        self.thread.take().unwrap().join().unwrap();
-    }
 }
 
 const ENDLESS: &str = "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k) SELECT i FROM k";
