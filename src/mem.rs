@@ -150,11 +150,9 @@ fn probe() -> usize {
     }
 }
 
-/// The words of a statement searched for the row address: 1 to 31 (bytes 8 to 255; word 0 is
-/// the connection, and a `Vdbe` is larger than 256 bytes in every SQLite 3 version).
-const ROW_WORDS: u32 = !1;
-
-/// The set of words (bit i: bytes 8i..8i+8) of `stmt` that hold the address of column 0.
+/// The set of words (bit i: bytes 8i..8i+8) of `stmt` that hold the address of column 0,
+/// among words 1 to 31 (bytes 8 to 255; word 0 is the connection, and a `Vdbe` is larger than
+/// 256 bytes in every SQLite 3 version).
 unsafe fn row_words(stmt: *mut ffi::sqlite3_stmt) -> u32 {
     let row = ffi::sqlite3_column_value(stmt, 0) as usize;
     (1..32).filter(|&i| read::<usize>(stmt as *const u8, i * 8) == row).fold(0, |m, i| m | 1 << i)
@@ -174,11 +172,12 @@ unsafe fn find_result_row(db: *mut ffi::sqlite3, first: *mut ffi::sqlite3_stmt) 
     if ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut()) != ffi::SQLITE_OK {
         return 0;
     }
-    let mut candidates = ROW_WORDS & row_words(first);
+    let mut candidates = row_words(first);
+    let first_row = ffi::sqlite3_column_value(first, 0);
     let (mut rows, mut distinct) = (0, true);
     while ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW {
         candidates &= row_words(stmt);
-        distinct &= ffi::sqlite3_column_value(stmt, 0) != ffi::sqlite3_column_value(first, 0);
+        distinct &= ffi::sqlite3_column_value(stmt, 0) != first_row;
         rows += 1;
     }
     let done = ffi::sqlite3_finalize(stmt) == ffi::SQLITE_OK;

@@ -20,6 +20,15 @@ impl Changes {
         Changes { db, total: ffi::sqlite3_total_changes64(db) }
     }
 
+    /// Whether `sqlite3_total_changes64` moved since [`Changes::new`] or the last
+    /// [`Changes::of_last_run`].
+    ///
+    /// # Safety
+    /// As for [`Changes::new`].
+    pub unsafe fn moved(&self) -> bool {
+        ffi::sqlite3_total_changes64(self.db) != self.total
+    }
+
     /// The rows the run that just finished changed directly.
     ///
     /// # Safety

@@ -104,8 +104,8 @@ unsafe fn run_rows(
         e
     };
     let by_run = ffi::sqlite3_stmt_readonly(raw) != 0;
+    // Without `by_run`, `counter` is never advanced: `moved` then compares with the start.
     let mut counter = Changes::new(db);
-    let total_before = ffi::sqlite3_total_changes64(db);
     let mut sum = 0;
     let mut outcome = Ok(());
     for row in 0..n_rows {
@@ -126,6 +126,6 @@ unsafe fn run_rows(
         ffi::sqlite3_reset(raw);
         result.rows += 1;
     }
-    result.changes = if by_run || ffi::sqlite3_total_changes64(db) != total_before { sum } else { 0 };
+    result.changes = if by_run || counter.moved() { sum } else { 0 };
     outcome
 }
