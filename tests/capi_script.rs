@@ -333,18 +333,7 @@ fn an_interrupt_between_two_rows_of_a_bulk_write_is_not_lost() {
     let vals: Vec<Val> = (0..3_000_000).map(Val::Int).collect();
     let p = Params::of(&vals);
     let it = Interrupter::start(&c, std::time::Duration::from_millis(30));
-    let mut w = sqlbatch_write_result::default();
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(
-            s.0,
-            p.values.as_ptr(),
-            vals.len(),
-            1,
-            p.data.as_ptr(),
-            p.data.len(),
-            &mut w,
-        )
-    };
+    let (rc, w) = s.execute_many(&p, vals.len(), 1);
     drop(it);
     assert_eq!(rc, sq::SQLITE_INTERRUPT);
     assert!(w.rows < vals.len() as u64);
@@ -352,9 +341,7 @@ fn an_interrupt_between_two_rows_of_a_bulk_write_is_not_lost() {
     // Caught between two rows, the transaction is intact and holds exactly the rows that ran;
     // caught by SQLite inside a step, SQLite rolled the whole transaction back (as its
     // documentation says of an interrupted INSERT in an explicit transaction).
-    let mut autocommit = false;
-    assert_eq!(unsafe { sqlbatch_conn_autocommit(c.0, &mut autocommit) }, SQLBATCH_OK);
-    let kept = if autocommit {
+    let kept = if c.autocommit() {
         0
     } else {
         c.exec("COMMIT");
@@ -378,18 +365,7 @@ fn execute_many_counts_direct_changes_for_every_kind_of_statement() {
         let s = c.prepare(sql);
         let p = Params::of(vals);
         let n_rows = vals.len().checked_div(n_cols).unwrap_or(3);
-        let mut r = sqlbatch_write_result::default();
-        let rc = unsafe {
-            sqlbatch_stmt_execute_many(
-                s.0,
-                p.values.as_ptr(),
-                n_rows,
-                n_cols,
-                p.data.as_ptr(),
-                p.data.len(),
-                &mut r,
-            )
-        };
+        let (rc, r) = s.execute_many(&p, n_rows, n_cols);
         assert_eq!(rc, SQLBATCH_OK, "{sql}: {}", c.error().1);
         s.finalize();
         (r.rows, r.changes)

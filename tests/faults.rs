@@ -33,28 +33,6 @@ fn count(c: &Conn, table: &str) -> i64 {
     }
 }
 
-fn autocommit(c: &Conn) -> bool {
-    let mut auto = false;
-    assert_eq!(unsafe { sqlbatch_conn_autocommit(c.0, &mut auto) }, SQLBATCH_OK);
-    auto
-}
-
-fn execute_many(s: &Stmt, p: &Params, n_rows: usize, n_cols: usize) -> (i32, sqlbatch_write_result) {
-    let mut w = sqlbatch_write_result::default();
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(
-            s.0,
-            p.values.as_ptr(),
-            n_rows,
-            n_cols,
-            p.data.as_ptr(),
-            p.data.len(),
-            &mut w,
-        )
-    };
-    (rc, w)
-}
-
 const ENDLESS: &str = "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k) SELECT i FROM k";
 
 #[test]
@@ -99,14 +77,14 @@ fn an_interrupted_bulk_insert_in_a_transaction_rolls_back_and_keeps_what_was_com
     c.exec("BEGIN");
     let (rc, w) = {
         let _it = Interrupter::start(&c, Duration::from_millis(20));
-        execute_many(&s, &p, vals.len() / 2, 2)
+        s.execute_many(&p, vals.len() / 2, 2)
     };
     assert_eq!(rc, sq::SQLITE_INTERRUPT);
     assert!(w.rows < 1_000_000);
     assert_eq!(c.error().0.row_index, w.rows as i64);
     // An interrupt inside a transaction may roll it back already; either way end it.
     let _ = c.try_exec("ROLLBACK", &[], &[]);
-    assert!(autocommit(&c));
+    assert!(c.autocommit());
     assert_eq!(count(&c, "t"), 2);
     // Another connection sees exactly the committed rows, and the file is sound.
     let other = Conn::open(&path);
@@ -116,7 +94,7 @@ fn an_interrupted_bulk_insert_in_a_transaction_rolls_back_and_keeps_what_was_com
     );
     assert_eq!(other.rows("PRAGMA integrity_check"), vec![vec![t("ok")]]);
     // The statement and the connection work again.
-    let (rc, w) = execute_many(&s, &Params::of(&[Val::Int(5), t("after")]), 1, 2);
+    let (rc, w) = s.execute_many(&Params::of(&[Val::Int(5), t("after")]), 1, 2);
     assert_eq!((rc, w.rows), (SQLBATCH_OK, 1));
     assert_eq!(count(&other, "t"), 3);
     drop((s, c, other));
@@ -159,7 +137,7 @@ fn a_failed_transaction_loses_nothing_committed_before_it() {
         &[],
     );
     assert_eq!((rc, r.statements), (sq::SQLITE_CONSTRAINT_CHECK, 3));
-    assert!(!autocommit(&c), "a constraint failure leaves the transaction open");
+    assert!(!c.autocommit(), "a constraint failure leaves the transaction open");
     c.exec("ROLLBACK");
     // A bulk write whose fourth row fails, inside a transaction, rolled back.
     c.exec("BEGIN");
@@ -174,17 +152,17 @@ fn a_failed_transaction_loses_nothing_committed_before_it() {
         Val::Int(1),
         Val::Int(9),
     ]);
-    let (rc, w) = execute_many(&s, &p, 4, 2);
+    let (rc, w) = s.execute_many(&p, 4, 2);
     assert_eq!((rc, w.rows), (sq::SQLITE_CONSTRAINT_PRIMARYKEY, 3));
     c.exec("ROLLBACK");
     // A COMMIT that fails for lack of room (max_page_count), and its transaction rolled back.
     c.exec("PRAGMA max_page_count = 8");
     c.exec("BEGIN");
     let blob = Params::of(&[Val::Int(10), Val::Blob(vec![7; 100_000])]);
-    let (rc, _) = execute_many(&s, &blob, 1, 2);
+    let (rc, _) = s.execute_many(&blob, 1, 2);
     assert_eq!(rc, sq::SQLITE_FULL, "{}", c.error().1);
     let _ = c.try_exec("ROLLBACK", &[], &[]);
-    assert!(autocommit(&c));
+    assert!(c.autocommit());
     let want = vec![vec![Val::Int(1), Val::Int(100)], vec![Val::Int(2), Val::Int(50)]];
     assert_eq!(c.rows("SELECT * FROM acct ORDER BY id"), want);
     drop(s);
@@ -207,7 +185,7 @@ fn disk_full_through_max_page_count_is_a_clear_error_and_the_database_stays_usab
     let mut rc = SQLBATCH_OK;
     let mut ok = 0;
     while rc == SQLBATCH_OK {
-        rc = execute_many(&s, &row, 1, 1).0;
+        rc = s.execute_many(&row, 1, 1).0;
         ok += (rc == SQLBATCH_OK) as i64;
         assert!(ok < 1000, "the page limit never bit");
     }
@@ -255,7 +233,7 @@ fn busy_with_a_timeout_waits_for_the_lock_to_go() {
     });
     // Blocks in SQLite's busy handler until the other connection commits.
     let s = b.prepare("INSERT INTO t VALUES (?)");
-    let (rc, w) = execute_many(&s, &Params::of(&[Val::Int(2), Val::Int(3)]), 2, 1);
+    let (rc, w) = s.execute_many(&Params::of(&[Val::Int(2), Val::Int(3)]), 2, 1);
     assert_eq!(releaser.join().unwrap(), SQLBATCH_OK);
     assert_eq!((rc, w.rows), (SQLBATCH_OK, 2), "{}", b.error().1);
     assert_eq!(count(&a, "t"), 3);
@@ -291,7 +269,7 @@ fn writes_to_a_read_only_database_fail_clearly_through_every_entry_point() {
         let c = Conn::open_flags(&target, flags);
         assert_eq!(c.try_exec("INSERT INTO t VALUES (2)", &[], &[]).0, sq::SQLITE_READONLY);
         let s = c.prepare("INSERT INTO t VALUES (?)");
-        let (rc, w) = execute_many(&s, &Params::of(&[Val::Int(2)]), 1, 1);
+        let (rc, w) = s.execute_many(&Params::of(&[Val::Int(2)]), 1, 1);
         assert_eq!((rc, w.rows, c.error().0.row_index), (sq::SQLITE_READONLY, 0, 0));
         let ret = c.prepare("DELETE FROM t RETURNING a");
         assert_eq!(ret.fetch(10, usize::MAX).0, sq::SQLITE_READONLY);
@@ -353,7 +331,7 @@ fn closing_a_connection_under_open_statements_mid_read_and_mid_transaction() {
         assert_eq!(s.fetch(1, usize::MAX).0, SQLBATCH_E_CLOSED);
         assert_eq!(s.bind(&[], &[]), SQLBATCH_E_CLOSED);
         assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_E_CLOSED);
-        let (rc, _) = execute_many(s, &Params::default(), 0, 0);
+        let (rc, _) = s.execute_many(&Params::default(), 0, 0);
         assert_eq!(rc, SQLBATCH_E_CLOSED);
     }
     drop((reading, fts, idle));

@@ -60,6 +60,12 @@ impl Conn {
         Stmt(s)
     }
 
+    pub fn autocommit(&self) -> bool {
+        let mut auto = false;
+        assert_eq!(unsafe { sqlbatch_conn_autocommit(self.0, &mut auto) }, SQLBATCH_OK);
+        auto
+    }
+
     pub fn error(&self) -> (sqlbatch_error, String) {
         last_error_of(self.0)
     }
@@ -108,6 +114,23 @@ impl Stmt {
                 return out;
             }
         }
+    }
+
+    /// Runs the statement for `n_rows` rows of `n_cols` values from `p`.
+    pub fn execute_many(&self, p: &Params, n_rows: usize, n_cols: usize) -> (i32, sqlbatch_write_result) {
+        let mut w = sqlbatch_write_result::default();
+        let rc = unsafe {
+            sqlbatch_stmt_execute_many(
+                self.0,
+                p.values.as_ptr(),
+                n_rows,
+                n_cols,
+                p.data.as_ptr(),
+                p.data.len(),
+                &mut w,
+            )
+        };
+        (rc, w)
     }
 
     pub fn bind(&self, values: &[sqlbatch_value], data: &[u8]) -> i32 {
