@@ -19,6 +19,7 @@
 
 pub mod codes;
 pub mod conn;
+pub mod convert;
 pub mod error;
 pub mod fetch;
 mod ffi;
@@ -33,6 +34,7 @@ pub mod write;
 
 pub use codes::*;
 pub use conn::*;
+pub use convert::*;
 pub use error::sqlbatch_error;
 pub use fetch::*;
 pub use script::*;

@@ -1,0 +1,1 @@
+//! Storage-class conversions of single values, exactly as SQLite's `sqlite3_column_*` make them.
