@@ -46,9 +46,9 @@
 #include <stdint.h>
 #include <string.h>
 /** The version of this header; sqlbatch_version() gives the library's. */
-#define SQLBATCH_VERSION "0.1.0"
+#define SQLBATCH_VERSION "0.2.0"
 #define SQLBATCH_VERSION_MAJOR 0
-#define SQLBATCH_VERSION_MINOR 1
+#define SQLBATCH_VERSION_MINOR 2
 #define SQLBATCH_VERSION_PATCH 0
 
 
@@ -115,6 +115,12 @@
  * The batch out-parameter says how many bytes that row needs; the row is kept for the next call.
  */
 #define SQLBATCH_E_BUFFER_TOO_SMALL 1008
+
+/**
+ * `sqlbatch_stmt_prepare` with `SQLBATCH_PREPARE_SINGLE`: the SQL holds more than one
+ * statement; `token_offset` is where the second one starts.
+ */
+#define SQLBATCH_E_MULTIPLE_STATEMENTS 1009
 
 /**
  * Cell type: a 64-bit signed integer, stored in `bits`.
@@ -191,6 +197,19 @@
  * Prepare flag: the statement will be kept and reused many times (`SQLITE_PREPARE_PERSISTENT`).
  */
 #define SQLBATCH_PREPARE_PERSISTENT 1
+
+/**
+ * Prepare flag: refuse SQL that holds more than one statement, with
+ * `SQLBATCH_E_MULTIPLE_STATEMENTS` (whitespace, comments and lone semicolons may follow the
+ * statement). A library flag, not passed to SQLite.
+ */
+#define SQLBATCH_PREPARE_SINGLE 65536
+
+/**
+ * Params flag: the `bits` of TEXT and BLOB values are the addresses of their bytes, not
+ * offsets from `data` (which must then be NULL, with `data_len` 0). Convenient from C.
+ */
+#define SQLBATCH_PARAMS_ADDRESSES 1
 
 /**
  * A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
@@ -280,11 +299,100 @@ typedef struct sqlbatch_value {
 } sqlbatch_value;
 
 /**
+ * A set of parameter values, taken by `sqlbatch_conn_exec`, `sqlbatch_stmt_bind` and
+ * `sqlbatch_stmt_execute_many`.
+ *
+ * The bytes of a TEXT or BLOB value `v` (in `values` and in `names`) are the `v.len` bytes at
+ * `data + v.bits`, which must lie within the `data_len` bytes at `data`. With the flag
+ * `SQLBATCH_PARAMS_ADDRESSES`, `v.bits` is the address of the bytes instead. A TEXT or BLOB
+ * value with bytes but no base (`data` NULL without that flag) is an error
+ * (`SQLBATCH_E_INVALID_ARGUMENT`), never a crash; a value of length 0 reads no bytes.
+ *
+ * Ownership: everything stays the caller's; the library only reads it during the call it is
+ * passed to (bound bytes are copied where they must outlive the call).
+ */
+typedef struct sqlbatch_params {
+  /**
+   * `n_values` values; may be NULL when `n_values` is 0.
+   */
+  const struct sqlbatch_value *values;
+  /**
+   * NULL (every value positional), or `n_values` names: where `names[i]` is a TEXT value,
+   * `values[i]` is bound by that name (see `sqlbatch_conn_exec` for how names match); a
+   * NULL-kind name leaves `values[i]` positional.
+   */
+  const struct sqlbatch_value *names;
+  /**
+   * The number of values (and of names, when `names` is not NULL).
+   */
+  size_t n_values;
+  /**
+   * The base of the TEXT and BLOB bytes; NULL when no value has bytes, or with
+   * `SQLBATCH_PARAMS_ADDRESSES`.
+   */
+  const uint8_t *data;
+  /**
+   * The number of bytes at `data`.
+   */
+  size_t data_len;
+  /**
+   * 0, or `SQLBATCH_PARAMS_ADDRESSES`.
+   */
+  uint32_t flags;
+} sqlbatch_params;
+
+/**
+ * A borrowed string: `len` bytes at `ptr`, NUL-terminated unless said otherwise.
+ * `ptr` is NULL when there is no string (e.g. a column without a declared type).
+ */
+typedef struct sqlbatch_str {
+  /**
+   * The bytes, or NULL.
+   */
+  const char *ptr;
+  /**
+   * Their length, without the terminating NUL.
+   */
+  size_t len;
+} sqlbatch_str;
+
+/**
+ * Metadata of one result column, from `sqlbatch_stmt_columns`.
+ *
+ * Each string is NUL-terminated; `ptr` is NULL where SQLite has no answer (no declared type,
+ * or a column computed from an expression rather than read from a table).
+ */
+typedef struct sqlbatch_column {
+  /**
+   * The column's name (`AS` name if given), `sqlite3_column_name`.
+   */
+  struct sqlbatch_str name;
+  /**
+   * The declared type of the table column it reads, e.g. "INTEGER", "DATETIME"
+   * (`sqlite3_column_decltype`).
+   */
+  struct sqlbatch_str decl_type;
+  /**
+   * The database ("main", "temp", an attached name) of the table column it reads.
+   */
+  struct sqlbatch_str database;
+  /**
+   * The table it reads from (`sqlite3_column_table_name`).
+   */
+  struct sqlbatch_str table;
+  /**
+   * The name of the table column it reads (`sqlite3_column_origin_name`).
+   */
+  struct sqlbatch_str origin;
+} sqlbatch_column;
+
+/**
  * A batch of rows, written by `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into`.
  *
  * Cell (r, c) is `cells[r * n_cols + c]`; the bytes of a TEXT or BLOB cell `v` are the `v.len`
  * bytes at `data + v.bits` (at `buf + v.bits` after `sqlbatch_stmt_fetch_into`, which leaves
- * `data` NULL). Reading a batch needs no further call.
+ * `data` NULL). Reading a batch needs no further call. Empty arrays are NULL: `cells` when
+ * the batch has no cells (`n_rows * n_cols == 0`), `data` when it has no bytes.
  *
  * Lifetime: `cells` (and `data`, for `sqlbatch_stmt_fetch`) belong to the statement and stay
  * valid until the next fetch, bind, reset, bulk write or finalize on it. With
@@ -292,11 +400,12 @@ typedef struct sqlbatch_value {
  */
 typedef struct sqlbatch_batch {
   /**
-   * `n_rows * n_cols` cells, row-major.
+   * `n_rows * n_cols` cells, row-major; NULL when there are none.
    */
   const struct sqlbatch_value *cells;
   /**
-   * Base of the TEXT and BLOB bytes; NULL after `sqlbatch_stmt_fetch_into` (use its `buf`).
+   * Base of the TEXT and BLOB bytes; NULL when there are none, and always after
+   * `sqlbatch_stmt_fetch_into` (use its `buf`).
    */
   const uint8_t *data;
   /**
@@ -345,51 +454,6 @@ typedef struct sqlbatch_exec_result {
 } sqlbatch_exec_result;
 
 /**
- * A borrowed string: `len` bytes at `ptr`, NUL-terminated unless said otherwise.
- * `ptr` is NULL when there is no string (e.g. a column without a declared type).
- */
-typedef struct sqlbatch_str {
-  /**
-   * The bytes, or NULL.
-   */
-  const char *ptr;
-  /**
-   * Their length, without the terminating NUL.
-   */
-  size_t len;
-} sqlbatch_str;
-
-/**
- * Metadata of one result column, from `sqlbatch_stmt_columns`.
- *
- * Each string is NUL-terminated; `ptr` is NULL where SQLite has no answer (no declared type,
- * or a column computed from an expression rather than read from a table).
- */
-typedef struct sqlbatch_column {
-  /**
-   * The column's name (`AS` name if given), `sqlite3_column_name`.
-   */
-  struct sqlbatch_str name;
-  /**
-   * The declared type of the table column it reads, e.g. "INTEGER", "DATETIME"
-   * (`sqlite3_column_decltype`).
-   */
-  struct sqlbatch_str decl_type;
-  /**
-   * The database ("main", "temp", an attached name) of the table column it reads.
-   */
-  struct sqlbatch_str database;
-  /**
-   * The table it reads from (`sqlite3_column_table_name`).
-   */
-  struct sqlbatch_str table;
-  /**
-   * The name of the table column it reads (`sqlite3_column_origin_name`).
-   */
-  struct sqlbatch_str origin;
-} sqlbatch_column;
-
-/**
  * What `sqlbatch_stmt_execute_many` did; written also when it fails.
  */
 typedef struct sqlbatch_write_result {
@@ -422,6 +486,19 @@ extern "C" {
  * @return never NULL.
  */
 const char *sqlbatch_code_str(int32_t code);
+
+/**
+ * sqlbatch_code_name gives the symbolic name of a status code, as the C headers spell it:
+ * "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_BUSY", "SQLBATCH_E_RANGE", "SQLBATCH_OK".
+ *
+ * Knows every primary and extended result code of the bundled SQLite and every library
+ * code, so that bindings need no table of their own (they print it beside the message, and
+ * name their error constants after it).
+ *
+ * Lifetime: the string is static, NUL-terminated, and must not be freed. Any thread.
+ * @return the name, or NULL for a code that is neither SQLite's nor the library's.
+ */
+const char *sqlbatch_code_name(int32_t code);
 
 /**
  * sqlbatch_version returns the version of this library, e.g. "0.1.0".
@@ -470,11 +547,12 @@ int32_t sqlbatch_conn_open(const char *path,
  * Statement handles of the connection stay allocated: every later call on them returns
  * `SQLBATCH_E_CLOSED`, and each must still be released with `sqlbatch_stmt_finalize`, before
  * or after this call (the order does not matter, which suits garbage-collected callers).
- * Calling with NULL is a harmless no-op. Must not be called twice with the same handle.
- * Must not run while another thread uses `conn`, except `sqlbatch_conn_interrupt`.
- * @return `SQLBATCH_OK` (the handle is freed whatever happens).
+ * Closing cannot fail: SQLite's `sqlite3_close_v2` defers what it cannot free yet (an
+ * unfinished backup, say) until it can. Calling with NULL is a harmless no-op. Must not be
+ * called twice with the same handle, and must not run while another thread uses `conn`,
+ * except `sqlbatch_conn_interrupt`.
  */
-int32_t sqlbatch_conn_close(struct sqlbatch_conn *conn);
+void sqlbatch_conn_close(struct sqlbatch_conn *conn);
 
 /**
  * sqlbatch_conn_interrupt makes the SQL running on `conn` stop as soon as possible with
@@ -541,6 +619,157 @@ int32_t sqlbatch_conn_autocommit(const struct sqlbatch_conn *conn, bool *out);
  */
 int32_t sqlbatch_conn_last_error(const struct sqlbatch_conn *conn,
                                  struct sqlbatch_error *out_error);
+
+/**
+ * sqlbatch_stmt_prepare compiles the first SQL statement in `sql` (`sql_len` bytes of UTF-8;
+ * it need not be NUL-terminated) into a statement handle (`sqlite3_prepare_v3`).
+ *
+ * `*out_tail` (if `out_tail` is not NULL) receives the byte offset just past the compiled
+ * statement, where the next one would start. SQL holding only whitespace and comments gives an
+ * empty statement: it takes no parameters, has no columns, and a fetch reports
+ * `SQLBATCH_DONE` at once. `flags` is 0 or a bitwise OR of `SQLBATCH_PREPARE_PERSISTENT` and
+ * `SQLBATCH_PREPARE_SINGLE`; with the latter, SQL that holds a second statement after the
+ * first is refused with `SQLBATCH_E_MULTIPLE_STATEMENTS` (`token_offset` at the second
+ * statement), where whitespace, comments and lone semicolons after the first are fine.
+ *
+ * Ownership: on success the caller owns `*out_stmt` and must release it with
+ * `sqlbatch_stmt_finalize`; on failure `*out_stmt` is set to NULL. The statement may be used
+ * and finalized after `conn` is closed (calls then return `SQLBATCH_E_CLOSED`).
+ * NULL: `conn` or `out_stmt` NULL, or `sql` NULL with `sql_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` (with `token_offset` at the first bad
+ * byte); `SQLBATCH_E_RANGE` for SQL over 2 GiB; `SQLBATCH_E_INVALID_ARGUMENT` for unknown
+ * flags or a NUL byte inside the SQL; `SQLBATCH_E_MULTIPLE_STATEMENTS`; `SQLBATCH_E_CLOSED`;
+ * or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with `token_offset` at the
+ * offending token).
+ */
+int32_t sqlbatch_stmt_prepare(struct sqlbatch_conn *conn,
+                              const char *sql,
+                              size_t sql_len,
+                              uint32_t flags,
+                              struct sqlbatch_stmt **out_stmt,
+                              size_t *out_tail);
+
+/**
+ * sqlbatch_stmt_finalize destroys a statement and frees its handle (`sqlite3_finalize`).
+ *
+ * Any batch read from it becomes invalid. Calling with NULL is a harmless no-op. Must not be
+ * called twice with the same handle. Works after the connection was closed. Cannot fail: an
+ * error of the statement's last run was already reported by the call that ran it.
+ */
+void sqlbatch_stmt_finalize(struct sqlbatch_stmt *stmt);
+
+/**
+ * sqlbatch_stmt_reset rewinds a statement so that the next fetch runs it again from the
+ * start, keeping its bound parameters (`sqlite3_reset`). The current batch becomes invalid.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`. (An error of the
+ * previous run is not reported again.)
+ */
+int32_t sqlbatch_stmt_reset(struct sqlbatch_stmt *stmt);
+
+/**
+ * sqlbatch_stmt_clear_bindings sets every parameter of `stmt` to NULL (`sqlite3_clear_bindings`).
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_stmt_clear_bindings(struct sqlbatch_stmt *stmt);
+
+/**
+ * sqlbatch_stmt_bind binds all parameters of `stmt` in one call.
+ *
+ * Without names (`params->names` NULL), `values[i]` goes to parameter `i + 1`, so
+ * `n_values` must equal the statement's parameter count (the largest parameter index; see
+ * `sqlbatch_stmt_params`). With names, the rules of `sqlbatch_conn_exec` apply to this one
+ * statement: a named parameter takes the value given for its name (with or without its
+ * prefix), every other parameter the next positional value, and every positional value must
+ * be used. `params` NULL binds nothing (for a statement without parameters).
+ *
+ * The bytes of TEXT and BLOB values are copied: `params` and what it points to may be freed
+ * as soon as this returns. If the statement has run since its last reset, it is reset first
+ * (its current batch becomes invalid). On error some parameters may be bound already.
+ * NULL: `stmt` NULL, or a NULL array in `params` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_PARAM_COUNT`; `SQLBATCH_E_RANGE` for bytes outside
+ * `data_len`; `SQLBATCH_E_INVALID_ARGUMENT` for an unknown `kind`, bytes without a base or bad
+ * params flags; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_TOOBIG`).
+ */
+int32_t sqlbatch_stmt_bind(struct sqlbatch_stmt *stmt,
+                           const struct sqlbatch_params *params);
+
+/**
+ * sqlbatch_stmt_columns gives the metadata of every result column in one call: `*out_n`
+ * receives the column count and `*out_columns` an array of that many `sqlbatch_column`s.
+ *
+ * The array is NULL when there are no columns.
+ * Lifetime: the array and its strings are owned by `stmt`; they stay valid until the next
+ * `sqlbatch_stmt_columns` call on `stmt` or until it is finalized.
+ * NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_CLOSED`, or `SQLITE_NOMEM`.
+ */
+int32_t sqlbatch_stmt_columns(struct sqlbatch_stmt *stmt,
+                              const struct sqlbatch_column **out_columns,
+                              size_t *out_n);
+
+/**
+ * sqlbatch_stmt_column_not_null tells whether result column `col` (from 0) can never be
+ * NULL: `*out` is 1 when it reads a table column declared NOT NULL (or an INTEGER PRIMARY
+ * KEY), 0 when it reads a table column that may be NULL, and -1 when it is an expression and
+ * nothing is known. This looks up the schema (`sqlite3_table_column_metadata`), so it is kept
+ * out of `sqlbatch_stmt_columns`.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_stmt_column_not_null(const struct sqlbatch_stmt *stmt, size_t col, int32_t *out);
+
+/**
+ * sqlbatch_stmt_params gives the names of all parameters in one call: `*out_n` receives the
+ * parameter count (the largest index) and `*out_names` an array of that many names, where
+ * entry `i` names parameter `i + 1` with its prefix (":a", "@a", "$a", "?3"), and has a NULL
+ * `ptr` for a nameless `?`. The array is NULL when there are no parameters.
+ *
+ * Lifetime: owned by `stmt`, valid until it is finalized.
+ * NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_stmt_params(struct sqlbatch_stmt *stmt,
+                             const struct sqlbatch_str **out_names,
+                             size_t *out_n);
+
+/**
+ * sqlbatch_stmt_param_index looks up a named parameter: `*out_index` receives the index,
+ * counted from 1, of the parameter called `name` (`name_len` bytes), or 0 if there is none.
+ *
+ * A name given with its prefix (":id", "@id", "$id", "?3") matches that spelling only, as
+ * `sqlite3_bind_parameter_index` does; a name given without one ("id") matches `:id`, else
+ * `@id`, else `$id`: the rule by which `sqlbatch_conn_exec` and `sqlbatch_stmt_bind` match
+ * names, so a binding needs no lookup of its own.
+ * NULL: `stmt` or `out_index` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_stmt_param_index(const struct sqlbatch_stmt *stmt,
+                                  const char *name,
+                                  size_t name_len,
+                                  size_t *out_index);
+
+/**
+ * sqlbatch_stmt_readonly writes to `*out` whether `stmt` makes no direct change to the
+ * database file (`sqlite3_stmt_readonly`). An empty statement is read-only.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_stmt_readonly(const struct sqlbatch_stmt *stmt, bool *out);
+
+/**
+ * sqlbatch_stmt_sql gives the SQL text of `stmt` as it was prepared (`sqlite3_sql`).
+ * Lifetime: owned by `stmt`, valid until it is finalized. An empty statement gives "".
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_stmt_sql(const struct sqlbatch_stmt *stmt, struct sqlbatch_str *out_sql);
+
+/**
+ * sqlbatch_stmt_expanded_sql gives the SQL text of `stmt` with its bound parameters written
+ * in as literals (`sqlite3_expanded_sql`), for logging and debugging.
+ * Lifetime: owned by `stmt`, valid until the next `sqlbatch_stmt_expanded_sql` on it or
+ * until it is finalized.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_NOMEM`
+ * (also when the text would exceed SQLite's length limit).
+ */
+int32_t sqlbatch_stmt_expanded_sql(struct sqlbatch_stmt *stmt, struct sqlbatch_str *out_sql);
 
 /**
  * sqlbatch_stmt_fetch runs `stmt` forward by up to `max_rows` rows and writes them to
@@ -617,17 +846,15 @@ int32_t sqlbatch_batch_get(const struct sqlbatch_stmt *stmt,
  * dump of thousands of statements) in one call, stepping each to completion and discarding any
  * rows, like `sqlite3_exec` without a callback.
  *
- * Parameters: `values[0..n_values]` are consumed in order across the statements: each statement
- * takes as many as its parameter count (its largest index; `?3` alone takes three), parameter
- * `i` of a statement getting the `i`-th of its share. `names` is NULL (all positional) or an
- * array of `n_values` names: where `names[i]` is a TEXT value, `values[i]` goes to every
- * parameter of that name in any statement, and is not consumed positionally; a NULL-kind name
- * leaves `values[i]` positional. A name given with its prefix matches only that spelling
- * (":id" matches `:id`); a name given without one matches every prefix ("id" matches `:id`,
- * `@id` and `$id`). TEXT/BLOB bytes (values and names) are at
- * `data + bits`, or at address `bits` when `data` is NULL; they are only read during the call.
- * Whitespace and comments after the last statement are fine. A script without statements does
- * nothing and succeeds.
+ * Parameters (`params`, NULL for none): the positional values are consumed in order across
+ * the statements: each statement takes as many as its parameter count (its largest index;
+ * `?3` alone takes three), parameter `i` of a statement getting the `i`-th of its share.
+ * Where `params->names[i]` is a TEXT value, `values[i]` goes to every parameter of that name
+ * (`:x`, `@x`, `$x`) in any statement, and is not consumed positionally. A name given with its
+ * prefix matches only that spelling (":id" matches `:id`); a name given without one matches
+ * every prefix ("id" matches `:id`, `@id` and `$id`), as `sqlbatch_stmt_param_index` does.
+ * The bytes of values and names are only read during the call. Whitespace and comments after
+ * the last statement are fine. A script without statements does nothing and succeeds.
  *
  * On failure, the statements before the failing one have run and stay run (wrap the script in
  * a transaction to make it all-or-nothing); the error records the failing statement's index
@@ -636,191 +863,47 @@ int32_t sqlbatch_batch_get(const struct sqlbatch_stmt *stmt,
  * statement, the whole script has run and `SQLBATCH_E_PARAM_COUNT` is returned.
  *
  * `*out_result` (if `out_result` is not NULL) is written in every case, saying what ran.
- * NULL: `conn` NULL, `sql` NULL with `sql_len > 0`, or `values` NULL with `n_values > 0`:
- * `SQLBATCH_E_NULL_PARAMETER`.
+ * Thread: the caller of `conn` (see "Thread model").
+ * NULL: `conn` NULL, `sql` NULL with `sql_len > 0`, or a NULL array in `params` with a
+ * non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` (a NUL byte
  * in the SQL) before anything runs, with `token_offset` at the offending byte;
  * `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_INVALID_ARGUMENT` (a bad value
- * kind), `SQLBATCH_E_CLOSED`, or the error of the failing statement
- * (e.g. `SQLITE_ERROR`, `SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_INTERRUPT`).
+ * kind, bytes without a base, bad params flags), `SQLBATCH_E_CLOSED`, or the error of the
+ * failing statement (e.g. `SQLITE_ERROR`, `SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_INTERRUPT`).
  */
 int32_t sqlbatch_conn_exec(struct sqlbatch_conn *conn,
                            const char *sql,
                            size_t sql_len,
-                           const struct sqlbatch_value *values,
-                           const struct sqlbatch_value *names,
-                           size_t n_values,
-                           const uint8_t *data,
-                           size_t data_len,
+                           const struct sqlbatch_params *params,
                            struct sqlbatch_exec_result *out_result);
 
 /**
- * sqlbatch_stmt_prepare compiles the first SQL statement in `sql` (`sql_len` bytes of UTF-8;
- * it need not be NUL-terminated) into a statement handle (`sqlite3_prepare_v3`).
- *
- * `*out_tail` (if `out_tail` is not NULL) receives the byte offset just past the compiled
- * statement, where the next one would start. SQL holding only whitespace and comments gives an
- * empty statement: it takes no parameters, has no columns, and a fetch reports
- * `SQLBATCH_DONE` at once. `flags` is 0 or `SQLBATCH_PREPARE_PERSISTENT`.
- *
- * Ownership: on success the caller owns `*out_stmt` and must release it with
- * `sqlbatch_stmt_finalize`; on failure `*out_stmt` is set to NULL. The statement may be used
- * and finalized after `conn` is closed (calls then return `SQLBATCH_E_CLOSED`).
- * NULL: `conn` or `out_stmt` NULL, or `sql` NULL with `sql_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` (with `token_offset` at the first bad
- * byte); `SQLBATCH_E_RANGE` for SQL over 2 GiB; `SQLBATCH_E_INVALID_ARGUMENT` for unknown
- * flags or a NUL byte inside the SQL; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with
- * `token_offset` at the offending token).
- */
-int32_t sqlbatch_stmt_prepare(struct sqlbatch_conn *conn,
-                              const char *sql,
-                              size_t sql_len,
-                              uint32_t flags,
-                              struct sqlbatch_stmt **out_stmt,
-                              size_t *out_tail);
-
-/**
- * sqlbatch_stmt_finalize destroys a statement and frees its handle (`sqlite3_finalize`).
- *
- * Any batch read from it becomes invalid. Calling with NULL is a harmless no-op. Must not be
- * called twice with the same handle. Works after the connection was closed.
- * @return `SQLBATCH_OK` (the handle is freed whatever happens; an error of the statement's
- * last run was already reported by the call that ran it).
- */
-int32_t sqlbatch_stmt_finalize(struct sqlbatch_stmt *stmt);
-
-/**
- * sqlbatch_stmt_reset rewinds a statement so that the next fetch runs it again from the
- * start, keeping its bound parameters (`sqlite3_reset`). The current batch becomes invalid.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`. (An error of the
- * previous run is not reported again.)
- */
-int32_t sqlbatch_stmt_reset(struct sqlbatch_stmt *stmt);
-
-/**
- * sqlbatch_stmt_clear_bindings sets every parameter of `stmt` to NULL (`sqlite3_clear_bindings`).
- * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
- */
-int32_t sqlbatch_stmt_clear_bindings(struct sqlbatch_stmt *stmt);
-
-/**
- * sqlbatch_stmt_bind binds all parameters of `stmt` in one call: `values[i]` goes to parameter
- * `i + 1`, so `n_values` must equal the statement's parameter count (the largest parameter
- * index; see `sqlbatch_stmt_params` for named parameters and their indexes).
- *
- * TEXT and BLOB bytes are read from `data + value.bits` (or from address `value.bits` when
- * `data` is NULL) and copied: `values` and `data` may be freed as soon as this returns.
- * If the statement has run since its last reset, it is reset first (its current batch becomes
- * invalid). On error some parameters may be bound already.
- * NULL: `stmt` NULL, or `values` NULL with `n_values > 0`: `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`; `SQLBATCH_E_PARAM_COUNT`; `SQLBATCH_E_RANGE` for bytes outside
- * `data_len`; `SQLBATCH_E_INVALID_ARGUMENT` for an unknown `kind`; `SQLBATCH_E_CLOSED`; or
- * SQLite's error (e.g. `SQLITE_TOOBIG`).
- */
-int32_t sqlbatch_stmt_bind(struct sqlbatch_stmt *stmt,
-                           const struct sqlbatch_value *values,
-                           size_t n_values,
-                           const uint8_t *data,
-                           size_t data_len);
-
-/**
- * sqlbatch_stmt_columns gives the metadata of every result column in one call: `*out_n`
- * receives the column count and `*out_columns` an array of that many `sqlbatch_column`s.
- *
- * Lifetime: the array and its strings are owned by `stmt`; they stay valid until the next
- * `sqlbatch_stmt_columns` call on `stmt` or until it is finalized.
- * NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_CLOSED`, or `SQLITE_NOMEM`.
- */
-int32_t sqlbatch_stmt_columns(struct sqlbatch_stmt *stmt,
-                              const struct sqlbatch_column **out_columns,
-                              size_t *out_n);
-
-/**
- * sqlbatch_stmt_column_not_null tells whether result column `col` (from 0) can never be
- * NULL: `*out` is 1 when it reads a table column declared NOT NULL (or an INTEGER PRIMARY
- * KEY), 0 when it reads a table column that may be NULL, and -1 when it is an expression and
- * nothing is known. This looks up the schema (`sqlite3_table_column_metadata`), so it is kept
- * out of `sqlbatch_stmt_columns`.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_CLOSED`.
- */
-int32_t sqlbatch_stmt_column_not_null(struct sqlbatch_stmt *stmt, size_t col, int32_t *out);
-
-/**
- * sqlbatch_stmt_params gives the names of all parameters in one call: `*out_n` receives the
- * parameter count (the largest index) and `*out_names` an array of that many names, where
- * entry `i` names parameter `i + 1` with its prefix (":a", "@a", "$a", "?3"), and has a NULL
- * `ptr` for a nameless `?`.
- *
- * Lifetime: owned by `stmt`, valid until it is finalized.
- * NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_CLOSED`.
- */
-int32_t sqlbatch_stmt_params(struct sqlbatch_stmt *stmt,
-                             const struct sqlbatch_str **out_names,
-                             size_t *out_n);
-
-/**
- * sqlbatch_stmt_param_index looks up a named parameter: `*out_index` receives the index,
- * counted from 1, of the parameter called `name` (`name_len` bytes, with its prefix, e.g.
- * ":id"), or 0 if there is none (`sqlite3_bind_parameter_index`).
- * NULL: `stmt` or `out_index` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`.
- */
-int32_t sqlbatch_stmt_param_index(struct sqlbatch_stmt *stmt,
-                                  const char *name,
-                                  size_t name_len,
-                                  int32_t *out_index);
-
-/**
- * sqlbatch_stmt_readonly writes to `*out` whether `stmt` makes no direct change to the
- * database file (`sqlite3_stmt_readonly`). An empty statement is read-only.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
- */
-int32_t sqlbatch_stmt_readonly(struct sqlbatch_stmt *stmt, bool *out);
-
-/**
- * sqlbatch_stmt_sql gives the SQL text of `stmt` as it was prepared (`sqlite3_sql`).
- * Lifetime: owned by `stmt`, valid until it is finalized. An empty statement gives "".
- * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
- */
-int32_t sqlbatch_stmt_sql(struct sqlbatch_stmt *stmt, struct sqlbatch_str *out_sql);
-
-/**
- * sqlbatch_stmt_expanded_sql gives the SQL text of `stmt` with its bound parameters written
- * in as literals (`sqlite3_expanded_sql`), for logging and debugging.
- * Lifetime: owned by `stmt`, valid until the next `sqlbatch_stmt_expanded_sql` on it or
- * until it is finalized.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_NOMEM`
- * (also when the text would exceed SQLite's length limit).
- */
-int32_t sqlbatch_stmt_expanded_sql(struct sqlbatch_stmt *stmt, struct sqlbatch_str *out_sql);
-
-/**
  * sqlbatch_stmt_execute_many runs `stmt` once per parameter row, in one call: the typical
- * bulk insert. `values` holds `n_rows * n_cols` values, row-major (row r is
- * `values[r * n_cols .. (r + 1) * n_cols]`), and `n_cols` must equal the statement's parameter
- * count. Each run is stepped to completion (rows a statement returns are discarded).
+ * bulk insert. `rows->values` holds `n_rows * n_cols` values, row-major (row r is
+ * `values[r * n_cols .. (r + 1) * n_cols]`), where `n_cols` is the statement's parameter
+ * count: `rows->n_values` must be exactly `n_rows` times it. `rows->names` must be NULL
+ * (parameters are bound by position). `rows` may be NULL for a statement without
+ * parameters, which then runs `n_rows` times. Each run is stepped to completion (rows a
+ * statement returns are discarded).
  *
- * TEXT and BLOB bytes are at `data + bits` (or at address `bits` when `data` is NULL) and are
- * not copied: they are only read during the call. The statement is reset before the first
- * row (its current batch becomes invalid) and after each row; its bindings are cleared at the
- * end. It does not open a transaction: wrap the call in BEGIN/COMMIT for speed and atomicity.
+ * TEXT and BLOB bytes are not copied: they are only read during the call. The statement is
+ * reset before the first row (its current batch becomes invalid) and after each row; its
+ * bindings are cleared at the end. It does not open a transaction: wrap the call in
+ * BEGIN/COMMIT for speed and atomicity.
  *
  * On failure the rows before the failing one have run; `row_index` of the connection's last
  * error, and `out_result->rows`, give the failing row.
  * `*out_result` (if `out_result` is not NULL) is written in every case.
- * NULL: `stmt` NULL, or `values` NULL with `n_rows * n_cols > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+ * NULL: `stmt` NULL, or a NULL array in `rows` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`, `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`,
- * `SQLBATCH_E_INVALID_ARGUMENT`, `SQLBATCH_E_CLOSED`, or SQLite's error for the failing row
- * (e.g. `SQLITE_CONSTRAINT_PRIMARYKEY`, `SQLITE_INTERRUPT`).
+ * `SQLBATCH_E_INVALID_ARGUMENT` (names given, a bad kind, bytes without a base),
+ * `SQLBATCH_E_CLOSED`, or SQLite's error for the failing row (e.g.
+ * `SQLITE_CONSTRAINT_PRIMARYKEY`, `SQLITE_INTERRUPT`).
  */
 int32_t sqlbatch_stmt_execute_many(struct sqlbatch_stmt *stmt,
-                                   const struct sqlbatch_value *values,
+                                   const struct sqlbatch_params *rows,
                                    size_t n_rows,
-                                   size_t n_cols,
-                                   const uint8_t *data,
-                                   size_t data_len,
                                    struct sqlbatch_write_result *out_result);
 
 #ifdef __cplusplus
@@ -842,11 +925,12 @@ static inline const sqlbatch_value *sqlbatch_cell(const sqlbatch_batch *batch, s
 
 /**
  * sqlbatch_cell_bytes returns the address of the bytes of a TEXT or BLOB cell of `batch`
- * (`cell->len` of them; text is not NUL-terminated). Valid as long as the batch is. For a
- * batch from sqlbatch_stmt_fetch_into, whose `data` is NULL, use `buf + cell->bits` instead.
+ * (`cell->len` of them; text is not NUL-terminated). Valid as long as the batch is. A cell of
+ * length 0 gives NULL (so does every cell of a batch without bytes, whose `data` is NULL).
+ * For a batch from sqlbatch_stmt_fetch_into, whose `data` is NULL, use `buf + cell->bits`.
  */
 static inline const uint8_t *sqlbatch_cell_bytes(const sqlbatch_batch *batch, const sqlbatch_value *cell) {
-  return batch->data + cell->bits;
+  return batch->data == NULL || cell->len == 0 ? NULL : batch->data + cell->bits;
 }
 
 /** sqlbatch_cell_int64 returns the value of an INTEGER cell. */

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
-use crate::error::{sqlbatch_error, Error, LastError};
-use crate::ffi::{try_bytes, try_mut, try_ref};
-use crate::panic::boundary;
+use crate::error::{sqlbatch_error, Error, ErrorSink, LastError};
+use crate::ffi::{try_bytes, try_mut};
+use crate::panic::{boundary, ffi_boundary};
 
 /// A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
 pub struct sqlbatch_conn {
@@ -86,10 +86,6 @@ impl ConnShared {
         !self.db.load(Ordering::Acquire).is_null()
     }
 
-    /// Stores `e` as the connection's last error.
-    pub fn record(&self, e: &Error) {
-        lock(&self.last_error).set(e);
-    }
 
     /// Records a statement handle that `close` must finalize.
     pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) {
@@ -102,10 +98,10 @@ impl ConnShared {
     }
 
     /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
-    fn close(&self) -> i32 {
+    fn close(&self) {
         let db = self.db.swap(ptr::null_mut(), Ordering::SeqCst);
         if db.is_null() {
-            return SQLBATCH_OK;
+            return;
         }
         // An interrupt that loaded `db` before the swap is finishing its sqlite3_interrupt.
         while self.interrupts.load(Ordering::SeqCst) != 0 {
@@ -119,8 +115,15 @@ impl ConnShared {
             for raw in std::mem::take(&mut *lock(&self.stmts)) {
                 ffi::sqlite3_finalize(raw as *mut ffi::sqlite3_stmt);
             }
-            sqlite3_close_v2(db)
+            sqlite3_close_v2(db);
         }
+    }
+}
+
+impl ErrorSink for ConnShared {
+    /// Stores `e` as the connection's last error.
+    fn record(&self, e: &Error) {
+        lock(&self.last_error).set(e);
     }
 }
 
@@ -209,18 +212,19 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
 /// Statement handles of the connection stay allocated: every later call on them returns
 /// `SQLBATCH_E_CLOSED`, and each must still be released with `sqlbatch_stmt_finalize`, before
 /// or after this call (the order does not matter, which suits garbage-collected callers).
-/// Calling with NULL is a harmless no-op. Must not be called twice with the same handle.
-/// Must not run while another thread uses `conn`, except `sqlbatch_conn_interrupt`.
-/// @return `SQLBATCH_OK` (the handle is freed whatever happens).
+/// Closing cannot fail: SQLite's `sqlite3_close_v2` defers what it cannot free yet (an
+/// unfinished backup, say) until it can. Calling with NULL is a harmless no-op. Must not be
+/// called twice with the same handle, and must not run while another thread uses `conn`,
+/// except `sqlbatch_conn_interrupt`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_close(conn: *mut sqlbatch_conn) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_close(conn: *mut sqlbatch_conn) {
     if conn.is_null() {
-        return SQLBATCH_OK;
+        return;
     }
-    boundary(None, || {
-        let conn = Box::from_raw(conn);
-        let rc = conn.shared.close();
-        Ok(rc)
+    crate::panic::boundary_value((), || {
+        // SAFETY: `conn` came from sqlbatch_conn_open and is freed once (the caller's contract).
+        let conn = unsafe { Box::from_raw(conn) };
+        conn.shared.close();
     })
 }
 
@@ -269,12 +273,8 @@ pub unsafe extern "C" fn sqlbatch_conn_busy_timeout(conn: *mut sqlbatch_conn, ms
 
 /// Runs `f` on the open database of `conn`, recording errors on it.
 unsafe fn with_db(conn: *const sqlbatch_conn, f: impl FnOnce(*mut ffi::sqlite3) -> Result<(), Error>) -> i32 {
-    let conn = match try_ref(conn, "conn") {
-        Ok(c) => c,
-        Err(e) => return e.code,
-    };
-    boundary(Some(&conn.shared), || {
-        f(conn.shared.db()?)?;
+    ffi_boundary!(conn: conn => |c| {
+        f(c.shared.db()?)?;
         Ok(SQLBATCH_OK)
     })
 }

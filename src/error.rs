@@ -42,6 +42,11 @@ impl Error {
         Self::new(libsqlite3_sys::SQLITE_INTERRUPT, "interrupted")
     }
 
+    /// A panic caught at the boundary, with its message.
+    pub fn panic(what: &str) -> Self {
+        Self::new(SQLBATCH_E_PANIC, format!("internal error (panic): {what}"))
+    }
+
     pub fn closed() -> Self {
         Self::new(SQLBATCH_E_CLOSED, "the connection was closed")
     }
@@ -74,6 +79,11 @@ impl Error {
             )
         }
     }
+}
+
+/// Where the errors of a call are recorded: a connection, for `sqlbatch_conn_last_error`.
+pub(crate) trait ErrorSink {
+    fn record(&self, e: &Error);
 }
 
 /// Checks that SQL text holds no NUL byte: SQLite would silently stop reading there.

@@ -21,14 +21,17 @@ use crate::codes::*;
 use crate::error::Error;
 use crate::ffi::try_mut;
 use crate::mem::{self, Direct};
-use crate::stmt::{sqlbatch_stmt, stmt_ref, with_stmt};
+use crate::state::{FetchState, Phase};
+use crate::panic::ffi_boundary;
+use crate::stmt::{non_empty, sqlbatch_stmt};
 use crate::value::sqlbatch_value;
 
 /// A batch of rows, written by `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into`.
 ///
 /// Cell (r, c) is `cells[r * n_cols + c]`; the bytes of a TEXT or BLOB cell `v` are the `v.len`
 /// bytes at `data + v.bits` (at `buf + v.bits` after `sqlbatch_stmt_fetch_into`, which leaves
-/// `data` NULL). Reading a batch needs no further call.
+/// `data` NULL). Reading a batch needs no further call. Empty arrays are NULL: `cells` when
+/// the batch has no cells (`n_rows * n_cols == 0`), `data` when it has no bytes.
 ///
 /// Lifetime: `cells` (and `data`, for `sqlbatch_stmt_fetch`) belong to the statement and stay
 /// valid until the next fetch, bind, reset, bulk write or finalize on it. With
@@ -36,9 +39,10 @@ use crate::value::sqlbatch_value;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct sqlbatch_batch {
-    /// `n_rows * n_cols` cells, row-major.
+    /// `n_rows * n_cols` cells, row-major; NULL when there are none.
     pub cells: *const sqlbatch_value,
-    /// Base of the TEXT and BLOB bytes; NULL after `sqlbatch_stmt_fetch_into` (use its `buf`).
+    /// Base of the TEXT and BLOB bytes; NULL when there are none, and always after
+    /// `sqlbatch_stmt_fetch_into` (use its `buf`).
     pub data: *const u8,
     /// Bytes used at `data`. After `SQLBATCH_E_BUFFER_TOO_SMALL`: the bytes the next row needs.
     pub data_len: usize,
@@ -48,49 +52,6 @@ pub struct sqlbatch_batch {
     pub n_cols: usize,
     /// Identifies the batch; `sqlbatch_batch_get` uses it to detect a batch read too late.
     pub generation: u64,
-}
-
-/// Where the statement stands.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Not stepped since prepare or the last reset.
-    #[default]
-    Fresh,
-    /// Positioned on a row that the caller has not received yet.
-    Pending,
-    /// Finished; fetches return `SQLBATCH_DONE` with no rows until a reset.
-    Done,
-    /// A step failed; fetches return `FetchState::failure` until a reset.
-    Failed,
-}
-
-/// The statement-owned state of batched fetching.
-#[derive(Default)]
-pub(crate) struct FetchState {
-    cells: Vec<sqlbatch_value>,
-    arena: Vec<u8>,
-    pub generation: u64,
-    phase: Phase,
-    failure: Option<Error>,
-}
-
-impl FetchState {
-    /// Whether the statement has been stepped since it was last reset.
-    pub fn started(&self) -> bool {
-        self.phase != Phase::Fresh
-    }
-
-    /// The statement was reset: start over, and end the current batch.
-    pub fn rewind(&mut self) {
-        self.phase = Phase::Fresh;
-        self.failure = None;
-        self.generation += 1;
-    }
-
-    fn fail(&mut self, e: &Error) {
-        self.phase = Phase::Failed;
-        self.failure = Some(e.clone());
-    }
 }
 
 /// Where a batch's TEXT and BLOB bytes go.
@@ -562,8 +523,8 @@ unsafe fn fetch_with<S: Sink>(
     st.generation += 1;
     let result = fill(st, db, raw, max_rows, sink, stride);
     let batch = |data_len, n_rows, n_cols| sqlbatch_batch {
-        cells: st.cells.as_ptr(),
-        data: sink.base(),
+        cells: non_empty(&st.cells),
+        data: if sink.len() == 0 { std::ptr::null() } else { sink.base() },
         data_len,
         n_rows,
         n_cols,
@@ -614,7 +575,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch(
     max_bytes: usize,
     out_batch: *mut sqlbatch_batch,
 ) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt: stmt => |s| unsafe {
         let (db, raw) = s.handles()?;
         let out = try_mut(out_batch, "out_batch")?;
         let mut arena = std::mem::take(&mut s.fetch.arena);
@@ -662,7 +623,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
     buf_len: usize,
     out_batch: *mut sqlbatch_batch,
 ) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt: stmt => |s| unsafe {
         let (db, raw) = s.handles()?;
         let out = try_mut(out_batch, "out_batch")?;
         if buf.is_null() && buf_len > 0 {
@@ -697,13 +658,10 @@ pub unsafe extern "C" fn sqlbatch_batch_get(
     col: usize,
     out_value: *mut sqlbatch_value,
 ) -> i32 {
-    let Ok(s) = stmt_ref(stmt) else {
-        return SQLBATCH_E_NULL_PARAMETER;
-    };
-    crate::panic::boundary(Some(&s.conn), || {
+    ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let b = crate::ffi::try_ref(batch, "batch")?;
         let out = try_mut(out_value, "out_value")?;
-        if b.generation != s.fetch.generation || b.cells != s.fetch.cells.as_ptr() {
+        if b.generation != s.fetch.generation || b.cells != non_empty(&s.fetch.cells) {
             return Err(Error::new(
                 SQLBATCH_E_STALE_BATCH,
                 "the batch is no longer valid: its statement was fetched, bound, reset or written since",

@@ -17,20 +17,25 @@
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)] // Safety is documented for C callers in the header.
 
+// In the order a reader of the header meets them (cbindgen keeps it within each kind of
+// item): codes, errors, values, connections, statements, fetch, exec, batched write, and
+// conversions.
 pub mod codes;
-pub mod conn;
-pub mod convert;
 pub mod error;
+pub mod value;
+pub mod conn;
+pub mod stmt;
 pub mod fetch;
+pub mod script;
+pub mod write;
+pub mod convert;
 mod ffi;
 #[doc(hidden)]
 pub mod mem;
 mod panic;
 mod run;
-pub mod script;
-pub mod stmt;
-pub mod value;
-pub mod write;
+mod sql_text;
+mod state;
 
 pub use codes::*;
 pub use conn::*;
@@ -39,5 +44,5 @@ pub use error::sqlbatch_error;
 pub use fetch::*;
 pub use script::*;
 pub use stmt::*;
-pub use value::{sqlbatch_str, sqlbatch_value};
+pub use value::{sqlbatch_params, sqlbatch_str, sqlbatch_value, SQLBATCH_PARAMS_ADDRESSES};
 pub use write::*;

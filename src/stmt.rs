@@ -9,12 +9,11 @@ use libsqlite3_sys as ffi;
 use crate::codes::*;
 use crate::conn::{sqlbatch_conn, ConnShared};
 use crate::error::{check_no_nul, check_utf8, Error};
-use crate::fetch::FetchState;
-use crate::ffi::{try_bytes, try_mut, try_ref, write_opt};
-use crate::panic::boundary;
-use crate::value::{
-    bind_all, param_count, param_count_error, sqlbatch_str, sqlbatch_value, Lifetime, Params,
-};
+use crate::ffi::{try_bytes, try_mut, write_opt};
+use crate::panic::ffi_boundary;
+use crate::sql_text::skip_space_and_comments;
+use crate::state::FetchState;
+use crate::value::{bind_all, param_count, param_count_error, sqlbatch_params, sqlbatch_str, Binder, Lifetime, Params};
 
 /// A prepared statement. Opaque; created by `sqlbatch_stmt_prepare`, destroyed by
 /// `sqlbatch_stmt_finalize`.
@@ -58,12 +57,10 @@ impl sqlbatch_stmt {
     }
 
     /// Resets the statement if it has run since it was last reset; the current batch ends.
-    pub(crate) unsafe fn rewind(&mut self) {
-        if self.fetch.started() && !self.raw.is_null() {
-            // Its return value repeats the last step's error, which was already reported.
-            ffi::sqlite3_reset(self.raw);
-        }
-        self.fetch.rewind();
+    pub(crate) fn rewind(&mut self) {
+        // SAFETY: `raw` is NULL or this statement's live handle (it is only used while the
+        // connection is open, which every caller checked through `handles`).
+        unsafe { self.fetch.rewind(self.raw) }
     }
 }
 
@@ -82,26 +79,16 @@ unsafe fn own(store: &mut Vec<CString>, s: *const c_char) -> sqlbatch_str {
     view
 }
 
-/// Runs `f` on a statement, recording errors on its connection.
-pub(crate) unsafe fn with_stmt(
-    stmt: *mut sqlbatch_stmt,
-    f: impl FnOnce(&mut sqlbatch_stmt) -> Result<i32, Error>,
-) -> i32 {
-    let Some(s) = stmt.as_mut() else {
-        return SQLBATCH_E_NULL_PARAMETER;
-    };
-    // The connection state outlives `f`: `f` never replaces `s.conn`.
-    let sink: *const ConnShared = Arc::as_ptr(&s.conn);
-    boundary(Some(&*sink), || f(s))
-}
-
 /// sqlbatch_stmt_prepare compiles the first SQL statement in `sql` (`sql_len` bytes of UTF-8;
 /// it need not be NUL-terminated) into a statement handle (`sqlite3_prepare_v3`).
 ///
 /// `*out_tail` (if `out_tail` is not NULL) receives the byte offset just past the compiled
 /// statement, where the next one would start. SQL holding only whitespace and comments gives an
 /// empty statement: it takes no parameters, has no columns, and a fetch reports
-/// `SQLBATCH_DONE` at once. `flags` is 0 or `SQLBATCH_PREPARE_PERSISTENT`.
+/// `SQLBATCH_DONE` at once. `flags` is 0 or a bitwise OR of `SQLBATCH_PREPARE_PERSISTENT` and
+/// `SQLBATCH_PREPARE_SINGLE`; with the latter, SQL that holds a second statement after the
+/// first is refused with `SQLBATCH_E_MULTIPLE_STATEMENTS` (`token_offset` at the second
+/// statement), where whitespace, comments and lone semicolons after the first are fine.
 ///
 /// Ownership: on success the caller owns `*out_stmt` and must release it with
 /// `sqlbatch_stmt_finalize`; on failure `*out_stmt` is set to NULL. The statement may be used
@@ -109,8 +96,9 @@ pub(crate) unsafe fn with_stmt(
 /// NULL: `conn` or `out_stmt` NULL, or `sql` NULL with `sql_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` (with `token_offset` at the first bad
 /// byte); `SQLBATCH_E_RANGE` for SQL over 2 GiB; `SQLBATCH_E_INVALID_ARGUMENT` for unknown
-/// flags or a NUL byte inside the SQL; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with
-/// `token_offset` at the offending token).
+/// flags or a NUL byte inside the SQL; `SQLBATCH_E_MULTIPLE_STATEMENTS`; `SQLBATCH_E_CLOSED`;
+/// or SQLite's error (e.g. `SQLITE_ERROR` for a syntax error, with `token_offset` at the
+/// offending token).
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_prepare(
     conn: *mut sqlbatch_conn,
@@ -120,27 +108,41 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
     out_stmt: *mut *mut sqlbatch_stmt,
     out_tail: *mut usize,
 ) -> i32 {
-    let Some(conn) = conn.as_ref() else {
-        return SQLBATCH_E_NULL_PARAMETER;
-    };
     if out_stmt.is_null() {
         return SQLBATCH_E_NULL_PARAMETER;
     }
-    out_stmt.write(ptr::null_mut());
-    boundary(Some(&conn.shared), || {
+    // SAFETY: `out_stmt` is valid for writes (the caller's contract).
+    unsafe { out_stmt.write(ptr::null_mut()) };
+    ffi_boundary!(conn: conn => |conn| {
         let db = conn.shared.db()?;
-        let bytes = try_bytes(sql, sql_len, "sql")?;
+        // SAFETY: the caller vouches for `sql`.
+        let bytes = unsafe { try_bytes(sql, sql_len, "sql")? };
         check_utf8(bytes, "SQL")?;
         // SQLite would stop at a NUL silently; a tail that never advances loops callers forever.
         check_no_nul(bytes)?;
         if flags & !PREPARE_FLAGS_ALLOWED != 0 {
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown prepare flags {flags:#x}")));
         }
-        let (raw, tail) = prepare_raw(db, bytes, flags)?;
+        // SAFETY: `db` is open and used by this thread only.
+        let (raw, tail) = unsafe { prepare_raw(db, bytes, flags & !SQLBATCH_PREPARE_SINGLE)? };
+        if flags & SQLBATCH_PREPARE_SINGLE != 0 {
+            if let Some(at) = second_statement(bytes, tail) {
+                // SAFETY: `raw` is NULL or the statement just prepared, finalized once.
+                unsafe { ffi::sqlite3_finalize(raw) };
+                return Err(Error {
+                    token_offset: at as i64,
+                    ..Error::new(
+                        SQLBATCH_E_MULTIPLE_STATEMENTS,
+                        format!("the SQL holds more than one statement (the second starts at byte {at})"),
+                    )
+                });
+            }
+        }
         if !raw.is_null() {
             conn.shared.adopt(raw);
         }
-        write_opt(out_tail, tail);
+        // SAFETY: a non-NULL `out_tail` is valid for writes.
+        unsafe { write_opt(out_tail, tail) };
         let stmt = sqlbatch_stmt {
             conn: conn.shared.clone(),
             raw,
@@ -151,9 +153,23 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
             param_strings: Vec::new(),
             expanded: CString::default(),
         };
-        out_stmt.write(Box::into_raw(Box::new(stmt)));
+        // SAFETY: as above.
+        unsafe { out_stmt.write(Box::into_raw(Box::new(stmt))) };
         Ok(SQLBATCH_OK)
     })
+}
+
+/// Where a second statement starts in `sql` after the first one ends at `tail`, if there is
+/// one: anything but whitespace, comments and semicolons.
+fn second_statement(sql: &[u8], mut tail: usize) -> Option<usize> {
+    loop {
+        tail = skip_space_and_comments(sql, tail);
+        match sql.get(tail) {
+            None => return None,
+            Some(b';') => tail += 1,
+            Some(_) => return Some(tail),
+        }
+    }
 }
 
 /// Compiles the first statement of `sql`; returns the handle (NULL if there was none) and the
@@ -179,22 +195,22 @@ pub(crate) unsafe fn prepare_raw(
 /// sqlbatch_stmt_finalize destroys a statement and frees its handle (`sqlite3_finalize`).
 ///
 /// Any batch read from it becomes invalid. Calling with NULL is a harmless no-op. Must not be
-/// called twice with the same handle. Works after the connection was closed.
-/// @return `SQLBATCH_OK` (the handle is freed whatever happens; an error of the statement's
-/// last run was already reported by the call that ran it).
+/// called twice with the same handle. Works after the connection was closed. Cannot fail: an
+/// error of the statement's last run was already reported by the call that ran it.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_finalize(stmt: *mut sqlbatch_stmt) -> i32 {
+pub unsafe extern "C" fn sqlbatch_stmt_finalize(stmt: *mut sqlbatch_stmt) {
     if stmt.is_null() {
-        return SQLBATCH_OK;
+        return;
     }
-    boundary(None, || {
-        let stmt = Box::from_raw(stmt);
+    crate::panic::boundary_value((), || {
+        // SAFETY: `stmt` came from sqlbatch_stmt_prepare and is freed once (the caller's contract).
+        let stmt = unsafe { Box::from_raw(stmt) };
         // After sqlbatch_conn_close the handle was already finalized with the connection.
         if stmt.conn.is_open() && !stmt.raw.is_null() {
             stmt.conn.release(stmt.raw);
-            ffi::sqlite3_finalize(stmt.raw);
+            // SAFETY: the handle is live and finalized once, here.
+            unsafe { ffi::sqlite3_finalize(stmt.raw) };
         }
-        Ok(SQLBATCH_OK)
     })
 }
 
@@ -204,7 +220,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_finalize(stmt: *mut sqlbatch_stmt) -> i32
 /// previous run is not reported again.)
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_reset(stmt: *mut sqlbatch_stmt) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt: stmt => |s| {
         s.handles()?;
         s.rewind();
         Ok(SQLBATCH_OK)
@@ -215,51 +231,68 @@ pub unsafe extern "C" fn sqlbatch_stmt_reset(stmt: *mut sqlbatch_stmt) -> i32 {
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_clear_bindings(stmt: *mut sqlbatch_stmt) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt: stmt => |s| {
         let (_, raw) = s.handles()?;
         if !raw.is_null() {
-            ffi::sqlite3_clear_bindings(raw);
+            // SAFETY: `raw` is live.
+            unsafe { ffi::sqlite3_clear_bindings(raw) };
         }
         Ok(SQLBATCH_OK)
     })
 }
 
-/// sqlbatch_stmt_bind binds all parameters of `stmt` in one call: `values[i]` goes to parameter
-/// `i + 1`, so `n_values` must equal the statement's parameter count (the largest parameter
-/// index; see `sqlbatch_stmt_params` for named parameters and their indexes).
+/// sqlbatch_stmt_bind binds all parameters of `stmt` in one call.
 ///
-/// TEXT and BLOB bytes are read from `data + value.bits` (or from address `value.bits` when
-/// `data` is NULL) and copied: `values` and `data` may be freed as soon as this returns.
-/// If the statement has run since its last reset, it is reset first (its current batch becomes
-/// invalid). On error some parameters may be bound already.
-/// NULL: `stmt` NULL, or `values` NULL with `n_values > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+/// Without names (`params->names` NULL), `values[i]` goes to parameter `i + 1`, so
+/// `n_values` must equal the statement's parameter count (the largest parameter index; see
+/// `sqlbatch_stmt_params`). With names, the rules of `sqlbatch_conn_exec` apply to this one
+/// statement: a named parameter takes the value given for its name (with or without its
+/// prefix), every other parameter the next positional value, and every positional value must
+/// be used. `params` NULL binds nothing (for a statement without parameters).
+///
+/// The bytes of TEXT and BLOB values are copied: `params` and what it points to may be freed
+/// as soon as this returns. If the statement has run since its last reset, it is reset first
+/// (its current batch becomes invalid). On error some parameters may be bound already.
+/// NULL: `stmt` NULL, or a NULL array in `params` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_PARAM_COUNT`; `SQLBATCH_E_RANGE` for bytes outside
-/// `data_len`; `SQLBATCH_E_INVALID_ARGUMENT` for an unknown `kind`; `SQLBATCH_E_CLOSED`; or
-/// SQLite's error (e.g. `SQLITE_TOOBIG`).
+/// `data_len`; `SQLBATCH_E_INVALID_ARGUMENT` for an unknown `kind`, bytes without a base or bad
+/// params flags; `SQLBATCH_E_CLOSED`; or SQLite's error (e.g. `SQLITE_TOOBIG`).
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_bind(
-    stmt: *mut sqlbatch_stmt,
-    values: *const sqlbatch_value,
-    n_values: usize,
-    data: *const u8,
-    data_len: usize,
-) -> i32 {
-    with_stmt(stmt, |s| {
+pub unsafe extern "C" fn sqlbatch_stmt_bind(stmt: *mut sqlbatch_stmt, params: *const sqlbatch_params) -> i32 {
+    ffi_boundary!(stmt: stmt => |s| {
         let (db, raw) = s.handles()?;
-        let params = Params::new(values, n_values, data, data_len)?;
+        // SAFETY: the caller vouches for `params`.
+        let params = unsafe { Params::from_c(params)? };
         let expected = param_count(raw);
-        if n_values != expected {
-            return Err(param_count_error(expected, n_values));
+        if params.names.is_empty() && params.values.len() != expected {
+            return Err(param_count_error(expected, params.values.len()));
         }
         s.rewind();
-        bind_all(db, raw, params.values, &params, Lifetime::Copy)?;
-        Ok(SQLBATCH_OK)
+        if raw.is_null() {
+            return Ok(SQLBATCH_OK);
+        }
+        if params.names.is_empty() {
+            // SAFETY: `raw` is a live statement of `db` taking exactly this many values.
+            unsafe { bind_all(db, raw, params.values, &params, Lifetime::Copy)? };
+            return Ok(SQLBATCH_OK);
+        }
+        let mut binder = Binder::new(params);
+        // SAFETY: as above; the bytes are copied.
+        unsafe { binder.bind(db, raw, Lifetime::Copy)? };
+        match binder.positional_left() {
+            0 => Ok(SQLBATCH_OK),
+            left => Err(Error::new(
+                SQLBATCH_E_PARAM_COUNT,
+                format!("too many parameter values: {left} positional value(s) left over"),
+            )),
+        }
     })
 }
 
 /// sqlbatch_stmt_columns gives the metadata of every result column in one call: `*out_n`
 /// receives the column count and `*out_columns` an array of that many `sqlbatch_column`s.
 ///
+/// The array is NULL when there are no columns.
 /// Lifetime: the array and its strings are owned by `stmt`; they stay valid until the next
 /// `sqlbatch_stmt_columns` call on `stmt` or until it is finalized.
 /// NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
@@ -270,7 +303,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
     out_columns: *mut *const sqlbatch_column,
     out_n: *mut usize,
 ) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let (out_columns, out_n) = (try_mut(out_columns, "out_columns")?, try_mut(out_n, "out_n")?);
         let n = if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) };
@@ -291,7 +324,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
         }
         s.columns = columns;
         s.column_strings = store;
-        *out_columns = s.columns.as_ptr();
+        *out_columns = non_empty(&s.columns);
         *out_n = s.columns.len();
         Ok(SQLBATCH_OK)
     })
@@ -305,11 +338,11 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(
-    stmt: *mut sqlbatch_stmt,
+    stmt: *const sqlbatch_stmt,
     col: usize,
     out: *mut i32,
 ) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (db, raw) = s.handles()?;
         let out = try_mut(out, "out")?;
         let n = if raw.is_null() { 0 } else { ffi::sqlite3_column_count(raw) as usize };
@@ -354,7 +387,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(
 /// sqlbatch_stmt_params gives the names of all parameters in one call: `*out_n` receives the
 /// parameter count (the largest index) and `*out_names` an array of that many names, where
 /// entry `i` names parameter `i + 1` with its prefix (":a", "@a", "$a", "?3"), and has a NULL
-/// `ptr` for a nameless `?`.
+/// `ptr` for a nameless `?`. The array is NULL when there are no parameters.
 ///
 /// Lifetime: owned by `stmt`, valid until it is finalized.
 /// NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
@@ -365,7 +398,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_params(
     out_names: *mut *const sqlbatch_str,
     out_n: *mut usize,
 ) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let (out_names, out_n) = (try_mut(out_names, "out_names")?, try_mut(out_n, "out_n")?);
         if s.params.is_none() {
@@ -375,43 +408,73 @@ pub unsafe extern "C" fn sqlbatch_stmt_params(
             s.params = Some(names.collect());
         }
         let names = s.params.as_deref().unwrap_or_default();
-        *out_names = names.as_ptr();
+        *out_names = non_empty(names);
         *out_n = names.len();
         Ok(SQLBATCH_OK)
     })
 }
 
 /// sqlbatch_stmt_param_index looks up a named parameter: `*out_index` receives the index,
-/// counted from 1, of the parameter called `name` (`name_len` bytes, with its prefix, e.g.
-/// ":id"), or 0 if there is none (`sqlite3_bind_parameter_index`).
+/// counted from 1, of the parameter called `name` (`name_len` bytes), or 0 if there is none.
+///
+/// A name given with its prefix (":id", "@id", "$id", "?3") matches that spelling only, as
+/// `sqlite3_bind_parameter_index` does; a name given without one ("id") matches `:id`, else
+/// `@id`, else `$id`: the rule by which `sqlbatch_conn_exec` and `sqlbatch_stmt_bind` match
+/// names, so a binding needs no lookup of its own.
 /// NULL: `stmt` or `out_index` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_param_index(
-    stmt: *mut sqlbatch_stmt,
+    stmt: *const sqlbatch_stmt,
     name: *const c_char,
     name_len: usize,
-    out_index: *mut i32,
+    out_index: *mut usize,
 ) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let out_index = try_mut(out_index, "out_index")?;
         let bytes = try_bytes(name, name_len, "name")?;
         check_utf8(bytes, "parameter name")?;
-        *out_index = match (raw.is_null(), CString::new(bytes)) {
-            (false, Ok(c)) => ffi::sqlite3_bind_parameter_index(raw, c.as_ptr()),
-            _ => 0,
-        };
+        *out_index = param_index(raw, bytes);
         Ok(SQLBATCH_OK)
     })
+}
+
+/// The index of the parameter `name` answers to (see `sqlbatch_stmt_param_index`), 0 if none.
+///
+/// # Safety
+/// `raw` must be NULL or a live statement.
+unsafe fn param_index(raw: *mut ffi::sqlite3_stmt, name: &[u8]) -> usize {
+    if raw.is_null() || name.is_empty() || name.contains(&0) {
+        return 0;
+    }
+    let lookup = |spelled: &[u8]| {
+        let c = CString::new(spelled).unwrap_or_default();
+        // SAFETY: `raw` is live; `c` is NUL-terminated.
+        unsafe { ffi::sqlite3_bind_parameter_index(raw, c.as_ptr()) as usize }
+    };
+    if matches!(name[0], b':' | b'@' | b'$' | b'?') {
+        return lookup(name);
+    }
+    let mut spelled = Vec::with_capacity(name.len() + 1);
+    for prefix in [b':', b'@', b'$'] {
+        spelled.clear();
+        spelled.push(prefix);
+        spelled.extend_from_slice(name);
+        match lookup(&spelled) {
+            0 => continue,
+            i => return i,
+        }
+    }
+    0
 }
 
 /// sqlbatch_stmt_readonly writes to `*out` whether `stmt` makes no direct change to the
 /// database file (`sqlite3_stmt_readonly`). An empty statement is read-only.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *mut sqlbatch_stmt, out: *mut bool) -> i32 {
-    with_stmt(stmt, |s| {
+pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *const sqlbatch_stmt, out: *mut bool) -> i32 {
+    ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         *try_mut(out, "out")? = raw.is_null() || ffi::sqlite3_stmt_readonly(raw) != 0;
         Ok(SQLBATCH_OK)
@@ -422,8 +485,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *mut sqlbatch_stmt, out: *
 /// Lifetime: owned by `stmt`, valid until it is finalized. An empty statement gives "".
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_sql(stmt: *mut sqlbatch_stmt, out_sql: *mut sqlbatch_str) -> i32 {
-    with_stmt(stmt, |s| {
+pub unsafe extern "C" fn sqlbatch_stmt_sql(stmt: *const sqlbatch_stmt, out_sql: *mut sqlbatch_str) -> i32 {
+    ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let out = try_mut(out_sql, "out_sql")?;
         let p = if raw.is_null() { ptr::null() } else { ffi::sqlite3_sql(raw) };
@@ -447,7 +510,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(
     stmt: *mut sqlbatch_stmt,
     out_sql: *mut sqlbatch_str,
 ) -> i32 {
-    with_stmt(stmt, |s| {
+    ffi_boundary!(stmt: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let out = try_mut(out_sql, "out_sql")?;
         s.expanded = CString::default();
@@ -464,7 +527,11 @@ pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(
     })
 }
 
-/// The statement behind a const handle, for read-only entry points.
-pub(crate) unsafe fn stmt_ref<'a>(stmt: *const sqlbatch_stmt) -> Result<&'a sqlbatch_stmt, Error> {
-    try_ref(stmt, "stmt")
+/// The start of `items`, or NULL when it is empty: the library hands out no dangling pointers.
+pub(crate) fn non_empty<T>(items: &[T]) -> *const T {
+    if items.is_empty() {
+        ptr::null()
+    } else {
+        items.as_ptr()
+    }
 }

@@ -7,7 +7,7 @@
 //! can move (grow) without rewriting its cells. With a NULL base, `bits` is the address itself,
 //! which is what C callers usually want.
 
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, CStr};
 
 use libsqlite3_sys as ffi;
 
@@ -72,48 +72,123 @@ impl sqlbatch_str {
     pub const NONE: sqlbatch_str = sqlbatch_str { ptr: std::ptr::null(), len: 0 };
 }
 
-/// Parameter values as they come in: an array of values and the base of their bytes.
+/// Params flag: the `bits` of TEXT and BLOB values are the addresses of their bytes, not
+/// offsets from `data` (which must then be NULL, with `data_len` 0). Convenient from C.
+pub const SQLBATCH_PARAMS_ADDRESSES: u32 = 1;
+
+/// A set of parameter values, taken by `sqlbatch_conn_exec`, `sqlbatch_stmt_bind` and
+/// `sqlbatch_stmt_execute_many`.
+///
+/// The bytes of a TEXT or BLOB value `v` (in `values` and in `names`) are the `v.len` bytes at
+/// `data + v.bits`, which must lie within the `data_len` bytes at `data`. With the flag
+/// `SQLBATCH_PARAMS_ADDRESSES`, `v.bits` is the address of the bytes instead. A TEXT or BLOB
+/// value with bytes but no base (`data` NULL without that flag) is an error
+/// (`SQLBATCH_E_INVALID_ARGUMENT`), never a crash; a value of length 0 reads no bytes.
+///
+/// Ownership: everything stays the caller's; the library only reads it during the call it is
+/// passed to (bound bytes are copied where they must outlive the call).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sqlbatch_params {
+    /// `n_values` values; may be NULL when `n_values` is 0.
+    pub values: *const sqlbatch_value,
+    /// NULL (every value positional), or `n_values` names: where `names[i]` is a TEXT value,
+    /// `values[i]` is bound by that name (see `sqlbatch_conn_exec` for how names match); a
+    /// NULL-kind name leaves `values[i]` positional.
+    pub names: *const sqlbatch_value,
+    /// The number of values (and of names, when `names` is not NULL).
+    pub n_values: usize,
+    /// The base of the TEXT and BLOB bytes; NULL when no value has bytes, or with
+    /// `SQLBATCH_PARAMS_ADDRESSES`.
+    pub data: *const u8,
+    /// The number of bytes at `data`.
+    pub data_len: usize,
+    /// 0, or `SQLBATCH_PARAMS_ADDRESSES`.
+    pub flags: u32,
+}
+
+/// Parameter values as they come in: an array of values, optional names, and the base of
+/// their bytes.
 #[derive(Clone, Copy)]
 pub(crate) struct Params<'a> {
     pub values: &'a [sqlbatch_value],
+    /// Empty, or one name per value.
+    pub names: &'a [sqlbatch_value],
     data: *const u8,
     data_len: usize,
+    addresses: bool,
 }
 
 static EMPTY: [u8; 1] = [0];
 
 impl<'a> Params<'a> {
+    /// No values.
+    pub const NONE: Params<'static> =
+        Params { values: &[], names: &[], data: std::ptr::null(), data_len: 0, addresses: false };
+
+    /// The parameter set `p` points to; NULL means no values.
+    ///
     /// # Safety
-    /// `values` must point to `n` values; a non-NULL `data` to `data_len` bytes.
-    pub unsafe fn new(
-        values: *const sqlbatch_value,
-        n: usize,
-        data: *const u8,
-        data_len: usize,
-    ) -> Result<Self, Error> {
-        Ok(Params { values: crate::ffi::try_slice(values, n, "values")?, data, data_len })
+    /// A non-NULL `p` must point to a `sqlbatch_params` whose arrays hold `n_values` values
+    /// (and names), and whose non-NULL `data` points to `data_len` bytes.
+    pub unsafe fn from_c(p: *const sqlbatch_params) -> Result<Params<'a>, Error> {
+        // SAFETY: the caller vouches for `p` and what it points to.
+        let Some(p) = (unsafe { p.as_ref() }) else {
+            return Ok(Params::NONE);
+        };
+        if p.flags & !SQLBATCH_PARAMS_ADDRESSES != 0 {
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                format!("unknown params flags {:#x}", p.flags & !SQLBATCH_PARAMS_ADDRESSES),
+            ));
+        }
+        let addresses = p.flags & SQLBATCH_PARAMS_ADDRESSES != 0;
+        if addresses && (!p.data.is_null() || p.data_len != 0) {
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                "with SQLBATCH_PARAMS_ADDRESSES, data must be NULL and data_len 0",
+            ));
+        }
+        if p.data.is_null() && p.data_len != 0 {
+            return Err(Error::null("params->data"));
+        }
+        // SAFETY: as for this function.
+        let values = unsafe { crate::ffi::try_slice(p.values, p.n_values, "params->values")? };
+        let names = if p.names.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: as for this function.
+            unsafe { crate::ffi::try_slice(p.names, p.n_values, "params->names")? }
+        };
+        Ok(Params { values, names, data: p.data, data_len: p.data_len, addresses })
     }
 
     /// The bytes of a TEXT or BLOB value, checked against `data_len`.
     ///
     /// # Safety
-    /// With a NULL base, `v.bits` must be the address of `v.len` readable bytes.
+    /// With `SQLBATCH_PARAMS_ADDRESSES`, `v.bits` must be the address of `v.len` readable
+    /// bytes; otherwise `Params::from_c`'s contract holds.
     #[inline(always)]
     pub unsafe fn bytes_of(&self, v: &sqlbatch_value) -> Result<&'a [u8], Error> {
         let len = v.len as usize;
         if len == 0 {
             return Ok(&EMPTY[..0]);
         }
-        if self.data.is_null() {
+        if self.addresses {
             if v.bits == 0 {
                 return Err(Error::null("a TEXT/BLOB value's address"));
             }
-            return Ok(std::slice::from_raw_parts(v.bits as usize as *const u8, len));
+            // SAFETY: with SQLBATCH_PARAMS_ADDRESSES the caller vouches for the address.
+            return Ok(unsafe { std::slice::from_raw_parts(v.bits as usize as *const u8, len) });
+        }
+        if self.data.is_null() {
+            return Err(no_base());
         }
         let end = v.bits.checked_add(len as u64);
         match end {
+            // SAFETY: the range lies inside the data_len bytes at data.
             Some(end) if end <= self.data_len as u64 => {
-                Ok(std::slice::from_raw_parts(self.data.add(v.bits as usize), len))
+                Ok(unsafe { std::slice::from_raw_parts(self.data.add(v.bits as usize), len) })
             }
             _ => Err(Error::new(
                 SQLBATCH_E_RANGE,
@@ -133,10 +208,26 @@ impl<'a> Params<'a> {
         if v.kind != SQLBATCH_TEXT {
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "a parameter name must be a TEXT value"));
         }
-        let b = self.bytes_of(v)?;
+        // SAFETY: as for this function.
+        let b = unsafe { self.bytes_of(v)? };
         crate::error::check_utf8(b, "a parameter name")?;
         Ok(b)
     }
+}
+
+#[cold]
+fn no_base() -> Error {
+    Error::new(
+        SQLBATCH_E_INVALID_ARGUMENT,
+        "a TEXT/BLOB value has bytes but params->data is NULL (pass the base of the bytes, or \
+         set SQLBATCH_PARAMS_ADDRESSES for values that hold addresses)",
+    )
+}
+
+/// Whether a parameter name SQLite reports (`:id`, `@id`, `$id`, `?3`) answers to the name a
+/// caller gave: the same spelling, or the caller's name without its prefix character.
+pub(crate) fn name_matches(param: &[u8], given: &[u8]) -> bool {
+    param == given || (!given.is_empty() && matches!(param.first(), Some(b':' | b'@' | b'$')) && &param[1..] == given)
 }
 
 /// How long SQLite may keep pointers to bound bytes.
@@ -218,21 +309,6 @@ unsafe fn bind_error(db: *mut ffi::sqlite3, rc: c_int, idx: c_int) -> Error {
     e
 }
 
-/// Binds `v` to parameter `idx` (from 1) of `stmt`.
-///
-/// # Safety
-/// `stmt` must be a live statement of `db`; `params` as in [`Params::bytes_of`].
-pub(crate) unsafe fn bind_value(
-    db: *mut ffi::sqlite3,
-    stmt: *mut ffi::sqlite3_stmt,
-    idx: c_int,
-    v: &sqlbatch_value,
-    params: &Params<'_>,
-    lifetime: Lifetime,
-) -> Result<(), Error> {
-    bind_one(db, stmt, idx, v, params, lifetime.destructor())
-}
-
 /// Binds `values` to parameters 1..=n of `stmt`, which must take exactly n parameters.
 ///
 /// # Safety
@@ -269,4 +345,123 @@ pub(crate) fn param_count_error(expected: usize, got: usize) -> Error {
         SQLBATCH_E_PARAM_COUNT,
         format!("the statement takes {expected} parameter(s) but {got} value(s) were given"),
     )
+}
+
+/// Binds the parameters of one statement after another from a parameter set, as
+/// `sqlbatch_conn_exec` and a named `sqlbatch_stmt_bind` do: a parameter with a name
+/// (`:x`, `@x`, `$x`) takes the value given for that name when names were given; every
+/// other parameter takes the next positional value, in order across the statements.
+pub(crate) struct Binder<'a> {
+    params: Params<'a>,
+    /// Index of the next positional value not yet consumed.
+    next: usize,
+}
+
+impl<'a> Binder<'a> {
+    pub fn new(params: Params<'a>) -> Self {
+        Binder { params, next: 0 }
+    }
+
+    fn is_named(&self, i: usize) -> bool {
+        self.params.names.get(i).is_some_and(|n| n.kind != SQLBATCH_NULL)
+    }
+
+    /// The value given for parameter `name` (as SQLite reports it, with its prefix).
+    ///
+    /// # Safety
+    /// As for [`Params::bytes_of`].
+    unsafe fn by_name(&self, name: &[u8]) -> Result<Option<&'a sqlbatch_value>, Error> {
+        for (i, n) in self.params.names.iter().enumerate() {
+            if n.kind == SQLBATCH_NULL {
+                continue;
+            }
+            // SAFETY: as for this function.
+            if name_matches(name, unsafe { self.params.text_of(n)? }) {
+                return Ok(Some(&self.params.values[i]));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The next positional value.
+    fn next_positional(&mut self) -> Option<&'a sqlbatch_value> {
+        while self.next < self.params.values.len() && self.is_named(self.next) {
+            self.next += 1;
+        }
+        let v = self.params.values.get(self.next);
+        if v.is_some() {
+            self.next += 1;
+        }
+        v
+    }
+
+    /// Positional values not consumed yet.
+    pub fn positional_left(&self) -> usize {
+        (self.next..self.params.values.len()).filter(|&i| !self.is_named(i)).count()
+    }
+
+    /// Binds every parameter of `raw`; returns how many it bound.
+    ///
+    /// # Safety
+    /// `raw` must be a live statement of `db`; the bytes as for [`Params::bytes_of`], and alive
+    /// as long as `lifetime` says.
+    pub unsafe fn bind(
+        &mut self,
+        db: *mut ffi::sqlite3,
+        raw: *mut ffi::sqlite3_stmt,
+        lifetime: Lifetime,
+    ) -> Result<u64, Error> {
+        // SAFETY: `raw` is a live statement.
+        let n = unsafe { ffi::sqlite3_bind_parameter_count(raw) };
+        let mut used = 0;
+        for idx in 1..=n {
+            // SAFETY: `raw` is live and `idx` in range; the name lives as long as `raw`.
+            let name = unsafe { ffi::sqlite3_bind_parameter_name(raw, idx) };
+            let name = if name.is_null() { &b""[..] } else { unsafe { CStr::from_ptr(name) }.to_bytes() };
+            let named = !self.params.names.is_empty() && matches!(name.first(), Some(b':' | b'@' | b'$'));
+            let value = if named {
+                // SAFETY: as for this function.
+                match unsafe { self.by_name(name)? } {
+                    Some(v) => v,
+                    None => {
+                        return Err(Error::new(
+                            SQLBATCH_E_PARAM_COUNT,
+                            format!("no value given for parameter {}", String::from_utf8_lossy(name)),
+                        ))
+                    }
+                }
+            } else {
+                match self.next_positional() {
+                    Some(v) => v,
+                    None => {
+                        return Err(Error::new(
+                            SQLBATCH_E_PARAM_COUNT,
+                            format!("too few parameter values: none left for parameter {idx} of this statement"),
+                        ))
+                    }
+                }
+            };
+            // SAFETY: as for this function.
+            unsafe { bind_one(db, raw, idx, value, &self.params, lifetime.destructor())? };
+            used += 1;
+        }
+        Ok(used)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_matches;
+
+    #[test]
+    fn names_match_with_or_without_their_prefix() {
+        assert!(name_matches(b":id", b":id"));
+        assert!(name_matches(b":id", b"id"));
+        assert!(name_matches(b"@id", b"id"));
+        assert!(name_matches(b"$id", b"id"));
+        assert!(!name_matches(b":id", b"@id"));
+        assert!(!name_matches(b":id", b""));
+        assert!(!name_matches(b"?3", b"3"));
+        assert!(!name_matches(b":idx", b"id"));
+    }
 }

@@ -7,8 +7,9 @@ use crate::conn::ConnShared;
 use crate::error::Error;
 use crate::ffi::write_opt;
 use crate::run::{step_to_done, Changes};
-use crate::stmt::{sqlbatch_stmt, with_stmt};
-use crate::value::{bind_all, param_count, param_count_error, sqlbatch_value, Lifetime, Params};
+use crate::panic::ffi_boundary;
+use crate::stmt::sqlbatch_stmt;
+use crate::value::{bind_all, param_count, sqlbatch_params, Lifetime, Params};
 
 /// What `sqlbatch_stmt_execute_many` did; written also when it fails.
 #[repr(C)]
@@ -24,42 +25,54 @@ pub struct sqlbatch_write_result {
 }
 
 /// sqlbatch_stmt_execute_many runs `stmt` once per parameter row, in one call: the typical
-/// bulk insert. `values` holds `n_rows * n_cols` values, row-major (row r is
-/// `values[r * n_cols .. (r + 1) * n_cols]`), and `n_cols` must equal the statement's parameter
-/// count. Each run is stepped to completion (rows a statement returns are discarded).
+/// bulk insert. `rows->values` holds `n_rows * n_cols` values, row-major (row r is
+/// `values[r * n_cols .. (r + 1) * n_cols]`), where `n_cols` is the statement's parameter
+/// count: `rows->n_values` must be exactly `n_rows` times it. `rows->names` must be NULL
+/// (parameters are bound by position). `rows` may be NULL for a statement without
+/// parameters, which then runs `n_rows` times. Each run is stepped to completion (rows a
+/// statement returns are discarded).
 ///
-/// TEXT and BLOB bytes are at `data + bits` (or at address `bits` when `data` is NULL) and are
-/// not copied: they are only read during the call. The statement is reset before the first
-/// row (its current batch becomes invalid) and after each row; its bindings are cleared at the
-/// end. It does not open a transaction: wrap the call in BEGIN/COMMIT for speed and atomicity.
+/// TEXT and BLOB bytes are not copied: they are only read during the call. The statement is
+/// reset before the first row (its current batch becomes invalid) and after each row; its
+/// bindings are cleared at the end. It does not open a transaction: wrap the call in
+/// BEGIN/COMMIT for speed and atomicity.
 ///
 /// On failure the rows before the failing one have run; `row_index` of the connection's last
 /// error, and `out_result->rows`, give the failing row.
 /// `*out_result` (if `out_result` is not NULL) is written in every case.
-/// NULL: `stmt` NULL, or `values` NULL with `n_rows * n_cols > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+/// NULL: `stmt` NULL, or a NULL array in `rows` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`,
-/// `SQLBATCH_E_INVALID_ARGUMENT`, `SQLBATCH_E_CLOSED`, or SQLite's error for the failing row
-/// (e.g. `SQLITE_CONSTRAINT_PRIMARYKEY`, `SQLITE_INTERRUPT`).
+/// `SQLBATCH_E_INVALID_ARGUMENT` (names given, a bad kind, bytes without a base),
+/// `SQLBATCH_E_CLOSED`, or SQLite's error for the failing row (e.g.
+/// `SQLITE_CONSTRAINT_PRIMARYKEY`, `SQLITE_INTERRUPT`).
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
     stmt: *mut sqlbatch_stmt,
-    values: *const sqlbatch_value,
+    rows: *const sqlbatch_params,
     n_rows: usize,
-    n_cols: usize,
-    data: *const u8,
-    data_len: usize,
     out_result: *mut sqlbatch_write_result,
 ) -> i32 {
     let mut result = sqlbatch_write_result::default();
-    let rc = with_stmt(stmt, |s| {
+    let rc = ffi_boundary!(stmt: stmt => |s| {
         let (db, raw) = s.handles()?;
-        let n = n_rows
-            .checked_mul(n_cols)
-            .ok_or_else(|| Error::new(SQLBATCH_E_RANGE, "n_rows * n_cols overflows"))?;
-        let params = Params::new(values, n, data, data_len)?;
-        let expected = param_count(raw);
-        if n_cols != expected {
-            return Err(param_count_error(expected, n_cols));
+        // SAFETY: the caller vouches for `rows`.
+        let params = unsafe { Params::from_c(rows)? };
+        if !params.names.is_empty() {
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                "execute_many binds by position: rows->names must be NULL",
+            ));
+        }
+        let n_cols = param_count(raw);
+        if n_rows.checked_mul(n_cols) != Some(params.values.len()) {
+            return Err(Error::new(
+                SQLBATCH_E_PARAM_COUNT,
+                format!(
+                    "{n_rows} row(s) of a statement that takes {n_cols} parameter(s) need {} value(s), but {} were given",
+                    n_rows.saturating_mul(n_cols),
+                    params.values.len()
+                ),
+            ));
         }
         s.rewind();
         s.fetch.generation += 1;
@@ -69,13 +82,18 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
             return Ok(SQLBATCH_OK);
         }
         s.conn.start_call();
-        let outcome = run_rows(db, &s.conn, raw, n_rows, n_cols, &params, &mut result);
-        ffi::sqlite3_reset(raw);
-        ffi::sqlite3_clear_bindings(raw);
-        result.last_insert_rowid = ffi::sqlite3_last_insert_rowid(db);
-        outcome.map(|()| SQLBATCH_OK)
+        // SAFETY: `raw` is a live statement of `db` taking `n_cols` parameters, and `params`
+        // holds `n_rows * n_cols` values.
+        unsafe {
+            let outcome = run_rows(db, &s.conn, raw, n_rows, n_cols, &params, &mut result);
+            ffi::sqlite3_reset(raw);
+            ffi::sqlite3_clear_bindings(raw);
+            result.last_insert_rowid = ffi::sqlite3_last_insert_rowid(db);
+            outcome.map(|()| SQLBATCH_OK)
+        }
     });
-    write_opt(out_result, result);
+    // SAFETY: a non-NULL `out_result` is valid for writes.
+    unsafe { write_opt(out_result, result) };
     rc
 }
 

@@ -1,0 +1,61 @@
+//! The fetch state of a statement: where it stands (fresh, on a pending row, done, failed),
+//! the cells and arena of its current batch, and the reset that changes both SQLite's
+//! statement and this state together. A leaf: `stmt.rs` and `fetch.rs` both build on it.
+
+use libsqlite3_sys as ffi;
+
+use crate::error::Error;
+use crate::value::sqlbatch_value;
+
+/// Where the statement stands.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Not stepped since prepare or the last reset.
+    #[default]
+    Fresh,
+    /// Positioned on a row that the caller has not received yet.
+    Pending,
+    /// Finished; fetches return `SQLBATCH_DONE` with no rows until a reset.
+    Done,
+    /// A step failed; fetches return `FetchState::failure` until a reset.
+    Failed,
+}
+
+/// The statement-owned state of batched fetching.
+#[derive(Default)]
+pub(crate) struct FetchState {
+    pub cells: Vec<sqlbatch_value>,
+    pub arena: Vec<u8>,
+    pub generation: u64,
+    pub phase: Phase,
+    pub failure: Option<Error>,
+}
+
+impl FetchState {
+    /// Whether the statement has been stepped since it was last reset.
+    pub fn started(&self) -> bool {
+        self.phase != Phase::Fresh
+    }
+
+    /// Resets `raw` if it has run since it was last reset (`sqlite3_reset`), and starts over:
+    /// the current batch ends. The one place where a statement is reset between runs.
+    ///
+    /// # Safety
+    /// `raw` must be NULL or the live statement this state belongs to.
+    pub unsafe fn rewind(&mut self, raw: *mut ffi::sqlite3_stmt) {
+        if self.started() && !raw.is_null() {
+            // Its return value repeats the last step's error, which was already reported.
+            // SAFETY: `raw` is live (the caller's contract).
+            unsafe { ffi::sqlite3_reset(raw) };
+        }
+        self.phase = Phase::Fresh;
+        self.failure = None;
+        self.generation += 1;
+    }
+
+    pub fn fail(&mut self, e: &Error) {
+        self.phase = Phase::Failed;
+        self.failure = Some(e.clone());
+    }
+}
+
