@@ -19,8 +19,17 @@ all: lib
 setup:
 	./scripts/setup.sh
 
+# libsqlbatch.a is then made to define no global symbol but sqlbatch_* (scripts/hide-symbols.sh:
+# SQLite and Rust's std become local, so that a program can link it beside another SQLite or
+# another Rust library; a no-op when cargo did not re-link it), and target/release gets the
+# SONAME link libsqlbatch.so.0.2 -> libsqlbatch.so, which programs linked with
+# -Ltarget/release -lsqlbatch ask the dynamic loader for.
 lib:
 	$(CARGO) build --release --lib
+	./scripts/hide-symbols.sh $(LIB_DIR)/libsqlbatch.a
+	@soname=$$(readelf -d $(LIB_DIR)/libsqlbatch.so | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
+	  test -n "$$soname" || { echo "libsqlbatch.so has no SONAME" >&2; exit 1; }; \
+	  test "$$(readlink $(LIB_DIR)/$$soname 2>/dev/null)" = libsqlbatch.so || ln -sfn libsqlbatch.so $(LIB_DIR)/$$soname
 
 test-rust:
 	$(CARGO) test --release
@@ -33,6 +42,7 @@ test-c: lib
 
 test-go: lib
 	$(MAKE) -C bindings/go test
+	$(MAKE) -C benches/go test-linkbeside
 
 test-haskell: lib
 	$(MAKE) -C bindings/haskell test
@@ -75,12 +85,21 @@ bench-core:
 	$(CARGO) bench --bench core
 	python3 benches/criterion/ratios.py
 
+# The shared library goes in under its full version, libsqlbatch.so.0.2.0, with the links
+# libsqlbatch.so.0.2 (its SONAME, what programs load) and libsqlbatch.so (what -lsqlbatch finds);
+# both libraries without debug info (in target/release they keep it, for profiling).
+VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/sqlbatch.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(LIB_DIR)/libsqlbatch.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB_DIR)/libsqlbatch.so $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 's/^version = \"\(.*\)\"/\1/p' Cargo.toml | head -n1)|" \
+	install -m 644 $(LIB_DIR)/libsqlbatch.a $(DESTDIR)$(PREFIX)/lib/libsqlbatch.a.tmp
+	strip --strip-debug $(DESTDIR)$(PREFIX)/lib/libsqlbatch.a.tmp
+	mv -f $(DESTDIR)$(PREFIX)/lib/libsqlbatch.a.tmp $(DESTDIR)$(PREFIX)/lib/libsqlbatch.a
+	install -m 755 -s $(LIB_DIR)/libsqlbatch.so $(DESTDIR)$(PREFIX)/lib/libsqlbatch.so.$(VERSION)
+	soname=$$(readelf -d $(LIB_DIR)/libsqlbatch.so | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
+	  test -n "$$soname" && ln -sfn libsqlbatch.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$$soname && \
+	  ln -sfn $$soname $(DESTDIR)$(PREFIX)/lib/libsqlbatch.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	  bindings/c/sqlbatch.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sqlbatch.pc
 
 clean:
