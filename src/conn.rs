@@ -1,5 +1,7 @@
 //! Connections: open, close, interrupt, busy timeout and the counters SQLite keeps.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
@@ -161,9 +163,11 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
     if out_conn.is_null() {
         return SQLBATCH_E_NULL_PARAMETER;
     }
-    out_conn.write(ptr::null_mut());
+    // SAFETY: `out_conn` is valid for writes (the caller's contract).
+    unsafe { out_conn.write(ptr::null_mut()) };
     boundary(None, || {
-        let bytes = try_bytes(path, path_len, "path")?;
+        // SAFETY: the caller vouches for `path`.
+        let bytes = unsafe { try_bytes(path, path_len, "path")? };
         crate::error::check_utf8(bytes, "path")?;
         let cpath = CString::new(bytes)
             .map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "path contains a NUL byte"))?;
@@ -182,7 +186,8 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
         }
         f |= ffi::SQLITE_OPEN_EXRESCODE;
         let mut db = ptr::null_mut();
-        let rc = ffi::sqlite3_open_v2(cpath.as_ptr(), &mut db, f, ptr::null());
+        // SAFETY: `cpath` is NUL-terminated; `db` receives the handle.
+        let rc = unsafe { ffi::sqlite3_open_v2(cpath.as_ptr(), &mut db, f, ptr::null()) };
         if db.is_null() {
             return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory"));
         }
@@ -197,11 +202,13 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
         let result = if rc == ffi::SQLITE_OK {
             Ok(SQLBATCH_OK)
         } else {
-            let e = Error::from_db(db, rc);
+            // SAFETY: `db` is a handle, if a failed one: its error can be read.
+            let e = unsafe { Error::from_db(db, rc) };
             shared.record(&e);
             Err(e)
         };
-        out_conn.write(Box::into_raw(Box::new(sqlbatch_conn { shared })));
+        // SAFETY: as above.
+        unsafe { out_conn.write(Box::into_raw(Box::new(sqlbatch_conn { shared }))) };
         result
     })
 }
@@ -242,14 +249,16 @@ pub unsafe extern "C" fn sqlbatch_conn_close(conn: *mut sqlbatch_conn) {
 /// NULL: a no-op.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_interrupt(conn: *const sqlbatch_conn) {
-    let Some(conn) = conn.as_ref() else { return };
+    // SAFETY: a non-NULL `conn` is a live connection handle (the caller's contract).
+    let Some(conn) = (unsafe { conn.as_ref() }) else { return };
     crate::panic::boundary_value((), || {
         let shared = &conn.shared;
         shared.interrupts.fetch_add(1, Ordering::SeqCst);
         let db = shared.db.load(Ordering::SeqCst);
         if !db.is_null() {
             shared.interrupt.store(true, Ordering::Relaxed);
-            ffi::sqlite3_interrupt(db);
+            // SAFETY: `close` waits for `interrupts` to drop to 0 before it closes `db`.
+            unsafe { ffi::sqlite3_interrupt(db) };
         }
         shared.interrupts.fetch_sub(1, Ordering::SeqCst);
     })
@@ -261,17 +270,24 @@ pub unsafe extern "C" fn sqlbatch_conn_interrupt(conn: *const sqlbatch_conn) {
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_busy_timeout(conn: *mut sqlbatch_conn, ms: i32) -> i32 {
-    with_db(conn, |db| {
-        let rc = ffi::sqlite3_busy_timeout(db, ms);
-        if rc == ffi::SQLITE_OK {
-            Ok(())
-        } else {
-            Err(Error::from_db(db, rc))
-        }
-    })
+    // SAFETY: `conn` is NULL or live (the caller's contract); `db` is open and used by this
+    // thread only.
+    unsafe {
+        with_db(conn, |db| {
+            let rc = ffi::sqlite3_busy_timeout(db, ms);
+            if rc == ffi::SQLITE_OK {
+                Ok(())
+            } else {
+                Err(Error::from_db(db, rc))
+            }
+        })
+    }
 }
 
 /// Runs `f` on the open database of `conn`, recording errors on it.
+///
+/// # Safety
+/// `conn` must be NULL or a live connection handle.
 unsafe fn with_db(conn: *const sqlbatch_conn, f: impl FnOnce(*mut ffi::sqlite3) -> Result<(), Error>) -> i32 {
     ffi_boundary!(conn: conn => |c| {
         f(c.shared.db()?)?;
@@ -279,17 +295,25 @@ unsafe fn with_db(conn: *const sqlbatch_conn, f: impl FnOnce(*mut ffi::sqlite3) 
     })
 }
 
-/// Reads one counter of an open connection into `out`.
-unsafe fn getter<T>(
+/// Reads one counter of an open connection into `out` with `read`, a SQLite getter.
+///
+/// # Safety
+/// `conn` as for [`with_db`]; a non-NULL `out` must be valid for writes.
+unsafe fn getter<T, R>(
     conn: *const sqlbatch_conn,
     out: *mut T,
-    read: impl FnOnce(*mut ffi::sqlite3) -> T,
+    read: unsafe extern "C" fn(*mut ffi::sqlite3) -> R,
+    convert: impl FnOnce(R) -> T,
 ) -> i32 {
-    with_db(conn, |db| {
-        let out = try_mut(out, "out")?;
-        *out = read(db);
-        Ok(())
-    })
+    // SAFETY: as for this function.
+    unsafe {
+        with_db(conn, |db| {
+            let out = try_mut(out, "out")?;
+            // SAFETY: `db` is open and used by this thread only.
+            *out = convert(read(db));
+            Ok(())
+        })
+    }
 }
 
 /// sqlbatch_conn_changes writes to `*out` the number of rows inserted, updated or deleted by
@@ -297,7 +321,8 @@ unsafe fn getter<T>(
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_changes(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
-    getter(conn, out, |db| ffi::sqlite3_changes64(db))
+    // SAFETY: the caller's contract is `getter`'s.
+    unsafe { getter(conn, out, ffi::sqlite3_changes64, |n| n) }
 }
 
 /// sqlbatch_conn_total_changes writes to `*out` the number of rows inserted, updated or
@@ -305,7 +330,8 @@ pub unsafe extern "C" fn sqlbatch_conn_changes(conn: *const sqlbatch_conn, out: 
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
-    getter(conn, out, |db| ffi::sqlite3_total_changes64(db))
+    // SAFETY: as above.
+    unsafe { getter(conn, out, ffi::sqlite3_total_changes64, |n| n) }
 }
 
 /// sqlbatch_conn_last_insert_rowid writes to `*out` the rowid of the most recent successful
@@ -313,7 +339,8 @@ pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn,
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
-    getter(conn, out, |db| ffi::sqlite3_last_insert_rowid(db))
+    // SAFETY: as above.
+    unsafe { getter(conn, out, ffi::sqlite3_last_insert_rowid, |n| n) }
 }
 
 /// sqlbatch_conn_autocommit writes to `*out` whether `conn` is in autocommit mode, i.e. not
@@ -321,7 +348,8 @@ pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_c
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_autocommit(conn: *const sqlbatch_conn, out: *mut bool) -> i32 {
-    getter(conn, out, |db| ffi::sqlite3_get_autocommit(db) != 0)
+    // SAFETY: as above.
+    unsafe { getter(conn, out, ffi::sqlite3_get_autocommit, |a| a != 0) }
 }
 
 /// sqlbatch_conn_last_error writes the details of the most recent failing call on `conn`,
@@ -338,11 +366,13 @@ pub unsafe extern "C" fn sqlbatch_conn_last_error(
     conn: *const sqlbatch_conn,
     out_error: *mut sqlbatch_error,
 ) -> i32 {
-    let (Some(conn), false) = (conn.as_ref(), out_error.is_null()) else {
+    // SAFETY: a non-NULL `conn` is a live connection handle.
+    let (Some(conn), false) = (unsafe { conn.as_ref() }, out_error.is_null()) else {
         return SQLBATCH_E_NULL_PARAMETER;
     };
     boundary(None, || {
-        out_error.write(lock(&conn.shared.last_error).view());
+        // SAFETY: `out_error` is valid for writes (the caller's contract).
+        unsafe { out_error.write(lock(&conn.shared.last_error).view()) };
         Ok(SQLBATCH_OK)
     })
 }

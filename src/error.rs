@@ -1,6 +1,8 @@
 //! Errors: the internal `Error` value, the per-connection "last error" that C reads back
 //! through `sqlbatch_conn_last_error`, and the `sqlbatch_error` struct it is read into.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::borrow::Cow;
 use std::ffi::{c_char, CStr, CString};
 
@@ -56,17 +58,20 @@ impl Error {
     /// # Safety
     /// `db` must be an open connection.
     pub unsafe fn from_db(db: *mut ffi::sqlite3, rc: i32) -> Self {
-        let msg = ffi::sqlite3_errmsg(db);
+        // SAFETY: `db` is open (the caller's contract); the message lives until the next call on it.
+        let msg = unsafe { ffi::sqlite3_errmsg(db) };
         let message = if msg.is_null() {
             Cow::Borrowed("out of memory")
         } else {
-            Cow::Owned(CStr::from_ptr(msg).to_string_lossy().into_owned())
+            // SAFETY: SQLite's messages are NUL-terminated.
+            Cow::Owned(unsafe { CStr::from_ptr(msg) }.to_string_lossy().into_owned())
         };
         // sqlite3_errmsg describes the most recent call; if that call was not the one that
         // failed (it can't be here, but be safe), fall back to the code's description.
-        let ext = ffi::sqlite3_extended_errcode(db);
+        // SAFETY: as above.
+        let (ext, offset) = unsafe { (ffi::sqlite3_extended_errcode(db), ffi::sqlite3_error_offset(db)) };
         let code = if rc & 0xff == ext & 0xff { ext } else { rc };
-        Error { code, message, token_offset: ffi::sqlite3_error_offset(db) as i64, ..Self::new(code, "") }
+        Error { code, message, token_offset: offset as i64, ..Self::new(code, "") }
     }
 
     /// Invalid UTF-8 in `what`, first bad byte at `at`.

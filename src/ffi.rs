@@ -1,5 +1,7 @@
 //! Pointer checks for arguments that come in from C: a NULL is an error, never a crash.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::ffi::c_char;
 
 use crate::error::Error;
@@ -9,7 +11,8 @@ use crate::error::Error;
 /// # Safety
 /// A non-NULL `ptr` must point to a live `T`.
 pub(crate) unsafe fn try_ref<'a, T>(ptr: *const T, what: &'static str) -> Result<&'a T, Error> {
-    ptr.as_ref().ok_or_else(|| Error::null(what))
+    // SAFETY: a non-NULL `ptr` points to a live `T` (the caller's contract).
+    unsafe { ptr.as_ref() }.ok_or_else(|| Error::null(what))
 }
 
 /// A mutable reference from a pointer, or a NULL-parameter error naming `what`.
@@ -17,7 +20,8 @@ pub(crate) unsafe fn try_ref<'a, T>(ptr: *const T, what: &'static str) -> Result
 /// # Safety
 /// A non-NULL `ptr` must point to a live `T` that nothing else is using.
 pub(crate) unsafe fn try_mut<'a, T>(ptr: *mut T, what: &'static str) -> Result<&'a mut T, Error> {
-    ptr.as_mut().ok_or_else(|| Error::null(what))
+    // SAFETY: as for `try_ref`, and nothing else uses the `T`.
+    unsafe { ptr.as_mut() }.ok_or_else(|| Error::null(what))
 }
 
 /// A slice from a pointer and a length. A NULL pointer is fine when `len == 0`.
@@ -34,7 +38,8 @@ pub(crate) unsafe fn try_slice<'a, T>(
     } else if ptr.is_null() {
         Err(Error::null(what))
     } else {
-        Ok(std::slice::from_raw_parts(ptr, len))
+        // SAFETY: `ptr` points to `len` live `T`s (the caller's contract).
+        Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
     }
 }
 
@@ -47,7 +52,8 @@ pub(crate) unsafe fn try_bytes<'a>(
     len: usize,
     what: &'static str,
 ) -> Result<&'a [u8], Error> {
-    try_slice(ptr.cast::<u8>(), len, what)
+    // SAFETY: as for this function.
+    unsafe { try_slice(ptr.cast::<u8>(), len, what) }
 }
 
 /// Writes `value` through `out` if `out` is not NULL.
@@ -56,6 +62,7 @@ pub(crate) unsafe fn try_bytes<'a>(
 /// A non-NULL `out` must be valid for writes.
 pub(crate) unsafe fn write_opt<T>(out: *mut T, value: T) {
     if !out.is_null() {
-        out.write(value);
+        // SAFETY: a non-NULL `out` is valid for writes (the caller's contract).
+        unsafe { out.write(value) };
     }
 }

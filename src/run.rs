@@ -1,5 +1,7 @@
 //! Running a statement to completion, shared by script exec and bulk writes.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use libsqlite3_sys as ffi;
 
 use crate::error::Error;
@@ -17,7 +19,8 @@ impl Changes {
     /// # Safety
     /// `db` must be an open connection.
     pub unsafe fn new(db: *mut ffi::sqlite3) -> Self {
-        Changes { db, total: ffi::sqlite3_total_changes64(db) }
+        // SAFETY: `db` is open (the caller's contract).
+        Changes { db, total: unsafe { ffi::sqlite3_total_changes64(db) } }
     }
 
     /// Whether `sqlite3_total_changes64` moved since [`Changes::new`] or the last
@@ -26,7 +29,8 @@ impl Changes {
     /// # Safety
     /// As for [`Changes::new`].
     pub unsafe fn moved(&self) -> bool {
-        ffi::sqlite3_total_changes64(self.db) != self.total
+        // SAFETY: `db` is open (the caller's contract).
+        unsafe { ffi::sqlite3_total_changes64(self.db) != self.total }
     }
 
     /// The rows the run that just finished changed directly.
@@ -35,12 +39,14 @@ impl Changes {
     /// As for [`Changes::new`].
     #[inline]
     pub unsafe fn of_last_run(&mut self) -> i64 {
-        let total = ffi::sqlite3_total_changes64(self.db);
+        // SAFETY: `db` is open (the caller's contract).
+        let total = unsafe { ffi::sqlite3_total_changes64(self.db) };
         if total == self.total {
             return 0;
         }
         self.total = total;
-        ffi::sqlite3_changes64(self.db)
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_changes64(self.db) }
     }
 }
 
@@ -54,8 +60,11 @@ pub(crate) unsafe fn run_to_done(
     raw: *mut ffi::sqlite3_stmt,
     changes: &mut Changes,
 ) -> Result<i64, Error> {
-    step_to_done(db, raw)?;
-    Ok(changes.of_last_run())
+    // SAFETY: `raw` is a live statement of `db`, which `changes` counts for.
+    unsafe {
+        step_to_done(db, raw)?;
+        Ok(changes.of_last_run())
+    }
 }
 
 /// Steps `raw` until it is done, discarding any rows.
@@ -65,10 +74,12 @@ pub(crate) unsafe fn run_to_done(
 #[inline(always)]
 pub(crate) unsafe fn step_to_done(db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_stmt) -> Result<(), Error> {
     loop {
-        match ffi::sqlite3_step(raw) {
+        // SAFETY: `raw` is a live statement of `db` (the caller's contract).
+        match unsafe { ffi::sqlite3_step(raw) } {
             ffi::SQLITE_DONE => return Ok(()),
             ffi::SQLITE_ROW => continue,
-            rc => return Err(Error::from_db(db, rc)),
+            // SAFETY: as above.
+            rc => return Err(unsafe { Error::from_db(db, rc) }),
         }
     }
 }

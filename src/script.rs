@@ -4,6 +4,8 @@
 //! finalize), plus parameters consumed in order across the statements and an exact report of
 //! where a failure happened. It allocates nothing per statement beyond what SQLite does.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::ffi::c_char;
 
 use libsqlite3_sys as ffi;
@@ -110,6 +112,10 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
 }
 
 /// The statement loop of `sqlbatch_conn_exec`.
+///
+/// # Safety
+/// `db` must be `conn`'s open handle, used by this thread only, and the bytes of `params`
+/// readable during the call.
 unsafe fn exec_script(
     db: *mut ffi::sqlite3,
     conn: &ConnShared,
@@ -124,7 +130,8 @@ unsafe fn exec_script(
     terminated.extend_from_slice(script);
     terminated.push(0);
     let len = script.len();
-    let mut counter = Changes::new(db);
+    // SAFETY: `db` is open.
+    let mut counter = unsafe { Changes::new(db) };
     let mut pos = 0;
     while pos < len {
         // SQLite skips whitespace and comments itself (its tokenizer decides what they are);
@@ -146,8 +153,9 @@ unsafe fn exec_script(
             return Err(locate(Error::interrupted(), result.statements));
         }
         // The slice ends with the NUL, so that SQLite compiles in place.
+        // SAFETY: as for this function.
         let (raw, consumed) =
-            prepare_raw(db, &terminated[pos..], 0).map_err(|e| locate(e, result.statements))?;
+            unsafe { prepare_raw(db, &terminated[pos..], 0) }.map_err(|e| locate(e, result.statements))?;
         let next = pos + consumed;
         if raw.is_null() {
             if next <= pos {
@@ -159,8 +167,11 @@ unsafe fn exec_script(
             continue;
         }
         let stmt = Finalize(raw);
-        let used = params.bind(db, stmt.0, Lifetime::Call).map_err(|e| locate(e, result.statements))?;
-        let changes = run_to_done(db, stmt.0, &mut counter).map_err(|e| locate(e, result.statements))?;
+        // SAFETY: `stmt.0` is a live statement of `db`; the bytes outlive its run.
+        let used = unsafe { params.bind(db, stmt.0, Lifetime::Call) }.map_err(|e| locate(e, result.statements))?;
+        // SAFETY: as above.
+        let changes =
+            unsafe { run_to_done(db, stmt.0, &mut counter) }.map_err(|e| locate(e, result.statements))?;
         drop(stmt);
         result.statements += 1;
         result.params_used += used;

@@ -1,5 +1,7 @@
 //! Prepared statements: prepare, metadata, binding, reset and finalize.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::ptr;
 use std::sync::Arc;
@@ -72,7 +74,8 @@ unsafe fn own(store: &mut Vec<CString>, s: *const c_char) -> sqlbatch_str {
     if s.is_null() {
         return sqlbatch_str::NONE;
     }
-    let owned = CStr::from_ptr(s).to_owned();
+    // SAFETY: `s` is NUL-terminated (the caller's contract).
+    let owned = unsafe { CStr::from_ptr(s) }.to_owned();
     // The bytes live on the heap: moving the CString into `store` does not move them.
     let view = sqlbatch_str { ptr: owned.as_ptr(), len: owned.as_bytes().len() };
     store.push(owned);
@@ -174,6 +177,9 @@ fn second_statement(sql: &[u8], mut tail: usize) -> Option<usize> {
 
 /// Compiles the first statement of `sql`; returns the handle (NULL if there was none) and the
 /// byte offset where the rest begins.
+///
+/// # Safety
+/// `db` must be open and used by this thread only.
 pub(crate) unsafe fn prepare_raw(
     db: *mut ffi::sqlite3,
     sql: &[u8],
@@ -184,11 +190,15 @@ pub(crate) unsafe fn prepare_raw(
     let mut raw = ptr::null_mut();
     let mut tail: *const c_char = ptr::null();
     let base = sql.as_ptr().cast::<c_char>();
-    let rc = ffi::sqlite3_prepare_v3(db, base, len, flags, &mut raw, &mut tail);
+    // SAFETY: `db` is open and used by this thread only (the caller's contract); `sql` is
+    // `len` readable bytes, and SQLite sets `tail` inside them.
+    let rc = unsafe { ffi::sqlite3_prepare_v3(db, base, len, flags, &mut raw, &mut tail) };
     if rc != ffi::SQLITE_OK {
-        return Err(Error::from_db(db, rc));
+        // SAFETY: as above.
+        return Err(unsafe { Error::from_db(db, rc) });
     }
-    let consumed = if tail.is_null() { sql.len() } else { tail.offset_from(base) as usize };
+    // SAFETY: `tail` points into `sql`.
+    let consumed = if tail.is_null() { sql.len() } else { (unsafe { tail.offset_from(base) }) as usize };
     Ok((raw, consumed))
 }
 
@@ -263,7 +273,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_bind(stmt: *mut sqlbatch_stmt, params: *c
         let (db, raw) = s.handles()?;
         // SAFETY: the caller vouches for `params`.
         let params = unsafe { Params::from_c(params)? };
-        let expected = param_count(raw);
+        // SAFETY: `raw` is NULL or live.
+        let expected = unsafe { param_count(raw) };
         if params.names.is_empty() && params.values.len() != expected {
             return Err(param_count_error(expected, params.values.len()));
         }
@@ -303,6 +314,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
     out_columns: *mut *const sqlbatch_column,
     out_n: *mut usize,
 ) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the out-pointers are valid for writes (the caller's contract).
     ffi_boundary!(stmt: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let (out_columns, out_n) = (try_mut(out_columns, "out_columns")?, try_mut(out_n, "out_n")?);
@@ -342,6 +355,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(
     col: usize,
     out: *mut i32,
 ) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the out-pointers are valid for writes (the caller's contract).
     ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (db, raw) = s.handles()?;
         let out = try_mut(out, "out")?;
@@ -398,6 +413,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_params(
     out_names: *mut *const sqlbatch_str,
     out_n: *mut usize,
 ) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the out-pointers are valid for writes (the caller's contract).
     ffi_boundary!(stmt: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let (out_names, out_n) = (try_mut(out_names, "out_names")?, try_mut(out_n, "out_n")?);
@@ -430,6 +447,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_param_index(
     name_len: usize,
     out_index: *mut usize,
 ) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the out-pointers are valid for writes (the caller's contract).
     ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let out_index = try_mut(out_index, "out_index")?;
@@ -474,6 +493,8 @@ unsafe fn param_index(raw: *mut ffi::sqlite3_stmt, name: &[u8]) -> usize {
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *const sqlbatch_stmt, out: *mut bool) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the out-pointers are valid for writes (the caller's contract).
     ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         *try_mut(out, "out")? = raw.is_null() || ffi::sqlite3_stmt_readonly(raw) != 0;
@@ -486,6 +507,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *const sqlbatch_stmt, out:
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_sql(stmt: *const sqlbatch_stmt, out_sql: *mut sqlbatch_str) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the out-pointers are valid for writes (the caller's contract).
     ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let out = try_mut(out_sql, "out_sql")?;
@@ -510,6 +533,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(
     stmt: *mut sqlbatch_stmt,
     out_sql: *mut sqlbatch_str,
 ) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the out-pointers are valid for writes (the caller's contract).
     ffi_boundary!(stmt: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let out = try_mut(out_sql, "out_sql")?;

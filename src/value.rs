@@ -7,6 +7,8 @@
 //! can move (grow) without rewriting its cells. With a NULL base, `bits` is the address itself,
 //! which is what C callers usually want.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::ffi::{c_char, c_int, CStr};
 
 use libsqlite3_sys as ffi;
@@ -261,7 +263,9 @@ unsafe fn bind_one(
     params: &Params<'_>,
     destructor: ffi::sqlite3_destructor_type,
 ) -> Result<(), Error> {
-    let rc = match v.kind {
+    // SAFETY: `stmt` is a live statement of `db` and the bytes are readable for as long as
+    // `destructor` says (the caller's contract).
+    let rc = unsafe { match v.kind {
         SQLBATCH_INTEGER => ffi::sqlite3_bind_int64(stmt, idx, v.bits as i64),
         SQLBATCH_FLOAT => ffi::sqlite3_bind_double(stmt, idx, f64::from_bits(v.bits)),
         SQLBATCH_NULL => ffi::sqlite3_bind_null(stmt, idx),
@@ -290,9 +294,10 @@ unsafe fn bind_one(
             }
         }
         other => return Err(unknown_kind(idx, other)),
-    };
+    } };
     if rc != ffi::SQLITE_OK {
-        return Err(bind_error(db, rc, idx));
+        // SAFETY: `db` is open.
+        return Err(unsafe { bind_error(db, rc, idx) });
     }
     Ok(())
 }
@@ -302,9 +307,12 @@ fn unknown_kind(idx: c_int, kind: u8) -> Error {
     Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("parameter {idx}: unknown value kind {kind}"))
 }
 
+/// # Safety
+/// `db` must be open.
 #[cold]
 unsafe fn bind_error(db: *mut ffi::sqlite3, rc: c_int, idx: c_int) -> Error {
-    let mut e = Error::from_db(db, rc);
+    // SAFETY: `db` is open (the caller's contract).
+    let mut e = unsafe { Error::from_db(db, rc) };
     e.message = format!("parameter {idx}: {}", e.message).into();
     e
 }
@@ -323,7 +331,8 @@ pub(crate) unsafe fn bind_all(
 ) -> Result<(), Error> {
     let destructor = lifetime.destructor();
     for (i, v) in values.iter().enumerate() {
-        bind_one(db, stmt, (i + 1) as c_int, v, params, destructor)?;
+        // SAFETY: as for this function; `i + 1` is a parameter of `stmt`.
+        unsafe { bind_one(db, stmt, (i + 1) as c_int, v, params, destructor)? };
     }
     Ok(())
 }
@@ -336,7 +345,8 @@ pub(crate) unsafe fn param_count(stmt: *mut ffi::sqlite3_stmt) -> usize {
     if stmt.is_null() {
         0
     } else {
-        ffi::sqlite3_bind_parameter_count(stmt) as usize
+        // SAFETY: `stmt` is live (the caller's contract).
+        unsafe { ffi::sqlite3_bind_parameter_count(stmt) as usize }
     }
 }
 

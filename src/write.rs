@@ -1,5 +1,7 @@
 //! Batched write: bind and run one prepared statement for N parameter rows in one call.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
@@ -63,7 +65,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
                 "execute_many binds by position: rows->names must be NULL",
             ));
         }
-        let n_cols = param_count(raw);
+        // SAFETY: `raw` is NULL or live.
+        let n_cols = unsafe { param_count(raw) };
         if n_rows.checked_mul(n_cols) != Some(params.values.len()) {
             return Err(Error::new(
                 SQLBATCH_E_PARAM_COUNT,
@@ -107,6 +110,11 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
 /// two calls `Changes` makes per run (each with its API check and mutex calls). Read-only
 /// statements, which cannot change rows directly, but whose SQL functions could run other
 /// statements that do, are counted run by run as in a script.
+///
+/// # Safety
+/// `raw` must be a live statement of `db` (`conn`'s, used by this thread only) taking
+/// `n_cols` parameters, and `params` must hold `n_rows * n_cols` values whose bytes are
+/// readable during the call.
 unsafe fn run_rows(
     db: *mut ffi::sqlite3,
     conn: &ConnShared,
@@ -121,9 +129,10 @@ unsafe fn run_rows(
         e.message = format!("row {row}: {}", e.message).into();
         e
     };
-    let by_run = ffi::sqlite3_stmt_readonly(raw) != 0;
+    // SAFETY (every block in this function): as for this function.
+    let by_run = unsafe { ffi::sqlite3_stmt_readonly(raw) } != 0;
     // Without `by_run`, `counter` is never advanced: `moved` then compares with the start.
-    let mut counter = Changes::new(db);
+    let mut counter = unsafe { Changes::new(db) };
     let mut sum = 0;
     let mut outcome = Ok(());
     for row in 0..n_rows {
@@ -132,18 +141,18 @@ unsafe fn run_rows(
             break;
         }
         let values = &params.values[row * n_cols..(row + 1) * n_cols];
-        if let Err(e) = bind_all(db, raw, values, params, Lifetime::Call) {
+        if let Err(e) = unsafe { bind_all(db, raw, values, params, Lifetime::Call) } {
             outcome = Err(at_row(e, row));
             break;
         }
-        if let Err(e) = step_to_done(db, raw) {
+        if let Err(e) = unsafe { step_to_done(db, raw) } {
             outcome = Err(at_row(e, row));
             break;
         }
-        sum += if by_run { counter.of_last_run() } else { ffi::sqlite3_changes64(db) };
-        ffi::sqlite3_reset(raw);
+        sum += unsafe { if by_run { counter.of_last_run() } else { ffi::sqlite3_changes64(db) } };
+        unsafe { ffi::sqlite3_reset(raw) };
         result.rows += 1;
     }
-    result.changes = if by_run || counter.moved() { sum } else { 0 };
+    result.changes = if by_run || unsafe { counter.moved() } { sum } else { 0 };
     outcome
 }
