@@ -21,6 +21,30 @@
  * - Out-parameters are written only on success, except where a function says otherwise
  *   (sqlbatch_conn_open, sqlbatch_conn_exec, sqlbatch_stmt_execute_many, and fetch's
  *   SQLBATCH_E_BUFFER_TOO_SMALL), because there the caller needs to know what happened.
+ * - Pointers: every array the library hands out is NULL when it is empty (a batch's cells and
+ *   bytes, column and parameter arrays), never a dangling non-NULL pointer. The bytes of a
+ *   TEXT or BLOB value are never addressed by a pointer inside the value: `bits` is an offset
+ *   from a base that travels beside the values (a batch's `data`, a sqlbatch_params' `data`),
+ *   so that garbage-collected callers can pass and keep arrays of values; a value with bytes
+ *   but no base is an error, and C callers who prefer addresses say so with
+ *   SQLBATCH_PARAMS_ADDRESSES.
+ * - Indexes of rows, columns and parameters are size_t; columns count from 0, parameters
+ *   from 1 (as in SQLite).
+ *
+ * Contents, in the order a program meets them
+ *   1. codes and flags (SQLBATCH_OK, SQLBATCH_E_*, SQLBATCH_OPEN_*, SQLBATCH_PREPARE_*),
+ *      sqlbatch_code_str, sqlbatch_code_name, versions;
+ *   2. errors: sqlbatch_error, sqlbatch_conn_last_error;
+ *   3. values: sqlbatch_value (one cell), sqlbatch_params (a set of parameters), sqlbatch_str;
+ *   4. connections: sqlbatch_conn_open ... sqlbatch_conn_close;
+ *   5. statements: sqlbatch_stmt_prepare, bind, metadata, reset, finalize;
+ *   6. batched fetch: sqlbatch_batch, sqlbatch_stmt_fetch, sqlbatch_stmt_fetch_into;
+ *   7. script exec: sqlbatch_conn_exec;
+ *   8. batched write: sqlbatch_stmt_execute_many;
+ *   9. conversions of single values: sqlbatch_value_convert;
+ *   and last, inline helpers to read a batch's cells.
+ *   (cbindgen writes all constants first, then all types, then all functions; each group
+ *   follows this order.)
  *
  * Thread model
  * - A connection, and the statements prepared on it, are used by one thread at a time: the
