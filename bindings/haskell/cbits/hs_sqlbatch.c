@@ -126,21 +126,18 @@ int32_t hs_sqlbatch_fetch(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_r
 }
 
 int32_t hs_sqlbatch_exec(sqlbatch_conn *conn, const char *sql, size_t sql_len,
-                         const sqlbatch_value *values, const sqlbatch_value *names,
-                         size_t n_values, const uint8_t *data, size_t data_len,
-                         sqlbatch_exec_result *out_result) {
+                         const sqlbatch_params *params, sqlbatch_exec_result *out_result) {
   enter(conn);
-  int32_t rc = sqlbatch_conn_exec(conn, sql, sql_len, values, names, n_values, data, data_len, out_result);
+  int32_t rc = sqlbatch_conn_exec(conn, sql, sql_len, params, out_result);
   leave();
   return rc;
 }
 
 int32_t hs_sqlbatch_execute_many(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
-                                 const sqlbatch_value *values, size_t n_rows, size_t n_cols,
-                                 const uint8_t *data, size_t data_len,
+                                 const sqlbatch_params *rows, size_t n_rows,
                                  sqlbatch_write_result *out_result) {
   enter(conn);
-  int32_t rc = sqlbatch_stmt_execute_many(stmt, values, n_rows, n_cols, data, data_len, out_result);
+  int32_t rc = sqlbatch_stmt_execute_many(stmt, rows, n_rows, out_result);
   leave();
   return rc;
 }

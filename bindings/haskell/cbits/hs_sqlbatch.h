@@ -15,13 +15,10 @@ int32_t hs_sqlbatch_fetch(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_r
                           size_t max_bytes, sqlbatch_batch *out_batch);
 
 int32_t hs_sqlbatch_exec(sqlbatch_conn *conn, const char *sql, size_t sql_len,
-                         const sqlbatch_value *values, const sqlbatch_value *names,
-                         size_t n_values, const uint8_t *data, size_t data_len,
-                         sqlbatch_exec_result *out_result);
+                         const sqlbatch_params *params, sqlbatch_exec_result *out_result);
 
 int32_t hs_sqlbatch_execute_many(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
-                                 const sqlbatch_value *values, size_t n_rows, size_t n_cols,
-                                 const uint8_t *data, size_t data_len,
+                                 const sqlbatch_params *rows, size_t n_rows,
                                  sqlbatch_write_result *out_result);
 
 ptrdiff_t hs_sqlbatch_utf8_to_utf16(uint16_t *dst, size_t dst_off, const uint8_t *src, size_t n);

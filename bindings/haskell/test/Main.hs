@@ -30,6 +30,9 @@ import Test.HUnit
 
 import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
+import Database.SQLBatch.Error (decodeError, encodeError, errorCodeName)
+import Foreign.Ptr (nullPtr)
+import Foreign.Marshal.Alloc (allocaBytes)
 
 main :: IO ()
 main = do
@@ -58,6 +61,7 @@ tests = TestList
   , TestLabel "Async" asyncTests
   , TestLabel "Threads" threadTests
   , TestLabel "Direct" directTests
+  , TestLabel "EmptyArrays" emptyArrayTests
   ]
 
 withMem :: (Connection -> IO a) -> IO a
@@ -321,11 +325,44 @@ sqlErrors = TestList
       sqlError e @?= ErrorParamCount
       e2 <- expectSQLError (execute c "SELECT ?" (1 :: Int, 2 :: Int))
       sqlError e2 @?= ErrorParamCount
-  , "query with two statements is refused" ~: withMem $ \c -> do
+  , "query with two statements is refused (SQLBATCH_PREPARE_SINGLE)" ~: withMem $ \c -> do
       e <- expectSQLError (query_ c "SELECT 1; SELECT 2" :: IO [Only Int])
-      sqlError e @?= ErrorMisuse
+      sqlError e @?= ErrorMultipleStatements
+      sqlErrorCode e @?= 1009
+      sqlErrorOffset e @?= Just 10 -- where the second statement starts
+      assertBool (show e) ("SQLBATCH_E_MULTIPLE_STATEMENTS" `isInfixOf` show e)
+      e2 <- expectSQLError (withStatement c "SELECT 1;\n/* c */ INSERT INTO nowhere VALUES (1)" (\_ -> return ()))
+      (sqlError e2, sqlErrorOffset e2) @?= (ErrorMultipleStatements, Just 18)
+      e3 <- expectSQLError (queryNamed c "SELECT :a; SELECT 2" [":a" := (1 :: Int)] :: IO [Only Int])
+      sqlError e3 @?= ErrorMultipleStatements
       rs <- query_ c "SELECT 1; -- just a comment\n  "
       rs @?= [Only (1 :: Int)]
+      rs2 <- query_ c "SELECT 2;;  ; /* lone semicolons and comments */ ;"
+      rs2 @?= [Only (2 :: Int)]
+      -- a script still runs through execute
+      execute_ c "CREATE TABLE two(x); INSERT INTO two VALUES (1)"
+      query_ c "SELECT x FROM two" >>= (@?= [Only (1 :: Int)])
+  , "code names come from the library (sqlbatch_code_name)" ~: do
+      map errorCodeName [0, 1, 5, 19, 2067, 1555, 266, 3850, 100, 101]
+        @?= [ "SQLBATCH_OK", "SQLITE_ERROR", "SQLITE_BUSY", "SQLITE_CONSTRAINT"
+            , "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_IOERR_READ"
+            , "SQLITE_IOERR_LOCK", "SQLBATCH_ROW", "SQLBATCH_DONE" ]
+      map errorCodeName [1000, 1003, 1004, 1006, 1009]
+        @?= [ "SQLBATCH_E_NULL_PARAMETER", "SQLBATCH_E_RANGE", "SQLBATCH_E_PARAM_COUNT"
+            , "SQLBATCH_E_CLOSED", "SQLBATCH_E_MULTIPLE_STATEMENTS" ]
+      errorCodeName 99999 @?= "unknown code 99999"
+      D.codeName 99999 >>= (@?= Nothing)
+      D.codeName 2067 >>= (@?= Just "SQLITE_CONSTRAINT_UNIQUE")
+      -- every constructor has a number the library has a name for, and decodes back
+      forM_ [ErrorOK, ErrorError, ErrorBusy, ErrorConstraint, ErrorRange, ErrorWarning, ErrorRow, ErrorDone
+            , ErrorNullParameter, ErrorPanic, ErrorInvalidUtf8, ErrorOutOfRange, ErrorParamCount
+            , ErrorStaleBatch, ErrorClosed, ErrorInvalidArgument, ErrorBufferTooSmall
+            , ErrorMultipleStatements] $ \e -> do
+        decodeError (encodeError e) @?= e
+        n <- D.codeName (encodeError e)
+        assertBool (show e) (n /= Nothing)
+      decodeError 2067 @?= ErrorConstraint
+      decodeError 1009 @?= ErrorMultipleStatements
   , "closed connection" ~: do
       c <- open ":memory:"
       close c
@@ -483,9 +520,44 @@ namedTests = TestList
       s @?= (2 :: Int)
   , "a missing or unknown name is an error" ~: withMem $ \c -> do
       e <- expectSQLError (queryNamed c "SELECT :a, :b" [":a" := (1 :: Int)] :: IO [(Int, Int)])
+      sqlError e @?= ErrorParamCount
       assertBool (show e) (":b" `T.isInfixOf` sqlErrorDetails e)
       e2 <- expectSQLError (queryNamed c "SELECT :a" [":a" := (1 :: Int), ":zzz" := (2 :: Int)] :: IO [Only Int])
+      sqlError e2 @?= ErrorRange
       assertBool (show e2) ("zzz" `T.isInfixOf` sqlErrorDetails e2)
+      -- with its prefix a name matches that spelling only
+      e3 <- expectSQLError (queryNamed c "SELECT @a" [":a" := (1 :: Int)] :: IO [Only Int])
+      sqlError e3 @?= ErrorRange
+      e4 <- expectSQLError (queryNamed c "SELECT ?" ["a" := (1 :: Int)] :: IO [Only Int])
+      sqlError e4 @?= ErrorRange
+  , "names without a prefix match :x, @x and $x (the library's rule)" ~: withMem $ \c -> do
+      rs <- queryNamed c "SELECT :a, @b, $c" ["a" := (1 :: Int), "b" := (2 :: Int), "c" := (3 :: Int)]
+      rs @?= [(1 :: Int, 2 :: Int, 3 :: Int)]
+      rs2 <- queryNamed c "SELECT :a + :a, @b" [":a" := (5 :: Int), "@b" := (7 :: Int)]
+      rs2 @?= [(10 :: Int, 7 :: Int)]
+      withStatement c "SELECT $v || '!'" $ \st -> do
+        bindNamed st ["v" := ("x" :: Text)]
+        nextRow st >>= (@?= Just (Only ("x!" :: Text)))
+        bindNamed st ["$v" := ("y" :: Text)]
+        nextRow st >>= (@?= Just (Only ("y!" :: Text)))
+      -- a statement without parameters takes no names
+      queryNamed c "SELECT 4" [] >>= (@?= [Only (4 :: Int)])
+      execute_ c "CREATE TABLE nn(a, b)"
+      executeNamed c "INSERT INTO nn VALUES (:a, $b)" ["a" := (1 :: Int), "b" := ("bee" :: Text)]
+      query_ c "SELECT a, b FROM nn" >>= (@?= [(1 :: Int, "bee" :: Text)])
+  , "Direct: paramIndex is prefix-less, exec takes names" ~: do
+      Right db <- D.open ":memory:"
+      Right st <- D.prepare db "SELECT :a, @b, $c, ?5"
+      forM_ [("a", 1), (":a", 1), ("b", 2), ("@b", 2), (":b", 0), ("c", 3), ("$c", 3), ("?5", 5), ("zz", 0)] $ \(n, i) ->
+        D.paramIndex st (D.Utf8 n) >>= (@?= Right (i :: Int)) . either (Left . show) Right
+      D.finalize st
+      Right _ <- either (Left . fst) Right <$> D.exec db "CREATE TABLE e(a, b, c); INSERT INTO e VALUES (?, :b, @c)"
+                   [D.VInteger 1] [("b", D.VText "bee"), ("@c", D.VBlob (B.pack [0, 9]))]
+      Right st2 <- D.prepare db "SELECT a, b, c FROM e"
+      Right (D.FetchDone, b) <- D.fetch st2 10 maxBound
+      D.batchValues b >>= (@?= [[D.VInteger 1, D.VText "bee", D.VBlob (B.pack [0, 9])]])
+      D.finalize st2
+      D.close db
   ]
 
 data Boom = Boom deriving (Show)
@@ -810,10 +882,74 @@ directTests = TestList
       D.finalize st
       Right _ <- either (Left . fst) Right <$> D.exec db "CREATE TABLE t(x); INSERT INTO t VALUES (?)" [D.VInteger 5] []
       Right st2 <- D.prepare db "INSERT INTO t VALUES (?)"
-      Right wr <- either (Left . fst) Right <$> D.executeMany st2 3 1 [D.VInteger 1, D.VInteger 2, D.VInteger 3]
+      Right wr <- either (Left . fst) Right <$> D.executeMany st2 3 [D.VInteger 1, D.VInteger 2, D.VInteger 3]
       D.writeRows wr @?= 3
       D.finalize st2
       Right n <- D.totalChanges db
       n @?= 4
       D.close db
+  ]
+
+-- | The ABI hands out NULL for every empty array (batch cells and data, columns, parameter
+-- names): every reader goes by the count and never looks through the pointer.
+emptyArrayTests :: Test
+emptyArrayTests = TestList
+  [ "Direct: an empty result has NULL cells" ~: do
+      Right db <- D.open ":memory:"
+      Right st <- D.prepare db "SELECT 1, 'x' WHERE 0"
+      Right (D.FetchDone, b) <- D.fetch st 10 maxBound
+      (D.batchRows b, D.batchCols b, D.batchCells b == nullPtr, D.batchData b == nullPtr)
+        @?= (0, 2, True, True)
+      D.batchValues b >>= (@?= [])
+      D.finalize st
+      Right st2 <- D.prepare db "SELECT 1 WHERE 0"
+      r <- allocaBytes 64 $ \buf -> D.fetchInto st2 10 buf 64
+      case r of
+        Right (D.Fetched D.FetchDone b2) -> D.batchRows b2 @?= 0
+        other -> assertFailure (show (either (Left . show) Right other))
+      D.finalize st2
+      D.close db
+  , "Direct: a row without bytes has NULL data" ~: do
+      Right db <- D.open ":memory:"
+      Right st <- D.prepare db "SELECT 1, '', x'', NULL, 2.5"
+      Right (D.FetchDone, b) <- D.fetch st 10 maxBound
+      (D.batchRows b, D.batchDataLen b, D.batchData b == nullPtr) @?= (1, 0, True)
+      D.batchValues b >>= (@?= [[D.VInteger 1, D.VText "", D.VBlob "", D.VNull, D.VFloat 2.5]])
+      D.finalize st
+      D.close db
+  , "Direct: a statement without columns or parameters" ~: do
+      Right db <- D.open ":memory:"
+      Right st <- D.prepare db "CREATE TABLE t(x)"
+      D.columns st >>= (@?= Right []) . either (Left . show) Right
+      D.paramNames st >>= (@?= Right []) . either (Left . show) Right
+      D.bind st [] >>= (@?= Right ()) . either (Left . show) Right
+      Right (D.FetchDone, b) <- D.fetch st 10 maxBound
+      (D.batchRows b, D.batchCols b, D.batchCells b == nullPtr) @?= (0, 0, True)
+      D.finalize st
+      -- an empty statement (only a comment) has neither either
+      Right st2 <- D.prepare db "-- nothing"
+      D.columns st2 >>= (@?= Right []) . either (Left . show) Right
+      D.paramNames st2 >>= (@?= Right []) . either (Left . show) Right
+      D.finalize st2
+      D.close db
+  , "an empty result, rows without bytes, statements without columns" ~: withMem $ \c -> do
+      rs <- query_ c "SELECT 'a', x'00' WHERE 0" :: IO [(Text, B.ByteString)]
+      rs @?= []
+      n <- fold_ c "SELECT 1 WHERE 0" (0 :: Int) (\a (Only x) -> return (a + x))
+      n @?= 0
+      rows <- query_ c "SELECT '', x'', NULL UNION ALL SELECT '', x'', NULL"
+      rows @?= replicate 2 (Just ("" :: Text), Just B.empty, Nothing :: Maybe Int)
+      withStatement c "CREATE TABLE t(x)" $ \st -> do
+        columnNames st >>= (@?= [])
+        columnCount st >>= (@?= 0)
+        bind st ()
+        nextRow st >>= (@?= (Nothing :: Maybe [SQLData]))
+      withStatement c "SELECT x FROM t" $ \st -> do
+        columnNames st >>= (@?= ["x"])
+        bindNamed st []
+        nextRow st >>= (@?= (Nothing :: Maybe (Only Int)))
+      r <- query_ c "DELETE FROM t" :: IO [[SQLData]]
+      r @?= []
+      executeMany c "INSERT INTO t DEFAULT VALUES" [(), ()]
+      query_ c "SELECT count(*) FROM t" >>= (@?= [Only (2 :: Int)])
   ]

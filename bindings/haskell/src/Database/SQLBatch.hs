@@ -140,11 +140,11 @@ import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many)
 import Database.SQLBatch.Raw.Types (ExecResult (..), execResultSize, peekExecResult, valueSize,
-                                    writeResultSize)
+                                    withCParams, writeResultSize)
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
 import Data.Word (Word8)
-import Foreign.Ptr (Ptr, castPtr, plusPtr)
+import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Database.SQLBatch.ToField
 import Database.SQLBatch.ToRow
 import Database.SQLBatch.Types
@@ -293,10 +293,10 @@ runScript what conn q positional named = do
       names = map (const SQLNull) positional ++ map (SQLText . fst) named
   BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
     withParams vals (if null named then [] else names) $ \cells nameCells dat len ->
+      withCParams cells nameCells (length vals) dat len 0 $ \pp ->
       allocaBytes execResultSize $ \pr ->
         withConn conn ctx $ \c -> do
-          rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) cells nameCells
-                  (fromIntegral (length vals)) dat (fromIntegral len) (castPtr pr)
+          rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) pp (castPtr pr)
           when (rc /= 0) $ throwSQL (connDatabase conn) rc ctx
           peekExecResult (castPtr pr)
 
@@ -370,10 +370,11 @@ growData ref need = do
 -- first @used@ of @dat@, the first of them row @base@ of the whole list.
 bulkWrite :: Connection -> T.Text -> Statement -> Ptr Word8 -> Int -> Int -> Ptr Word8 -> Int -> Int -> IO ()
 bulkWrite conn ctx st cells n ncols dat used base =
+  withCParams cells nullPtr (n * ncols) dat used 0 $ \pp ->
   allocaBytes writeResultSize $ \pr ->
     withConn conn ctx $ \c -> do
-      rc <- c_hs_sqlbatch_execute_many c (D.statementPtr (stmtHandle st)) (castPtr cells)
-              (fromIntegral n) (fromIntegral ncols) dat (fromIntegral used) (castPtr pr)
+      rc <- c_hs_sqlbatch_execute_many c (D.statementPtr (stmtHandle st)) pp (fromIntegral n)
+              (castPtr pr)
       when (rc /= 0) $ do
         e <- D.errorFrom (connDatabase conn) rc ctx
         throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }

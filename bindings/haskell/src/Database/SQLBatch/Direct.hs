@@ -28,8 +28,10 @@ module Database.SQLBatch.Direct
   , lastError
     -- * Statements
   , Statement (..)
+  , PrepareFlag (..)
   , prepare
   , prepareTail
+  , prepareWith
   , finalize
   , reset
   , clearBindings
@@ -45,6 +47,7 @@ module Database.SQLBatch.Direct
     -- * Values
   , Value (..)
   , withValues
+  , withValueParams
     -- * Batched fetch
   , FetchStatus (..)
   , Batch (..)
@@ -66,6 +69,7 @@ module Database.SQLBatch.Direct
   , WriteResult (..)
     -- * Library
   , codeString
+  , codeName
   , libraryVersion
   , sqliteVersion
     -- * Errors
@@ -88,7 +92,7 @@ import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word16, Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
-import Foreign.C.Types (CBool (..))
+import Foreign.C.Types (CBool (..), CSize)
 import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
@@ -201,13 +205,13 @@ openWith (Utf8 path) flags =
       then return (Right (Database c))
       else do
         e <- errorFrom (Database c) rc ("open " <> TE.decodeUtf8With TE.lenientDecode path)
-        _ <- c_sqlbatch_conn_close c
+        c_sqlbatch_conn_close c
         return (Left e)
 
 -- | Closes a connection: finalizes the SQLite statements still open on it (their handles
 -- must still be 'finalize'd) and frees it. Must be called once, when no other thread uses it.
 close :: Database -> IO ()
-close (Database c) = () <$ c_sqlbatch_conn_close c
+close (Database c) = c_sqlbatch_conn_close c
 
 -- | Makes the SQL running on the connection stop with 'ErrorInterrupt'. The one function
 -- that may be called from any thread while another uses the connection (but not
@@ -242,16 +246,36 @@ autocommit db@(Database c) =
 lastError :: Database -> IO SQLError
 lastError db = errorFrom db sqlbatchOk "last_error"
 
--- | Compiles the first statement of the SQL. An empty statement (only whitespace and
--- comments) is a valid statement that returns no rows.
+-- | Flags of 'prepareWith'.
+data PrepareFlag
+  = PreparePersistent  -- ^ the statement will be kept and reused many times (SQLite's hint)
+  | PrepareSingle
+    -- ^ refuse SQL holding more than one statement with 'ErrorMultipleStatements' (whose
+    -- offset is where the second statement starts); whitespace, comments and lone
+    -- semicolons may follow the statement
+  deriving (Eq, Ord, Show, Enum, Bounded)
+
+prepareFlagBits :: PrepareFlag -> Word32
+prepareFlagBits f = case f of
+  PreparePersistent -> preparePersistent
+  PrepareSingle -> prepareSingle
+
+-- | Compiles the first statement of the SQL (what follows it is ignored; see
+-- 'PrepareSingle'). An empty statement (only whitespace and comments) is a valid statement
+-- that returns no rows.
 prepare :: Database -> Utf8 -> IO (Either SQLError Statement)
 prepare db sql = fmap fst <$> prepareTail db sql
 
 -- | Like 'prepare', also giving the byte offset just past the compiled statement.
 prepareTail :: Database -> Utf8 -> IO (Either SQLError (Statement, Int))
-prepareTail db@(Database c) (Utf8 sql) =
+prepareTail db = prepareWith db []
+
+-- | Like 'prepareTail', with 'PrepareFlag's.
+prepareWith :: Database -> [PrepareFlag] -> Utf8 -> IO (Either SQLError (Statement, Int))
+prepareWith db@(Database c) flags (Utf8 sql) =
   BU.unsafeUseAsCStringLen sql $ \(p, n) -> alloca $ \out -> alloca $ \tailp -> do
-    rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) 0 out tailp
+    rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) (foldl' (.|.) 0 (map prepareFlagBits flags))
+            out tailp
     if rc == sqlbatchOk
       then do
         s <- peek out
@@ -261,7 +285,7 @@ prepareTail db@(Database c) (Utf8 sql) =
 
 -- | Destroys a statement. Call it once per statement, also after the connection was closed.
 finalize :: Statement -> IO ()
-finalize s = () <$ c_sqlbatch_stmt_finalize (statementPtr s)
+finalize s = c_sqlbatch_stmt_finalize (statementPtr s)
 
 -- | Rewinds a statement so that it runs again from the start, keeping its bindings.
 reset :: Statement -> IO (Either SQLError ())
@@ -282,9 +306,9 @@ data Value
   deriving (Eq, Show)
 
 -- | Lays values out as a @sqlbatch_value@ array whose TEXT and BLOB cells hold the
--- /addresses/ of the ByteStrings' bytes (the ABI's NULL-@data@ convention), so no byte is
--- copied; the ByteStrings are kept alive until the continuation returns. Pass 'nullPtr' as
--- @data@ with this array.
+-- /addresses/ of the ByteStrings' bytes, so no byte is copied; the ByteStrings are kept
+-- alive until the continuation returns. Pass this array in a @sqlbatch_params@ with the
+-- flag 'paramsAddresses' and a NULL @data@ (as 'withValueParams' does).
 withValues :: [Value] -> (Ptr CValue -> Int -> IO a) -> IO a
 withValues vs k = allocaBytes (max 1 n * valueSize) $ \p -> do
   keep <- go p 0 vs []
@@ -316,11 +340,21 @@ withValues vs k = allocaBytes (max 1 n * valueSize) $ \p -> do
         VBlob b -> bytes kindBlob b
       go p (i + 1) rest keep'
 
+-- | A @sqlbatch_params@ of these values (laid out by 'withValues', with the flag
+-- 'paramsAddresses') and, if the second list is not empty, as many names: a 'Just' name
+-- binds its value by name (with its prefix, or without one to match @:x@, @\@x@ and
+-- @$x@), a 'Nothing' leaves it positional. The count of values is passed to the action too.
+withValueParams :: [Value] -> [Maybe Utf8] -> (Ptr CParams -> Int -> IO a) -> IO a
+withValueParams vs names k = withValues vs $ \p n ->
+  if null names
+    then withCParams p nullPtr n nullPtr 0 paramsAddresses (\pp -> k pp n)
+    else withValues (map (maybe VNull (VText . fromUtf8)) names) $ \pn _ ->
+      withCParams p pn n nullPtr 0 paramsAddresses (\pp -> k pp n)
+
 -- | Binds all parameters at once: value @i@ goes to parameter @i+1@; the count must match.
 bind :: Statement -> [Value] -> IO (Either SQLError ())
-bind s vs = withValues vs $ \p n ->
-  c_sqlbatch_stmt_bind (statementPtr s) p (fromIntegral n) nullPtr 0
-    >>= status (statementDatabase s) "bind"
+bind s vs = withValueParams vs [] $ \pp _ ->
+  c_sqlbatch_stmt_bind (statementPtr s) pp >>= status (statementDatabase s) "bind"
 
 -- | The names of the parameters, by index (from 1, so the head is parameter 1), with their
 -- prefix (@\":a\"@, @\"\@a\"@, @\"$a\"@, @\"?3\"@), 'Nothing' for a nameless @?@.
@@ -330,17 +364,20 @@ paramNames s = alloca $ \pp -> alloca $ \pn -> do
   if rc /= sqlbatchOk
     then Left <$> errorFrom (statementDatabase s) rc "params"
     else do
-      p <- peek pp
       n <- peek pn
+      -- The array is NULL when there are no parameters: read it only through the count.
+      p <- if n == 0 then return nullPtr else peek pp
       fmap Right $ forM [0 .. fromIntegral n - 1] $ \i ->
         fmap Utf8 <$> peekStr (p `plusPtr` (i * strSize))
 
--- | The index (from 1) of the named parameter (with its prefix), 0 if there is none.
+-- | The index (from 1) of the named parameter, 0 if there is none. A name with its prefix
+-- (@\":id\"@, @\"?3\"@) matches that spelling only; a name without one (@\"id\"@)
+-- matches @:id@, else @\@id@, else @$id@ (the library's rule, as for 'exec').
 paramIndex :: Statement -> Utf8 -> IO (Either SQLError Int)
 paramIndex s (Utf8 name) = BU.unsafeUseAsCStringLen name $ \(p, n) ->
   getter (statementDatabase s) "param_index"
     (c_sqlbatch_stmt_param_index (statementPtr s) p (fromIntegral n))
-    (fmap (fromIntegral :: Int32 -> Int) . peek)
+    (fmap (fromIntegral :: CSize -> Int) . peek)
 
 -- | Metadata of a result column.
 data ColumnInfo = ColumnInfo
@@ -359,8 +396,9 @@ columns s = alloca $ \pp -> alloca $ \pn -> do
   if rc /= sqlbatchOk
     then Left <$> errorFrom (statementDatabase s) rc "columns"
     else do
-      p <- peek pp
       n <- peek pn
+      -- The array is NULL when there are no columns: read it only through the count.
+      p <- if n == 0 then return nullPtr else peek pp
       fmap Right $ forM [0 .. fromIntegral n - 1] $ \i -> do
         let c = castPtr p `plusPtr` (i * columnSize) :: Ptr Word8
             str o = fmap Utf8 <$> peekStr (c `plusPtr` o)
@@ -457,12 +495,15 @@ cellLength :: Ptr Word8 -> IO Int
 cellLength p = fromIntegral <$> (peekByteOff p valueLenOff :: IO Word32)
 {-# INLINE cellLength #-}
 
--- | A copy of the bytes of a TEXT or BLOB cell of the batch.
+-- | A copy of the bytes of a TEXT or BLOB cell of the batch. A cell of length 0 reads no
+-- memory (the batch's 'batchData' is NULL when it holds no bytes).
 cellBytes :: Batch -> Ptr Word8 -> IO B.ByteString
 cellBytes b p = do
   off <- peekByteOff p valueBitsOff :: IO Word64
   len <- cellLength p
-  B.packCStringLen (castPtr (batchData b) `plusPtr` fromIntegral off, len)
+  if len == 0
+    then return B.empty
+    else B.packCStringLen (castPtr (batchData b) `plusPtr` fromIntegral off, len)
 {-# INLINE cellBytes #-}
 
 -- | A copy of cell (row, column).
@@ -477,23 +518,22 @@ cellValue b r c = do
       | k == kindBlob -> VBlob <$> cellBytes b p
       | otherwise -> return VNull
 
--- | Copies of all rows of a batch.
+-- | Copies of all rows of a batch (none for an empty batch, whose 'batchCells' is NULL).
 batchValues :: Batch -> IO [[Value]]
 batchValues b = forM [0 .. batchRows b - 1] $ \r -> forM [0 .. batchCols b - 1] (cellValue b r)
 
 -- | Runs every statement of a script in one call. Positional values are consumed in order
 -- across the statements; a @(name, value)@ pair goes to every parameter of that name
--- (e.g. @\":id\"@). Interruptible like 'fetch'. On failure the 'ExecResult' says what ran.
+-- (@\":id\"@ matches @:id@ only, @\"id\"@ matches @:id@, @\@id@ and @$id@).
+-- Interruptible like 'fetch'. On failure the 'ExecResult' says what ran.
 exec :: Database -> Utf8 -> [Value] -> [(Utf8, Value)]
      -> IO (Either (SQLError, ExecResult) ExecResult)
 exec db@(Database c) (Utf8 sql) positional named =
   BU.unsafeUseAsCStringLen sql $ \(p, n) ->
-    withValues (positional ++ map snd named) $ \vals nv ->
-      withValues (map (const VNull) positional ++ map (\(Utf8 k, _) -> VText k) named) $ \names _ ->
+    withValueParams (positional ++ map snd named)
+      (if null named then [] else map (const Nothing) positional ++ map (Just . fst) named) $ \pp _ ->
         allocaBytes execResultSize $ \pr -> do
-          let namesPtr = if null named then nullPtr else names
-          rc <- c_hs_sqlbatch_exec c p (fromIntegral n) vals namesPtr (fromIntegral nv) nullPtr 0
-                  (castPtr pr)
+          rc <- c_hs_sqlbatch_exec c p (fromIntegral n) pp (castPtr pr)
           r <- peekExecResult (castPtr pr)
           if rc == sqlbatchOk
             then return (Right r)
@@ -501,14 +541,14 @@ exec db@(Database c) (Utf8 sql) positional named =
               e <- errorFrom db rc "exec"
               return (Left (e, r))
 
--- | Runs the statement once per parameter row, in one call: @executeMany s nRows nCols vs@
--- where @vs@ holds the rows one after another (@nRows * nCols@ values, @nCols@ being the
--- statement's parameter count). Interruptible like 'fetch'. Does not open a transaction.
--- On failure the 'WriteResult' says how many rows ran (and so which one failed).
-executeMany :: Statement -> Int -> Int -> [Value] -> IO (Either (SQLError, WriteResult) WriteResult)
-executeMany s nRows nCols vs = withValues vs $ \p _ -> allocaBytes writeResultSize $ \pr -> do
-  rc <- c_hs_sqlbatch_execute_many (databasePtr (statementDatabase s)) (statementPtr s) p
-          (fromIntegral nRows) (fromIntegral nCols) nullPtr 0 (castPtr pr)
+-- | Runs the statement once per parameter row, in one call: @executeMany s nRows vs@ where
+-- @vs@ holds the rows one after another: exactly @nRows@ times the statement's parameter
+-- count of values, else 'ErrorParamCount'. Interruptible like 'fetch'. Does not open a
+-- transaction. On failure the 'WriteResult' says how many rows ran (and so which one failed).
+executeMany :: Statement -> Int -> [Value] -> IO (Either (SQLError, WriteResult) WriteResult)
+executeMany s nRows vs = withValueParams vs [] $ \pp _ -> allocaBytes writeResultSize $ \pr -> do
+  rc <- c_hs_sqlbatch_execute_many (databasePtr (statementDatabase s)) (statementPtr s) pp
+          (fromIntegral nRows) (castPtr pr)
   r <- peekWriteResult (castPtr pr)
   if rc == sqlbatchOk
     then return (Right r)
@@ -520,7 +560,14 @@ executeMany s nRows nCols vs = withValues vs $ \p _ -> allocaBytes writeResultSi
 codeString :: Int32 -> IO String
 codeString c = c_sqlbatch_code_str c >>= peekCString
 
--- | The version of the sqlbatch library linked in, e.g. @\"0.1.0\"@.
+-- | The symbolic name of a status code (@\"SQLITE_CONSTRAINT_UNIQUE\"@,
+-- @\"SQLBATCH_E_RANGE\"@), from the library; 'Nothing' for a code it does not know.
+codeName :: Int32 -> IO (Maybe String)
+codeName c = do
+  p <- c_sqlbatch_code_name c
+  if p == nullPtr then return Nothing else Just <$> peekCString p
+
+-- | The version of the sqlbatch library linked in, e.g. @\"0.2.0\"@.
 libraryVersion :: IO String
 libraryVersion = c_sqlbatch_version >>= peekCString
 

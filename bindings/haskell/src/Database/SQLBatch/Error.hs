@@ -21,7 +21,13 @@ import Data.Bits ((.&.))
 import Data.Int (Int32)
 import Data.Text (Text)
 import qualified Data.Text as T
+import Foreign.C.String (peekCString)
+import Foreign.Ptr (nullPtr)
 import GHC.Generics (Generic)
+import System.IO.Unsafe (unsafeDupablePerformIO)
+
+import Database.SQLBatch.Raw (c_sqlbatch_code_name)
+import Database.SQLBatch.Raw.Types
 
 -- | The primary result code of a failure, as a sum type (the names follow direct-sqlite's
 -- @Error@), plus sqlbatch's own codes (1000 and up).
@@ -66,9 +72,15 @@ data Error
   | ErrorClosed              -- ^ @SQLBATCH_E_CLOSED@ (1006): the connection was closed
   | ErrorInvalidArgument     -- ^ @SQLBATCH_E_INVALID_ARGUMENT@ (1007)
   | ErrorBufferTooSmall      -- ^ @SQLBATCH_E_BUFFER_TOO_SMALL@ (1008)
+  | ErrorMultipleStatements  -- ^ @SQLBATCH_E_MULTIPLE_STATEMENTS@ (1009): a query (prepared
+                             -- statement) holds more than one statement; see
+                             -- 'Database.SQLBatch.executeScript' for scripts
   | ErrorUnknown !Int32      -- ^ a code this binding does not know
   deriving (Eq, Show, Generic)
 
+-- | The numbers of the constructors. The library's own codes come from the C header
+-- (through "Database.SQLBatch.Raw.Types"); their names from the library
+-- ('errorCodeName').
 primaries :: [(Int32, Error)]
 primaries =
   [ (0, ErrorOK), (1, ErrorError), (2, ErrorInternal), (3, ErrorPermission), (4, ErrorAbort)
@@ -77,80 +89,46 @@ primaries =
   , (14, ErrorCan'tOpen), (15, ErrorProtocol), (16, ErrorEmpty), (17, ErrorSchema)
   , (18, ErrorTooBig), (19, ErrorConstraint), (20, ErrorMismatch), (21, ErrorMisuse)
   , (22, ErrorNoLargeFileSupport), (23, ErrorAuthorization), (24, ErrorFormat), (25, ErrorRange)
-  , (26, ErrorNotADatabase), (27, ErrorNotice), (28, ErrorWarning), (100, ErrorRow)
-  , (101, ErrorDone), (1000, ErrorNullParameter), (1001, ErrorPanic), (1002, ErrorInvalidUtf8)
-  , (1003, ErrorOutOfRange), (1004, ErrorParamCount), (1005, ErrorStaleBatch), (1006, ErrorClosed)
-  , (1007, ErrorInvalidArgument), (1008, ErrorBufferTooSmall)
+  , (26, ErrorNotADatabase), (27, ErrorNotice), (28, ErrorWarning), (sqlbatchRow, ErrorRow)
+  , (sqlbatchDone, ErrorDone), (sqlbatchENullParameter, ErrorNullParameter)
+  , (sqlbatchEPanic, ErrorPanic), (sqlbatchEInvalidUtf8, ErrorInvalidUtf8)
+  , (sqlbatchERange, ErrorOutOfRange), (sqlbatchEParamCount, ErrorParamCount)
+  , (sqlbatchEStaleBatch, ErrorStaleBatch), (sqlbatchEClosed, ErrorClosed)
+  , (sqlbatchEInvalidArgument, ErrorInvalidArgument)
+  , (sqlbatchEBufferTooSmall, ErrorBufferTooSmall)
+  , (sqlbatchEMultipleStatements, ErrorMultipleStatements)
   ]
 
--- | The 'Error' of a status code: library codes (1000+) as they are, SQLite's extended
--- codes by their primary code (@code .&. 0xff@).
+-- | The 'Error' of a status code: library codes as they are, SQLite's extended codes by
+-- their primary code (@code .&. 0xff@).
 decodeError :: Int32 -> Error
 decodeError c
   | isLibraryCode c = lookupOr c
-  | c == 100 || c == 101 = lookupOr c
+  | c == sqlbatchRow || c == sqlbatchDone = lookupOr c
   | otherwise = lookupOr (c .&. 0xff)
   where
     lookupOr k = maybe (ErrorUnknown c) id (lookup k primaries)
 
--- | Whether a code is one of sqlbatch's own (1000..1015), not SQLite's.
+-- | Whether a code is one of sqlbatch's own (@SQLBATCH_E_*@, the range 1000..1023 that the
+-- header reserves for them), not SQLite's.
 isLibraryCode :: Int32 -> Bool
-isLibraryCode c = c >= 1000 && c <= 1015
+isLibraryCode c = c >= 1000 && c <= 1023
 
 -- | The primary code of an 'Error' ('ErrorUnknown' gives back its code).
 encodeError :: Error -> Int32
 encodeError (ErrorUnknown c) = c
 encodeError e = maybe (-1) fst (lookup e [(v, (k, v)) | (k, v) <- primaries])
 
--- | The C name of a status code: @\"SQLITE_CONSTRAINT_UNIQUE\"@ for the extended codes SQLite
--- documents most often, otherwise the primary name with the extended number,
--- e.g. @\"SQLITE_IOERR (extended 1290)\"@.
+-- | The C name of a status code, as the library names it (@sqlbatch_code_name@): every
+-- primary and extended code of the bundled SQLite (@\"SQLITE_CONSTRAINT_UNIQUE\"@,
+-- @\"SQLITE_IOERR_FSYNC\"@) and every library code (@\"SQLBATCH_E_RANGE\"@);
+-- @\"unknown code N\"@ for a code the library does not know.
 errorCodeName :: Int32 -> String
-errorCodeName c = case lookup c extended of
-  Just n -> n
-  Nothing
-    | isLibraryCode c || c < 256 -> primaryName
-    | otherwise -> primaryName ++ " (extended " ++ show c ++ ")"
-  where
-    primaryName = case decodeError c of
-      ErrorUnknown k -> "unknown code " ++ show k
-      e -> cName e
-    extended =
-      [ (275, "SQLITE_CONSTRAINT_CHECK"), (531, "SQLITE_CONSTRAINT_COMMITHOOK")
-      , (787, "SQLITE_CONSTRAINT_FOREIGNKEY"), (1043, "SQLITE_CONSTRAINT_FUNCTION")
-      , (1299, "SQLITE_CONSTRAINT_NOTNULL"), (1555, "SQLITE_CONSTRAINT_PRIMARYKEY")
-      , (1811, "SQLITE_CONSTRAINT_TRIGGER"), (2067, "SQLITE_CONSTRAINT_UNIQUE")
-      , (2323, "SQLITE_CONSTRAINT_VTAB"), (2579, "SQLITE_CONSTRAINT_ROWID")
-      , (3091, "SQLITE_CONSTRAINT_DATATYPE"), (261, "SQLITE_BUSY_RECOVERY")
-      , (517, "SQLITE_BUSY_SNAPSHOT"), (773, "SQLITE_BUSY_TIMEOUT")
-      , (1038, "SQLITE_CANTOPEN_ISDIR"), (1032, "SQLITE_READONLY_DBMOVED")
-      , (264, "SQLITE_READONLY_RECOVERY"), (520, "SQLITE_READONLY_CANTLOCK")
-      , (776, "SQLITE_READONLY_ROLLBACK"), (513, "SQLITE_ERROR_RETRY")
-      , (257, "SQLITE_ERROR_MISSING_COLLSEQ"), (769, "SQLITE_ERROR_SNAPSHOT")
-      , (266, "SQLITE_IOERR_READ"), (522, "SQLITE_IOERR_SHORT_READ"), (778, "SQLITE_IOERR_WRITE")
-      , (1034, "SQLITE_IOERR_FSYNC"), (3850, "SQLITE_IOERR_LOCK")
-      ]
-    cName e = case e of
-      ErrorOK -> "SQLITE_OK"; ErrorError -> "SQLITE_ERROR"; ErrorInternal -> "SQLITE_INTERNAL"
-      ErrorPermission -> "SQLITE_PERM"; ErrorAbort -> "SQLITE_ABORT"; ErrorBusy -> "SQLITE_BUSY"
-      ErrorLocked -> "SQLITE_LOCKED"; ErrorNoMemory -> "SQLITE_NOMEM"
-      ErrorReadOnly -> "SQLITE_READONLY"; ErrorInterrupt -> "SQLITE_INTERRUPT"
-      ErrorIO -> "SQLITE_IOERR"; ErrorCorrupt -> "SQLITE_CORRUPT"; ErrorNotFound -> "SQLITE_NOTFOUND"
-      ErrorFull -> "SQLITE_FULL"; ErrorCan'tOpen -> "SQLITE_CANTOPEN"
-      ErrorProtocol -> "SQLITE_PROTOCOL"; ErrorEmpty -> "SQLITE_EMPTY"
-      ErrorSchema -> "SQLITE_SCHEMA"; ErrorTooBig -> "SQLITE_TOOBIG"
-      ErrorConstraint -> "SQLITE_CONSTRAINT"; ErrorMismatch -> "SQLITE_MISMATCH"
-      ErrorMisuse -> "SQLITE_MISUSE"; ErrorNoLargeFileSupport -> "SQLITE_NOLFS"
-      ErrorAuthorization -> "SQLITE_AUTH"; ErrorFormat -> "SQLITE_FORMAT"
-      ErrorRange -> "SQLITE_RANGE"; ErrorNotADatabase -> "SQLITE_NOTADB"
-      ErrorNotice -> "SQLITE_NOTICE"; ErrorWarning -> "SQLITE_WARNING"; ErrorRow -> "SQLITE_ROW"
-      ErrorDone -> "SQLITE_DONE"; ErrorNullParameter -> "SQLBATCH_E_NULL_PARAMETER"
-      ErrorPanic -> "SQLBATCH_E_PANIC"; ErrorInvalidUtf8 -> "SQLBATCH_E_INVALID_UTF8"
-      ErrorOutOfRange -> "SQLBATCH_E_RANGE"; ErrorParamCount -> "SQLBATCH_E_PARAM_COUNT"
-      ErrorStaleBatch -> "SQLBATCH_E_STALE_BATCH"; ErrorClosed -> "SQLBATCH_E_CLOSED"
-      ErrorInvalidArgument -> "SQLBATCH_E_INVALID_ARGUMENT"
-      ErrorBufferTooSmall -> "SQLBATCH_E_BUFFER_TOO_SMALL"
-      ErrorUnknown k -> "unknown code " ++ show k
+errorCodeName c = unsafeDupablePerformIO $ do
+  -- A static, NUL-terminated string (or NULL): nothing to free, the same on every call.
+  p <- c_sqlbatch_code_name c
+  if p == nullPtr then return ("unknown code " ++ show c) else peekCString p
+{-# NOINLINE errorCodeName #-}
 
 -- | A failure reported by SQLite or by sqlbatch, thrown by every function of
 -- "Database.SQLBatch" (and returned by "Database.SQLBatch.Direct").

@@ -91,7 +91,7 @@ module Database.SQLBatch.Internal
 
 import Control.Concurrent.MVar
 import Control.Exception
-import Control.Monad (unless, when)
+import Control.Monad (filterM, unless, when)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
@@ -233,34 +233,16 @@ queryUtf8 :: Query -> Utf8
 queryUtf8 = Utf8 . TE.encodeUtf8 . fromQuery
 {-# INLINE queryUtf8 #-}
 
--- | Prepares the first statement of the query. If more statements follow (anything but
--- whitespace and comments), throws 'SQLError' with 'ErrorMisuse': they would be ignored;
--- use 'Database.SQLBatch.executeScript' for scripts.
+-- | Prepares the query, which must hold one statement: if another follows (anything but
+-- whitespace, comments and semicolons), the library refuses it (@SQLBATCH_PREPARE_SINGLE@)
+-- and this throws 'SQLError' with 'ErrorMultipleStatements', whose offset is where the
+-- second statement starts; use 'Database.SQLBatch.executeScript' for scripts.
 prepareStatement :: Connection -> Query -> IO Statement
 prepareStatement conn q = mask_ $ do
   let ctx = contextOf "prepare" q
-      Utf8 sql = queryUtf8 q
-  (st, tl) <- withConnDirect conn ctx (\db -> D.prepareTail db (Utf8 sql))
+  (st, _) <- withConnDirect conn ctx (\db -> D.prepareWith db [D.PrepareSingle] (queryUtf8 q))
   cur <- newIORef Nothing
-  let stmt = Statement st conn q cur
-  when (tl < B.length sql && not (B.all isSpaceW (B.drop tl sql))) $ do
-    more <- (withConnDirect conn ctx $ \db -> do
-              r <- D.prepare db (Utf8 (B.drop tl sql))
-              case r of
-                Left e -> return (Left e)
-                Right s2 -> do
-                  t <- D.statementSql s2
-                  D.finalize s2
-                  return (fmap (not . B.null . fromUtf8) t))
-            `onException` finalizeStatement stmt
-    when more $ do
-      finalizeStatement stmt
-      throwIO (SQLError ErrorMisuse 21
-        "the query holds more than one statement; use executeScript (or execute) to run a script"
-        ctx (Just tl) Nothing Nothing Nothing)
-  return stmt
-  where
-    isSpaceW w = w == 32 || (w >= 9 && w <= 13) || w == 59
+  return (Statement st conn q cur)
 
 -- | Finalizes a statement (and frees its row cursor, if any). Idempotent per statement only
 -- through 'withPrepared'; call it once.
@@ -419,39 +401,38 @@ withParams vs names k =
     end <- encodeParams nameCells dat off names
     k (castPtr cells) (if null names then nullPtr else castPtr nameCells) dat end
 
--- | Binds all parameters (positional).
+-- | Binds all parameters (positional): value @i@ to parameter @i+1@; the count must match.
 bindValues :: Statement -> [SQLData] -> IO ()
-bindValues st vs = bindRaw st (contextOf "bind" (stmtQuery st)) vs
+bindValues st vs = bindRaw st (contextOf "bind" (stmtQuery st)) vs []
 
-bindRaw :: Statement -> Text -> [SQLData] -> IO ()
-bindRaw st ctx vs = withParams vs [] $ \cells _ dat len ->
-  withConn (stmtConn st) ctx $ \_ -> do
-    rc <- c_sqlbatch_stmt_bind (D.statementPtr (stmtHandle st)) cells (fromIntegral (length vs))
-            dat (fromIntegral len)
-    when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
+-- | One @sqlbatch_stmt_bind@ of values (and, if not empty, as many names).
+bindRaw :: Statement -> Text -> [SQLData] -> [SQLData] -> IO ()
+bindRaw st ctx vs names = withParams vs names $ \cells nameCells dat len ->
+  withCParams cells nameCells (length vs) dat len 0 $ \pp ->
+    withConn (stmtConn st) ctx $ \_ -> do
+      rc <- c_sqlbatch_stmt_bind (D.statementPtr (stmtHandle st)) pp
+      when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
 
--- | Binds named parameters: every parameter of the statement must be named, and given
--- exactly once (names with their prefix, e.g. @\":id\"@; a name without one matches any prefix).
+-- | Binds named parameters, by the library's rules (@sqlbatch_stmt_bind@ with names): a
+-- name with its prefix (@\":id\"@) matches that parameter, a name without one (@\"id\"@)
+-- matches @:id@, @\@id@ or @$id@. A parameter without a value is 'ErrorParamCount' (from
+-- the library); a name that matches no parameter (asked of @sqlbatch_stmt_param_index@) is
+-- 'ErrorRange', as in sqlite-simple. If a name is given twice, the first value counts.
 bindNamedValues :: Statement -> [(Text, SQLData)] -> IO ()
 bindNamedValues st named = do
   let ctx = contextOf "bind" (stmtQuery st)
-  names <- withConnDirect (stmtConn st) ctx $ \_ -> D.paramNames (stmtHandle st)
-  let fail' msg = throwIO (SQLError ErrorRange 25 msg ctx Nothing Nothing Nothing Nothing)
-      matches k n = k == n || (not (T.null n) && T.tail n == k && T.head n `elem` (":@$" :: String))
-      pick (i :: Int, mname) = case mname of
-        Nothing -> fail' ("parameter " <> T.pack (show i) <> " has no name; use positional parameters")
-        Just (Utf8 n) -> do
-          let name = TE.decodeUtf8With TE.lenientDecode n
-          case [v | (k, v) <- named, matches k name] of
-            [v] -> return v
-            [] -> fail' ("no value given for parameter " <> name)
-            _ -> fail' ("more than one value given for parameter " <> name)
-  vals <- mapM pick (zip [1 ..] names)
-  let known = [TE.decodeUtf8With TE.lenientDecode n | Just (Utf8 n) <- names]
-  case [k | (k, _) <- named, not (any (matches k) known)] of
+  unknown <- withConn (stmtConn st) ctx $ \_ -> filterM (isUnknown ctx) (map fst named)
+  case unknown of
     [] -> return ()
-    (k : _) -> fail' ("the statement has no parameter named " <> k)
-  bindRaw st ctx vals
+    (k : _) -> throwIO (SQLError ErrorRange 25 ("the statement has no parameter named " <> k)
+                          ctx Nothing Nothing Nothing Nothing)
+  bindRaw st ctx (map snd named) (if null named then [] else map (SQLText . fst) named)
+  where
+    isUnknown ctx k = do
+      r <- D.paramIndex (stmtHandle st) (Utf8 (TE.encodeUtf8 k))
+      case r of
+        Right i -> return (i == 0)
+        Left e -> throwIO e { sqlErrorContext = ctx }
 
 -- | Drops the statement's row cursor (before it is bound, reset or run another way).
 dropCursor :: Statement -> IO ()

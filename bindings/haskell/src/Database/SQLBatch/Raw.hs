@@ -38,6 +38,7 @@
 module Database.SQLBatch.Raw
   ( -- * Library
     c_sqlbatch_code_str
+  , c_sqlbatch_code_name
   , c_sqlbatch_version
   , c_sqlbatch_sqlite_version
     -- * Connections
@@ -105,6 +106,11 @@ data CStr
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_code_str"
   c_sqlbatch_code_str :: Int32 -> IO CString
 
+-- | @sqlbatch_code_name@ (unsafe: returns a static string): the symbolic name of a status
+-- code (@\"SQLITE_CONSTRAINT_UNIQUE\"@, @\"SQLBATCH_E_RANGE\"@), NULL for an unknown code.
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_code_name"
+  c_sqlbatch_code_name :: Int32 -> IO CString
+
 -- | @sqlbatch_version@: the library's version, static.
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_version"
   c_sqlbatch_version :: IO CString
@@ -117,9 +123,9 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_sqlite_version"
 foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_open"
   c_sqlbatch_conn_open :: Ptr CChar -> CSize -> Word32 -> Ptr (Ptr CConn) -> IO Int32
 
--- | @sqlbatch_conn_close@ (safe: may checkpoint and sync).
+-- | @sqlbatch_conn_close@ (safe: may checkpoint and sync). Cannot fail; NULL is a no-op.
 foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_close"
-  c_sqlbatch_conn_close :: Ptr CConn -> IO Int32
+  c_sqlbatch_conn_close :: Ptr CConn -> IO ()
 
 -- | @sqlbatch_conn_interrupt@ (unsafe: sets a flag; callable from any thread).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_interrupt"
@@ -149,11 +155,11 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_autocommit"
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_last_error"
   c_sqlbatch_conn_last_error :: Ptr CConn -> Ptr CError -> IO Int32
 
--- | @sqlbatch_conn_exec@ (safe: runs a whole script).
+-- | @sqlbatch_conn_exec@ (safe: runs a whole script). The parameter set may be 'nullPtr'
+-- (no parameters), and so may the result.
 foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_exec"
   c_sqlbatch_conn_exec
-    :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CValue -> Ptr CValue -> CSize -> Ptr Word8
-    -> CSize -> Ptr ExecResult -> IO Int32
+    :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CParams -> Ptr ExecResult -> IO Int32
 
 -- | @sqlbatch_stmt_prepare@ (safe: may load the schema from disk, wait for locks).
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_prepare"
@@ -161,8 +167,9 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_prepare"
     :: Ptr CConn -> Ptr CChar -> CSize -> Word32 -> Ptr (Ptr CStmt) -> Ptr CSize -> IO Int32
 
 -- | @sqlbatch_stmt_finalize@ (safe: ending a statement may end its autocommit transaction).
+-- Cannot fail; NULL is a no-op.
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_finalize"
-  c_sqlbatch_stmt_finalize :: Ptr CStmt -> IO Int32
+  c_sqlbatch_stmt_finalize :: Ptr CStmt -> IO ()
 
 -- | @sqlbatch_stmt_reset@ (safe: as finalize).
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_reset"
@@ -175,7 +182,7 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_clear_bindings"
 -- | @sqlbatch_stmt_bind@ (safe: copies the bytes, which may be large, and resets a
 -- statement that has run).
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_bind"
-  c_sqlbatch_stmt_bind :: Ptr CStmt -> Ptr CValue -> CSize -> Ptr Word8 -> CSize -> IO Int32
+  c_sqlbatch_stmt_bind :: Ptr CStmt -> Ptr CParams -> IO Int32
 
 -- | @sqlbatch_stmt_columns@ (unsafe: reads the statement's metadata).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_columns"
@@ -189,9 +196,10 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_column_not_null"
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_params"
   c_sqlbatch_stmt_params :: Ptr CStmt -> Ptr (Ptr CStr) -> Ptr CSize -> IO Int32
 
--- | @sqlbatch_stmt_param_index@ (unsafe: a lookup).
+-- | @sqlbatch_stmt_param_index@ (unsafe: a lookup). A name without its prefix matches
+-- @:x@, then @\@x@, then @$x@ (the rule of exec and a named bind).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_param_index"
-  c_sqlbatch_stmt_param_index :: Ptr CStmt -> Ptr CChar -> CSize -> Ptr Int32 -> IO Int32
+  c_sqlbatch_stmt_param_index :: Ptr CStmt -> Ptr CChar -> CSize -> Ptr CSize -> IO Int32
 
 -- | @sqlbatch_stmt_readonly@ (unsafe: reads a flag).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_readonly"
@@ -205,11 +213,11 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_sql"
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_expanded_sql"
   c_sqlbatch_stmt_expanded_sql :: Ptr CStmt -> Ptr CStr -> IO Int32
 
--- | @sqlbatch_stmt_execute_many@ (safe: runs the statement once per parameter row).
+-- | @sqlbatch_stmt_execute_many@ (safe: runs the statement once per parameter row): the
+-- parameter set holds the rows' values one row after another, and no names.
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_execute_many"
   c_sqlbatch_stmt_execute_many
-    :: Ptr CStmt -> Ptr CValue -> CSize -> CSize -> Ptr Word8 -> CSize -> Ptr WriteResult
-    -> IO Int32
+    :: Ptr CStmt -> Ptr CParams -> CSize -> Ptr WriteResult -> IO Int32
 
 -- | @sqlbatch_stmt_fetch@ (safe: steps the statement up to @max_rows@ times).
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_fetch"
@@ -241,14 +249,13 @@ foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_fetch"
 -- | @sqlbatch_conn_exec@, interruptible by asynchronous exceptions.
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_exec"
   c_hs_sqlbatch_exec
-    :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CValue -> Ptr CValue -> CSize -> Ptr Word8
-    -> CSize -> Ptr ExecResult -> IO Int32
+    :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CParams -> Ptr ExecResult -> IO Int32
 
--- | @sqlbatch_stmt_execute_many@, interruptible by asynchronous exceptions.
+-- | @sqlbatch_stmt_execute_many@, interruptible by asynchronous exceptions. The connection
+-- is the one the statement was prepared on.
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_execute_many"
   c_hs_sqlbatch_execute_many
-    :: Ptr CConn -> Ptr CStmt -> Ptr CValue -> CSize -> CSize -> Ptr Word8 -> CSize
-    -> Ptr WriteResult -> IO Int32
+    :: Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> Ptr WriteResult -> IO Int32
 
 -- | Decodes UTF-8 into a UTF-16 array, starting at the given unit of the array, which must
 -- have room for as many units as there are bytes; returns the units written or -1 for

@@ -17,13 +17,15 @@ module Database.SQLBatch.Raw.Types
   , -- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
 sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange
   , sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument
-  , sqlbatchEBufferTooSmall
+  , sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements
     -- * Value kinds
   , kindInteger, kindFloat, kindText, kindBlob, kindNull
     -- * Open and prepare flags
   , -- | Open flags (@SQLBATCH_OPEN_*@, SQLite's values) and the prepare flag.
 openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
-  , openSharedCache, openPrivateCache, openNoFollow, preparePersistent
+  , openSharedCache, openPrivateCache, openNoFollow, preparePersistent, prepareSingle
+    -- * @sqlbatch_params@
+  , CParams, paramsSize, paramsAddresses, pokeParams, withCParams
     -- * @sqlbatch_value@ (16 bytes)
   , valueSize, valueBitsOff, valueLenOff, valueKindOff
     -- * @sqlbatch_batch@
@@ -42,8 +44,9 @@ openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
 import Data.Int (Int32, Int64)
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.Types (CSize (..))
+import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Ptr (Ptr, nullPtr)
-import Foreign.Storable (peekByteOff)
+import Foreign.Storable (peekByteOff, pokeByteOff)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Unsafe as BU
 
@@ -64,7 +67,7 @@ sqlbatchDone = #{const SQLBATCH_DONE}
 -- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
 sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange,
   sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument,
-  sqlbatchEBufferTooSmall :: Int32
+  sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements :: Int32
 sqlbatchENullParameter = #{const SQLBATCH_E_NULL_PARAMETER}
 sqlbatchEPanic = #{const SQLBATCH_E_PANIC}
 sqlbatchEInvalidUtf8 = #{const SQLBATCH_E_INVALID_UTF8}
@@ -74,6 +77,7 @@ sqlbatchEStaleBatch = #{const SQLBATCH_E_STALE_BATCH}
 sqlbatchEClosed = #{const SQLBATCH_E_CLOSED}
 sqlbatchEInvalidArgument = #{const SQLBATCH_E_INVALID_ARGUMENT}
 sqlbatchEBufferTooSmall = #{const SQLBATCH_E_BUFFER_TOO_SMALL}
+sqlbatchEMultipleStatements = #{const SQLBATCH_E_MULTIPLE_STATEMENTS}
 
 -- | The @kind@ tags of a @sqlbatch_value@ (@SQLBATCH_INTEGER@ ... @SQLBATCH_NULL@).
 kindInteger, kindFloat, kindText, kindBlob, kindNull :: Word8
@@ -83,9 +87,11 @@ kindText = #{const SQLBATCH_TEXT}
 kindBlob = #{const SQLBATCH_BLOB}
 kindNull = #{const SQLBATCH_NULL}
 
--- | Open flags (@SQLBATCH_OPEN_*@, SQLite's values) and the prepare flag.
+-- | Open flags (@SQLBATCH_OPEN_*@, SQLite's values) and the prepare flags
+-- (@SQLBATCH_PREPARE_PERSISTENT@, and @SQLBATCH_PREPARE_SINGLE@, which refuses SQL holding
+-- more than one statement with @SQLBATCH_E_MULTIPLE_STATEMENTS@).
 openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex,
-  openSharedCache, openPrivateCache, openNoFollow, preparePersistent :: Word32
+  openSharedCache, openPrivateCache, openNoFollow, preparePersistent, prepareSingle :: Word32
 openReadOnly = #{const SQLBATCH_OPEN_READONLY}
 openReadWrite = #{const SQLBATCH_OPEN_READWRITE}
 openCreate = #{const SQLBATCH_OPEN_CREATE}
@@ -96,6 +102,41 @@ openSharedCache = #{const SQLBATCH_OPEN_SHAREDCACHE}
 openPrivateCache = #{const SQLBATCH_OPEN_PRIVATECACHE}
 openNoFollow = #{const SQLBATCH_OPEN_NOFOLLOW}
 preparePersistent = #{const SQLBATCH_PREPARE_PERSISTENT}
+prepareSingle = #{const SQLBATCH_PREPARE_SINGLE}
+
+-- | @sqlbatch_params@: the parameter set taken by @sqlbatch_conn_exec@,
+-- @sqlbatch_stmt_bind@ and @sqlbatch_stmt_execute_many@ (opaque here; written with
+-- 'pokeParams').
+data CParams
+
+-- | Size of @sqlbatch_params@.
+paramsSize :: Int
+paramsSize = #{size sqlbatch_params}
+
+-- | @SQLBATCH_PARAMS_ADDRESSES@: the @bits@ of TEXT and BLOB values are the addresses of
+-- their bytes (then @data@ must be NULL and @data_len@ 0).
+paramsAddresses :: Word32
+paramsAddresses = #{const SQLBATCH_PARAMS_ADDRESSES}
+
+-- | Writes a @sqlbatch_params@: @pokeParams p values names n data dataLen flags@. @names@ is
+-- 'nullPtr' when every value is positional; @values@ may be 'nullPtr' when @n@ is 0.
+pokeParams :: Ptr CParams -> Ptr v -> Ptr v -> Int -> Ptr Word8 -> Int -> Word32 -> IO ()
+pokeParams p values names n dat dlen flags = do
+  #{poke sqlbatch_params, values} p values
+  #{poke sqlbatch_params, names} p names
+  #{poke sqlbatch_params, n_values} p (fromIntegral n :: CSize)
+  #{poke sqlbatch_params, data} p dat
+  #{poke sqlbatch_params, data_len} p (fromIntegral dlen :: CSize)
+  #{poke sqlbatch_params, flags} p flags
+{-# INLINE pokeParams #-}
+
+-- | A @sqlbatch_params@ on the stack for the duration of the action (see 'pokeParams' for
+-- the arguments).
+withCParams :: Ptr v -> Ptr v -> Int -> Ptr Word8 -> Int -> Word32 -> (Ptr CParams -> IO a) -> IO a
+withCParams values names n dat dlen flags k = allocaBytes paramsSize $ \p -> do
+  pokeParams p values names n dat dlen flags
+  k p
+{-# INLINE withCParams #-}
 
 -- | Size of @sqlbatch_value@ and the offsets of its fields.
 valueSize, valueBitsOff, valueLenOff, valueKindOff :: Int
@@ -109,7 +150,9 @@ batchSize :: Int
 batchSize = #{size sqlbatch_batch}
 
 -- | A copy of a @sqlbatch_batch@. The pointers borrow memory of the statement (cells) and
--- of the caller or statement (data); see the header for their lifetime.
+-- of the caller or statement (data); see the header for their lifetime. Empty arrays are
+-- NULL: 'batchCells' is 'nullPtr' when the batch has no cells (@rows * cols == 0@),
+-- 'batchData' when it has no bytes, so read them only through a non-zero count.
 data Batch = Batch
   { batchCells :: {-# UNPACK #-} !(Ptr Word8)
   , batchData :: {-# UNPACK #-} !(Ptr Word8)
