@@ -56,7 +56,18 @@ static inline sqlbatch_conn *open_memory(void) {
 
 /* Runs a script with no parameters. */
 static inline int32_t exec(sqlbatch_conn *c, const char *sql) {
-  return sqlbatch_conn_exec(c, sql, strlen(sql), NULL, NULL, 0, NULL, 0, NULL);
+  return sqlbatch_conn_exec(c, sql, strlen(sql), NULL, NULL);
+}
+
+/* A parameter set of n positional values whose TEXT/BLOB bytes are at data (data_len bytes). */
+static inline sqlbatch_params params_of(const sqlbatch_value *values, size_t n, const void *data, size_t data_len) {
+  sqlbatch_params p;
+  memset(&p, 0, sizeof p);
+  p.values = values;
+  p.n_values = n;
+  p.data = (const uint8_t *)data;
+  p.data_len = data_len;
+  return p;
 }
 
 static inline int32_t prepare(sqlbatch_conn *c, const char *sql, sqlbatch_stmt **out) {

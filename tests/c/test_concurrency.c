@@ -44,6 +44,7 @@ static bool write_txn(sqlbatch_conn *c, sqlbatch_stmt *ins, int id, int txn, lon
   sqlbatch_exec_result r;
   char script[BATCH * 64];
   size_t len = 0;
+  const sqlbatch_params p = params_of(v, BATCH * 2, NULL, 0);
   memset(v, 0, sizeof v);
   CHECK_RC(c, exec_retry(c, "BEGIN IMMEDIATE", busy), SQLBATCH_OK);
   for (int i = 0; i < BATCH; i++) {
@@ -53,11 +54,11 @@ static bool write_txn(sqlbatch_conn *c, sqlbatch_stmt *ins, int id, int txn, lon
     v[2 * i + 1].bits = (uint64_t)(txn * BATCH + i);
   }
   if (txn % 2 == 0) {
-    CHECK_RC(c, sqlbatch_stmt_execute_many(ins, v, BATCH, 2, NULL, 0, &w), SQLBATCH_OK);
+    CHECK_RC(c, sqlbatch_stmt_execute_many(ins, &p, BATCH, &w), SQLBATCH_OK);
     CHECK(w.rows == BATCH && w.changes == BATCH);
   } else {
     for (int i = 0; i < BATCH; i++) len += (size_t)sprintf(script + len, "INSERT INTO t(thread, seq) VALUES (?, ?);");
-    CHECK_RC(c, sqlbatch_conn_exec(c, script, len, v, NULL, BATCH * 2, NULL, 0, &r), SQLBATCH_OK);
+    CHECK_RC(c, sqlbatch_conn_exec(c, script, len, &p, &r), SQLBATCH_OK);
     CHECK(r.statements == BATCH && r.params_used == BATCH * 2);
   }
   CHECK_RC(c, exec_retry(c, "COMMIT", busy), SQLBATCH_OK);
@@ -97,7 +98,7 @@ static bool work(struct worker *me) {
   }
   sqlbatch_stmt_finalize(ins);
   sqlbatch_stmt_finalize(count);
-  CHECK_RC(NULL, sqlbatch_conn_close(c), SQLBATCH_OK);
+  sqlbatch_conn_close(c);
   return true;
 }
 

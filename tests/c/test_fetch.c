@@ -20,7 +20,7 @@ static sqlbatch_value float_value(double d) {
   return x;
 }
 
-/* TEXT or BLOB given by address (the `data == NULL` convention). */
+/* TEXT or BLOB given by address: bound with SQLBATCH_PARAMS_ADDRESSES (see round_trip). */
 static sqlbatch_value bytes_value(uint8_t kind, const void *p, uint32_t len) {
   sqlbatch_value x = {0};
   x.bits = (uint64_t)(uintptr_t)p;
@@ -35,7 +35,9 @@ static bool round_trip(sqlbatch_conn *c, sqlbatch_value in, sqlbatch_value *out,
   sqlbatch_batch b;
   CHECK_RC(c, exec(c, "DELETE FROM v"), SQLBATCH_OK);
   CHECK_RC(c, prepare(c, "INSERT INTO v VALUES (?)", &ins), SQLBATCH_OK);
-  CHECK_RC(c, sqlbatch_stmt_bind(ins, &in, 1, NULL, 0), SQLBATCH_OK);
+  sqlbatch_params p = params_of(&in, 1, NULL, 0);
+  p.flags = SQLBATCH_PARAMS_ADDRESSES;
+  CHECK_RC(c, sqlbatch_stmt_bind(ins, &p), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(ins, 1, SIZE_MAX, &b), SQLBATCH_DONE);
   sqlbatch_stmt_finalize(ins);
   CHECK_RC(c, prepare(c, "SELECT x FROM v", &sel), SQLBATCH_OK);
@@ -201,6 +203,105 @@ static bool test_fetch_into_a_caller_buffer(void) {
   return true;
 }
 
+/* Every array the library hands out is NULL when it is empty. The out-parameters start as a
+ * non-NULL sentinel, so that a call that leaves them alone fails the test too. */
+static bool test_empty_arrays_are_null(void) {
+  static const sqlbatch_value sentinel_cell = {0};
+  static const uint8_t sentinel_byte = 0;
+  sqlbatch_conn *c = open_memory();
+  sqlbatch_stmt *s = NULL;
+  sqlbatch_batch b;
+  const sqlbatch_column *cols = (const sqlbatch_column *)&sentinel_cell;
+  const sqlbatch_str *names = (const sqlbatch_str *)&sentinel_cell;
+  size_t n = 99;
+  uint8_t buf[16];
+
+  /* An empty result: no cells, no bytes. */
+  CHECK_RC(c, prepare(c, "SELECT 1, 'x' WHERE 0", &s), SQLBATCH_OK);
+  b.cells = &sentinel_cell;
+  b.data = &sentinel_byte;
+  CHECK_RC(c, sqlbatch_stmt_fetch(s, 16, SIZE_MAX, &b), SQLBATCH_DONE);
+  CHECK(b.n_rows == 0 && b.n_cols == 2);
+  CHECK(b.cells == NULL && b.data == NULL && b.data_len == 0);
+  /* ... also for the DONE that follows DONE, and through fetch_into. */
+  b.cells = &sentinel_cell;
+  CHECK_RC(c, sqlbatch_stmt_fetch(s, 16, SIZE_MAX, &b), SQLBATCH_DONE);
+  CHECK(b.n_rows == 0 && b.cells == NULL && b.data == NULL);
+  CHECK_RC(c, sqlbatch_stmt_reset(s), SQLBATCH_OK);
+  b.cells = &sentinel_cell;
+  CHECK_RC(c, sqlbatch_stmt_fetch_into(s, 16, buf, sizeof buf, &b), SQLBATCH_DONE);
+  CHECK(b.n_rows == 0 && b.cells == NULL && b.data == NULL);
+  sqlbatch_stmt_finalize(s);
+
+  /* Rows without bytes (numbers, NULL, empty text, empty blob): cells, but no data. */
+  CHECK_RC(c, prepare(c, "SELECT 1, 2.5, NULL, '', x'' UNION ALL SELECT 2, 3.5, NULL, '', x''", &s), SQLBATCH_OK);
+  b.data = &sentinel_byte;
+  CHECK_RC(c, sqlbatch_stmt_fetch(s, 16, SIZE_MAX, &b), SQLBATCH_DONE);
+  CHECK(b.n_rows == 2 && b.n_cols == 5 && b.cells != NULL);
+  CHECK(b.data == NULL && b.data_len == 0);
+  CHECK(b.cells[3].kind == SQLBATCH_TEXT && b.cells[3].len == 0 && sqlbatch_cell_bytes(&b, &b.cells[3]) == NULL);
+  CHECK(b.cells[4].kind == SQLBATCH_BLOB && b.cells[4].len == 0);
+  /* A statement without parameters has a NULL parameter array; this one has columns. */
+  CHECK_RC(c, sqlbatch_stmt_params(s, &names, &n), SQLBATCH_OK);
+  CHECK(n == 0 && names == NULL);
+  CHECK_RC(c, sqlbatch_stmt_columns(s, &cols, &n), SQLBATCH_OK);
+  CHECK(n == 5 && cols != NULL && cols[0].name.ptr != NULL);
+  sqlbatch_stmt_finalize(s);
+
+  /* Statements without columns: DDL, DML without RETURNING, and an empty statement. */
+  const char *no_columns[] = {"CREATE TABLE t(x)", "-- only a comment", ""};
+  for (size_t i = 0; i < sizeof no_columns / sizeof no_columns[0]; i++) {
+    cols = (const sqlbatch_column *)&sentinel_cell;
+    names = (const sqlbatch_str *)&sentinel_cell;
+    n = 99;
+    CHECK_RC(c, prepare(c, no_columns[i], &s), SQLBATCH_OK);
+    CHECK_RC(c, sqlbatch_stmt_columns(s, &cols, &n), SQLBATCH_OK);
+    CHECK(n == 0 && cols == NULL);
+    n = 99;
+    CHECK_RC(c, sqlbatch_stmt_params(s, &names, &n), SQLBATCH_OK);
+    CHECK(n == 0 && names == NULL);
+    b.cells = &sentinel_cell;
+    CHECK_RC(c, sqlbatch_stmt_fetch(s, 16, SIZE_MAX, &b), SQLBATCH_DONE);
+    CHECK(b.n_rows == 0 && b.n_cols == 0 && b.cells == NULL && b.data == NULL);
+    sqlbatch_stmt_finalize(s);
+  }
+  /* Parameters but no columns: a non-NULL parameter array, a NULL column array. */
+  CHECK_RC(c, prepare(c, "INSERT INTO t VALUES (:x)", &s), SQLBATCH_OK);
+  CHECK_RC(c, sqlbatch_stmt_params(s, &names, &n), SQLBATCH_OK);
+  CHECK(n == 1 && names != NULL && names[0].len == 2 && memcmp(names[0].ptr, ":x", 2) == 0);
+  CHECK_RC(c, sqlbatch_stmt_columns(s, &cols, &n), SQLBATCH_OK);
+  CHECK(n == 0 && cols == NULL);
+  sqlbatch_stmt_finalize(s);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
+/* param_index writes a size_t, and a name without its prefix matches :x, then @x, then $x. */
+static bool test_param_index(void) {
+  sqlbatch_conn *c = open_memory();
+  sqlbatch_stmt *s = NULL;
+  size_t i = 99;
+  CHECK_RC(c, prepare(c, "SELECT @b, :a, $c, ?9", &s), SQLBATCH_OK);
+  CHECK_RC(c, sqlbatch_stmt_param_index(s, ":a", 2, &i), SQLBATCH_OK);
+  CHECK(i == 2);
+  CHECK_RC(c, sqlbatch_stmt_param_index(s, "a", 1, &i), SQLBATCH_OK);
+  CHECK(i == 2);
+  CHECK_RC(c, sqlbatch_stmt_param_index(s, "b", 1, &i), SQLBATCH_OK);
+  CHECK(i == 1);
+  CHECK_RC(c, sqlbatch_stmt_param_index(s, "c", 1, &i), SQLBATCH_OK);
+  CHECK(i == 3);
+  CHECK_RC(c, sqlbatch_stmt_param_index(s, "?9", 2, &i), SQLBATCH_OK);
+  CHECK(i == 9);
+  CHECK_RC(c, sqlbatch_stmt_param_index(s, ":b", 2, &i), SQLBATCH_OK); /* a prefix matches only itself */
+  CHECK(i == 0);
+  i = 99;
+  CHECK_RC(c, sqlbatch_stmt_param_index(s, "zz", 2, &i), SQLBATCH_OK);
+  CHECK(i == 0);
+  sqlbatch_stmt_finalize(s);
+  sqlbatch_conn_close(c);
+  return true;
+}
+
 int main(void) {
   RUN(test_numbers_round_trip);
   RUN(test_text_and_blobs_round_trip);
@@ -208,5 +309,7 @@ int main(void) {
   RUN(test_batches_of_zero_exactly_n_and_n_plus_one);
   RUN(test_results_larger_than_the_byte_bound_stream);
   RUN(test_fetch_into_a_caller_buffer);
+  RUN(test_empty_arrays_are_null);
+  RUN(test_param_index);
   return finish();
 }

@@ -18,7 +18,8 @@
 /* Prints the details of the last error on `conn`. */
 static void print_error(sqlbatch_conn *conn, int32_t rc, const char *what) {
   sqlbatch_error e;
-  fprintf(stderr, "%s failed: %s (%d)\n", what, sqlbatch_code_str(rc), (int)rc);
+  const char *name = sqlbatch_code_name(rc); /* "SQLITE_CONSTRAINT_NOTNULL"; NULL if unknown */
+  fprintf(stderr, "%s failed: %s (%s, %d)\n", what, sqlbatch_code_str(rc), name ? name : "?", (int)rc);
   if (conn && sqlbatch_conn_last_error(conn, &e) == SQLBATCH_OK) {
     fprintf(stderr, "  message: %s\n", e.message);
     if (e.statement_index >= 0)
@@ -48,7 +49,7 @@ int main(void) {
       "CREATE INDEX city_name ON city(name);\n"
       "-- a comment after the last statement is fine\n";
   sqlbatch_exec_result ran;
-  rc = sqlbatch_conn_exec(conn, schema, strlen(schema), NULL, NULL, 0, NULL, 0, &ran);
+  rc = sqlbatch_conn_exec(conn, schema, strlen(schema), NULL, &ran); /* NULL: no parameters */
   if (rc != SQLBATCH_OK) {
     print_error(conn, rc, "schema");
     goto cleanup;
@@ -56,7 +57,8 @@ int main(void) {
   printf("schema: %llu statements\n", (unsigned long long)ran.statements);
 
   /* 3. Bulk insert: one row-major array of tagged values. TEXT bytes are given as offsets
-   *    into `names` (passed as `data`), so the whole batch is two flat arrays. */
+   *    into `names` (the parameter set's `data`), so the whole batch is two flat arrays.
+   *    (With `.flags = SQLBATCH_PARAMS_ADDRESSES` and no `data`, `bits` would be addresses.) */
   const char names[] = "ZürichGenevaBaselLausanneBern";
   const struct { uint32_t at, len; int64_t pop; double area; } rows[] = {
       {0, 7, 443037, 87.88}, {7, 6, 203856, 15.93}, {13, 5, 173863, 23.91},
@@ -72,11 +74,12 @@ int main(void) {
     values[i * 3 + 2].kind = SQLBATCH_FLOAT;
     memcpy(&values[i * 3 + 2].bits, &rows[i].area, sizeof(double));
   }
+  const sqlbatch_params params = {
+      .values = values, .n_values = 5 * 3, .data = (const uint8_t *)names, .data_len = sizeof names - 1};
   const char *ins = "INSERT INTO city(name, population, area) VALUES (?, ?, ?)";
   sqlbatch_write_result wrote;
   if ((rc = sqlbatch_stmt_prepare(conn, ins, strlen(ins), 0, &insert, NULL)) != SQLBATCH_OK ||
-      (rc = sqlbatch_stmt_execute_many(insert, values, 5, 3, (const uint8_t *)names, sizeof names - 1, &wrote)) !=
-          SQLBATCH_OK) {
+      (rc = sqlbatch_stmt_execute_many(insert, &params, 5, &wrote)) != SQLBATCH_OK) {
     print_error(conn, rc, "bulk insert");
     goto cleanup;
   }
@@ -108,7 +111,7 @@ int main(void) {
   /* 5. Errors: a failing statement in the middle of a script says which one and where; the
    *    statements before it have run. */
   const char *bad = "INSERT INTO city(name) VALUES ('Lugano');\nINSERT INTO city(name) VALUES (NULL);\n";
-  rc = sqlbatch_conn_exec(conn, bad, strlen(bad), NULL, NULL, 0, NULL, 0, &ran);
+  rc = sqlbatch_conn_exec(conn, bad, strlen(bad), NULL, &ran);
   if (rc == SQLBATCH_OK) {
     fprintf(stderr, "expected a NOT NULL error\n");
     goto cleanup;
