@@ -1,11 +1,13 @@
 package sqlbatchbench
 
-// The native C baseline (native.c) runs on the SQLite inside libsqlbatch.a, the library the
-// sqlbatch binding links, so both sides run the same SQLite build in the same process.
+// The native C baseline (native.c: benches/native/native_loop.c) runs on the SQLite object
+// that is inside libsqlbatch.a, from build/native/libsqlite3.a (benches/native/sqlite-archive.sh
+// puts it there; make -C benches/impls/c runs it), so both sides run the same SQLite build in
+// the same process.
 
 /*
 #cgo CFLAGS: -O2 -I${SRCDIR}/../../../include
-#cgo LDFLAGS: ${SRCDIR}/../../../target/release/libsqlbatch.a -lm -ldl -lpthread
+#cgo LDFLAGS: ${SRCDIR}/../../../target/release/libsqlbatch.a ${SRCDIR}/../../../build/native/libsqlite3.a -lm -ldl -lpthread
 #include <stdlib.h>
 #include "native.h"
 #include "sqlbatch.h"

@@ -2,9 +2,10 @@
  * bench.c: the C implementations of the cross-language runner (see benches/README.md).
  *
  *   c-native    the loop a C programmer writes today: sqlite3_step + sqlite3_column_*,
- *               sqlite3_exec, a prepared insert loop. It calls the SQLite built into
- *               libsqlbatch.a, so both sides run the very same SQLite build, opened with the
- *               same flags (SQLITE_OPEN_NOMUTEX, extended result codes).
+ *               sqlite3_exec, a prepared insert loop (benches/native/native_loop.c, the
+ *               baseline the Go and Haskell benchmarks share). It runs the very SQLite object
+ *               that is inside libsqlbatch.a, opened with the same flags (SQLITE_OPEN_NOMUTEX,
+ *               extended result codes); see benches/README.md, "The native C baseline".
  *   c-sqlbatch  the same work through the sqlbatch C ABI.
  *
  * Usage: c-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W
@@ -18,12 +19,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "sqlite3.h"
+#include "native_loop.h"
 #include "sqlbatch.h"
 
 #define BATCH_ROWS 256
 #define BATCH_BYTES (256 * 1024)
-#define OPEN_FLAGS (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE)
 
 static void die(const char *what, const char *detail) {
   fprintf(stderr, "c-bench: %s: %s\n", what, detail ? detail : "");
@@ -34,13 +34,6 @@ static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Counts UTF-8 code points: bytes that are not continuation bytes. */
-static int64_t code_points(const unsigned char *p, size_t n) {
-  int64_t k = 0;
-  for (size_t i = 0; i < n; i++) k += (p[i] & 0xC0) != 0x80;
-  return k;
 }
 
 static char *read_file(const char *path) {
@@ -64,121 +57,50 @@ typedef struct {
 
 /* ---------------- native ---------------- */
 
+/* The loops are benches/native/native_loop.c, shared with the Go and Haskell benchmarks. */
+
 static sqlite3 *n_open(const char *path) {
-  sqlite3 *db = NULL;
-  if (sqlite3_open_v2(path, &db, OPEN_FLAGS, NULL) != SQLITE_OK) die("open", sqlite3_errmsg(db));
+  const char *err = NULL;
+  sqlite3 *db = nb_open(path, &err);
+  if (!db) die("open", err);
   return db;
 }
 
-static void n_exec(sqlite3 *db, const char *sql) {
-  if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) die("exec", sqlite3_errmsg(db));
+static void n_check(int rc, const char *what) {
+  if (rc != 0) die(what, "SQLite error");
 }
 
-static void n_scalar2(sqlite3 *db, const char *sql, int64_t *a, int64_t *b) {
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW)
-    die("scalar", sqlite3_errmsg(db));
-  *a = sqlite3_column_int64(s, 0);
-  *b = sqlite3_column_int64(s, 1);
-  sqlite3_finalize(s);
-}
-
-static rep n_fetch_narrow(sqlite3 *db) {
+static rep n_fetch(sqlite3 *db, int wide) {
   rep r = {0, 0, 0};
   uint64_t t0 = now_ns();
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, "SELECT id FROM testdata", -1, &s, NULL) != SQLITE_OK) die("prepare", sqlite3_errmsg(db));
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    r.checksum += sqlite3_column_int64(s, 0);
-    r.count++;
-  }
-  sqlite3_finalize(s);
+  n_check(wide ? nb_fetch_wide(db, &r.count, &r.checksum) : nb_fetch_narrow(db, &r.count, &r.checksum), "fetch");
   r.ns = now_ns() - t0;
-  return r;
-}
-
-static rep n_fetch_wide(sqlite3 *db) {
-  rep r = {0, 0, 0};
-  uint64_t t0 = now_ns();
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide", -1, &s, NULL) != SQLITE_OK)
-    die("prepare", sqlite3_errmsg(db));
-  uint64_t sum = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    for (int c = 0; c < 10; c++) {
-      switch (sqlite3_column_type(s, c)) {
-        case SQLITE_INTEGER: sum += (uint64_t)sqlite3_column_int64(s, c); break;
-        case SQLITE_FLOAT: sum += (uint64_t)(int64_t)(sqlite3_column_double(s, c) * 1000.0); break;
-        case SQLITE_TEXT: {
-          const unsigned char *p = sqlite3_column_text(s, c);
-          sum += (uint64_t)code_points(p, (size_t)sqlite3_column_bytes(s, c));
-          break;
-        }
-        case SQLITE_BLOB: sum += (uint64_t)sqlite3_column_bytes(s, c); break;
-        default: sum += 1;
-      }
-    }
-    r.count++;
-  }
-  sqlite3_finalize(s);
-  r.ns = now_ns() - t0;
-  r.checksum = (int64_t)sum;
   return r;
 }
 
 static rep n_exec_script(const char *script) {
   rep r = {0, 0, 0};
+  const char *err = NULL;
   sqlite3 *db = n_open(":memory:");
-  n_exec(db, "CREATE TABLE script_t(a INTEGER, b TEXT)");
+  if (nb_exec(db, "CREATE TABLE script_t(a INTEGER, b TEXT)", &err) != 0) die("exec", err);
   uint64_t t0 = now_ns();
-  n_exec(db, script);
+  if (nb_exec(db, script, &err) != 0) die("exec", err);
   r.ns = now_ns() - t0;
-  n_scalar2(db, "SELECT count(*), sum(a) FROM script_t", &r.count, &r.checksum);
-  sqlite3_close(db);
+  n_check(nb_scalar2(db, "SELECT count(*), sum(a) FROM script_t", &r.count, &r.checksum), "check");
+  nb_close(db);
   return r;
 }
 
-/* Bulk rows, built before the clock starts. */
-typedef struct {
-  size_t n;
-  char *text;      /* all "row-<i>" strings back to back */
-  uint32_t *at;    /* offset of row i's text */
-  uint32_t *len;   /* its length */
-} bulk_rows;
-
-static bulk_rows make_rows(size_t n) {
-  bulk_rows b = {n, malloc(n * 16), malloc(n * sizeof(uint32_t)), malloc(n * sizeof(uint32_t))};
-  if (!b.text || !b.at || !b.len) die("malloc", "bulk rows");
-  size_t used = 0;
-  for (size_t i = 0; i < n; i++) {
-    int k = snprintf(b.text + used, 16, "row-%zu", i);
-    b.at[i] = (uint32_t)used;
-    b.len[i] = (uint32_t)k;
-    used += (size_t)k;
-  }
-  return b;
-}
-
-static rep n_bulk_insert(const bulk_rows *rows) {
+static rep n_bulk_insert(const nb_rows *rows) {
   rep r = {0, 0, 0};
+  const char *err = NULL;
   sqlite3 *db = n_open(":memory:");
-  n_exec(db, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
+  if (nb_exec(db, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)", &err) != 0) die("exec", err);
   uint64_t t0 = now_ns();
-  n_exec(db, "BEGIN");
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, "INSERT INTO bulk VALUES (?, ?, ?)", -1, &s, NULL) != SQLITE_OK) die("prepare", sqlite3_errmsg(db));
-  for (size_t i = 0; i < rows->n; i++) {
-    sqlite3_bind_int64(s, 1, (sqlite3_int64)i);
-    sqlite3_bind_double(s, 2, (double)i * 0.25);
-    sqlite3_bind_text(s, 3, rows->text + rows->at[i], (int)rows->len[i], SQLITE_STATIC);
-    if (sqlite3_step(s) != SQLITE_DONE) die("insert", sqlite3_errmsg(db));
-    sqlite3_reset(s);
-  }
-  sqlite3_finalize(s);
-  n_exec(db, "COMMIT");
+  n_check(nb_bulk_insert(db, rows), "insert");
   r.ns = now_ns() - t0;
-  n_scalar2(db, "SELECT count(*), sum(a) + sum(length(c)) FROM bulk", &r.count, &r.checksum);
-  sqlite3_close(db);
+  n_check(nb_scalar2(db, "SELECT count(*), sum(a) + sum(length(c)) FROM bulk", &r.count, &r.checksum), "check");
+  nb_close(db);
   return r;
 }
 
@@ -198,7 +120,7 @@ static sqlbatch_conn *b_open(const char *path) {
 }
 
 static void b_exec(sqlbatch_conn *c, const char *sql) {
-  b_check(c, sqlbatch_conn_exec(c, sql, strlen(sql), NULL, NULL, 0, NULL, 0, NULL), "exec");
+  b_check(c, sqlbatch_conn_exec(c, sql, strlen(sql), NULL, NULL), "exec");
 }
 
 static sqlbatch_stmt *b_prepare(sqlbatch_conn *c, const char *sql) {
@@ -248,7 +170,7 @@ static rep b_fetch_wide(sqlbatch_conn *c) {
       switch (v->kind) {
         case SQLBATCH_INTEGER: sum += v->bits; break;
         case SQLBATCH_FLOAT: sum += (uint64_t)(int64_t)(sqlbatch_cell_double(v) * 1000.0); break;
-        case SQLBATCH_TEXT: sum += (uint64_t)code_points(b.data + v->bits, v->len); break;
+        case SQLBATCH_TEXT: sum += (uint64_t)nb_code_points(b.data + v->bits, v->len); break;
         case SQLBATCH_BLOB: sum += v->len; break;
         default: sum += 1;
       }
@@ -277,7 +199,7 @@ static rep b_exec_script(const char *script) {
  * from the same arrays the native loop binds from, as a caller of the ABI has to. */
 #define BULK_CHUNK 4096
 
-static rep b_bulk_insert(const bulk_rows *rows, sqlbatch_value *cells) {
+static rep b_bulk_insert(const nb_rows *rows, sqlbatch_value *cells) {
   rep r = {0, 0, 0};
   sqlbatch_conn *c = b_open(":memory:");
   b_exec(c, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
@@ -295,8 +217,8 @@ static rep b_bulk_insert(const bulk_rows *rows, sqlbatch_value *cells) {
       memcpy(&v[1].bits, &d, sizeof d);
       v[2] = (sqlbatch_value){.bits = rows->at[i], .len = rows->len[i], .kind = SQLBATCH_TEXT};
     }
-    b_check(c, sqlbatch_stmt_execute_many(s, cells, n, 3, (const uint8_t *)rows->text, data_len, NULL),
-            "execute_many");
+    const sqlbatch_params p = {.values = cells, .n_values = n * 3, .data = (const uint8_t *)rows->text, .data_len = data_len};
+    b_check(c, sqlbatch_stmt_execute_many(s, &p, n, NULL), "execute_many");
   }
   sqlbatch_stmt_finalize(s);
   b_exec(c, "COMMIT");
@@ -312,7 +234,7 @@ int main(int argc, char **argv) {
   const char *impl = NULL, *workload = NULL, *input = NULL;
   int reps = 5, warmup = 1;
   if (argc == 2 && !strcmp(argv[1], "--version")) {
-    printf("SQLite %s, sqlbatch %s\n", sqlite3_libversion(), sqlbatch_version());
+    printf("SQLite %s, sqlbatch %s\n", nb_sqlite_version(), sqlbatch_version());
     return 0;
   }
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -330,7 +252,7 @@ int main(int argc, char **argv) {
   sqlite3 *db = NULL;
   sqlbatch_conn *conn = NULL;
   char *script = NULL;
-  bulk_rows rows = {0, NULL, NULL, NULL};
+  nb_rows *rows = NULL;
   sqlbatch_value *values = NULL;
   enum { NARROW, WIDE, SCRIPT, BULK } kind;
   if (!strncmp(workload, "fetch_narrow", 12)) kind = NARROW;
@@ -347,25 +269,23 @@ int main(int argc, char **argv) {
   } else if (kind == SCRIPT) {
     script = read_file(input);
   } else {
-    rows = make_rows((size_t)strtoull(input, NULL, 10));
+    if (!(rows = nb_make_rows((size_t)strtoull(input, NULL, 10))) || rows->n == 0) die("bulk rows", input);
     if (!native && !(values = calloc(BULK_CHUNK * 3, sizeof *values))) die("malloc", "values");
   }
   for (int i = 0; i < warmup + reps; i++) {
     rep r;
     switch (kind) {
-      case NARROW: r = native ? n_fetch_narrow(db) : b_fetch_narrow(conn); break;
-      case WIDE: r = native ? n_fetch_wide(db) : b_fetch_wide(conn); break;
+      case NARROW: r = native ? n_fetch(db, 0) : b_fetch_narrow(conn); break;
+      case WIDE: r = native ? n_fetch(db, 1) : b_fetch_wide(conn); break;
       case SCRIPT: r = native ? n_exec_script(script) : b_exec_script(script); break;
-      default: r = native ? n_bulk_insert(&rows) : b_bulk_insert(&rows, values); break;
+      default: r = native ? n_bulk_insert(rows) : b_bulk_insert(rows, values); break;
     }
     if (i >= warmup) printf("%llu %lld %lld\n", (unsigned long long)r.ns, (long long)r.count, (long long)r.checksum);
   }
-  sqlite3_close(db);
+  nb_close(db);
   sqlbatch_conn_close(conn);
   free(script);
   free(values);
-  free(rows.text);
-  free(rows.at);
-  free(rows.len);
+  nb_free_rows(rows);
   return 0;
 }

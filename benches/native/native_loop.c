@@ -1,0 +1,199 @@
+/*
+ * native_loop.c: the native C baseline (see native_loop.h), one copy for every benchmark.
+ *
+ * Built three ways, each with -O2 as before: benches/impls/c/Makefile compiles it into
+ * c-bench; benches/go/sqlbatchbench/native.c and bindings/haskell/bench/cbits/native.c
+ * #include it (cgo and cabal compile only files of their own package directory).
+ *
+ * It declares the few SQLite functions it calls itself, with SQLite's signatures and values,
+ * because sqlite3.h lives in libsqlite3-sys's source tree, on no include path of cgo or cabal.
+ * benches/impls/c compiles it with -DNB_USE_SQLITE3_H and the bundled sqlite3.h on the path,
+ * so that the compiler checks these declarations against the real ones.
+ *
+ * It links the SQLite object that libsqlite3-sys compiled and that is inside libsqlbatch
+ * (benches/README.md, "The native C baseline"): the same SQLite, flags and -O level as
+ * sqlbatch's.
+ */
+#ifdef NB_USE_SQLITE3_H
+#include "sqlite3.h"
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "native_loop.h"
+
+struct sqlite3_stmt;
+int sqlite3_open_v2(const char *, struct sqlite3 **, int, const char *);
+int sqlite3_close(struct sqlite3 *);
+int sqlite3_exec(struct sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *, char **);
+const char *sqlite3_errmsg(struct sqlite3 *);
+const char *sqlite3_errstr(int);
+const char *sqlite3_libversion(void);
+int sqlite3_prepare_v2(struct sqlite3 *, const char *, int, struct sqlite3_stmt **, const char **);
+int sqlite3_step(struct sqlite3_stmt *);
+int sqlite3_reset(struct sqlite3_stmt *);
+int sqlite3_finalize(struct sqlite3_stmt *);
+int sqlite3_column_type(struct sqlite3_stmt *, int);
+long long sqlite3_column_int64(struct sqlite3_stmt *, int);
+double sqlite3_column_double(struct sqlite3_stmt *, int);
+const unsigned char *sqlite3_column_text(struct sqlite3_stmt *, int);
+int sqlite3_column_bytes(struct sqlite3_stmt *, int);
+int sqlite3_bind_int64(struct sqlite3_stmt *, int, long long);
+int sqlite3_bind_double(struct sqlite3_stmt *, int, double);
+int sqlite3_bind_text(struct sqlite3_stmt *, int, const char *, int, void (*)(void *));
+
+/* SQLite's values (sqlite3.h). */
+enum {
+  NB_SQLITE_OK = 0,
+  NB_SQLITE_ROW = 100,
+  NB_SQLITE_DONE = 101,
+  NB_SQLITE_INTEGER = 1,
+  NB_SQLITE_FLOAT = 2,
+  NB_SQLITE_TEXT = 3,
+  NB_SQLITE_BLOB = 4
+};
+#define NB_OPEN_FLAGS (0x00000002 /* READWRITE */ | 0x00000004 /* CREATE */ | 0x00008000 /* NOMUTEX */ | \
+                       0x02000000 /* EXRESCODE */)
+#define NB_STATIC ((void (*)(void *))0) /* SQLITE_STATIC */
+
+#ifdef NB_USE_SQLITE3_H /* C99 has no _Static_assert: an array of size -1 fails to compile */
+typedef char nb_check_codes[NB_SQLITE_OK == SQLITE_OK && NB_SQLITE_ROW == SQLITE_ROW && NB_SQLITE_DONE == SQLITE_DONE ? 1 : -1];
+typedef char nb_check_types[NB_SQLITE_INTEGER == SQLITE_INTEGER && NB_SQLITE_FLOAT == SQLITE_FLOAT &&
+                                    NB_SQLITE_TEXT == SQLITE_TEXT && NB_SQLITE_BLOB == SQLITE_BLOB ? 1 : -1];
+typedef char nb_check_flags[NB_OPEN_FLAGS == (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+                                              SQLITE_OPEN_EXRESCODE) ? 1 : -1];
+#endif
+
+sqlite3 *nb_open(const char *path, const char **err) {
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2(path, &db, NB_OPEN_FLAGS, NULL);
+  if (rc != NB_SQLITE_OK) {
+    *err = sqlite3_errstr(rc); /* static, unlike sqlite3_errmsg(db) once db is closed */
+    sqlite3_close(db);
+    return NULL;
+  }
+  return db;
+}
+
+void nb_close(sqlite3 *db) { sqlite3_close(db); }
+
+int nb_exec(sqlite3 *db, const char *sql, const char **err) {
+  int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+  if (rc != NB_SQLITE_OK) *err = sqlite3_errmsg(db);
+  return rc;
+}
+
+int nb_scalar2(sqlite3 *db, const char *sql, int64_t *a, int64_t *b) {
+  struct sqlite3_stmt *s;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  rc = sqlite3_step(s);
+  if (rc == NB_SQLITE_ROW) {
+    *a = sqlite3_column_int64(s, 0);
+    *b = sqlite3_column_int64(s, 1);
+    rc = NB_SQLITE_OK;
+  } /* else the step's code, SQLITE_DONE (101) when there is no row: not 0 either way */
+  sqlite3_finalize(s);
+  return rc;
+}
+
+const char *nb_sqlite_version(void) { return sqlite3_libversion(); }
+
+int64_t nb_code_points(const unsigned char *p, size_t n) {
+  int64_t k = 0;
+  for (size_t i = 0; i < n; i++) k += (p[i] & 0xC0) != 0x80;
+  return k;
+}
+
+/* The timed part of each fetch includes the prepare and the finalize, as it always has. */
+int nb_fetch_narrow(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  struct sqlite3_stmt *s;
+  int rc = sqlite3_prepare_v2(db, "SELECT id FROM testdata", -1, &s, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  int64_t n = 0, sum = 0;
+  while ((rc = sqlite3_step(s)) == NB_SQLITE_ROW) {
+    sum += sqlite3_column_int64(s, 0);
+    n++;
+  }
+  sqlite3_finalize(s);
+  *count = n;
+  *checksum = sum;
+  return rc == NB_SQLITE_DONE ? NB_SQLITE_OK : rc;
+}
+
+int nb_fetch_wide(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  struct sqlite3_stmt *s;
+  int rc = sqlite3_prepare_v2(db, "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide", -1, &s, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  uint64_t sum = 0;
+  int64_t n = 0;
+  while ((rc = sqlite3_step(s)) == NB_SQLITE_ROW) {
+    for (int c = 0; c < 10; c++) {
+      switch (sqlite3_column_type(s, c)) {
+        case NB_SQLITE_INTEGER: sum += (uint64_t)sqlite3_column_int64(s, c); break;
+        case NB_SQLITE_FLOAT: sum += (uint64_t)(int64_t)(sqlite3_column_double(s, c) * 1000.0); break;
+        case NB_SQLITE_TEXT: {
+          const unsigned char *p = sqlite3_column_text(s, c);
+          sum += (uint64_t)nb_code_points(p, (size_t)sqlite3_column_bytes(s, c));
+          break;
+        }
+        case NB_SQLITE_BLOB: sum += (uint64_t)sqlite3_column_bytes(s, c); break;
+        default: sum += 1;
+      }
+    }
+    n++;
+  }
+  sqlite3_finalize(s);
+  *count = n;
+  *checksum = (int64_t)sum;
+  return rc == NB_SQLITE_DONE ? NB_SQLITE_OK : rc;
+}
+
+nb_rows *nb_make_rows(size_t n) {
+  nb_rows *r = malloc(sizeof *r);
+  if (!r) return NULL;
+  r->n = n;
+  r->text = malloc(n * 16 + 1);
+  r->at = malloc((n + 1) * sizeof(uint32_t));
+  r->len = malloc((n + 1) * sizeof(uint32_t));
+  if (!r->text || !r->at || !r->len) {
+    nb_free_rows(r);
+    return NULL;
+  }
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++) {
+    int k = snprintf(r->text + used, 16, "row-%zu", i);
+    r->at[i] = (uint32_t)used;
+    r->len[i] = (uint32_t)k;
+    used += (size_t)k;
+  }
+  return r;
+}
+
+void nb_free_rows(nb_rows *r) {
+  if (!r) return;
+  free(r->text);
+  free(r->at);
+  free(r->len);
+  free(r);
+}
+
+int nb_bulk_insert(sqlite3 *db, const nb_rows *rows) {
+  int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  struct sqlite3_stmt *s;
+  rc = sqlite3_prepare_v2(db, "INSERT INTO bulk VALUES (?, ?, ?)", -1, &s, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  for (size_t i = 0; i < rows->n; i++) {
+    sqlite3_bind_int64(s, 1, (long long)i);
+    sqlite3_bind_double(s, 2, (double)i * 0.25);
+    sqlite3_bind_text(s, 3, rows->text + rows->at[i], (int)rows->len[i], NB_STATIC);
+    if ((rc = sqlite3_step(s)) != NB_SQLITE_DONE) {
+      sqlite3_finalize(s);
+      return rc;
+    }
+    sqlite3_reset(s);
+  }
+  sqlite3_finalize(s);
+  return sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+}
