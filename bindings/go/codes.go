@@ -82,37 +82,10 @@ const (
 	ErrClosed          ErrorCode = capi.EClosed         // the connection is closed
 	ErrInvalidArgument ErrorCode = capi.EInvalidArg     // an argument has a value the call does not accept
 	ErrBufferTooSmall  ErrorCode = capi.EBufferTooSmall // a caller buffer cannot hold a row
+	// ErrMultipleStatements: Conn.Prepare (or PrepareTail with PrepareSingle) was given SQL
+	// holding more than one statement; the *Error's Offset is where the second one starts.
+	ErrMultipleStatements ErrorCode = capi.EMultipleStmts
 )
-
-var codeNames = map[ErrorCode]string{
-	ErrError: "SQLITE_ERROR", ErrInternal: "SQLITE_INTERNAL", ErrPerm: "SQLITE_PERM",
-	ErrAbort: "SQLITE_ABORT", ErrBusy: "SQLITE_BUSY", ErrLocked: "SQLITE_LOCKED",
-	ErrNoMem: "SQLITE_NOMEM", ErrReadOnly: "SQLITE_READONLY", ErrInterrupt: "SQLITE_INTERRUPT",
-	ErrIOErr: "SQLITE_IOERR", ErrCorrupt: "SQLITE_CORRUPT", ErrNotFound: "SQLITE_NOTFOUND",
-	ErrFull: "SQLITE_FULL", ErrCantOpen: "SQLITE_CANTOPEN", ErrProtocol: "SQLITE_PROTOCOL",
-	ErrEmpty: "SQLITE_EMPTY", ErrSchema: "SQLITE_SCHEMA", ErrTooBig: "SQLITE_TOOBIG",
-	ErrConstraint: "SQLITE_CONSTRAINT", ErrMismatch: "SQLITE_MISMATCH", ErrMisuse: "SQLITE_MISUSE",
-	ErrNoLFS: "SQLITE_NOLFS", ErrAuth: "SQLITE_AUTH", ErrFormat: "SQLITE_FORMAT",
-	ErrRange: "SQLITE_RANGE", ErrNotADB: "SQLITE_NOTADB", ErrNotice: "SQLITE_NOTICE",
-	ErrWarning: "SQLITE_WARNING",
-
-	ErrBusyRecovery: "SQLITE_BUSY_RECOVERY", ErrBusySnapshot: "SQLITE_BUSY_SNAPSHOT",
-	ErrBusyTimeout: "SQLITE_BUSY_TIMEOUT", ErrLockedSharedCache: "SQLITE_LOCKED_SHAREDCACHE",
-	ErrReadOnlyRecovery: "SQLITE_READONLY_RECOVERY", ErrReadOnlyCantLock: "SQLITE_READONLY_CANTLOCK",
-	ErrReadOnlyRollback: "SQLITE_READONLY_ROLLBACK", ErrReadOnlyDBMoved: "SQLITE_READONLY_DBMOVED",
-	ErrCantOpenIsDir: "SQLITE_CANTOPEN_ISDIR", ErrCantOpenFullPath: "SQLITE_CANTOPEN_FULLPATH",
-	ErrConstraintCheck: "SQLITE_CONSTRAINT_CHECK", ErrConstraintForeignKey: "SQLITE_CONSTRAINT_FOREIGNKEY",
-	ErrConstraintFunction: "SQLITE_CONSTRAINT_FUNCTION", ErrConstraintNotNull: "SQLITE_CONSTRAINT_NOTNULL",
-	ErrConstraintPrimaryKey: "SQLITE_CONSTRAINT_PRIMARYKEY", ErrConstraintTrigger: "SQLITE_CONSTRAINT_TRIGGER",
-	ErrConstraintUnique: "SQLITE_CONSTRAINT_UNIQUE", ErrConstraintRowID: "SQLITE_CONSTRAINT_ROWID",
-	ErrConstraintDataType: "SQLITE_CONSTRAINT_DATATYPE",
-
-	ErrNullParameter: "SQLBATCH_E_NULL_PARAMETER", ErrPanic: "SQLBATCH_E_PANIC",
-	ErrInvalidUTF8: "SQLBATCH_E_INVALID_UTF8", ErrOutOfRange: "SQLBATCH_E_RANGE",
-	ErrParamCount: "SQLBATCH_E_PARAM_COUNT", ErrStaleBatch: "SQLBATCH_E_STALE_BATCH",
-	ErrClosed: "SQLBATCH_E_CLOSED", ErrInvalidArgument: "SQLBATCH_E_INVALID_ARGUMENT",
-	ErrBufferTooSmall: "SQLBATCH_E_BUFFER_TOO_SMALL",
-}
 
 // IsLibrary reports whether c is one of sqlbatch's own codes (1000 to 1023, a range no
 // SQLite code falls in: their low byte is at most 28), not one of SQLite's.
@@ -127,15 +100,19 @@ func (c ErrorCode) Primary() ErrorCode {
 	return c & 0xff
 }
 
-// String returns the C name of the code, e.g. "SQLITE_CONSTRAINT_UNIQUE". Extended codes
-// without a Go constant are named after their primary code and number,
-// e.g. "SQLITE_IOERR(3338)".
+// String returns the C name of the code as sqlbatch_code_name gives it, e.g.
+// "SQLITE_CONSTRAINT_UNIQUE" or "SQLITE_IOERR_ACCESS": every code of the bundled SQLite and
+// of sqlbatch has one, with or without a Go constant. A code unknown to the library is named
+// after its primary code and number ("SQLITE_IOERR(65290)") if that is known, else
+// "ErrorCode(n)". It does not allocate for a known code.
 func (c ErrorCode) String() string {
-	if n, ok := codeNames[c]; ok {
+	if n, ok := capi.CodeName(int32(c)); ok {
 		return n
 	}
-	if p, ok := codeNames[c.Primary()]; ok {
-		return p + "(" + strconv.Itoa(int(c)) + ")"
+	if p := c.Primary(); p != c {
+		if n, ok := capi.CodeName(int32(p)); ok {
+			return n + "(" + strconv.Itoa(int(c)) + ")"
+		}
 	}
 	return "ErrorCode(" + strconv.Itoa(int(c)) + ")"
 }

@@ -3,7 +3,6 @@ package sqlbatch
 import (
 	"errors"
 	"math"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,8 +28,15 @@ const (
 // PrepareFlags are the flags of Conn.PrepareTail.
 type PrepareFlags uint32
 
-// PreparePersistent tells SQLite that the statement will be kept and reused many times.
-const PreparePersistent PrepareFlags = capi.PreparePersistent
+// Prepare flags.
+const (
+	// PreparePersistent tells SQLite that the statement will be kept and reused many times.
+	PreparePersistent PrepareFlags = capi.PreparePersistent
+	// PrepareSingle refuses SQL holding more than one statement with ErrMultipleStatements
+	// (whitespace, comments and lone semicolons may follow the statement): the check of
+	// Conn.Prepare, done by sqlbatch (SQLBATCH_PREPARE_SINGLE).
+	PrepareSingle PrepareFlags = capi.PrepareSingle
+)
 
 // Conn is a database connection.
 //
@@ -187,22 +193,13 @@ func (c *Conn) ExecScriptParams(sql string, p *Params) (ExecResult, error) {
 }
 
 // Prepare compiles sql, which must hold one statement (or none: an empty statement that
-// does nothing), into a Stmt. Use PrepareTail to compile a script statement by statement.
+// does nothing), into a Stmt; whitespace, comments and semicolons may follow it. SQL holding
+// a second statement is refused with ErrMultipleStatements, the *Error's Offset being where
+// the second one starts (PrepareSingle). Use PrepareTail to compile a script statement by
+// statement, or ExecScript to run one.
 func (c *Conn) Prepare(sql string) (*Stmt, error) {
-	s, tail, err := c.PrepareTail(sql, 0)
-	if err != nil {
-		return nil, err
-	}
-	if !isBlankSQL(tail) {
-		s.Close()
-		return nil, &Error{
-			Code: ErrError, ExtendedCode: ErrError,
-			Msg:    "Prepare takes one statement; use PrepareTail or ExecScript for a script",
-			Offset: len(sql) - len(tail), StatementIndex: -1, StatementOffset: -1, RowIndex: -1,
-			Query: sql,
-		}
-	}
-	return s, nil
+	s, _, err := c.PrepareTail(sql, PrepareSingle)
+	return s, err
 }
 
 // PrepareTail compiles the first statement of sql and returns it with the rest of sql
@@ -244,29 +241,6 @@ func (c *Conn) ExecMany(sql string, p *Params) (WriteResult, error) {
 	}
 	defer s.Close()
 	return s.ExecMany(p)
-}
-
-// isBlankSQL reports whether sql holds only whitespace, semicolons and comments.
-func isBlankSQL(sql string) bool {
-	for i := 0; i < len(sql); {
-		switch c := sql[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == ';':
-			i++
-		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
-			for i < len(sql) && sql[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
-			end := strings.Index(sql[i+2:], "*/")
-			if end < 0 {
-				return true
-			}
-			i += 2 + end + 2
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // Version returns the version of the sqlbatch library linked in, e.g. "0.1.0".

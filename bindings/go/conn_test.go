@@ -110,9 +110,22 @@ func TestExecScriptRunsEveryStatementWithParams(t *testing.T) {
 func TestExecScriptNamedValueGoesToEveryStatement(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE t(a); INSERT INTO t VALUES (:v); INSERT INTO t VALUES ($v + 1); INSERT INTO t VALUES (@v * ?)",
-		sqlbatch.Named(":v", 10), 3)
+		sqlbatch.Named("v", 10), 3)
 	if got := ints(t, c, "SELECT a FROM t ORDER BY rowid"); len(got) != 3 || got[0] != 10 || got[1] != 11 || got[2] != 30 {
 		t.Fatalf("got %v", got)
+	}
+}
+
+func TestExecScriptPrefixedNameMatchesThatSpellingOnly(t *testing.T) {
+	// sqlbatch matches names (sqlbatch_conn_exec): ":v" is :v alone, so $v gets no value.
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(a)")
+	_, err := c.ExecScript("INSERT INTO t VALUES (:v); INSERT INTO t VALUES ($v + 1)", sqlbatch.Named(":v", 10))
+	if e := asError(t, err); e.Code != sqlbatch.ErrParamCount || e.StatementIndex != 1 {
+		t.Fatalf("got %v, want ErrParamCount in statement 1", err)
+	}
+	if got := ints(t, c, "SELECT a FROM t"); len(got) != 1 || got[0] != 10 {
+		t.Fatalf("rows %v, want [10]", got)
 	}
 }
 

@@ -83,14 +83,12 @@ func (p *Params) pushName() {
 }
 
 // Named gives a name to the next value appended, e.g. p.Named("id").Int64(7): the value
-// goes to every parameter of that name, whatever its prefix (":id", "@id" or "$id", as with
-// mattn/go-sqlite3), instead of being consumed positionally. A prefix given in name is
-// dropped. Names are used by Conn.ExecScriptParams; Stmt binds by name through Stmt.Bind
-// with NamedArg.
+// goes to the parameters of that name instead of being consumed positionally. sqlbatch
+// matches the name: without a prefix ("id") it matches ":id", "@id" and "$id" (as with
+// mattn/go-sqlite3); with one (":id") only that spelling. Names are used by
+// Conn.ExecScriptParams and Stmt.BindParams; Stmt.ExecParams and ExecMany bind by position
+// and refuse them (ErrInvalidArgument).
 func (p *Params) Named(name string) *Params {
-	if len(name) > 1 && (name[0] == ':' || name[0] == '@' || name[0] == '$') {
-		name = name[1:]
-	}
 	p.name = name
 	p.named = true
 	return p
@@ -176,7 +174,8 @@ type NamedArg struct {
 	Value any
 }
 
-// Named returns a NamedArg; name may be given with its prefix (":id") or without ("id").
+// Named returns a NamedArg. name may be given without its prefix ("id", which matches
+// ":id", "@id" or "$id") or with it (":id", which matches that spelling only).
 func Named(name string, value any) NamedArg { return NamedArg{Name: name, Value: value} }
 
 // Any appends v according to its Go type: nil (NULL), bool, every integer type (a uint64

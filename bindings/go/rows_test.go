@@ -345,8 +345,24 @@ func TestErrorsIsOnCodes(t *testing.T) {
 	if !errors.Is(err, sqlbatch.ErrBusy) || !errors.Is(err, sqlbatch.ErrBusyTimeout) || errors.Is(err, sqlbatch.ErrLocked) {
 		t.Error("errors.Is on codes")
 	}
-	if sqlbatch.ErrorCode(3338).String() != "SQLITE_IOERR(3338)" || sqlbatch.ErrParamCount.String() != "SQLBATCH_E_PARAM_COUNT" {
-		t.Error("ErrorCode.String")
+	// Names come from sqlbatch_code_name: every code of SQLite and sqlbatch, with or without
+	// a Go constant.
+	for code, want := range map[sqlbatch.ErrorCode]string{
+		3338:                           "SQLITE_IOERR_ACCESS", // no Go constant
+		sqlbatch.ErrConstraintUnique:   "SQLITE_CONSTRAINT_UNIQUE",
+		sqlbatch.ErrBusy:               "SQLITE_BUSY",
+		sqlbatch.ErrParamCount:         "SQLBATCH_E_PARAM_COUNT",
+		sqlbatch.ErrMultipleStatements: "SQLBATCH_E_MULTIPLE_STATEMENTS",
+		10 | 200<<8:                    "SQLITE_IOERR(51210)", // unknown extended code
+		1023:                           "ErrorCode(1023)",
+		-5:                             "ErrorCode(-5)",
+	} {
+		if got := code.String(); got != want {
+			t.Errorf("ErrorCode(%d).String() = %q, want %q", int32(code), got, want)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = sqlbatch.ErrConstraintUnique.String() }); allocs != 0 {
+		t.Errorf("ErrorCode.String allocates %v times", allocs)
 	}
 	if sqlbatch.ErrConstraintUnique.Primary() != sqlbatch.ErrConstraint || sqlbatch.ErrClosed.Primary() != sqlbatch.ErrClosed {
 		t.Error("Primary")

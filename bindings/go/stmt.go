@@ -189,18 +189,19 @@ func (s *Stmt) ParamName(i int) string {
 	return names[i-1]
 }
 
-// ParamIndex returns the index (from 1) of the parameter called name, given with its
-// prefix (":id") or without ("id", which tries ":id", "@id" and "$id"); 0 if there is none.
+// ParamIndex returns the index (from 1) of the parameter called name, 0 if there is none:
+// a name given with its prefix (":id", "@id", "$id", "?3") matches that spelling only, and
+// one without ("id") matches ":id", else "@id", else "$id" (sqlbatch_stmt_param_index, the
+// rule by which ExecScript and BindParams match names too). It calls into C each time.
 func (s *Stmt) ParamIndex(name string) int {
-	for i, n := range s.paramNames() {
-		if n == "" {
-			continue
-		}
-		if n == name || (len(n) > 1 && n[1:] == name && (n[0] == ':' || n[0] == '@' || n[0] == '$')) {
-			return i + 1
-		}
+	if s.closed {
+		return 0
 	}
-	return 0
+	i, rc := s.h.ParamIndex(name)
+	if rc != capi.OK {
+		return 0
+	}
+	return i
 }
 
 // Readonly reports whether the statement makes no direct change to the database file.
@@ -276,8 +277,10 @@ func (s *Stmt) Bind(args ...any) error {
 	return s.BindParams(p)
 }
 
-// BindParams binds the values of p to parameters 1, 2, ... in one call; p must hold exactly
-// ParamCount values.
+// BindParams binds the values of p in one call. Without names (Params.Named), p must hold
+// exactly ParamCount values, bound to parameters 1, 2, ... With names, each named value goes
+// to the parameter of its name (matched as ParamIndex does; ErrParamCount if there is none)
+// and the other values, in order, to the remaining parameters, each of which must get one.
 func (s *Stmt) BindParams(p *Params) error {
 	if s.closed {
 		return errClosedStmt
@@ -285,7 +288,7 @@ func (s *Stmt) BindParams(p *Params) error {
 	if p.err != nil {
 		return p.err
 	}
-	if rc := s.h.Bind(p.vals, p.data); rc != capi.OK {
+	if rc := s.h.Bind(p.vals, p.names, p.data); rc != capi.OK {
 		return s.err(rc)
 	}
 	s.stepped = false
@@ -359,7 +362,7 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 			p.Null()
 		}
 	}
-	r, rc := s.h.ExecuteMany(p.vals, 1, p.Len(), p.data)
+	r, rc := s.h.ExecuteMany(p.vals, nil, 1, p.data)
 	s.stepped, s.colsFresh = false, false
 	if rc != capi.OK {
 		return Result{}, s.err(rc)
@@ -368,7 +371,8 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 }
 
 // ExecParams runs the statement once with the values of p bound to parameters 1, 2, ...
-// (p must hold exactly ParamCount values), in one call into C.
+// (p must hold exactly ParamCount values, without names: ErrInvalidArgument), in one call
+// into C.
 func (s *Stmt) ExecParams(p *Params) (Result, error) {
 	if s.closed {
 		return Result{}, errClosedStmt
@@ -376,7 +380,7 @@ func (s *Stmt) ExecParams(p *Params) (Result, error) {
 	if p.err != nil {
 		return Result{}, p.err
 	}
-	r, rc := s.h.ExecuteMany(p.vals, 1, p.Len(), p.data)
+	r, rc := s.h.ExecuteMany(p.vals, p.names, 1, p.data)
 	s.stepped, s.colsFresh = false, false
 	if rc != capi.OK {
 		return Result{}, s.err(rc)
@@ -405,7 +409,8 @@ type WriteResult struct {
 }
 
 // ExecMany runs the statement once per row of parameter values in p, all in one call into
-// C: the bulk insert. p holds the rows one after another, ParamCount values each.
+// C: the bulk insert. p holds the rows one after another, ParamCount values each, bound by
+// position (values with names are ErrInvalidArgument).
 //
 // ExecMany opens no transaction: wrap it in BEGIN and COMMIT, for speed and so that a
 // failure leaves nothing half-written. On failure the rows before the failing one have run,
@@ -425,7 +430,7 @@ func (s *Stmt) ExecMany(p *Params) (WriteResult, error) {
 		return WriteResult{}, errorf(ErrParamCount,
 			fmt.Sprintf("%d values do not make whole rows of %d parameters", p.Len(), n))
 	}
-	r, rc := s.h.ExecuteMany(p.vals, p.Len()/n, n, p.data)
+	r, rc := s.h.ExecuteMany(p.vals, p.names, p.Len()/n, p.data)
 	s.stepped, s.colsFresh = false, false
 	res := WriteResult{Rows: int(r.Rows), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}
 	if rc != capi.OK {

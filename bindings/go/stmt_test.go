@@ -252,3 +252,87 @@ func TestColumnsFollowSchemaChanges(t *testing.T) {
 	}
 	rows.Close()
 }
+
+func TestPrepareRefusesASecondStatement(t *testing.T) {
+	c := memory(t)
+	// Whitespace, comments and lone semicolons may follow the one statement.
+	for _, sql := range []string{"SELECT 1", "SELECT 1;", "SELECT 1; ;; -- done\n /* really */ ", "", " -- nothing"} {
+		s, err := c.Prepare(sql)
+		if err != nil {
+			t.Errorf("Prepare(%q): %v", sql, err)
+			continue
+		}
+		s.Close()
+	}
+	const script = "SELECT 1; /* c */ SELECT 2"
+	for name, prepare := range map[string]func() error{
+		"Prepare": func() error { _, err := c.Prepare(script); return err },
+		"Query":   func() error { _, err := c.Query(script); return err },
+		"ExecMany": func() error {
+			var p sqlbatch.Params
+			_, err := c.ExecMany(script, p.Int64(1))
+			return err
+		},
+		"PrepareTail(PrepareSingle)": func() error { _, _, err := c.PrepareTail(script, sqlbatch.PrepareSingle); return err },
+	} {
+		err := prepare()
+		e := asError(t, err)
+		if !errors.Is(err, sqlbatch.ErrMultipleStatements) || e.Code != sqlbatch.ErrMultipleStatements ||
+			e.Offset != len("SELECT 1; /* c */ ") || e.SQL() != "SELECT 2" || e.Query != script {
+			t.Errorf("%s of a script: %v (offset %d)", name, err, e.Offset)
+		}
+	}
+	// Without the flag, PrepareTail walks the script.
+	s, tail, err := c.PrepareTail(script, 0)
+	if err != nil || tail != " /* c */ SELECT 2" {
+		t.Fatalf("PrepareTail: %q %v", tail, err)
+	}
+	s.Close()
+}
+
+func TestBindParamsByName(t *testing.T) {
+	c := memory(t)
+	s, err := c.Prepare("SELECT :a, @b, $c, ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// Names without a prefix match any; the unnamed value takes the remaining parameter.
+	var p sqlbatch.Params
+	p.Named("c").Int64(3).Int64(4).Named("a").Int64(1).Named("@b").Int64(2)
+	if err := s.BindParams(&p); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rows.Next() || rows.Int64(0) != 1 || rows.Int64(1) != 2 || rows.Int64(2) != 3 || rows.Int64(3) != 4 {
+		t.Fatalf("bound by name: %v %v %v %v", rows.Value(0), rows.Value(1), rows.Value(2), rows.Value(3))
+	}
+	rows.Close()
+	// A prefixed name matches that spelling only.
+	p.Reset()
+	p.Named(":b").Int64(2).Int64(1).Int64(3).Int64(4)
+	if err := s.BindParams(&p); !errors.Is(err, sqlbatch.ErrParamCount) {
+		t.Errorf("BindParams with :b for @b: %v, want ErrParamCount", err)
+	}
+	// ExecParams and ExecMany bind by position: names are refused by sqlbatch.
+	p.Reset()
+	p.Named("a").Int64(1).Int64(2).Int64(3).Int64(4)
+	if _, err := s.ExecParams(&p); !errors.Is(err, sqlbatch.ErrInvalidArgument) {
+		t.Errorf("ExecParams with names: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := s.ExecMany(&p); !errors.Is(err, sqlbatch.ErrInvalidArgument) {
+		t.Errorf("ExecMany with names: %v, want ErrInvalidArgument", err)
+	}
+	// ParamIndex is sqlbatch_stmt_param_index: ":a" before "@a" before "$a".
+	s2, err := c.Prepare("SELECT $x, @x, :x, $y, @y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if s2.ParamIndex("x") != 3 || s2.ParamIndex("y") != 5 || s2.ParamIndex("$x") != 1 || s2.ParamIndex(":y") != 0 {
+		t.Errorf("ParamIndex: x %d, y %d, $x %d, :y %d", s2.ParamIndex("x"), s2.ParamIndex("y"), s2.ParamIndex("$x"), s2.ParamIndex(":y"))
+	}
+}

@@ -19,13 +19,15 @@ type held struct {
 	meta rowsMeta
 }
 
-// release closes s now, or when its rows close.
+// release closes s now, or when its rows close. s may be nil (a script).
 func (h *held) release() {
 	if h.busy {
 		h.drop = true
 		return
 	}
-	h.s.Close()
+	if h.s != nil {
+		h.s.Close()
+	}
 }
 
 // Statement cache: each connection keeps the statements of its recent Query and Exec calls,

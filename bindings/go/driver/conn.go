@@ -26,6 +26,7 @@ type Conn struct {
 	c      *sqlbatch.Conn
 	cfg    *Config
 	params sqlbatch.Params // argument encoding, reused (a connection is used by one goroutine at a time)
+	slots  []int           // encodeFor's argument of each parameter, reused
 	cache  *stmtCache      // recent statements of Query and Exec; nil if turned off
 	// inTx is set between BeginTx and the end of its transaction.
 	inTx bool
@@ -164,53 +165,62 @@ func (c *Conn) encodeAll(args []driver.NamedValue) (*sqlbatch.Params, error) {
 	return p, p.Err()
 }
 
-// encodeFor lays out the values for the parameters of s, in index order: named parameters
-// take the argument of their name if there is one, the others take positional arguments in
-// order from args[start]. It returns the number of positional arguments used.
+// encodeFor lays out the values for the parameters of s, in index order: each named
+// argument (sql.Named("id", v)) goes to the parameter sqlbatch finds for its name
+// (Stmt.ParamIndex: ":id", else "@id", else "$id"; a name s does not have is left for the
+// other statements of a script, or unused, as with mattn/go-sqlite3), and the other
+// parameters take positional arguments in order from args[start]. It returns the number of
+// positional arguments used.
 func (c *Conn) encodeFor(s *sqlbatch.Stmt, args []driver.NamedValue, start int) (*sqlbatch.Params, int, error) {
 	p := &c.params
 	p.Reset()
 	n := s.ParamCount()
-	named := false
+	slots := c.slots[:0]
+	for range n {
+		slots = append(slots, -1)
+	}
+	c.slots = slots
 	for i := range args {
-		if args[i].Name != "" {
-			named = true
-			break
+		if args[i].Name == "" {
+			continue
+		}
+		if k := s.ParamIndex(args[i].Name); k > 0 && slots[k-1] < 0 {
+			slots[k-1] = i
 		}
 	}
 	next := start
-	for i := 1; i <= n; i++ {
-		if named {
-			if name := s.ParamName(i); len(name) > 1 && name[0] != '?' {
-				if v, ok := lookup(args, name[1:]); ok {
-					if err := p.Any(v); err != nil {
-						return nil, 0, err
-					}
-					continue
-				}
-			}
-			for next < len(args) && args[next].Name != "" {
-				next++
-			}
+	for k := range slots {
+		if slots[k] >= 0 {
+			continue
+		}
+		for next < len(args) && args[next].Name != "" {
+			next++
 		}
 		if next >= len(args) {
 			return nil, 0, fmt.Errorf("sqlbatch: not enough arguments for %q: want %d", s.SQL(), n)
 		}
-		if err := p.Any(args[next].Value); err != nil {
+		slots[k] = next
+		next++
+	}
+	for _, i := range slots {
+		if err := p.Any(args[i].Value); err != nil {
 			return nil, 0, err
 		}
-		next++
 	}
 	return p, next - start, p.Err()
 }
 
-func lookup(args []driver.NamedValue, name string) (any, bool) {
-	for i := range args {
-		if args[i].Name == name {
-			return args[i].Value, true
+// prepareOne prepares query if it holds a single statement (sqlbatch checks it:
+// sqlbatch.PrepareSingle); for SQL holding several, it returns single false and no error.
+func (c *Conn) prepareOne(query string, flags sqlbatch.PrepareFlags) (s *sqlbatch.Stmt, single bool, err error) {
+	s, _, err = c.c.PrepareTail(query, flags|sqlbatch.PrepareSingle)
+	if err != nil {
+		if errors.Is(err, sqlbatch.ErrMultipleStatements) {
+			return nil, false, nil
 		}
+		return nil, false, err
 	}
-	return nil, false
+	return s, true, nil
 }
 
 func positionalLeft(args []driver.NamedValue, from int) bool {
@@ -243,13 +253,8 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		if e == nil {
 			// Learn whether query is one statement. A text that does not compile goes to
 			// the script path below, which reports the error as it always does.
-			if s, tail, err := c.c.PrepareTail(query, sqlbatch.PreparePersistent); err == nil {
-				if isBlank(tail) {
-					e = c.cache.put(query, s)
-				} else {
-					s.Close()
-					e = c.cache.put(query, nil)
-				}
+			if s, _, err := c.prepareOne(query, sqlbatch.PreparePersistent); err == nil {
+				e = c.cache.put(query, s) // s is nil for a script
 			}
 		}
 		if e != nil && e.s != nil && !e.busy {
@@ -305,11 +310,11 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		if first && c.cache.cacheable(query) {
 			flags = sqlbatch.PreparePersistent
 		}
-		s, tail, err := c.c.PrepareTail(query, flags)
+		s, single, err := c.prepareOne(query, flags)
 		if err != nil {
 			return nil, err
 		}
-		if isBlank(tail) {
+		if single {
 			var h *held
 			if first && c.cache.cacheable(query) {
 				if e := c.cache.get(query); e == nil || !e.busy {
@@ -317,6 +322,12 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 				}
 			}
 			return c.queryStmt(ctx, s, query, args, start, h)
+		}
+		// Not the last statement: prepare it again, without PrepareSingle, to run it with
+		// its share of the arguments (the rare path of a multi-statement Query).
+		s, tail, err := c.c.PrepareTail(query, 0)
+		if err != nil {
+			return nil, err
 		}
 		p, used, err := c.encodeFor(s, args, start)
 		if err != nil {
@@ -365,15 +376,12 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s, tail, err := c.c.PrepareTail(query, sqlbatch.PreparePersistent)
+	s, single, err := c.prepareOne(query, sqlbatch.PreparePersistent)
 	if err != nil {
 		return nil, err
 	}
-	st := &stmt{held: held{s: s}, conn: c, query: query}
-	if !isBlank(tail) {
-		st.script = true
-	}
-	return st, nil
+	// A script holds no statement: its Exec and Query run the text (s is nil).
+	return &stmt{held: held{s: s}, conn: c, query: query, script: !single}, nil
 }
 
 // Prepare is PrepareContext without a context.
@@ -496,16 +504,11 @@ func (c *Conn) bulkStmt(query string) (s *sqlbatch.Stmt, owned bool, err error) 
 	if c.cache.cacheable(query) {
 		e := c.cache.get(query)
 		if e == nil {
-			s, tail, err := c.c.PrepareTail(query, sqlbatch.PreparePersistent)
+			s, _, err := c.prepareOne(query, sqlbatch.PreparePersistent)
 			if err != nil {
 				return nil, false, err
 			}
-			if isBlank(tail) {
-				e = c.cache.put(query, s)
-			} else {
-				s.Close()
-				e = c.cache.put(query, nil)
-			}
+			e = c.cache.put(query, s) // s is nil for a script
 		}
 		if e.s != nil && !e.busy {
 			return e.s, false, nil
@@ -513,32 +516,6 @@ func (c *Conn) bulkStmt(query string) (s *sqlbatch.Stmt, owned bool, err error) 
 	}
 	s, err = c.c.Prepare(query)
 	return s, true, err
-}
-
-// isBlank reports whether sql holds only whitespace, semicolons and comments.
-func isBlank(sql string) bool {
-	for i := 0; i < len(sql); {
-		switch ch := sql[i]; {
-		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == ';':
-			i++
-		case ch == '-' && i+1 < len(sql) && sql[i+1] == '-':
-			for i < len(sql) && sql[i] != '\n' {
-				i++
-			}
-		case ch == '/' && i+1 < len(sql) && sql[i+1] == '*':
-			j := i + 2
-			for j+1 < len(sql) && !(sql[j] == '*' && sql[j+1] == '/') {
-				j++
-			}
-			if j+1 >= len(sql) {
-				return true
-			}
-			i = j + 2
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 type tx struct{ c *Conn }

@@ -102,6 +102,10 @@ func TestPlaceholders(t *testing.T) {
 		{"SELECT :x || :x", []any{sql.Named("x", "r")}, "rr"},
 		{"SELECT :x || ?", []any{sql.Named("x", "n"), "p"}, "np"},
 		{"SELECT :a || :b", []any{"1", "2"}, "12"}, // named parameters bound by position, as mattn does
+		// Names are matched by sqlbatch_stmt_param_index: "id" is :id, else @id, else $id;
+		// a parameter its name did not reach takes a positional argument.
+		{"SELECT $id || @k || ?", []any{sql.Named("id", "a"), sql.Named("k", "b"), "c"}, "abc"},
+		{"SELECT @id || :id", []any{sql.Named("id", "x"), "y"}, "yx"},
 	} {
 		if got := one[string](t, db, tc.query, tc.args...); got != tc.want {
 			t.Errorf("%s %v = %q, want %q", tc.query, tc.args, got, tc.want)

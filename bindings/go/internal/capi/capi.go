@@ -8,10 +8,19 @@
 //
 // Go memory passed to C never contains Go pointers: parameter values ([]Value) carry
 // offsets into a []byte instead of addresses, SQL text is passed as the bytes of a Go string,
-// and out-parameters are Go stack variables that C fills in before returning. Every
-// function is declared "#cgo noescape" (C keeps no Go pointer after the call, so the
-// out-parameters stay on the stack) and "#cgo nocallback" (C never calls back into Go).
-// Batches point at C memory owned by the statement; Go reads it with unsafe.Slice.
+// and out-parameters are Go stack variables that C fills in before returning. The
+// sqlbatch_params struct, which does hold pointers, is never Go memory: small static C
+// helpers of the preamble take its arrays as arguments and build it on the C stack. Every
+// function that takes a pointer is declared "#cgo noescape" (C keeps no Go pointer after the
+// call, so the out-parameters stay on the stack), and every one "#cgo nocallback" (C never
+// calls back into Go). Batches point at C memory owned by the statement; Go reads it with
+// unsafe.Slice.
+//
+// Empty arrays the ABI hands out (the cells and bytes of a batch, the column and parameter
+// arrays) are NULL: a pointer field of Go type may hold them across a stack growth or a
+// garbage collection, which would die on a dangling non-NULL pointer such as 0x8. Go reads
+// them only with their counts (unsafe.Slice(nil, 0) is an empty slice), never by pointer
+// arithmetic.
 //
 // # Linking
 //
@@ -22,15 +31,45 @@ package capi
 /*
 #cgo CFLAGS: -I${SRCDIR}/../../../../include -O2
 
+#include "sqlbatch.h"
+
+// The calls that take a sqlbatch_params go through these helpers, which build the struct on
+// the C stack from arrays passed as arguments: a sqlbatch_params in Go memory would be Go
+// memory holding Go pointers (values, names, data), which cgo does not let Go pass to C.
+// They are static inline, so the compiler folds them into the cgo stub: no extra call.
+
+static inline int32_t gosb_conn_exec(sqlbatch_conn *conn, const char *sql, size_t sql_len,
+		const sqlbatch_value *values, const sqlbatch_value *names, size_t n_values,
+		const uint8_t *data, size_t data_len, sqlbatch_exec_result *out_result) {
+	sqlbatch_params p = {values, names, n_values, data, data_len, 0};
+	return sqlbatch_conn_exec(conn, sql, sql_len, &p, out_result);
+}
+
+static inline int32_t gosb_stmt_bind(sqlbatch_stmt *stmt, const sqlbatch_value *values,
+		const sqlbatch_value *names, size_t n_values, const uint8_t *data, size_t data_len) {
+	sqlbatch_params p = {values, names, n_values, data, data_len, 0};
+	return sqlbatch_stmt_bind(stmt, &p);
+}
+
+static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch_value *values,
+		const sqlbatch_value *names, size_t n_values, const uint8_t *data, size_t data_len,
+		size_t n_rows, sqlbatch_write_result *out_result) {
+	sqlbatch_params p = {values, names, n_values, data, data_len, 0};
+	return sqlbatch_stmt_execute_many(stmt, &p, n_rows, out_result);
+}
+
+// Functions that take pointers: C keeps none of them after the call, so Go memory passed to
+// them (out-parameters on the Go stack, parameter values, SQL text) need not escape.
+#cgo noescape gosb_conn_exec
+#cgo noescape gosb_stmt_bind
+#cgo noescape gosb_stmt_execute_many
 #cgo noescape sqlbatch_conn_open
 #cgo noescape sqlbatch_conn_last_error
 #cgo noescape sqlbatch_conn_changes
 #cgo noescape sqlbatch_conn_total_changes
 #cgo noescape sqlbatch_conn_last_insert_rowid
 #cgo noescape sqlbatch_conn_autocommit
-#cgo noescape sqlbatch_conn_exec
 #cgo noescape sqlbatch_stmt_prepare
-#cgo noescape sqlbatch_stmt_bind
 #cgo noescape sqlbatch_stmt_fetch
 #cgo noescape sqlbatch_stmt_fetch_into
 #cgo noescape sqlbatch_stmt_columns
@@ -40,9 +79,13 @@ package capi
 #cgo noescape sqlbatch_stmt_readonly
 #cgo noescape sqlbatch_stmt_sql
 #cgo noescape sqlbatch_stmt_expanded_sql
-#cgo noescape sqlbatch_stmt_execute_many
 
+// No function of the ABI calls back into Go.
+#cgo nocallback gosb_conn_exec
+#cgo nocallback gosb_stmt_bind
+#cgo nocallback gosb_stmt_execute_many
 #cgo nocallback sqlbatch_code_str
+#cgo nocallback sqlbatch_code_name
 #cgo nocallback sqlbatch_version
 #cgo nocallback sqlbatch_sqlite_version
 #cgo nocallback sqlbatch_conn_open
@@ -54,12 +97,10 @@ package capi
 #cgo nocallback sqlbatch_conn_total_changes
 #cgo nocallback sqlbatch_conn_last_insert_rowid
 #cgo nocallback sqlbatch_conn_autocommit
-#cgo nocallback sqlbatch_conn_exec
 #cgo nocallback sqlbatch_stmt_prepare
 #cgo nocallback sqlbatch_stmt_finalize
 #cgo nocallback sqlbatch_stmt_reset
 #cgo nocallback sqlbatch_stmt_clear_bindings
-#cgo nocallback sqlbatch_stmt_bind
 #cgo nocallback sqlbatch_stmt_fetch
 #cgo nocallback sqlbatch_stmt_fetch_into
 #cgo nocallback sqlbatch_stmt_columns
@@ -69,9 +110,6 @@ package capi
 #cgo nocallback sqlbatch_stmt_readonly
 #cgo nocallback sqlbatch_stmt_sql
 #cgo nocallback sqlbatch_stmt_expanded_sql
-#cgo nocallback sqlbatch_stmt_execute_many
-
-#include "sqlbatch.h"
 */
 import "C"
 
@@ -94,6 +132,7 @@ const (
 	EClosed         = C.SQLBATCH_E_CLOSED
 	EInvalidArg     = C.SQLBATCH_E_INVALID_ARGUMENT
 	EBufferTooSmall = C.SQLBATCH_E_BUFFER_TOO_SMALL
+	EMultipleStmts  = C.SQLBATCH_E_MULTIPLE_STATEMENTS
 
 	KindInteger = C.SQLBATCH_INTEGER
 	KindFloat   = C.SQLBATCH_FLOAT
@@ -112,6 +151,7 @@ const (
 	OpenNoFollow     = C.SQLBATCH_OPEN_NOFOLLOW
 
 	PreparePersistent = C.SQLBATCH_PREPARE_PERSISTENT
+	PrepareSingle     = C.SQLBATCH_PREPARE_SINGLE
 )
 
 // HeaderVersion is SQLBATCH_VERSION of the header this package was compiled against.
@@ -152,14 +192,28 @@ func (s Stmt) IsNil() bool { return s.p == nil }
 // call (every input of the ABI is copied or finished with before the call returns).
 func cstr(s string) *C.char { return (*C.char)(unsafe.Pointer(unsafe.StringData(s))) }
 
+// vptr is the address of v's values for C; NULL for a nil slice (names not given).
 func vptr(v []Value) *C.sqlbatch_value {
 	return (*C.sqlbatch_value)(unsafe.Pointer(unsafe.SliceData(v)))
 }
 
+// bptr is the address of b's bytes for C. Every TEXT or BLOB value with bytes has them in
+// b, so b is not empty then and its address is not NULL: offsets always have a base.
 func bptr(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b))) }
 
 // CodeStr is sqlbatch_code_str.
 func CodeStr(code int32) string { return C.GoString(C.sqlbatch_code_str(C.int32_t(code))) }
+
+// CodeName is sqlbatch_code_name: the C name of a status code ("SQLITE_CONSTRAINT_UNIQUE",
+// "SQLBATCH_E_RANGE"), or ok false for a code the library does not know. The string is the
+// library's static C string, not a copy.
+func CodeName(code int32) (name string, ok bool) {
+	p := C.sqlbatch_code_name(C.int32_t(code))
+	if p == nil {
+		return "", false
+	}
+	return unsafe.String((*byte)(unsafe.Pointer(p)), int(C.strlen(p))), true
+}
 
 // Version is sqlbatch_version.
 func Version() string { return C.GoString(C.sqlbatch_version()) }
@@ -252,14 +306,11 @@ type ExecResult struct {
 	EndOffset                int
 }
 
-// Exec is sqlbatch_conn_exec. names is nil or has len(values) entries.
+// Exec is sqlbatch_conn_exec with the parameter set (values, names, data): names is nil
+// (all positional) or has len(values) entries.
 func (c Conn) Exec(sql string, values, names []Value, data []byte) (ExecResult, int32) {
 	var r C.sqlbatch_exec_result
-	var np *C.sqlbatch_value
-	if names != nil {
-		np = vptr(names)
-	}
-	rc := C.sqlbatch_conn_exec(c.p, cstr(sql), C.size_t(len(sql)), vptr(values), np,
+	rc := C.gosb_conn_exec(c.p, cstr(sql), C.size_t(len(sql)), vptr(values), vptr(names),
 		C.size_t(len(values)), bptr(data), C.size_t(len(data)), &r)
 	return ExecResult{
 		Statements:      uint64(r.statements),
@@ -287,13 +338,15 @@ func (s Stmt) Reset() int32 { return int32(C.sqlbatch_stmt_reset(s.p)) }
 // ClearBindings is sqlbatch_stmt_clear_bindings.
 func (s Stmt) ClearBindings() int32 { return int32(C.sqlbatch_stmt_clear_bindings(s.p)) }
 
-// Bind is sqlbatch_stmt_bind.
-func (s Stmt) Bind(values []Value, data []byte) int32 {
-	return int32(C.sqlbatch_stmt_bind(s.p, vptr(values), C.size_t(len(values)), bptr(data), C.size_t(len(data))))
+// Bind is sqlbatch_stmt_bind with the parameter set (values, names, data): names is nil
+// (values[i] to parameter i+1) or has len(values) entries.
+func (s Stmt) Bind(values, names []Value, data []byte) int32 {
+	return int32(C.gosb_stmt_bind(s.p, vptr(values), vptr(names), C.size_t(len(values)), bptr(data), C.size_t(len(data))))
 }
 
 // Batch is a Go copy of sqlbatch_batch. Cells and Data point at C memory owned by the
-// statement (Data is nil after FetchInto: the bytes are in the caller's buffer).
+// statement, and are nil when empty: Cells when the batch has no cells, Data when it has no
+// bytes, and always after FetchInto (the bytes are in the caller's buffer).
 type Batch struct {
 	Cells   *Value
 	Data    *byte
@@ -352,17 +405,27 @@ func cbytes(s C.sqlbatch_str) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(s.ptr)), int(s.len))
 }
 
-// ColumnsBytes is sqlbatch_stmt_columns without copying: dst[:0] filled with views of the
-// statement's C memory.
-func (s Stmt) ColumnsBytes(dst []ColumnBytes) ([]ColumnBytes, int32) {
+// columnsArray is sqlbatch_stmt_columns: a view of the statement's array of columns (nil
+// when there are none).
+func (s Stmt) columnsArray() ([]C.sqlbatch_column, int32) {
 	var p *C.sqlbatch_column
 	var n C.size_t
 	rc := C.sqlbatch_stmt_columns(s.p, &p, &n)
 	if rc != OK {
-		return dst[:0], int32(rc)
+		return nil, int32(rc)
+	}
+	return unsafe.Slice(p, int(n)), OK // p is NULL when n is 0
+}
+
+// ColumnsBytes is sqlbatch_stmt_columns without copying: dst[:0] filled with views of the
+// statement's C memory.
+func (s Stmt) ColumnsBytes(dst []ColumnBytes) ([]ColumnBytes, int32) {
+	cols, rc := s.columnsArray()
+	if rc != OK {
+		return dst[:0], rc
 	}
 	dst = dst[:0]
-	for _, c := range unsafe.Slice(p, int(n)) {
+	for _, c := range cols {
 		dst = append(dst, ColumnBytes{cbytes(c.name), cbytes(c.decl_type), cbytes(c.database), cbytes(c.table), cbytes(c.origin)})
 	}
 	return dst, OK
@@ -375,24 +438,35 @@ func (s Stmt) ColumnNotNull(col int) (int32, int32) {
 	return int32(out), int32(rc)
 }
 
-// Params is sqlbatch_stmt_params: the name of each parameter ("" for a nameless "?").
-func (s Stmt) Params() ([]string, int32) {
+// paramsArray is sqlbatch_stmt_params: a view of the statement's array of names (nil when
+// there are no parameters).
+func (s Stmt) paramsArray() ([]C.sqlbatch_str, int32) {
 	var p *C.sqlbatch_str
 	var n C.size_t
 	rc := C.sqlbatch_stmt_params(s.p, &p, &n)
 	if rc != OK {
 		return nil, int32(rc)
 	}
-	names := make([]string, int(n))
-	for i, name := range unsafe.Slice(p, int(n)) {
+	return unsafe.Slice(p, int(n)), OK // p is NULL when n is 0
+}
+
+// Params is sqlbatch_stmt_params: the name of each parameter ("" for a nameless "?").
+func (s Stmt) Params() ([]string, int32) {
+	arr, rc := s.paramsArray()
+	if rc != OK {
+		return nil, rc
+	}
+	names := make([]string, len(arr))
+	for i, name := range arr {
 		names[i] = gostr(name)
 	}
 	return names, OK
 }
 
-// ParamIndex is sqlbatch_stmt_param_index.
+// ParamIndex is sqlbatch_stmt_param_index: the index (from 1) of the parameter called name,
+// 0 if none; a name without a prefix matches :name, then @name, then $name.
 func (s Stmt) ParamIndex(name string) (int, int32) {
-	var idx C.int32_t
+	var idx C.size_t
 	rc := C.sqlbatch_stmt_param_index(s.p, cstr(name), C.size_t(len(name)), &idx)
 	return int(idx), int32(rc)
 }
@@ -425,10 +499,12 @@ type WriteResult struct {
 	LastInsertRowID int64
 }
 
-// ExecuteMany is sqlbatch_stmt_execute_many.
-func (s Stmt) ExecuteMany(values []Value, nRows, nCols int, data []byte) (WriteResult, int32) {
+// ExecuteMany is sqlbatch_stmt_execute_many: nRows rows of the statement's parameter count
+// each, row-major, in values (with their bytes in data). names must be nil (the ABI refuses
+// names here); it is passed on so that the ABI, not Go, says so.
+func (s Stmt) ExecuteMany(values, names []Value, nRows int, data []byte) (WriteResult, int32) {
 	var r C.sqlbatch_write_result
-	rc := C.sqlbatch_stmt_execute_many(s.p, vptr(values), C.size_t(nRows), C.size_t(nCols),
-		bptr(data), C.size_t(len(data)), &r)
+	rc := C.gosb_stmt_execute_many(s.p, vptr(values), vptr(names), C.size_t(len(values)),
+		bptr(data), C.size_t(len(data)), C.size_t(nRows), &r)
 	return WriteResult{Rows: uint64(r.rows), Changes: int64(r.changes), LastInsertRowID: int64(r.last_insert_rowid)}, int32(rc)
 }
