@@ -6,21 +6,27 @@
 #
 # The archive is libsqlite3-sys's own libsqlite3.a: the one sqlite3.o it compiled from its
 # bundled amalgamation with its -D flags and cargo's -O level, which rustc put into
-# libsqlbatch.a unchanged. Which build directory is current is asked from cargo (the
-# build-script-executed message of `cargo build --release --lib`; nothing is rebuilt when the
-# library is up to date), not guessed from target/release/build/libsqlite3-sys-*.
+# libsqlbatch.a unchanged. When target/release/build holds one libsqlite3-sys build, that is
+# it; when it holds several, cargo is asked which one the current `cargo build --release
+# --lib` uses (its build-script-executed message). Not always asking cargo: any cargo build
+# puts the unprocessed libsqlbatch.a back in target/release, undoing `make lib`'s hiding.
 # When libsqlbatch.a still has its members (before hide-symbols), the script checks that its
 # SQLite member is byte for byte the archive's object.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dest=${1:-$root/build/native/libsqlite3.a}
 cd "$root"
-out_dir=$(cargo build --release --lib --message-format=json 2>/dev/null | python3 -c '
+candidates=(target/release/build/libsqlite3-sys-*/out/libsqlite3.a)
+if [ ${#candidates[@]} -eq 1 ] && [ -f "${candidates[0]}" ]; then
+  out_dir=$(dirname "${candidates[0]}")
+else
+  out_dir=$(cargo build --release --lib --message-format=json 2>/dev/null | python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "build-script-executed" and "libsqlite3-sys" in m["package_id"]:
         print(m["out_dir"])')
+fi
 src=$out_dir/libsqlite3.a
 [ -n "$out_dir" ] && [ -f "$src" ] || { echo "$0: cargo names no libsqlite3-sys build with a libsqlite3.a (got '$out_dir')" >&2; exit 1; }
 
