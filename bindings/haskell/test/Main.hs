@@ -32,6 +32,9 @@ import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error (decodeError, encodeError, errorCodeName)
 import Foreign.Ptr (nullPtr)
+import GHC.Float (castDoubleToWord64, castWord64ToDouble)
+import Numeric (readHex)
+import System.Environment (lookupEnv)
 import Foreign.Marshal.Alloc (allocaBytes)
 
 main :: IO ()
@@ -62,6 +65,7 @@ tests = TestList
   , TestLabel "Threads" threadTests
   , TestLabel "Direct" directTests
   , TestLabel "EmptyArrays" emptyArrayTests
+  , TestLabel "ConversionVectors" conversionVectorTests
   ]
 
 withMem :: (Connection -> IO a) -> IO a
@@ -952,4 +956,118 @@ emptyArrayTests = TestList
       r @?= []
       executeMany c "INSERT INTO t DEFAULT VALUES" [(), ()]
       query_ c "SELECT count(*) FROM t" >>= (@?= [Only (2 :: Int)])
+  ]
+
+-- | One line of tests/vectors/conversions.tsv (see tests/vectors/README.md): the input
+-- value, its column type, and what sqlite3_column_int64 / _double / _text / _blob give
+-- (@Nothing@ for a NULL pointer).
+data Vector = Vector
+  { vLine :: Int
+  , vInput :: D.Value
+  , vColumnType :: String
+  , vInt64 :: Int64
+  , vDouble :: Word64
+  , vText :: Maybe B.ByteString
+  , vBlob :: Maybe B.ByteString
+  , vNote :: String
+  }
+
+-- | The vectors, from @SQLBATCH_VECTORS@ or @../../tests/vectors/conversions.tsv@ (the
+-- test suite runs in bindings/haskell).
+readVectors :: IO [Vector]
+readVectors = do
+  file <- maybe "../../tests/vectors/conversions.tsv" id <$> lookupEnv "SQLBATCH_VECTORS"
+  ls <- lines . T.unpack . TE.decodeUtf8 <$> B.readFile file
+  case ls of
+    (header : rows) -> do
+      splitTab header @?= ["kind", "input", "column_type", "int64", "double", "text", "blob", "note"]
+      vs <- forM (zip [2 ..] rows) $ \(n, l) -> case splitTab l of
+        [k, inp, ct, i, d, t, b, note] -> do
+          input <- case k of
+            "INTEGER" -> return (D.VInteger (read inp))
+            "FLOAT" -> return (D.VFloat (castWord64ToDouble (hex64 inp)))
+            "TEXT" -> return (D.VText (bytesOf inp))
+            "BLOB" -> return (D.VBlob (bytesOf inp))
+            "NULL" -> return D.VNull
+            _ -> assertFailure ("line " ++ show n ++ ": kind " ++ k) >> return D.VNull
+          let opt x = if x == "null" then Nothing else Just (bytesOf x)
+          return (Vector n input ct (read i) (hex64 d) (opt t) (opt b) note)
+        fs -> assertFailure ("line " ++ show n ++ ": " ++ show (length fs) ++ " fields") >> return undefined
+      assertBool "the file has vectors of every class" (length vs > 50)
+      return vs
+    [] -> assertFailure (file ++ " is empty") >> return []
+  where
+    splitTab str = case break (== '\t') str of
+      (a, []) -> [a]
+      (a, _ : rest) -> a : splitTab rest
+    hex64 h = case readHex h of
+      [(w, "")] -> w :: Word64
+      _ -> error ("not hex: " ++ h)
+    bytesOf ('x' : h) = B.pack (pairs h)
+    bytesOf other = error ("not bytes: " ++ other)
+    pairs (a : b : rest) = fst (head (readHex [a, b])) : pairs rest
+    pairs _ = []
+
+-- | What a 'D.Value' is, with a FLOAT as its bits (so that -0.0 and NaNs compare exactly).
+data Exact = EInt Int64 | EFloat Word64 | EText B.ByteString | EBlob B.ByteString | ENull
+  deriving (Eq, Show)
+
+exact :: D.Value -> Exact
+exact v = case v of
+  D.VInteger i -> EInt i
+  D.VFloat d -> EFloat (castDoubleToWord64 d)
+  D.VText b -> EText b
+  D.VBlob b -> EBlob b
+  D.VNull -> ENull
+
+-- | The binding's conversions against the conversion vectors generated from SQLite.
+conversionVectorTests :: Test
+conversionVectorTests = TestList
+  [ "sqlbatch_value_convert (raw FFI) gives SQLite's answer for every vector and class" ~: do
+      vs <- readVectors
+      forM_ vs $ \v -> do
+        let isNull = vColumnType v == "NULL"
+            want = [ ("INTEGER", 1, EInt (vInt64 v)), ("FLOAT", 2, EFloat (vDouble v))
+                   , ("TEXT", 3, if isNull then ENull else EText (maybe B.empty id (vText v)))
+                   , ("BLOB", 4, if isNull then ENull else EBlob (maybe B.empty id (vBlob v))) ]
+        forM_ want $ \(cls, to, expected) -> do
+          r <- D.convertValue (vInput v) to
+          case r of
+            Left e -> assertFailure ("line " ++ show (vLine v) ++ " (" ++ vNote v ++ ") to " ++ cls ++ ": " ++ show e)
+            Right got -> assertEqual ("line " ++ show (vLine v) ++ " (" ++ vNote v ++ ") to " ++ cls)
+                           expected (exact got)
+  , "FromField Double of an INTEGER is sqlite3_column_double's" ~: withMem $ \c -> do
+      vs <- readVectors
+      let ints = [(i, v) | v <- vs, D.VInteger i <- [vInput v]]
+      assertBool "integer vectors" (length ints > 5)
+      forM_ ints $ \(i, v) -> do
+        [Only d] <- query c "SELECT ?" (Only (SQLInteger i))
+        assertEqual ("line " ++ show (vLine v) ++ " (" ++ vNote v ++ "): " ++ show (d :: Double))
+          (vDouble v) (castDoubleToWord64 d)
+        -- the same through a fold, and as a Maybe
+        s <- fold c "SELECT ?" (Only (SQLInteger i)) [] (\acc (Only x) -> return (x : acc))
+        map castDoubleToWord64 s @?= [vDouble v]
+        [Only md] <- query c "SELECT ?" (Only (SQLInteger i))
+        fmap castDoubleToWord64 md @?= Just (vDouble v)
+        -- and reading it as its own class is the plain value
+        [Only i'] <- query c "SELECT ?" (Only (SQLInteger i))
+        i' @?= vInt64 v
+  , "a REAL is read as itself (the vectors' double of a FLOAT input)" ~: withMem $ \c -> do
+      vs <- readVectors
+      forM_ [(d, v) | v <- vs, D.VFloat d <- [vInput v]] $ \(d, v) -> do
+        [Only r] <- query c "SELECT ?" (Only (SQLFloat d))
+        case r of
+          Nothing -> vColumnType v @?= "NULL" -- a NaN is bound as NULL
+          Just x -> assertEqual ("line " ++ show (vLine v) ++ " (" ++ vNote v ++ ")")
+                      (vDouble v) (castDoubleToWord64 (x :: Double))
+  , "ByteString of a TEXT is sqlite3_column_blob's bytes" ~: withMem $ \c -> do
+      vs <- readVectors
+      let texts = [(b, v) | v <- vs, D.VText b <- [vInput v]]
+      assertBool "text vectors" (length texts > 5)
+      forM_ texts $ \(b, v) -> do
+        [(ty, got, gotCopy)] <- query c "SELECT typeof(CAST(?1 AS TEXT)), CAST(?1 AS TEXT), CAST(?1 AS TEXT)" (Only (SQLBlob b))
+        ty @?= ("text" :: Text)
+        let want = maybe B.empty id (vBlob v)
+        assertEqual ("line " ++ show (vLine v) ++ " (" ++ vNote v ++ ")") want got
+        assertEqual ("line " ++ show (vLine v) ++ " lazy") want (BL.toStrict gotCopy)
   ]

@@ -62,6 +62,8 @@ module Database.SQLBatch.Direct
   , cellBytes
   , cellValue
   , batchValues
+    -- * Conversions
+  , convertValue
     -- * Scripts and bulk writes
   , exec
   , ExecResult (..)
@@ -96,9 +98,10 @@ import Foreign.C.Types (CBool (..), CSize)
 import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
+import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr, ptrToWordPtr)
 import Foreign.Storable (peek, peekByteOff, pokeByteOff)
-import GHC.Float (castDoubleToWord64)
+import GHC.Float (castDoubleToWord64, castWord64ToDouble)
 
 import Database.SQLBatch.Error
 import Database.SQLBatch.Raw
@@ -521,6 +524,60 @@ cellValue b r c = do
 -- | Copies of all rows of a batch (none for an empty batch, whose 'batchCells' is NULL).
 batchValues :: Batch -> IO [[Value]]
 batchValues b = forM [0 .. batchRows b - 1] $ \r -> forM [0 .. batchCols b - 1] (cellValue b r)
+
+-- | A value converted to storage class @to@ ('kindInteger', 'kindFloat', 'kindText' or
+-- 'kindBlob') by @sqlbatch_value_convert@: exactly what @sqlite3_column_int64@, @_double@,
+-- @_text@ or @_blob@ give for that value (TEXT @\"1e3\"@ is the INTEGER 1, the REAL 1e21
+-- the TEXT @\"1.0e+21\"@). A NULL value, and a NaN, give 'VNull' as TEXT or BLOB.
+convertValue :: Value -> Word8 -> IO (Either SQLError Value)
+convertValue v to = allocaBytes (2 * valueSize + convertBufSize + pad + B.length bytes) $ \mem -> do
+  let cell = mem :: Ptr Word8
+      out = mem `plusPtr` valueSize :: Ptr Word8
+      buf = mem `plusPtr` (2 * valueSize) :: Ptr Word8
+      dat = buf `plusPtr` convertBufSize :: Ptr Word8
+      put bits len kind = do
+        pokeByteOff cell valueBitsOff (bits :: Word64)
+        pokeByteOff cell valueLenOff (len :: Word32)
+        pokeByteOff cell valueKindOff (kind :: Word8)
+        pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
+        pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
+  -- The bytes sit at an offset from the base that is not 0, as in a batch.
+  BU.unsafeUseAsCStringLen bytes $ \(p, n) -> copyBytes (dat `plusPtr` pad) (castPtr p) n
+  case v of
+    VInteger x -> put (fromIntegral x) 0 kindInteger
+    VFloat d -> put (castDoubleToWord64 d) 0 kindFloat
+    VText b -> put (fromIntegral pad) (fromIntegral (B.length b)) kindText
+    VBlob b -> put (fromIntegral pad) (fromIntegral (B.length b)) kindBlob
+    VNull -> put 0 0 kindNull
+  rc <- c_sqlbatch_value_convert (castPtr cell) dat (fromIntegral (pad + B.length bytes)) to
+          (castPtr out) buf (fromIntegral convertBufSize)
+  if rc /= sqlbatchOk
+    then Left <$> errorFrom (Database nullPtr) rc "value_convert"
+    else do
+      k <- peekByteOff out valueKindOff :: IO Word8
+      bits <- peekByteOff out valueBitsOff :: IO Word64
+      len <- fromIntegral <$> (peekByteOff out valueLenOff :: IO Word32)
+      -- Bytes of a number's rendering are in buf; bytes of TEXT or BLOB stay in data.
+      let base = if isBytes v then dat else buf
+          outBytes
+            | len == 0 = return B.empty
+            | otherwise = B.packCStringLen (castPtr (base `plusPtr` fromIntegral bits), len)
+      fmap Right $ case () of
+        _ | k == kindInteger -> return (VInteger (fromIntegral bits))
+          | k == kindFloat -> return (VFloat (castWord64ToDouble bits))
+          | k == kindText -> VText <$> outBytes
+          | k == kindBlob -> VBlob <$> outBytes
+          | otherwise -> return VNull
+  where
+    pad = 3
+    bytes = case v of
+      VText b -> b
+      VBlob b -> b
+      _ -> B.empty
+    isBytes x = case x of
+      VText _ -> True
+      VBlob _ -> True
+      _ -> False
 
 -- | Runs every statement of a script in one call. Positional values are consumed in order
 -- across the statements; a @(name, value)@ pair goes to every parameter of that name

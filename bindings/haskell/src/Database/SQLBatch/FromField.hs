@@ -206,13 +206,14 @@ instance FromField Integer where
     if k == kindInteger then toInteger <$> fieldInt64Unchecked f else incompatibleInteger f
   {-# INLINE fromField #-}
 
--- | REAL, or INTEGER converted.
+-- | REAL, or INTEGER converted as @sqlite3_column_double@ converts it (by the library's
+-- @sqlbatch_value_convert@).
 instance FromField Double where
   fromField f = do
     k <- fieldKind f
     if k == kindFloat
       then fieldDoubleUnchecked f
-      else if k == kindInteger then fromIntegral <$> fieldInt64Unchecked f else incompatibleDouble f
+      else if k == kindInteger then fieldDoubleConverted f else incompatibleDouble f
   {-# INLINE fromField #-}
 
 -- | REAL or INTEGER, converted with 'realToFrac'.

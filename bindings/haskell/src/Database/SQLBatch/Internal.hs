@@ -57,6 +57,7 @@ module Database.SQLBatch.Internal
   , fieldType
   , fieldInt64Unchecked
   , fieldDoubleUnchecked
+  , fieldDoubleConverted
   , fieldLength
   , fieldByteSlice
   , fieldByteCopy
@@ -492,9 +493,11 @@ data Buf = Buf
   , _bufWant :: {-# UNPACK #-} !Int
   }
 
-flagOff, usedOff :: Int
+flagOff, usedOff, convOff, scratchSize :: Int
 flagOff = 64
 usedOff = 72
+convOff = 80
+scratchSize = convOff + valueSize + convertBufSize
 
 -- | A chunk of UTF-16 memory that 'Text' values are decoded into, one after another; each
 -- 'Text' is a slice of it (the way Data.Text's own builder shares its buffers). Chunks are
@@ -526,7 +529,7 @@ initialRows = 256
 -- | Starts reading a statement.
 newFetcher :: Int -> Statement -> IO Fetcher
 newFetcher budget st = do
-  scratch <- mallocBytes (usedOff + 8)
+  scratch <- mallocBytes scratchSize
   pokeByteOff scratch flagOff (0 :: Word8)
   pokeByteOff scratch usedOff (0 :: Int)
   -- The first Text allocates the first real chunk; a query without text allocates none.
@@ -552,6 +555,8 @@ data BatchCtx = BatchCtx
   , bcOff :: {-# UNPACK #-} !Int             -- ^ @data@'s offset in the buffer
   , bcFlag :: {-# UNPACK #-} !(Ptr Word8)    -- ^ set to 1 when a slice is handed out
   , bcUsed :: {-# UNPACK #-} !(Ptr Int)      -- ^ units used in the current text chunk
+  , bcConv :: {-# UNPACK #-} !(Ptr Word8)
+    -- ^ scratch of 'fieldDoubleConverted': an out value and a 'convertBufSize' buffer
   , bcText :: {-# UNPACK #-} !(IORef TextChunk)
   , bcStmt :: !Statement                     -- ^ for column names in errors
   }
@@ -610,7 +615,8 @@ fetchAt f maxRows bfp size off want = do
       when (cols > 0) $
         writeIORef (fMaxRows f) $! max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
       return $! BatchView (batchCells b) rows cols done
-        (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff) (fText f) st)
+        (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff)
+          (scratch `plusPtr` convOff) (fText f) st)
 
 ------------------------------------------------------------------------------------------
 -- Fields
@@ -666,6 +672,24 @@ fieldDoubleUnchecked :: Field -> IO Double
 -- as a 'Double' directly (castWord64ToDouble is an out-of-line call in GHC 9.0).
 fieldDoubleUnchecked f = peekByteOff (fieldCell f) valueBitsOff
 {-# INLINE fieldDoubleUnchecked #-}
+
+-- | The value of a cell of another class read as a FLOAT, as @sqlite3_column_double@ gives
+-- it: converted by @sqlbatch_value_convert@ (one unsafe call), so that the binding makes no
+-- conversion of its own. For cells without bytes (INTEGER, NULL); throws
+-- 'ConversionFailed' if the library refuses the value.
+fieldDoubleConverted :: Field -> IO Double
+fieldDoubleConverted f = do
+  let out = bcConv (fieldCtx f)
+  rc <- c_sqlbatch_value_convert (castPtr (fieldCell f)) nullPtr 0 kindFloat (castPtr out)
+          (out `plusPtr` valueSize) (fromIntegral convertBufSize)
+  if rc == sqlbatchOk
+    then peekByteOff out valueBitsOff
+    else do
+      k <- fieldKind f
+      name <- fieldName f
+      throwIO (ConversionFailed (fieldColumn f) name (kindName k) "Double"
+                 (T.pack ("sqlbatch_value_convert: " ++ errorCodeName rc)))
+{-# NOINLINE fieldDoubleConverted #-}
 
 -- | The byte length of a TEXT or BLOB cell.
 fieldLength :: Field -> IO Int

@@ -70,6 +70,8 @@ module Database.SQLBatch.Raw
   , c_sqlbatch_stmt_fetch
   , c_sqlbatch_stmt_fetch_into
   , c_sqlbatch_batch_get
+    -- * Conversions
+  , c_sqlbatch_value_convert
     -- * Interruptible wrappers (cbits/hs_sqlbatch.c)
   , c_hs_sqlbatch_ensure_handler
   , c_hs_sqlbatch_fetch_into
@@ -230,6 +232,14 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_fetch_into"
 -- | @sqlbatch_batch_get@ (unsafe: copies one cell).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_batch_get"
   c_sqlbatch_batch_get :: Ptr CStmt -> Ptr Batch -> CSize -> CSize -> Ptr CValue -> IO Int32
+
+-- | @sqlbatch_value_convert@: one value converted to another storage class exactly as
+-- @sqlite3_column_int64@ / @_double@ / @_text@ / @_blob@ would (unsafe: a short computation
+-- in memory; TEXT to a number uses a private in-memory SQLite connection of the thread).
+-- Arguments: value, data, data_len, to, out_value, buf (32 bytes), buf_len.
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_value_convert"
+  c_sqlbatch_value_convert
+    :: Ptr CValue -> Ptr Word8 -> CSize -> Word8 -> Ptr CValue -> Ptr Word8 -> CSize -> IO Int32
 
 -- | Installs the SIGPIPE handler that turns GHC's interruption of an @interruptible@ call into
 -- @sqlbatch_conn_interrupt@, unless it is in place (0 = was in place, 1 = installed, -1 = error).

@@ -28,6 +28,8 @@ openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
   , CParams, paramsSize, paramsAddresses, pokeParams, withCParams
     -- * @sqlbatch_value@ (16 bytes)
   , valueSize, valueBitsOff, valueLenOff, valueKindOff
+    -- * @sqlbatch_value_convert@
+  , convertBufSize
     -- * @sqlbatch_batch@
   , batchSize, Batch (..), peekBatch
     -- * @sqlbatch_error@
@@ -144,6 +146,11 @@ valueSize = #{size sqlbatch_value}
 valueBitsOff = #{offset sqlbatch_value, bits}
 valueLenOff = #{offset sqlbatch_value, len}
 valueKindOff = #{offset sqlbatch_value, kind}
+
+-- | The bytes @sqlbatch_value_convert@ needs in its @buf@ to render a number as TEXT or
+-- BLOB (the header's \"@buf@ must hold 32 bytes\").
+convertBufSize :: Int
+convertBufSize = 32
 
 -- | Size of @sqlbatch_batch@.
 batchSize :: Int
