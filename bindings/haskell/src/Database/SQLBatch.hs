@@ -449,7 +449,8 @@ isAutocommit c = withConnDirect c "isAutocommit" D.autocommit
 -- Prepared statements
 
 -- | Prepares one statement, to be run several times with 'bind' and 'nextRow' (or
--- 'foldStatement'). Close it with 'closeStatement', or use 'withStatement'.
+-- 'foldStatement'). Close it with 'closeStatement', or use 'withStatement'. SQL holding a
+-- second statement is refused with 'ErrorMultipleStatements' (as by 'query' and 'fold').
 openStatement :: Connection -> Query -> IO Statement
 openStatement = prepareStatement
 
@@ -467,7 +468,9 @@ bind st params = do
   dropCursor st
   bindValues st (toRow params)
 
--- | Binds named parameters (resetting the statement if it has run).
+-- | Binds named parameters (resetting the statement if it has run). Names are matched by
+-- the library (see 'NamedParam'); a parameter without a value is 'ErrorParamCount', a name
+-- that matches no parameter 'ErrorRange'.
 bindNamed :: Statement -> [NamedParam] -> IO ()
 bindNamed st params = do
   dropCursor st

@@ -14,6 +14,12 @@
 -- (the UTF-8 bytes), and NULL needs 'Maybe' (or 'Null'). A failed conversion throws
 -- 'ResultError', naming the column (index and name), the SQL type and the Haskell type.
 --
+-- Where a value is read as another storage class than its own, the result is SQLite's: a
+-- 'Double' of an INTEGER is converted by the library's @sqlbatch_value_convert@ (exactly
+-- @sqlite3_column_double@); the bytes of a TEXT read as a 'B.ByteString' are the value's
+-- own, as @sqlite3_column_blob@ (and @sqlbatch_value_convert@) give them. No instance reads
+-- a number from TEXT or text from a number.
+--
 -- = Writing an instance
 --
 -- > newtype Email = Email Text

@@ -157,7 +157,7 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_autocommit"
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_last_error"
   c_sqlbatch_conn_last_error :: Ptr CConn -> Ptr CError -> IO Int32
 
--- | @sqlbatch_conn_exec@ (safe: runs a whole script). The parameter set may be 'nullPtr'
+-- | @sqlbatch_conn_exec@ (safe: runs a whole script). The parameter set may be NULL
 -- (no parameters), and so may the result.
 foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_exec"
   c_sqlbatch_conn_exec

@@ -25,7 +25,9 @@ class ToField a where
   toField :: a -> SQLData
 
 -- | A named parameter: @\":id\" := 3@. The name is written with its prefix (@:@, @\@@ or
--- @$@) as in the SQL; without a prefix it matches a parameter of that name with any prefix.
+-- @$@) as in the SQL, and then matches that spelling only; without a prefix it matches
+-- @:id@, @\@id@ or @$id@. The library does the matching (the rule of
+-- @sqlbatch_conn_exec@ and @sqlbatch_stmt_param_index@).
 data NamedParam = forall v. ToField v => Text := v
 
 infixr 3 :=
