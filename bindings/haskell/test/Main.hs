@@ -31,7 +31,9 @@ import Test.HUnit
 import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error (decodeError, encodeError, errorCodeName)
-import Foreign.Ptr (nullPtr)
+import Database.SQLBatch.Raw (c_sqlbatch_stmt_bind)
+import Database.SQLBatch.Raw.Types (paramsAddresses, withCParams)
+import Foreign.Ptr (castPtr, nullPtr)
 import GHC.Float (castDoubleToWord64, castWord64ToDouble)
 import Numeric (readHex)
 import System.Environment (lookupEnv)
@@ -935,6 +937,29 @@ emptyArrayTests = TestList
       D.columns st2 >>= (@?= Right []) . either (Left . show) Right
       D.paramNames st2 >>= (@?= Right []) . either (Left . show) Right
       D.finalize st2
+      D.close db
+  , "Raw: the sqlbatch_params layout, and bytes without a base are refused" ~: do
+      Right db <- D.open ":memory:"
+      Right st <- D.prepare db "SELECT ?, ?"
+      D.withValues [D.VText "abc", D.VInteger 7] $ \vals n -> do
+        -- addresses without the flag: the library must refuse them (never read them)
+        rc <- withCParams vals nullPtr n nullPtr 0 0 $ \pp -> c_sqlbatch_stmt_bind (D.statementPtr st) pp
+        decodeError rc @?= ErrorInvalidArgument
+        -- addresses with SQLBATCH_PARAMS_ADDRESSES, but a data base too: refused
+        rc2 <- withCParams vals nullPtr n (castPtr vals) 1 paramsAddresses $ \pp ->
+                 c_sqlbatch_stmt_bind (D.statementPtr st) pp
+        decodeError rc2 @?= ErrorInvalidArgument
+        -- unknown flags
+        rc3 <- withCParams vals nullPtr n nullPtr 0 0x80 $ \pp -> c_sqlbatch_stmt_bind (D.statementPtr st) pp
+        decodeError rc3 @?= ErrorInvalidArgument
+        -- the count is read from the struct
+        rc4 <- withCParams vals nullPtr 1 nullPtr 0 paramsAddresses $ \pp -> c_sqlbatch_stmt_bind (D.statementPtr st) pp
+        decodeError rc4 @?= ErrorParamCount
+        rc5 <- withCParams vals nullPtr n nullPtr 0 paramsAddresses $ \pp -> c_sqlbatch_stmt_bind (D.statementPtr st) pp
+        rc5 @?= 0
+      Right (D.FetchDone, b) <- D.fetch st 10 maxBound
+      D.batchValues b >>= (@?= [[D.VText "abc", D.VInteger 7]])
+      D.finalize st
       D.close db
   , "an empty result, rows without bytes, statements without columns" ~: withMem $ \c -> do
       rs <- query_ c "SELECT 'a', x'00' WHERE 0" :: IO [(Text, B.ByteString)]
