@@ -1,12 +1,336 @@
-//! Build script: link settings of the shared library (and, see mem_layout, the compile-time
-//! check of the SQLite layout that direct reads rely on).
+//! Build script: link settings of the shared library, and the compile-time check of the SQLite
+//! layout that direct reads rely on (see src/mem.rs).
+//!
+//! Direct reads use offsets and flag values of SQLite's private `Mem` and `Vdbe` structs.
+//! They are written once, in [`LAYOUT`] below; from it this script generates both the Rust
+//! constants (`$OUT_DIR/layout.rs`, included by src/mem.rs) and one `_Static_assert` per
+//! constant (`$OUT_DIR/layout_asserts.h`), and has the C compiler check them, with the extra
+//! assertions of src/layout_check.c (field types, flag bits), against the very amalgamation
+//! libsqlite3-sys compiles and links, with the same `-D`/`-U` flags (see [`sqlite_flags`]).
+//! The check is a syntax-only compile that writes nothing (about 0.7 s per flag set); if any
+//! assertion fails, the build fails and names the constant. Only when it passes, on a 64-bit
+//! little-endian target, is `cfg(sqlbatch_direct_reads)` set; without it every cell is read
+//! through SQLite's public API.
+
+use std::collections::BTreeSet;
+use std::env;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Everything direct reads take from SQLite's private headers: (Rust constant, Rust type,
+/// C expression in the amalgamation, value on 64-bit targets).
+const LAYOUT: &[(&str, &str, &str, u64)] = &[
+    // Mem (= sqlite3_value): the union u (i64 u.i, double u.r), then z, n, flags, enc.
+    ("OFF_VALUE", "usize", "offsetof(Mem, u)", 0),
+    ("OFF_Z", "usize", "offsetof(Mem, z)", 8),
+    ("OFF_N", "usize", "offsetof(Mem, n)", 16),
+    ("OFF_FLAGS", "usize", "offsetof(Mem, flags)", 20),
+    ("OFF_ENC", "usize", "offsetof(Mem, enc)", 22),
+    // The distance between consecutive result columns: pResultRow is a Mem array.
+    ("STRIDE", "usize", "sizeof(Mem)", 56),
+    // Vdbe (= sqlite3_stmt): the address of column 0 of the current row.
+    ("OFF_RESULT_ROW", "usize", "offsetof(Vdbe, pResultRow)", 160),
+    // Mem.flags: the type bits, and the zero-fill bit of a zeroblob.
+    ("MEM_NULL", "u16", "MEM_Null", 0x0001),
+    ("MEM_STR", "u16", "MEM_Str", 0x0002),
+    ("MEM_INT", "u16", "MEM_Int", 0x0004),
+    ("MEM_REAL", "u16", "MEM_Real", 0x0008),
+    ("MEM_BLOB", "u16", "MEM_Blob", 0x0010),
+    ("MEM_INT_REAL", "u16", "MEM_IntReal", 0x0020),
+    ("MEM_AFF_MASK", "u16", "MEM_AffMask", 0x003f),
+    ("MEM_ZERO", "u16", "MEM_Zero", 0x0400),
+    // Mem.enc of UTF-8 text.
+    ("ENC_UTF8", "u8", "SQLITE_UTF8", 1),
+];
 
 fn main() {
     // libsqlbatch.so gets a SONAME: for a 0.x version the minor number is the ABI version
     // (as in Cargo's semver rules), so 0.2.x is libsqlbatch.so.0.2.
-    let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap_or_default();
-    let minor = std::env::var("CARGO_PKG_VERSION_MINOR").unwrap_or_default();
-    let soname = if major == "0" { format!("libsqlbatch.so.0.{minor}") } else { format!("libsqlbatch.so.{major}") };
+    let major = env::var("CARGO_PKG_VERSION_MAJOR").unwrap_or_default();
+    let minor = env::var("CARGO_PKG_VERSION_MINOR").unwrap_or_default();
+    let soname =
+        if major == "0" { format!("libsqlbatch.so.0.{minor}") } else { format!("libsqlbatch.so.{major}") };
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     println!("cargo:rerun-if-changed=build.rs");
+
+    println!("cargo:rustc-check-cfg=cfg(sqlbatch_direct_reads)");
+    let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
+    // The values in LAYOUT are those of 64-bit targets; elsewhere direct reads are left out.
+    let width = env::var("CARGO_CFG_TARGET_POINTER_WIDTH").unwrap_or_default();
+    let endian = env::var("CARGO_CFG_TARGET_ENDIAN").unwrap_or_default();
+    let checked = width == "64" && endian == "little";
+    let sqlite = if checked { Some(find_sqlite()) } else { None };
+    let flag_sets = match &sqlite {
+        Some((_, sys_build)) => sqlite_flags(&std::fs::read_to_string(sys_build).unwrap()),
+        None => Vec::new(),
+    };
+    let (rust, asserts) = generate(&flag_sets);
+    write(&out.join("layout.rs"), &rust);
+    write(&out.join("layout_asserts.h"), &asserts);
+    if let Some((include, _)) = sqlite {
+        check_layout(&out, &include, &flag_sets);
+        println!("cargo:rustc-cfg=sqlbatch_direct_reads");
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    // Rewritten only when it changes, so that an unchanged layout recompiles nothing.
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+}
+
+/// The Rust constants and the C assertions, both from [`LAYOUT`], and the flag sets checked.
+fn generate(flag_sets: &[Vec<String>]) -> (String, String) {
+    let mut rust =
+        String::from("// Generated by build.rs from its LAYOUT table; checked against the bundled SQLite.\n");
+    let mut c = String::from("/* Generated by build.rs from its LAYOUT table. */\n");
+    for &(name, ty, expr, value) in LAYOUT {
+        writeln!(rust, "pub(crate) const {name}: {ty} = {value:#x};").unwrap();
+        writeln!(
+            c,
+            "_Static_assert(({expr}) == {value:#x}, \"sqlbatch direct reads: {name} = {value:#x} in build.rs \
+             (LAYOUT), but {expr} differs in the bundled SQLite\");"
+        )
+        .unwrap();
+    }
+    writeln!(
+        rust,
+        "/// The -D/-U flag sets the layout was checked with (for a test against the linked SQLite)."
+    )
+    .unwrap();
+    let sets: Vec<String> = flag_sets.iter().map(|flags| format!("&{flags:?}")).collect();
+    writeln!(rust, "pub const CHECKED_FLAG_SETS: &[&[&str]] = &[{}];", sets.join(", ")).unwrap();
+    (rust, c)
+}
+
+/// The include directory of libsqlite3-sys's bundled SQLite, and its build script.
+fn find_sqlite() -> (PathBuf, PathBuf) {
+    let include = PathBuf::from(env::var("DEP_SQLITE3_INCLUDE").unwrap_or_else(|_| {
+        fail("libsqlite3-sys did not report DEP_SQLITE3_INCLUDE: direct reads need its bundled SQLite (feature \"bundled\")")
+    }));
+    let amalgamation = include.join("sqlite3.c");
+    let sys_build = include.parent().map(|d| d.join("build.rs")).unwrap_or_default();
+    if !amalgamation.is_file() || !sys_build.is_file() || include.file_name() != Some("sqlite3".as_ref()) {
+        fail(&format!(
+            "{} is not the sqlite3/ directory of libsqlite3-sys's bundled SQLite (sqlcipher or a \
+             system SQLite?): direct reads are checked against libsqlite3-sys's own amalgamation only",
+            include.display()
+        ));
+    }
+    println!("cargo:rerun-if-changed={}", amalgamation.display());
+    println!("cargo:rerun-if-changed={}", sys_build.display());
+    (include, sys_build)
+}
+
+/// Compiles src/layout_check.c (which includes the amalgamation, then the generated
+/// assertions) once for every flag set libsqlite3-sys may have compiled SQLite with.
+fn check_layout(out: &Path, include: &Path, flag_sets: &[Vec<String>]) {
+    let check = Path::new("src/layout_check.c");
+    println!("cargo:rerun-if-changed={}", check.display());
+
+    let mut build = cc::Build::new();
+    build.warnings(false).include(include).include(out);
+    let compiler = build.get_compiler();
+    // Two at a time: the machine this runs on may have few cores.
+    let results: Vec<(Vec<String>, std::process::Output)> = flag_sets
+        .chunks(2)
+        .flat_map(|pair| {
+            let running: Vec<_> = pair
+                .iter()
+                .map(|flags| {
+                    let mut cmd = compiler.to_command();
+                    cmd.arg(if compiler.is_like_msvc() { "/Zs" } else { "-fsyntax-only" });
+                    cmd.args(flags).arg(check);
+                    let flags = flags.clone();
+                    std::thread::spawn(move || {
+                        let output =
+                            cmd.output().unwrap_or_else(|e| fail(&format!("running the C compiler: {e}")));
+                        (flags, output)
+                    })
+                })
+                .collect();
+            running.into_iter().map(|t| t.join().unwrap()).collect::<Vec<_>>()
+        })
+        .collect();
+    for (flags, output) in results {
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+            fail(&format!(
+                "the SQLite layout that direct reads use does not match the bundled SQLite compiled with\n  {}\n{}\n(full compiler output:\n{stderr})",
+                flags.join(" "),
+                errors.join("\n"),
+            ));
+        }
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    panic!("sqlbatch build.rs: {message}");
+}
+
+/// How one flag of libsqlite3-sys's build script (`build_bundled::main`) applies.
+#[derive(Clone, Copy, PartialEq)]
+enum When {
+    Always,
+    /// `if !win_target()`
+    NotWindows,
+    /// `if android_target()`
+    Android,
+    /// `if TARGET starts with wasm32-wasi`
+    WasmWasi,
+    /// Under a Cargo feature of libsqlite3-sys, which this script cannot see: checked both ways.
+    Feature,
+    /// From an environment variable (`SQLITE_MAX_*`, `LIBSQLITE3_FLAGS`), read here the same way.
+    Env,
+    /// bundled-sqlcipher, whose other amalgamation `check_layout` already refused.
+    SqlCipher,
+    /// Not a `-D`/`-U` flag, and no bearing on the layout (`-fsanitize=address`).
+    NotADefine,
+}
+
+/// Every argument of a `.flag(...)` call in libsqlite3-sys 0.40.0's `build_bundled::main`, in
+/// order, with when it applies. If that build script passes any other flag (another
+/// libsqlite3-sys version, a patch), the build stops here until this table is updated.
+const SYS_FLAGS: &[(&str, When)] = &[
+    ("-DSQLITE_CORE", When::Always),
+    ("-DSQLITE_DEFAULT_FOREIGN_KEYS=1", When::Always),
+    ("-DSQLITE_ENABLE_API_ARMOR", When::Always),
+    ("-DSQLITE_ENABLE_COLUMN_METADATA", When::Always),
+    ("-DSQLITE_ENABLE_DBSTAT_VTAB", When::Always),
+    ("-DSQLITE_ENABLE_FTS3", When::Always),
+    ("-DSQLITE_ENABLE_FTS3_PARENTHESIS", When::Always),
+    ("-DSQLITE_ENABLE_FTS5", When::Always),
+    ("-DSQLITE_ENABLE_JSON1", When::Always),
+    ("-DSQLITE_ENABLE_LOAD_EXTENSION=1", When::Always),
+    ("-DSQLITE_ENABLE_RTREE", When::Always),
+    ("-DSQLITE_ENABLE_STAT4", When::Always),
+    ("-DSQLITE_SOUNDEX", When::Always),
+    ("-DSQLITE_THREADSAFE=1", When::Always),
+    ("-DSQLITE_USE_URI", When::Always),
+    ("-DHAVE_USLEEP=1", When::Always),
+    ("-DHAVE_ISNAN", When::Always),
+    ("-D_POSIX_THREAD_SAFE_FUNCTIONS", When::Always),
+    ("-DSQLITE_HAS_CODEC", When::SqlCipher),
+    ("-DSQLITE_TEMP_STORE=2", When::SqlCipher),
+    ("-DSQLITE_EXTRA_INIT=sqlcipher_extra_init", When::SqlCipher),
+    ("-DSQLITE_EXTRA_SHUTDOWN=sqlcipher_extra_shutdown", When::SqlCipher),
+    ("-DHAVE_STDINT_H=1", When::SqlCipher),
+    ("-DSQLCIPHER_CRYPTO_CC", When::SqlCipher),
+    ("-DSQLITE_TEMP_STORE=3", When::Android),
+    ("-fsanitize=address", When::NotADefine),
+    ("-DHAVE_LOCALTIME_R", When::NotWindows),
+    ("-USQLITE_THREADSAFE", When::WasmWasi),
+    ("-DSQLITE_THREADSAFE=0", When::WasmWasi),
+    ("-DLONGDOUBLE_TYPE=double", When::WasmWasi),
+    ("-D_WASI_EMULATED_MMAN", When::WasmWasi),
+    ("-D_WASI_EMULATED_GETPID", When::WasmWasi),
+    ("-D_WASI_EMULATED_SIGNAL", When::WasmWasi),
+    ("-D_WASI_EMULATED_PROCESS_CLOCKS", When::WasmWasi),
+    ("-DSQLITE_ENABLE_UNLOCK_NOTIFY", When::Feature),
+    ("-DSQLITE_ENABLE_COLUMN_METADATA", When::Feature),
+    ("-DSQLITE_ENABLE_PREUPDATE_HOOK", When::Feature),
+    ("-DSQLITE_ENABLE_SESSION", When::Feature),
+    ("-DSQLITE_MAX_VARIABLE_NUMBER={limit}", When::Env),
+    ("-DSQLITE_MAX_EXPR_DEPTH={limit}", When::Env),
+    ("-DSQLITE_MAX_COLUMN={limit}", When::Env),
+    ("extra", When::Env),
+    ("-D{extra}", When::Env),
+];
+
+/// The arguments of the `.flag(` calls in `build_bundled` of libsqlite3-sys's build script
+/// `src`: a string literal, the literal of a `format!`, or an expression as written.
+fn flag_calls(src: &str) -> Vec<String> {
+    let start = src
+        .find("mod build_bundled")
+        .unwrap_or_else(|| fail("no build_bundled in libsqlite3-sys's build.rs"));
+    let body = &src[start..];
+    let body = &body[..body.find("fn env(").unwrap_or(body.len())];
+    let mut found = Vec::new();
+    let mut rest = body;
+    while let Some(i) = rest.find(".flag(") {
+        rest = rest[i + ".flag(".len()..].trim_start();
+        let arg = rest.strip_prefix("format!(").unwrap_or(rest).trim_start();
+        let text = match arg.strip_prefix('"') {
+            Some(lit) => &lit[..lit.find('"').unwrap_or(0)],
+            None => arg[..arg.find(')').unwrap_or(0)].trim(),
+        };
+        found.push(text.to_string());
+    }
+    found
+}
+
+/// The `-D`/`-U` flag lists libsqlite3-sys may have compiled the amalgamation with: the flags
+/// of its build script that apply to this target and environment, with every combination of
+/// those under one of its Cargo features (which a dependent's build script cannot see).
+fn sqlite_flags(sys_build_rs: &str) -> Vec<Vec<String>> {
+    let found = flag_calls(sys_build_rs);
+    let known: Vec<String> = SYS_FLAGS.iter().map(|(f, _)| f.to_string()).collect();
+    if found != known {
+        let (f, k): (BTreeSet<_>, BTreeSet<_>) = (found.iter().collect(), known.iter().collect());
+        fail(&format!(
+            "libsqlite3-sys's build script passes other C flags than build.rs knows (SYS_FLAGS), so the \
+             layout check cannot use the flags SQLite is compiled with. New: {:?}; gone: {:?}. Update \
+             SYS_FLAGS (and LAYOUT if the layout moved).",
+            f.difference(&k).collect::<Vec<_>>(),
+            k.difference(&f).collect::<Vec<_>>()
+        ));
+    }
+    let target = env::var("TARGET").unwrap_or_default();
+    let windows = env::var("CARGO_CFG_WINDOWS").is_ok();
+    let android = env::var("CARGO_CFG_TARGET_OS").is_ok_and(|v| v == "android");
+    // Flags that apply, in libsqlite3-sys's order: those before its feature flags, each set of
+    // feature flags, then the environment's.
+    let mut base: Vec<String> = Vec::new();
+    let mut features: Vec<String> = Vec::new();
+    for &(flag, when) in SYS_FLAGS {
+        let applies = match when {
+            When::Always => true,
+            When::NotWindows => !windows,
+            When::Android => android,
+            When::WasmWasi => target.starts_with("wasm32-wasi"),
+            When::Feature => {
+                if !base.iter().any(|b| b == flag) && !features.iter().any(|b| b == flag) {
+                    features.push(flag.to_string());
+                }
+                false
+            }
+            When::Env | When::SqlCipher | When::NotADefine => false,
+        };
+        if applies {
+            base.push(flag.to_string());
+        }
+    }
+    // The environment, read as libsqlite3-sys reads it (cargo gives every build script the same).
+    let mut after: Vec<String> = Vec::new();
+    for name in ["SQLITE_MAX_VARIABLE_NUMBER", "SQLITE_MAX_EXPR_DEPTH", "SQLITE_MAX_COLUMN"] {
+        println!("cargo:rerun-if-env-changed={name}");
+        if let Ok(limit) = env::var(name) {
+            after.push(format!("-D{name}={limit}"));
+        }
+    }
+    println!("cargo:rerun-if-env-changed=LIBSQLITE3_FLAGS");
+    if let Ok(extras) = env::var("LIBSQLITE3_FLAGS") {
+        for extra in extras.split_whitespace() {
+            if extra.starts_with("-D") || extra.starts_with("-U") {
+                after.push(extra.to_string());
+            } else if extra.starts_with("SQLITE_") {
+                after.push(format!("-D{extra}"));
+            } else {
+                fail(&format!("Don't understand {extra} in LIBSQLITE3_FLAGS"));
+            }
+        }
+    }
+    (0..1u32 << features.len())
+        .map(|mask| {
+            let mut flags = base.clone();
+            flags.extend(
+                features.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, f)| f.clone()),
+            );
+            flags.extend(after.iter().cloned());
+            flags
+        })
+        .collect()
 }

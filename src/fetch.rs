@@ -7,10 +7,10 @@
 //! to batch, so a steady stream of batches allocates nothing.
 //!
 //! Plain cells (integer, real, NULL, UTF-8 text, blob) are read directly from SQLite's result
-//! registers, the row found through the statement's `pResultRow` (see `mem.rs`), in the hot
-//! loop `fill_direct`; every other cell, and every cell when direct reads are off, through
-//! `sqlite3_column_value` and `sqlite3_value_*`: one column lookup per cell instead of one per
-//! accessor. Both are safe because a connection is used by one thread at a time (see the
+//! registers, the row found through the statement's `pResultRow`, by a layout checked at
+//! compile time (see `mem.rs`), in the hot loop `fill_direct`; every other cell, and every
+//! cell when direct reads are off, through `sqlite3_column_value` and `sqlite3_value_*`: one
+//! column lookup per cell instead of one per accessor. Both are safe because a connection is used by one thread at a time (see the
 //! thread model in the header).
 
 use std::ffi::c_int;
@@ -299,19 +299,17 @@ enum FastStop {
 /// stay in registers. Returns the rows taken and why it stopped.
 ///
 /// # Safety
-/// `raw` is positioned on a row of `ncols > 0` columns `layout.stride` bytes apart (see
-/// `mem.rs`); `out` has room for `max_rows * ncols` cells.
+/// `raw` is positioned on a row of `ncols > 0` columns, direct reads are on (see `mem.rs`);
+/// `out` has room for `max_rows * ncols` cells.
 #[inline(never)]
 unsafe fn fill_direct<S: Sink>(
     raw: *mut ffi::sqlite3_stmt,
     ncols: usize,
-    layout: mem::Layout,
     mut out: *mut sqlbatch_value,
     max_rows: usize,
     sink: &mut S,
     cells_before: usize,
 ) -> (usize, FastStop) {
-    let mem::Layout { stride, row_at } = layout;
     let mut rows = 0;
     // Rows that certainly fit before the byte bound is reached, re-checked exactly once that
     // many rows are taken, or as soon as a row brings bytes along.
@@ -328,7 +326,7 @@ unsafe fn fill_direct<S: Sink>(
             }
         }
         let mark = sink.len();
-        let mut m = mem::row_address(raw, row_at);
+        let mut m = mem::row_address(raw);
         if m.is_null() {
             return (rows, FastStop::Slow);
         }
@@ -356,7 +354,7 @@ unsafe fn fill_direct<S: Sink>(
                     return (rows, FastStop::Slow);
                 }
             }
-            m = m.add(stride);
+            m = m.add(mem::STRIDE);
             cell = cell.add(1);
         }
         out = end;
@@ -431,15 +429,12 @@ unsafe fn fill<S: Sink>(
         // A statement re-prepared by its first step may have changed shape.
         ncols = ffi::sqlite3_column_count(raw) as usize;
     }
-    // Direct reads assume the columns of a row sit `stride` bytes apart: check it once a batch.
-    if stride != 0 && ncols > 1 {
-        let first = ffi::sqlite3_column_value(raw, 0) as usize;
-        let last = ffi::sqlite3_column_value(raw, (ncols - 1) as c_int) as usize;
-        if last.wrapping_sub(first) != (ncols - 1) * stride {
-            stride = 0;
-        }
+    // Direct reads take column c at pResultRow + c * STRIDE (the layout is a compile-time
+    // fact, see mem.rs); that the API reads the same row is SQLite's behaviour: check it once
+    // a batch, on column 0.
+    if stride != 0 && ncols != 0 && mem::row_address(raw) != ffi::sqlite3_column_value(raw, 0) as *const u8 {
+        stride = 0;
     }
-    let layout = mem::Layout { stride, row_at: mem::result_row_offset() };
     // Invariant at the top of the loop: positioned on a row the caller has not received.
     let mut rows = 0;
     // Cells are written through a raw cursor; `st.cells` gets its length once, at the end
@@ -457,7 +452,7 @@ unsafe fn fill<S: Sink>(
         }
         if stride != 0 && ncols != 0 {
             let fit = (max_rows - rows).min((room - rows * ncols) / ncols);
-            let (n, why) = fill_direct(raw, ncols, layout, base.add(rows * ncols), fit, sink, rows * ncols);
+            let (n, why) = fill_direct(raw, ncols, base.add(rows * ncols), fit, sink, rows * ncols);
             rows += n;
             match why {
                 FastStop::Limit => continue,

@@ -1,7 +1,10 @@
 //! Direct reads of result values (src/mem.rs) must read exactly what the public API reads.
-//! One test in its own binary, because it switches a process-wide setting.
+//! Their layout is checked at compile time (build.rs); these tests check the behaviour the
+//! compiler cannot see. One test in its own binary, because it switches a process-wide setting.
 
 mod common;
+use std::collections::BTreeSet;
+
 use common::*;
 
 fn all_rows(c: &Conn, sql: &str, max_rows: usize, max_bytes: usize) -> Vec<Vec<Val>> {
@@ -13,8 +16,10 @@ fn all_rows(c: &Conn, sql: &str, max_rows: usize, max_bytes: usize) -> Vec<Vec<V
 
 #[test]
 fn direct_reads_agree_with_the_api_on_every_kind_of_value() {
-    assert!(sqlbatch::mem::direct_reads_enabled(), "the layout probe failed for the bundled SQLite");
-    assert!(sqlbatch::mem::direct_row_address_enabled(), "the pResultRow probe failed");
+    assert!(
+        sqlbatch::mem::direct_reads_enabled(),
+        "direct reads are not compiled in (cfg(sqlbatch_direct_reads))"
+    );
     let c = Conn::memory();
     // Plain values, values SQLite keeps in unusual forms (zero-filled blobs, integers in REAL
     // columns, text that looks numeric, pointer-less subtypes from json), and many rows.
@@ -78,4 +83,38 @@ fn a_full_mutex_connection_reads_through_the_api() {
         c.rows("SELECT 1, 'two', 3.0, x'04', NULL"),
         vec![vec![Val::Int(1), t("two"), f(3.0), Val::Blob(vec![4]), Val::Null]]
     );
+}
+
+/// build.rs checks the layout with the C flags it derives from libsqlite3-sys's build script:
+/// every option the linked SQLite reports that changes what is compiled (ENABLE_*, OMIT_*,
+/// DEBUG) must be among one of the flag sets it checked, and that set's ENABLE_* all reported.
+#[test]
+fn the_layout_was_checked_with_the_flags_the_linked_sqlite_was_built_with() {
+    // JSON is built in since SQLite 3.38, and ENABLE_JSON1 no longer reported.
+    const NOT_REPORTED: &[&str] = &["SQLITE_ENABLE_JSON1"];
+    let linked: BTreeSet<String> = Conn::memory()
+        .rows("PRAGMA compile_options")
+        .into_iter()
+        .map(|row| match &row[0] {
+            Val::Text(b) => String::from_utf8(b.clone()).unwrap(),
+            v => panic!("compile option {v:?}"),
+        })
+        .filter(|o| o.starts_with("ENABLE_") || o.starts_with("OMIT_") || o == "DEBUG")
+        .map(|o| format!("SQLITE_{}", o.split('=').next().unwrap()))
+        .collect();
+    assert!(linked.contains("SQLITE_ENABLE_FTS5"), "{linked:?}");
+    let sets = sqlbatch::mem::CHECKED_FLAG_SETS;
+    let matches = |flags: &&&[&str]| {
+        let defined: BTreeSet<String> = flags
+            .iter()
+            .filter_map(|f| f.strip_prefix("-D"))
+            .map(|f| f.split('=').next().unwrap().to_string())
+            .collect();
+        linked.is_subset(&defined)
+            && defined
+                .iter()
+                .filter(|d| d.starts_with("SQLITE_ENABLE_") && !NOT_REPORTED.contains(&d.as_str()))
+                .all(|d| linked.contains(d))
+    };
+    assert!(sets.iter().any(|s| matches(&s)), "linked: {linked:?}\nchecked: {sets:#?}");
 }
