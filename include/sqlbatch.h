@@ -230,10 +230,35 @@
 #define SQLBATCH_PREPARE_SINGLE 65536
 
 /**
+ * Function flag: the function gives the same result for the same arguments within one
+ * statement, so SQLite may factor calls out (`SQLITE_DETERMINISTIC`).
+ */
+#define SQLBATCH_FUNCTION_DETERMINISTIC 2048
+
+/**
+ * Function flag: the function may not be called from triggers, views, CHECK constraints and
+ * other schema structures, only from top-level SQL (`SQLITE_DIRECTONLY`).
+ */
+#define SQLBATCH_FUNCTION_DIRECTONLY 524288
+
+/**
+ * Function flag: the function has no side effects and leaks no information, so it may be
+ * used in the schema even with trusted_schema off (`SQLITE_INNOCUOUS`).
+ */
+#define SQLBATCH_FUNCTION_INNOCUOUS 2097152
+
+/**
  * Params flag: the `bits` of TEXT and BLOB values are the addresses of their bytes, not
  * offsets from `data` (which must then be NULL, with `data_len` 0). Convenient from C.
  */
 #define SQLBATCH_PARAMS_ADDRESSES 1
+
+/**
+ * One call of a registered function, aggregate or window function: where its result goes.
+ * Opaque; the library creates it for the length of one callback, and it must not be used
+ * after the callback returns.
+ */
+typedef struct sqlbatch_call sqlbatch_call;
 
 /**
  * A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
@@ -323,6 +348,134 @@ typedef struct sqlbatch_value {
 } sqlbatch_value;
 
 /**
+ * A batch of rows, written by `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into`.
+ *
+ * Cell (r, c) is `cells[r * n_cols + c]`; the bytes of a TEXT or BLOB cell `v` are the `v.len`
+ * bytes at `data + v.bits` (at `buf + v.bits` after `sqlbatch_stmt_fetch_into`, which leaves
+ * `data` NULL). Reading a batch needs no further call. Empty arrays are NULL: `cells` when
+ * the batch has no cells (`n_rows * n_cols == 0`), `data` when it has no bytes.
+ *
+ * Lifetime: `cells` (and `data`, for `sqlbatch_stmt_fetch`) belong to the statement and stay
+ * valid until the next fetch, bind, reset, bulk write or finalize on it. With
+ * `sqlbatch_stmt_fetch_into`, `data` is the caller's buffer and stays the caller's.
+ */
+typedef struct sqlbatch_batch {
+  /**
+   * `n_rows * n_cols` cells, row-major; NULL when there are none.
+   */
+  const struct sqlbatch_value *cells;
+  /**
+   * Base of the TEXT and BLOB bytes; NULL when there are none, and always after
+   * `sqlbatch_stmt_fetch_into` (use its `buf`).
+   */
+  const uint8_t *data;
+  /**
+   * Bytes used at `data`. After `SQLBATCH_E_BUFFER_TOO_SMALL`: the bytes the next row needs.
+   */
+  size_t data_len;
+  /**
+   * Rows in this batch (0 is possible with `SQLBATCH_DONE`).
+   */
+  size_t n_rows;
+  /**
+   * Columns per row.
+   */
+  size_t n_cols;
+  /**
+   * Identifies the batch; `sqlbatch_batch_get` uses it to detect a batch read too late.
+   */
+  uint64_t generation;
+} sqlbatch_batch;
+
+/**
+ * A scalar function: computes the result of one call from `n_args` argument cells (`args`,
+ * NULL when there are none), whose TEXT and BLOB bytes are at `data + bits` (`data` NULL when
+ * no argument has bytes), and sets it through `call`. The cells and bytes are valid only
+ * during the callback. Not setting a result gives SQL NULL.
+ */
+typedef void (*sqlbatch_function_fn)(struct sqlbatch_call *call,
+                                     void *user_data,
+                                     const struct sqlbatch_value *args,
+                                     size_t n_args,
+                                     const uint8_t *data);
+
+/**
+ * Releases the `user_data` of a registration; called exactly once.
+ */
+typedef void (*sqlbatch_destroy_fn)(void *user_data);
+
+/**
+ * An aggregate's step (or a window function's inverse): takes `n_rows` argument rows of
+ * `n_args` cells each (`args`, row-major; bytes at `data + bits`, as for a scalar function)
+ * into the group's state. `*state` is NULL at a group's first call; the callback sets it to
+ * whatever it keeps per group, and the finish callback frees it. An error set through `call`
+ * ends the statement with that error.
+ */
+typedef void (*sqlbatch_step_fn)(struct sqlbatch_call *call,
+                                 void *user_data,
+                                 void **state,
+                                 const struct sqlbatch_value *args,
+                                 size_t n_rows,
+                                 size_t n_args,
+                                 const uint8_t *data);
+
+/**
+ * An aggregate's finish (or a window function's value): sets the group's result through
+ * `call` from `state` (NULL when the group had no row, e.g. `SELECT agg(x) FROM empty`).
+ * The finish callback also frees `state`: it is called exactly once per group, also when
+ * the statement ends early (an error, a reset); the value callback leaves it alone.
+ */
+typedef void (*sqlbatch_finish_fn)(struct sqlbatch_call *call, void *user_data, void *state);
+
+/**
+ * The callbacks of an aggregate or window function, for `sqlbatch_conn_create_aggregate`.
+ */
+typedef struct sqlbatch_aggregate {
+  /**
+   * Required: takes argument rows into the group's state.
+   */
+  sqlbatch_step_fn step;
+  /**
+   * Required: sets the group's result and frees its state.
+   */
+  sqlbatch_finish_fn finish;
+  /**
+   * Window functions only (NULL otherwise, together with `value`): removes the oldest
+   * `n_rows` rows (always 1) from the state, as the window's frame moves on.
+   */
+  sqlbatch_step_fn inverse;
+  /**
+   * Window functions only: sets the current result, keeping the state.
+   */
+  sqlbatch_finish_fn value;
+  /**
+   * 0 or 1: `step` gets one row per call. More: the library collects up to this many rows
+   * of a group (and at most `batch_bytes` bytes of their TEXT and BLOB values, if that is
+   * not 0) and calls `step` once per batch; the rows of a group keep SQLite's order, and
+   * what is left is handed over before `finish`, `value` and `inverse`, so a batched
+   * aggregate also works as a window function (with a frame that moves every row, its
+   * batches are one row long). An error set by `step` is then reported with the batch,
+   * not with the row that caused it.
+   */
+  size_t batch_rows;
+  /**
+   * The byte bound of a batch (0: none); a batch always holds at least one row.
+   */
+  size_t batch_bytes;
+} sqlbatch_aggregate;
+
+/**
+ * A collation: compares the `a_len` bytes at `a` with the `b_len` bytes at `b` (UTF-8 text,
+ * not NUL-terminated, valid during the call) and returns a negative number, 0 or a positive
+ * number. It must be a total order, and must not fail.
+ */
+typedef int32_t (*sqlbatch_collation_fn)(void *user_data,
+                                         const uint8_t *a,
+                                         size_t a_len,
+                                         const uint8_t *b,
+                                         size_t b_len);
+
+/**
  * A set of parameter values, taken by `sqlbatch_conn_exec`, `sqlbatch_stmt_bind` and
  * `sqlbatch_stmt_execute_many`.
  *
@@ -364,6 +517,33 @@ typedef struct sqlbatch_params {
    */
   uint32_t flags;
 } sqlbatch_params;
+
+/**
+ * What `sqlbatch_conn_exec` did; written also when it fails, to say what ran before.
+ */
+typedef struct sqlbatch_exec_result {
+  /**
+   * Statements that ran to completion.
+   */
+  uint64_t statements;
+  /**
+   * Parameters bound by those statements (a named value counts each time it is bound).
+   */
+  uint64_t params_used;
+  /**
+   * Rows inserted, updated or deleted directly by those statements, summed.
+   */
+  int64_t changes;
+  /**
+   * `sqlite3_last_insert_rowid` after the call.
+   */
+  int64_t last_insert_rowid;
+  /**
+   * Byte offset where execution stopped: `sql_len` after success, the first byte of the
+   * failing statement after a failure.
+   */
+  size_t end_offset;
+} sqlbatch_exec_result;
 
 /**
  * A borrowed string: `len` bytes at `ptr`, NUL-terminated unless said otherwise.
@@ -409,73 +589,6 @@ typedef struct sqlbatch_column {
    */
   struct sqlbatch_str origin;
 } sqlbatch_column;
-
-/**
- * A batch of rows, written by `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into`.
- *
- * Cell (r, c) is `cells[r * n_cols + c]`; the bytes of a TEXT or BLOB cell `v` are the `v.len`
- * bytes at `data + v.bits` (at `buf + v.bits` after `sqlbatch_stmt_fetch_into`, which leaves
- * `data` NULL). Reading a batch needs no further call. Empty arrays are NULL: `cells` when
- * the batch has no cells (`n_rows * n_cols == 0`), `data` when it has no bytes.
- *
- * Lifetime: `cells` (and `data`, for `sqlbatch_stmt_fetch`) belong to the statement and stay
- * valid until the next fetch, bind, reset, bulk write or finalize on it. With
- * `sqlbatch_stmt_fetch_into`, `data` is the caller's buffer and stays the caller's.
- */
-typedef struct sqlbatch_batch {
-  /**
-   * `n_rows * n_cols` cells, row-major; NULL when there are none.
-   */
-  const struct sqlbatch_value *cells;
-  /**
-   * Base of the TEXT and BLOB bytes; NULL when there are none, and always after
-   * `sqlbatch_stmt_fetch_into` (use its `buf`).
-   */
-  const uint8_t *data;
-  /**
-   * Bytes used at `data`. After `SQLBATCH_E_BUFFER_TOO_SMALL`: the bytes the next row needs.
-   */
-  size_t data_len;
-  /**
-   * Rows in this batch (0 is possible with `SQLBATCH_DONE`).
-   */
-  size_t n_rows;
-  /**
-   * Columns per row.
-   */
-  size_t n_cols;
-  /**
-   * Identifies the batch; `sqlbatch_batch_get` uses it to detect a batch read too late.
-   */
-  uint64_t generation;
-} sqlbatch_batch;
-
-/**
- * What `sqlbatch_conn_exec` did; written also when it fails, to say what ran before.
- */
-typedef struct sqlbatch_exec_result {
-  /**
-   * Statements that ran to completion.
-   */
-  uint64_t statements;
-  /**
-   * Parameters bound by those statements (a named value counts each time it is bound).
-   */
-  uint64_t params_used;
-  /**
-   * Rows inserted, updated or deleted directly by those statements, summed.
-   */
-  int64_t changes;
-  /**
-   * `sqlite3_last_insert_rowid` after the call.
-   */
-  int64_t last_insert_rowid;
-  /**
-   * Byte offset where execution stopped: `sql_len` after success, the first byte of the
-   * failing statement after a failure.
-   */
-  size_t end_offset;
-} sqlbatch_exec_result;
 
 /**
  * What `sqlbatch_stmt_execute_many` did; written also when it fails.
@@ -645,6 +758,263 @@ int32_t sqlbatch_conn_last_error(const struct sqlbatch_conn *conn,
                                  struct sqlbatch_error *out_error);
 
 /**
+ * sqlbatch_value_convert converts one value to storage class `to` (`SQLBATCH_INTEGER`,
+ * `SQLBATCH_FLOAT`, `SQLBATCH_TEXT` or `SQLBATCH_BLOB`) exactly as `sqlite3_column_int64`,
+ * `sqlite3_column_double`, `sqlite3_column_text` or `sqlite3_column_blob` of the bundled
+ * SQLite would for that value: TEXT '1e3' gives the INTEGER 1 and the FLOAT 1000.0, ' +5.5e1'
+ * gives 5 and 55.0, '0x10' gives 0, the REAL 1e21 gives the TEXT "1.0e+21", -0.0 gives "0.0",
+ * +Inf gives "Inf". Use it wherever a value is read as another class than its own.
+ *
+ * TEXT and BLOB bytes of `value` are at `data + value->bits` (`value->len` bytes; `data`
+ * holds `data_len` bytes): for a cell of a batch, pass the batch's `data` and `data_len`.
+ * A value with `len == 0` reads no bytes.
+ *
+ * The result, in `*out_value`, has kind `to`, except that a NULL value, and a FLOAT NaN,
+ * convert to TEXT or BLOB as a NULL-kind value (`sqlite3_column_text` returns NULL):
+ * - to INTEGER or FLOAT: the number in `out_value->bits` (a NULL value gives 0 or 0.0);
+ * - to TEXT or BLOB from INTEGER or FLOAT: SQLite's rendering is written to `buf` (at most
+ *   24 bytes, followed by a NUL not counted in `len`), `out_value->bits` is 0 (the offset of
+ *   the bytes in `buf`) and `out_value->len` their length. `buf` must hold 32 bytes;
+ * - to TEXT or BLOB from TEXT or BLOB: the bytes do not change: `out_value->bits` and
+ *   `out_value->len` are those of `value` (relative to `data`), only the kind changes.
+ *
+ * Zero bytes are a TEXT or BLOB result of `len` 0 (where `sqlite3_column_blob` returns NULL).
+ * TEXT results are not checked to be UTF-8, as SQLite does not check them.
+ *
+ * A FLOAT value holding a NaN converts as SQLite treats one: `sqlite3_bind_double` binds a
+ * NaN as SQL NULL, so it gives 0, 0.0, or a NULL-kind TEXT/BLOB result.
+ *
+ * Ownership: nothing is kept: `value`, `data` and `buf` may be freed as soon as this returns.
+ * Threads: any thread, at any time, concurrently with anything (no connection is involved;
+ * TEXT/BLOB to number uses a private per-thread SQLite connection, opened on first use and
+ * closed when the thread exits).
+ * NULL: `value` or `out_value` NULL, or `buf` NULL when a number is rendered:
+ * `SQLBATCH_E_NULL_PARAMETER`. `data` may be NULL when no bytes are read; `buf` may be
+ * NULL otherwise. On error `*out_value` is a NULL-kind value.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_INVALID_ARGUMENT` for an
+ * unknown `value->kind` or `to`, or TEXT/BLOB bytes with a NULL `data`; `SQLBATCH_E_RANGE`
+ * for bytes outside `data_len`; `SQLBATCH_E_BUFFER_TOO_SMALL` when an INTEGER or FLOAT is
+ * converted to TEXT or BLOB and `buf_len < 32`; or SQLite's error for TEXT/BLOB to a number
+ * (`SQLITE_TOOBIG` for bytes over SQLite's length limit, `SQLITE_NOMEM`).
+ */
+int32_t sqlbatch_value_convert(const struct sqlbatch_value *value,
+                               const uint8_t *data,
+                               size_t data_len,
+                               uint8_t to,
+                               struct sqlbatch_value *out_value,
+                               uint8_t *buf,
+                               size_t buf_len);
+
+/**
+ * sqlbatch_stmt_fetch runs `stmt` forward by up to `max_rows` rows and writes them to
+ * `*out_batch`, with their TEXT and BLOB bytes in an arena owned by the statement.
+ *
+ * The batch also ends once it holds `max_bytes` or more (counting 16 bytes per cell plus the
+ * TEXT and BLOB bytes). Rows are never split, and every batch has at least one row, however
+ * large, so a result of any size streams in memory bounded by `max_bytes` plus one row.
+ * Pass `SIZE_MAX` for no byte bound.
+ *
+ * Each cell carries its own type (SQLite's types are per value). The call reports the end of
+ * the result as soon as it reaches it, also when the last row fills the batch: after
+ * `SQLBATCH_DONE`, further fetches return `SQLBATCH_DONE` with no rows until the statement is
+ * reset. If a step fails after some rows were collected (an interrupt, a constraint), those
+ * rows are returned with `SQLBATCH_ROW` and the next fetch returns the error; a failed
+ * statement keeps returning its error until it is reset.
+ *
+ * Lifetime: the batch borrows memory owned by `stmt`; it stays valid until the next fetch,
+ * bind, reset, bulk write or finalize on `stmt`, or until the connection is closed.
+ * NULL: `stmt` or `out_batch` NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_ROW` (more rows may follow), `SQLBATCH_DONE` (the batch holds the last
+ * rows, possibly none), `SQLBATCH_E_RANGE` if `max_rows` is 0, `SQLBATCH_E_CLOSED`, or the
+ * error SQLite reported while stepping (e.g. `SQLITE_INTERRUPT`, `SQLITE_BUSY`,
+ * `SQLITE_CONSTRAINT_*`). `*out_batch` is written only with `SQLBATCH_ROW` and `SQLBATCH_DONE`.
+ */
+int32_t sqlbatch_stmt_fetch(struct sqlbatch_stmt *stmt,
+                            size_t max_rows,
+                            size_t max_bytes,
+                            struct sqlbatch_batch *out_batch);
+
+/**
+ * sqlbatch_stmt_fetch_into works like `sqlbatch_stmt_fetch`, but writes the TEXT and BLOB
+ * bytes into the caller's buffer `buf` of `buf_len` bytes, so that a garbage-collected caller
+ * can keep zero-copy slices of a batch for as long as it keeps the buffer.
+ *
+ * The batch ends before the first row whose bytes do not fit in what is left of `buf`. If not
+ * even the batch's first row fits, the call returns `SQLBATCH_E_BUFFER_TOO_SMALL`, sets
+ * `out_batch->data_len` to the number of bytes that row needs (and `n_rows` to 0), and keeps
+ * the row for the next call, which should pass a buffer at least that large.
+ *
+ * Ownership: `buf` stays the caller's; `out_batch->data` is set to NULL (the bytes of a TEXT or
+ * BLOB cell `v` are at `buf + v.bits`), so that no pointer to the caller's memory is written
+ * into the caller's memory (which a garbage collector would not see). `cells` belong to `stmt`,
+ * with the same lifetime as for `sqlbatch_stmt_fetch`; the bytes in `buf` are never touched
+ * again by sqlbatch after this call returns.
+ * NULL: `stmt` or `out_batch` NULL, or `buf` NULL with `buf_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return as `sqlbatch_stmt_fetch`, plus `SQLBATCH_E_BUFFER_TOO_SMALL`.
+ */
+int32_t sqlbatch_stmt_fetch_into(struct sqlbatch_stmt *stmt,
+                                 size_t max_rows,
+                                 uint8_t *buf,
+                                 size_t buf_len,
+                                 struct sqlbatch_batch *out_batch);
+
+/**
+ * sqlbatch_batch_get copies cell (`row`, `col`) of `batch` to `*out_value`, after checking
+ * that the batch is still the current one of `stmt` and that the cell exists. For TEXT and
+ * BLOB, `out_value->bits` becomes `batch->data + bits`: the address of the bytes for a batch
+ * from `sqlbatch_stmt_fetch`, and still the offset into `buf` for one from
+ * `sqlbatch_stmt_fetch_into`. This is the checked, slower way to read a batch; reading
+ * `batch->cells` directly is the fast one.
+ * NULL: any pointer NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_STALE_BATCH` if `stmt` moved on since the batch was
+ * fetched, `SQLBATCH_E_RANGE` for a cell outside the batch.
+ */
+int32_t sqlbatch_batch_get(const struct sqlbatch_stmt *stmt,
+                           const struct sqlbatch_batch *batch,
+                           size_t row,
+                           size_t col,
+                           struct sqlbatch_value *out_value);
+
+/**
+ * sqlbatch_conn_create_function registers (or replaces, or with `fn` NULL deletes) the
+ * scalar SQL function `name` (`name_len` bytes of UTF-8) taking `n_args` arguments (-1 for
+ * any number) on `conn` (`sqlite3_create_function_v2`).
+ *
+ * `flags` is 0 or a bitwise OR of `SQLBATCH_FUNCTION_DETERMINISTIC`, `_INNOCUOUS` and
+ * `_DIRECTONLY`. Each call of the function in SQL calls `fn(call, user_data, args, n_args,
+ * data)` on the thread that runs the statement, with the arguments as cells (see
+ * `sqlbatch_function_fn`); the callback sets the result with `sqlbatch_call_result` or
+ * `sqlbatch_call_error`. It may run SQL on other connections; running SQL on `conn` itself
+ * from inside the callback is not supported (the connection is used by one thread at a
+ * time, and its statement is mid-step). A function may be registered under one name once
+ * per argument count.
+ *
+ * Ownership: `user_data` passes to the library with this call: `destroy(user_data)` (if
+ * `destroy` is not NULL) runs exactly once, when the function is replaced or deleted, when
+ * `conn` closes, or before this call returns if it fails.
+ * NULL: `conn` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags, an empty name or one
+ * with a NUL byte), `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`, or SQLite's error
+ * (`SQLITE_MISUSE` for a bad argument count or a name over 255 bytes, `SQLITE_BUSY` while a
+ * statement that uses the function runs).
+ */
+int32_t sqlbatch_conn_create_function(struct sqlbatch_conn *conn,
+                                      const char *name,
+                                      size_t name_len,
+                                      int32_t n_args,
+                                      uint32_t flags,
+                                      sqlbatch_function_fn fn,
+                                      void *user_data,
+                                      sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_create_aggregate registers (or replaces) the aggregate SQL function `name`
+ * taking `n_args` arguments (-1 for any number) on `conn`: a window function too when
+ * `fns->inverse` and `fns->value` are set (`sqlite3_create_window_function`).
+ *
+ * For each group, the library calls `fns->step` with the group's argument rows, one row per
+ * call or in batches of up to `fns->batch_rows` rows (see `sqlbatch_aggregate`), then
+ * `fns->finish` once; a window function also gets `inverse` and `value` calls. `*fns` is
+ * copied. `flags`, the thread that calls back, and the ownership of `user_data` are as for
+ * `sqlbatch_conn_create_function`. To delete an aggregate, register a scalar function of
+ * that name with a NULL `fn`.
+ * NULL: `conn` or `fns` NULL, `fns->step` or `fns->finish` NULL, or `name` NULL with
+ * `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER` (and `destroy(user_data)` has run).
+ * @return as `sqlbatch_conn_create_function`, plus `SQLBATCH_E_INVALID_ARGUMENT` when only
+ * one of `inverse` and `value` is set.
+ */
+int32_t sqlbatch_conn_create_aggregate(struct sqlbatch_conn *conn,
+                                       const char *name,
+                                       size_t name_len,
+                                       int32_t n_args,
+                                       uint32_t flags,
+                                       const struct sqlbatch_aggregate *fns,
+                                       void *user_data,
+                                       sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_create_collation registers (or replaces, or with `compare` NULL deletes)
+ * the collation `name` on `conn` (`sqlite3_create_collation_v2`), used by `COLLATE name`,
+ * column declarations and indexes. `compare` is called on the thread that runs the
+ * statement. Ownership of `user_data` is as for `sqlbatch_conn_create_function`.
+ * NULL: `conn` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_ARGUMENT`, `SQLBATCH_E_INVALID_UTF8`,
+ * `SQLBATCH_E_CLOSED`, or SQLite's error (`SQLITE_BUSY` while a statement uses it).
+ */
+int32_t sqlbatch_conn_create_collation(struct sqlbatch_conn *conn,
+                                       const char *name,
+                                       size_t name_len,
+                                       sqlbatch_collation_fn compare,
+                                       void *user_data,
+                                       sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_call_result sets the result of the current call of a function (or of an
+ * aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
+ * `data + value->bits` (`data_len` bytes at `data`); the bytes are copied. A later result
+ * or error replaces it.
+ *
+ * Thread: only inside the callback that received `call`.
+ * NULL: `call` or `value` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (an unknown kind, bytes without
+ * `data`) or `SQLBATCH_E_RANGE` (bytes outside `data_len`), which also set that error as the
+ * call's result; `SQLITE_TOOBIG` for text or a blob over SQLite's length limit.
+ */
+int32_t sqlbatch_call_result(struct sqlbatch_call *call,
+                             const struct sqlbatch_value *value,
+                             const uint8_t *data,
+                             size_t data_len);
+
+/**
+ * sqlbatch_call_error makes the current call fail: the statement stops with `code` (an
+ * SQLite result code, e.g. `SQLITE_CONSTRAINT`; 0 or a library code give `SQLITE_ERROR`) and
+ * the `message_len` bytes of UTF-8 at `message` (copied) as its message.
+ * Thread: only inside the callback that received `call`. NULL `call`: a no-op; NULL
+ * `message`: SQLite's description of `code`.
+ */
+void sqlbatch_call_error(struct sqlbatch_call *call,
+                         int32_t code,
+                         const char *message,
+                         size_t message_len);
+
+/**
+ * sqlbatch_conn_exec runs every statement of a SQL script (`sql_len` bytes of UTF-8, e.g. a
+ * dump of thousands of statements) in one call, stepping each to completion and discarding any
+ * rows, like `sqlite3_exec` without a callback.
+ *
+ * Parameters (`params`, NULL for none): the positional values are consumed in order across
+ * the statements: each statement takes as many as its parameter count (its largest index;
+ * `?3` alone takes three), parameter `i` of a statement getting the `i`-th of its share.
+ * Where `params->names[i]` is a TEXT value, `values[i]` goes to every parameter of that name
+ * (`:x`, `@x`, `$x`) in any statement, and is not consumed positionally. A name given with its
+ * prefix matches only that spelling (":id" matches `:id`); a name given without one matches
+ * every prefix ("id" matches `:id`, `@id` and `$id`), as `sqlbatch_stmt_param_index` does.
+ * The bytes of values and names are only read during the call. Whitespace and comments after
+ * the last statement are fine. A script without statements does nothing and succeeds.
+ *
+ * On failure, the statements before the failing one have run and stay run (wrap the script in
+ * a transaction to make it all-or-nothing); the error records the failing statement's index
+ * (`statement_index`), where it starts (`statement_offset`), and the offending token relative to
+ * the whole script (`token_offset`). If positional values are left over after the last
+ * statement, the whole script has run and `SQLBATCH_E_PARAM_COUNT` is returned.
+ *
+ * `*out_result` (if `out_result` is not NULL) is written in every case, saying what ran.
+ * Thread: the caller of `conn` (see "Thread model").
+ * NULL: `conn` NULL, `sql` NULL with `sql_len > 0`, or a NULL array in `params` with a
+ * non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` (a NUL byte
+ * in the SQL) before anything runs, with `token_offset` at the offending byte;
+ * `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_INVALID_ARGUMENT` (a bad value
+ * kind, bytes without a base, bad params flags), `SQLBATCH_E_CLOSED`, or the error of the
+ * failing statement (e.g. `SQLITE_ERROR`, `SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_INTERRUPT`).
+ */
+int32_t sqlbatch_conn_exec(struct sqlbatch_conn *conn,
+                           const char *sql,
+                           size_t sql_len,
+                           const struct sqlbatch_params *params,
+                           struct sqlbatch_exec_result *out_result);
+
+/**
  * sqlbatch_stmt_prepare compiles the first SQL statement in `sql` (`sql_len` bytes of UTF-8;
  * it need not be NUL-terminated) into a statement handle (`sqlite3_prepare_v3`).
  *
@@ -794,113 +1164,6 @@ int32_t sqlbatch_stmt_sql(const struct sqlbatch_stmt *stmt, struct sqlbatch_str 
  * (also when the text would exceed SQLite's length limit).
  */
 int32_t sqlbatch_stmt_expanded_sql(struct sqlbatch_stmt *stmt, struct sqlbatch_str *out_sql);
-
-/**
- * sqlbatch_stmt_fetch runs `stmt` forward by up to `max_rows` rows and writes them to
- * `*out_batch`, with their TEXT and BLOB bytes in an arena owned by the statement.
- *
- * The batch also ends once it holds `max_bytes` or more (counting 16 bytes per cell plus the
- * TEXT and BLOB bytes). Rows are never split, and every batch has at least one row, however
- * large, so a result of any size streams in memory bounded by `max_bytes` plus one row.
- * Pass `SIZE_MAX` for no byte bound.
- *
- * Each cell carries its own type (SQLite's types are per value). The call reports the end of
- * the result as soon as it reaches it, also when the last row fills the batch: after
- * `SQLBATCH_DONE`, further fetches return `SQLBATCH_DONE` with no rows until the statement is
- * reset. If a step fails after some rows were collected (an interrupt, a constraint), those
- * rows are returned with `SQLBATCH_ROW` and the next fetch returns the error; a failed
- * statement keeps returning its error until it is reset.
- *
- * Lifetime: the batch borrows memory owned by `stmt`; it stays valid until the next fetch,
- * bind, reset, bulk write or finalize on `stmt`, or until the connection is closed.
- * NULL: `stmt` or `out_batch` NULL gives `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_ROW` (more rows may follow), `SQLBATCH_DONE` (the batch holds the last
- * rows, possibly none), `SQLBATCH_E_RANGE` if `max_rows` is 0, `SQLBATCH_E_CLOSED`, or the
- * error SQLite reported while stepping (e.g. `SQLITE_INTERRUPT`, `SQLITE_BUSY`,
- * `SQLITE_CONSTRAINT_*`). `*out_batch` is written only with `SQLBATCH_ROW` and `SQLBATCH_DONE`.
- */
-int32_t sqlbatch_stmt_fetch(struct sqlbatch_stmt *stmt,
-                            size_t max_rows,
-                            size_t max_bytes,
-                            struct sqlbatch_batch *out_batch);
-
-/**
- * sqlbatch_stmt_fetch_into works like `sqlbatch_stmt_fetch`, but writes the TEXT and BLOB
- * bytes into the caller's buffer `buf` of `buf_len` bytes, so that a garbage-collected caller
- * can keep zero-copy slices of a batch for as long as it keeps the buffer.
- *
- * The batch ends before the first row whose bytes do not fit in what is left of `buf`. If not
- * even the batch's first row fits, the call returns `SQLBATCH_E_BUFFER_TOO_SMALL`, sets
- * `out_batch->data_len` to the number of bytes that row needs (and `n_rows` to 0), and keeps
- * the row for the next call, which should pass a buffer at least that large.
- *
- * Ownership: `buf` stays the caller's; `out_batch->data` is set to NULL (the bytes of a TEXT or
- * BLOB cell `v` are at `buf + v.bits`), so that no pointer to the caller's memory is written
- * into the caller's memory (which a garbage collector would not see). `cells` belong to `stmt`,
- * with the same lifetime as for `sqlbatch_stmt_fetch`; the bytes in `buf` are never touched
- * again by sqlbatch after this call returns.
- * NULL: `stmt` or `out_batch` NULL, or `buf` NULL with `buf_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
- * @return as `sqlbatch_stmt_fetch`, plus `SQLBATCH_E_BUFFER_TOO_SMALL`.
- */
-int32_t sqlbatch_stmt_fetch_into(struct sqlbatch_stmt *stmt,
-                                 size_t max_rows,
-                                 uint8_t *buf,
-                                 size_t buf_len,
-                                 struct sqlbatch_batch *out_batch);
-
-/**
- * sqlbatch_batch_get copies cell (`row`, `col`) of `batch` to `*out_value`, after checking
- * that the batch is still the current one of `stmt` and that the cell exists. For TEXT and
- * BLOB, `out_value->bits` becomes `batch->data + bits`: the address of the bytes for a batch
- * from `sqlbatch_stmt_fetch`, and still the offset into `buf` for one from
- * `sqlbatch_stmt_fetch_into`. This is the checked, slower way to read a batch; reading
- * `batch->cells` directly is the fast one.
- * NULL: any pointer NULL gives `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_STALE_BATCH` if `stmt` moved on since the batch was
- * fetched, `SQLBATCH_E_RANGE` for a cell outside the batch.
- */
-int32_t sqlbatch_batch_get(const struct sqlbatch_stmt *stmt,
-                           const struct sqlbatch_batch *batch,
-                           size_t row,
-                           size_t col,
-                           struct sqlbatch_value *out_value);
-
-/**
- * sqlbatch_conn_exec runs every statement of a SQL script (`sql_len` bytes of UTF-8, e.g. a
- * dump of thousands of statements) in one call, stepping each to completion and discarding any
- * rows, like `sqlite3_exec` without a callback.
- *
- * Parameters (`params`, NULL for none): the positional values are consumed in order across
- * the statements: each statement takes as many as its parameter count (its largest index;
- * `?3` alone takes three), parameter `i` of a statement getting the `i`-th of its share.
- * Where `params->names[i]` is a TEXT value, `values[i]` goes to every parameter of that name
- * (`:x`, `@x`, `$x`) in any statement, and is not consumed positionally. A name given with its
- * prefix matches only that spelling (":id" matches `:id`); a name given without one matches
- * every prefix ("id" matches `:id`, `@id` and `$id`), as `sqlbatch_stmt_param_index` does.
- * The bytes of values and names are only read during the call. Whitespace and comments after
- * the last statement are fine. A script without statements does nothing and succeeds.
- *
- * On failure, the statements before the failing one have run and stay run (wrap the script in
- * a transaction to make it all-or-nothing); the error records the failing statement's index
- * (`statement_index`), where it starts (`statement_offset`), and the offending token relative to
- * the whole script (`token_offset`). If positional values are left over after the last
- * statement, the whole script has run and `SQLBATCH_E_PARAM_COUNT` is returned.
- *
- * `*out_result` (if `out_result` is not NULL) is written in every case, saying what ran.
- * Thread: the caller of `conn` (see "Thread model").
- * NULL: `conn` NULL, `sql` NULL with `sql_len > 0`, or a NULL array in `params` with a
- * non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` (a NUL byte
- * in the SQL) before anything runs, with `token_offset` at the offending byte;
- * `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_INVALID_ARGUMENT` (a bad value
- * kind, bytes without a base, bad params flags), `SQLBATCH_E_CLOSED`, or the error of the
- * failing statement (e.g. `SQLITE_ERROR`, `SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_INTERRUPT`).
- */
-int32_t sqlbatch_conn_exec(struct sqlbatch_conn *conn,
-                           const char *sql,
-                           size_t sql_len,
-                           const struct sqlbatch_params *params,
-                           struct sqlbatch_exec_result *out_result);
 
 /**
  * sqlbatch_stmt_execute_many runs `stmt` once per parameter row, in one call: the typical

@@ -88,7 +88,6 @@ impl ConnShared {
         !self.db.load(Ordering::Acquire).is_null()
     }
 
-
     /// Records a statement handle that `close` must finalize.
     pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) {
         lock(&self.stmts).insert(raw as usize);

@@ -21,8 +21,8 @@ use crate::codes::*;
 use crate::error::Error;
 use crate::ffi::try_mut;
 use crate::mem::{self, Direct};
-use crate::state::{FetchState, Phase};
 use crate::panic::ffi_boundary;
+use crate::state::{FetchState, Phase};
 use crate::stmt::{non_empty, sqlbatch_stmt};
 use crate::value::sqlbatch_value;
 
@@ -570,6 +570,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch(
     max_bytes: usize,
     out_batch: *mut sqlbatch_batch,
 ) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the pointers are valid as the header states (the caller's contract).
     ffi_boundary!(stmt: stmt => |s| unsafe {
         let (db, raw) = s.handles()?;
         let out = try_mut(out_batch, "out_batch")?;
@@ -618,6 +620,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
     buf_len: usize,
     out_batch: *mut sqlbatch_batch,
 ) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the pointers are valid as the header states (the caller's contract).
     ffi_boundary!(stmt: stmt => |s| unsafe {
         let (db, raw) = s.handles()?;
         let out = try_mut(out_batch, "out_batch")?;
@@ -653,6 +657,8 @@ pub unsafe extern "C" fn sqlbatch_batch_get(
     col: usize,
     out_value: *mut sqlbatch_value,
 ) -> i32 {
+    // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
+    // live, and the pointers are valid as the header states (the caller's contract).
     ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let b = crate::ffi::try_ref(batch, "batch")?;
         let out = try_mut(out_value, "out_value")?;

@@ -21,27 +21,29 @@
 // item): codes, errors, values, connections, statements, fetch, exec, batched write, and
 // conversions.
 pub mod codes;
-pub mod error;
-pub mod value;
 pub mod conn;
-pub mod stmt;
-pub mod fetch;
-pub mod script;
-pub mod write;
 pub mod convert;
+pub mod error;
+pub mod fetch;
 mod ffi;
+pub mod function;
 #[doc(hidden)]
 pub mod mem;
 mod panic;
 mod run;
+pub mod script;
 mod sql_text;
 mod state;
+pub mod stmt;
+pub mod value;
+pub mod write;
 
 pub use codes::*;
 pub use conn::*;
 pub use convert::*;
 pub use error::sqlbatch_error;
 pub use fetch::*;
+pub use function::*;
 pub use script::*;
 pub use stmt::*;
 pub use value::{sqlbatch_params, sqlbatch_str, sqlbatch_value, SQLBATCH_PARAMS_ADDRESSES};

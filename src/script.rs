@@ -168,7 +168,8 @@ unsafe fn exec_script(
         }
         let stmt = Finalize(raw);
         // SAFETY: `stmt.0` is a live statement of `db`; the bytes outlive its run.
-        let used = unsafe { params.bind(db, stmt.0, Lifetime::Call) }.map_err(|e| locate(e, result.statements))?;
+        let used =
+            unsafe { params.bind(db, stmt.0, Lifetime::Call) }.map_err(|e| locate(e, result.statements))?;
         // SAFETY: as above.
         let changes =
             unsafe { run_to_done(db, stmt.0, &mut counter) }.map_err(|e| locate(e, result.statements))?;

@@ -60,4 +60,3 @@ impl FetchState {
         self.failure = Some(e.clone());
     }
 }
-

@@ -15,7 +15,9 @@ use crate::ffi::{try_bytes, try_mut, write_opt};
 use crate::panic::ffi_boundary;
 use crate::sql_text::skip_space_and_comments;
 use crate::state::FetchState;
-use crate::value::{bind_all, param_count, param_count_error, sqlbatch_params, sqlbatch_str, Binder, Lifetime, Params};
+use crate::value::{
+    bind_all, param_count, param_count_error, sqlbatch_params, sqlbatch_str, Binder, Lifetime, Params,
+};
 
 /// A prepared statement. Opaque; created by `sqlbatch_stmt_prepare`, destroyed by
 /// `sqlbatch_stmt_finalize`.

@@ -229,7 +229,8 @@ fn no_base() -> Error {
 /// Whether a parameter name SQLite reports (`:id`, `@id`, `$id`, `?3`) answers to the name a
 /// caller gave: the same spelling, or the caller's name without its prefix character.
 pub(crate) fn name_matches(param: &[u8], given: &[u8]) -> bool {
-    param == given || (!given.is_empty() && matches!(param.first(), Some(b':' | b'@' | b'$')) && &param[1..] == given)
+    param == given
+        || (!given.is_empty() && matches!(param.first(), Some(b':' | b'@' | b'$')) && &param[1..] == given)
 }
 
 /// How long SQLite may keep pointers to bound bytes.
@@ -265,36 +266,40 @@ unsafe fn bind_one(
 ) -> Result<(), Error> {
     // SAFETY: `stmt` is a live statement of `db` and the bytes are readable for as long as
     // `destructor` says (the caller's contract).
-    let rc = unsafe { match v.kind {
-        SQLBATCH_INTEGER => ffi::sqlite3_bind_int64(stmt, idx, v.bits as i64),
-        SQLBATCH_FLOAT => ffi::sqlite3_bind_double(stmt, idx, f64::from_bits(v.bits)),
-        SQLBATCH_NULL => ffi::sqlite3_bind_null(stmt, idx),
-        SQLBATCH_TEXT => {
-            let b = params.bytes_of(v)?;
-            // A non-NULL pointer even for "" (a NULL pointer would bind SQL NULL).
-            let p = if b.is_empty() { EMPTY.as_ptr() } else { b.as_ptr() };
-            match c_int::try_from(b.len()) {
-                Ok(n) => ffi::sqlite3_bind_text(stmt, idx, p.cast(), n, destructor),
-                Err(_) => ffi::sqlite3_bind_text64(
-                    stmt,
-                    idx,
-                    p.cast(),
-                    b.len() as u64,
-                    destructor,
-                    ffi::SQLITE_UTF8 as u8,
-                ),
+    let rc = unsafe {
+        match v.kind {
+            SQLBATCH_INTEGER => ffi::sqlite3_bind_int64(stmt, idx, v.bits as i64),
+            SQLBATCH_FLOAT => ffi::sqlite3_bind_double(stmt, idx, f64::from_bits(v.bits)),
+            SQLBATCH_NULL => ffi::sqlite3_bind_null(stmt, idx),
+            SQLBATCH_TEXT => {
+                let b = params.bytes_of(v)?;
+                // A non-NULL pointer even for "" (a NULL pointer would bind SQL NULL).
+                let p = if b.is_empty() { EMPTY.as_ptr() } else { b.as_ptr() };
+                match c_int::try_from(b.len()) {
+                    Ok(n) => ffi::sqlite3_bind_text(stmt, idx, p.cast(), n, destructor),
+                    Err(_) => ffi::sqlite3_bind_text64(
+                        stmt,
+                        idx,
+                        p.cast(),
+                        b.len() as u64,
+                        destructor,
+                        ffi::SQLITE_UTF8 as u8,
+                    ),
+                }
             }
-        }
-        SQLBATCH_BLOB => {
-            let b = params.bytes_of(v)?;
-            match c_int::try_from(b.len()) {
-                Ok(0) => ffi::sqlite3_bind_zeroblob(stmt, idx, 0),
-                Ok(n) => ffi::sqlite3_bind_blob(stmt, idx, b.as_ptr().cast(), n, destructor),
-                Err(_) => ffi::sqlite3_bind_blob64(stmt, idx, b.as_ptr().cast(), b.len() as u64, destructor),
+            SQLBATCH_BLOB => {
+                let b = params.bytes_of(v)?;
+                match c_int::try_from(b.len()) {
+                    Ok(0) => ffi::sqlite3_bind_zeroblob(stmt, idx, 0),
+                    Ok(n) => ffi::sqlite3_bind_blob(stmt, idx, b.as_ptr().cast(), n, destructor),
+                    Err(_) => {
+                        ffi::sqlite3_bind_blob64(stmt, idx, b.as_ptr().cast(), b.len() as u64, destructor)
+                    }
+                }
             }
+            other => return Err(unknown_kind(idx, other)),
         }
-        other => return Err(unknown_kind(idx, other)),
-    } };
+    };
     if rc != ffi::SQLITE_OK {
         // SAFETY: `db` is open.
         return Err(unsafe { bind_error(db, rc, idx) });
@@ -446,7 +451,9 @@ impl<'a> Binder<'a> {
                     None => {
                         return Err(Error::new(
                             SQLBATCH_E_PARAM_COUNT,
-                            format!("too few parameter values: none left for parameter {idx} of this statement"),
+                            format!(
+                                "too few parameter values: none left for parameter {idx} of this statement"
+                            ),
                         ))
                     }
                 }

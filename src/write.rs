@@ -8,8 +8,8 @@ use crate::codes::*;
 use crate::conn::ConnShared;
 use crate::error::Error;
 use crate::ffi::write_opt;
-use crate::run::{step_to_done, Changes};
 use crate::panic::ffi_boundary;
+use crate::run::{step_to_done, Changes};
 use crate::stmt::sqlbatch_stmt;
 use crate::value::{bind_all, param_count, sqlbatch_params, Lifetime, Params};
 
@@ -149,7 +149,13 @@ unsafe fn run_rows(
             outcome = Err(at_row(e, row));
             break;
         }
-        sum += unsafe { if by_run { counter.of_last_run() } else { ffi::sqlite3_changes64(db) } };
+        sum += unsafe {
+            if by_run {
+                counter.of_last_run()
+            } else {
+                ffi::sqlite3_changes64(db)
+            }
+        };
         unsafe { ffi::sqlite3_reset(raw) };
         result.rows += 1;
     }

@@ -1,0 +1,849 @@
+//! User-defined SQL functions, aggregates, window functions and collations.
+//!
+//! The library registers trampolines of its own with SQLite (`sqlite3_create_function_v2`,
+//! `sqlite3_create_window_function`, `sqlite3_create_collation_v2`); they hand the caller's
+//! callback its arguments as `sqlbatch_value` cells over one base of bytes, as in a fetch, and
+//! an opaque `sqlbatch_call` through which it sets the result. An aggregate can take its
+//! argument rows in batches: the trampoline collects the rows of a group and crosses into the
+//! caller once per batch instead of once per row.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+use std::cell::Cell;
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::ptr;
+
+use libsqlite3_sys as ffi;
+
+use crate::codes::*;
+use crate::conn::sqlbatch_conn;
+use crate::error::Error;
+use crate::ffi::try_bytes;
+use crate::panic::{catch, ffi_boundary};
+use crate::value::{sqlbatch_params, sqlbatch_value, Params};
+
+/// Function flag: the function gives the same result for the same arguments within one
+/// statement, so SQLite may factor calls out (`SQLITE_DETERMINISTIC`).
+pub const SQLBATCH_FUNCTION_DETERMINISTIC: u32 = 0x0000_0800;
+/// Function flag: the function may not be called from triggers, views, CHECK constraints and
+/// other schema structures, only from top-level SQL (`SQLITE_DIRECTONLY`).
+pub const SQLBATCH_FUNCTION_DIRECTONLY: u32 = 0x0008_0000;
+/// Function flag: the function has no side effects and leaks no information, so it may be
+/// used in the schema even with trusted_schema off (`SQLITE_INNOCUOUS`).
+pub const SQLBATCH_FUNCTION_INNOCUOUS: u32 = 0x0020_0000;
+
+const FUNCTION_FLAGS_ALLOWED: u32 =
+    SQLBATCH_FUNCTION_DETERMINISTIC | SQLBATCH_FUNCTION_DIRECTONLY | SQLBATCH_FUNCTION_INNOCUOUS;
+
+/// One call of a registered function, aggregate or window function: where its result goes.
+/// Opaque; the library creates it for the length of one callback, and it must not be used
+/// after the callback returns.
+pub struct sqlbatch_call {
+    ctx: *mut ffi::sqlite3_context,
+}
+
+/// A scalar function: computes the result of one call from `n_args` argument cells (`args`,
+/// NULL when there are none), whose TEXT and BLOB bytes are at `data + bits` (`data` NULL when
+/// no argument has bytes), and sets it through `call`. The cells and bytes are valid only
+/// during the callback. Not setting a result gives SQL NULL.
+pub type sqlbatch_function_fn = Option<
+    unsafe extern "C" fn(
+        call: *mut sqlbatch_call,
+        user_data: *mut c_void,
+        args: *const sqlbatch_value,
+        n_args: usize,
+        data: *const u8,
+    ),
+>;
+
+/// An aggregate's step (or a window function's inverse): takes `n_rows` argument rows of
+/// `n_args` cells each (`args`, row-major; bytes at `data + bits`, as for a scalar function)
+/// into the group's state. `*state` is NULL at a group's first call; the callback sets it to
+/// whatever it keeps per group, and the finish callback frees it. An error set through `call`
+/// ends the statement with that error.
+pub type sqlbatch_step_fn = Option<
+    unsafe extern "C" fn(
+        call: *mut sqlbatch_call,
+        user_data: *mut c_void,
+        state: *mut *mut c_void,
+        args: *const sqlbatch_value,
+        n_rows: usize,
+        n_args: usize,
+        data: *const u8,
+    ),
+>;
+
+/// An aggregate's finish (or a window function's value): sets the group's result through
+/// `call` from `state` (NULL when the group had no row, e.g. `SELECT agg(x) FROM empty`).
+/// The finish callback also frees `state`: it is called exactly once per group, also when
+/// the statement ends early (an error, a reset); the value callback leaves it alone.
+pub type sqlbatch_finish_fn =
+    Option<unsafe extern "C" fn(call: *mut sqlbatch_call, user_data: *mut c_void, state: *mut c_void)>;
+
+/// Releases the `user_data` of a registration; called exactly once.
+pub type sqlbatch_destroy_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+/// A collation: compares the `a_len` bytes at `a` with the `b_len` bytes at `b` (UTF-8 text,
+/// not NUL-terminated, valid during the call) and returns a negative number, 0 or a positive
+/// number. It must be a total order, and must not fail.
+pub type sqlbatch_collation_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        a: *const u8,
+        a_len: usize,
+        b: *const u8,
+        b_len: usize,
+    ) -> i32,
+>;
+
+/// The callbacks of an aggregate or window function, for `sqlbatch_conn_create_aggregate`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sqlbatch_aggregate {
+    /// Required: takes argument rows into the group's state.
+    pub step: sqlbatch_step_fn,
+    /// Required: sets the group's result and frees its state.
+    pub finish: sqlbatch_finish_fn,
+    /// Window functions only (NULL otherwise, together with `value`): removes the oldest
+    /// `n_rows` rows (always 1) from the state, as the window's frame moves on.
+    pub inverse: sqlbatch_step_fn,
+    /// Window functions only: sets the current result, keeping the state.
+    pub value: sqlbatch_finish_fn,
+    /// 0 or 1: `step` gets one row per call. More: the library collects up to this many rows
+    /// of a group (and at most `batch_bytes` bytes of their TEXT and BLOB values, if that is
+    /// not 0) and calls `step` once per batch; the rows of a group keep SQLite's order, and
+    /// what is left is handed over before `finish`, `value` and `inverse`, so a batched
+    /// aggregate also works as a window function (with a frame that moves every row, its
+    /// batches are one row long). An error set by `step` is then reported with the batch,
+    /// not with the row that caused it.
+    pub batch_rows: usize,
+    /// The byte bound of a batch (0: none); a batch always holds at least one row.
+    pub batch_bytes: usize,
+}
+
+/// What the library keeps per registration (the `pApp` of SQLite's functions).
+struct Registration {
+    func: sqlbatch_function_fn,
+    agg: Option<sqlbatch_aggregate>,
+    collation: sqlbatch_collation_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+    /// Reused by calls that do not overlap (a nested call of the same function gets its own).
+    scratch: Cell<Option<Args>>,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Some(destroy) = self.destroy {
+            // SAFETY: the caller's destructor, called once, with its own user data.
+            let _ = catch(|| {
+                unsafe { destroy(self.user_data) };
+                Ok(())
+            });
+        }
+    }
+}
+
+/// Argument rows as cells over one buffer of bytes.
+#[derive(Default)]
+struct Args {
+    cells: Vec<sqlbatch_value>,
+    bytes: Vec<u8>,
+    rows: usize,
+}
+
+impl Args {
+    fn clear(&mut self) {
+        self.cells.clear();
+        self.bytes.clear();
+        self.rows = 0;
+    }
+
+    /// Appends one row of SQLite values; false if SQLite ran out of memory producing one.
+    ///
+    /// # Safety
+    /// `argv` must hold `argc` live values.
+    unsafe fn push_row(&mut self, argc: c_int, argv: *mut *mut ffi::sqlite3_value) -> bool {
+        for i in 0..argc.max(0) as usize {
+            // SAFETY: `argv` holds `argc` live values (the caller's contract), read through
+            // the public API.
+            let cell = unsafe {
+                let v = *argv.add(i);
+                match ffi::sqlite3_value_type(v) {
+                    ffi::SQLITE_INTEGER => sqlbatch_value::int(ffi::sqlite3_value_int64(v)),
+                    ffi::SQLITE_FLOAT => sqlbatch_value::float(ffi::sqlite3_value_double(v)),
+                    kind @ (ffi::SQLITE_TEXT | ffi::SQLITE_BLOB) => {
+                        let p: *const u8 = if kind == ffi::SQLITE_TEXT {
+                            ffi::sqlite3_value_text(v)
+                        } else {
+                            ffi::sqlite3_value_blob(v).cast()
+                        };
+                        let n = ffi::sqlite3_value_bytes(v) as usize;
+                        if p.is_null() && n > 0 {
+                            return false;
+                        }
+                        let at = self.bytes.len();
+                        if n > 0 {
+                            self.bytes.extend_from_slice(std::slice::from_raw_parts(p, n));
+                        }
+                        sqlbatch_value::bytes(kind as u8, at as u64, n as u32)
+                    }
+                    _ => sqlbatch_value::NULL,
+                }
+            };
+            self.cells.push(cell);
+        }
+        self.rows += 1;
+        true
+    }
+
+    fn cells_ptr(&self) -> *const sqlbatch_value {
+        crate::stmt::non_empty(&self.cells)
+    }
+
+    fn data_ptr(&self) -> *const u8 {
+        crate::stmt::non_empty(&self.bytes)
+    }
+}
+
+/// Sets an error result on `ctx`.
+///
+/// # Safety
+/// `ctx` must be the live context of the current callback.
+unsafe fn set_error(ctx: *mut ffi::sqlite3_context, e: &Error) {
+    let msg = e.message.as_bytes();
+    // SAFETY: `ctx` is live; SQLite copies the message.
+    unsafe {
+        ffi::sqlite3_result_error(ctx, msg.as_ptr().cast(), msg.len().min(i32::MAX as usize) as c_int);
+        if e.code != ffi::SQLITE_ERROR && e.code & 0xff != 0 && e.code < 1000 {
+            ffi::sqlite3_result_error_code(ctx, e.code);
+        }
+    }
+}
+
+/// The registration behind `ctx`.
+///
+/// # Safety
+/// `ctx` must be the live context of a call of a function registered here.
+unsafe fn registration<'a>(ctx: *mut ffi::sqlite3_context) -> &'a Registration {
+    // SAFETY: the pApp of our registrations is a live Registration until xDestroy.
+    unsafe { &*(ffi::sqlite3_user_data(ctx) as *const Registration) }
+}
+
+/// Runs a callback body, turning a panic or an error into an SQL error on `ctx`.
+///
+/// # Safety
+/// `ctx` must be the live context of the current callback.
+unsafe fn guarded(ctx: *mut ffi::sqlite3_context, body: impl FnOnce() -> Result<(), Error>) {
+    if let Err(e) = catch(body) {
+        // SAFETY: as for this function.
+        unsafe { set_error(ctx, &e) };
+    }
+}
+
+fn no_memory() -> Error {
+    Error::new(ffi::SQLITE_NOMEM, "out of memory reading a function argument")
+}
+
+unsafe extern "C" fn scalar_trampoline(
+    ctx: *mut ffi::sqlite3_context,
+    argc: c_int,
+    argv: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: SQLite calls this with a live context of our registration and `argc` values.
+    unsafe {
+        guarded(ctx, || {
+            let reg = registration(ctx);
+            let mut args = reg.scratch.take().unwrap_or_default();
+            args.clear();
+            if !args.push_row(argc, argv) {
+                reg.scratch.set(Some(args));
+                return Err(no_memory());
+            }
+            let mut call = sqlbatch_call { ctx };
+            if let Some(f) = reg.func {
+                f(&mut call, reg.user_data, args.cells_ptr(), args.cells.len(), args.data_ptr());
+            }
+            reg.scratch.set(Some(args));
+            Ok(())
+        })
+    }
+}
+
+/// The per-group state of an aggregate, behind the pointer SQLite's aggregate context holds.
+struct Group {
+    state: *mut c_void,
+    pending: Args,
+}
+
+/// The group of the current call: created on first use when `create` is set, else None if
+/// the group never got a row.
+///
+/// # Safety
+/// `ctx` must be the live context of an aggregate call.
+unsafe fn group<'a>(ctx: *mut ffi::sqlite3_context, create: bool) -> Result<Option<&'a mut Group>, Error> {
+    let size = if create { std::mem::size_of::<*mut Group>() as c_int } else { 0 };
+    // SAFETY: SQLite's per-group memory, zeroed at first use, pointer-sized and aligned.
+    let slot = unsafe { ffi::sqlite3_aggregate_context(ctx, size) } as *mut *mut Group;
+    if slot.is_null() {
+        return if create { Err(Error::new(ffi::SQLITE_NOMEM, "out of memory")) } else { Ok(None) };
+    }
+    // SAFETY: the slot holds NULL or a Group this module boxed.
+    unsafe {
+        if (*slot).is_null() {
+            if !create {
+                return Ok(None);
+            }
+            *slot = Box::into_raw(Box::new(Group { state: ptr::null_mut(), pending: Args::default() }));
+        }
+        Ok(Some(&mut **slot))
+    }
+}
+
+/// Hands the rows collected for `g` to the step callback.
+///
+/// # Safety
+/// `ctx` must be the live context of a call of `reg`'s aggregate.
+unsafe fn flush(ctx: *mut ffi::sqlite3_context, reg: &Registration, agg: &sqlbatch_aggregate, g: &mut Group) {
+    if g.pending.rows == 0 {
+        return;
+    }
+    let n_args = g.pending.cells.len() / g.pending.rows;
+    let mut call = sqlbatch_call { ctx };
+    if let Some(step) = agg.step {
+        // SAFETY: the caller's step callback, with cells and bytes alive during the call.
+        unsafe {
+            step(
+                &mut call,
+                reg.user_data,
+                &mut g.state,
+                g.pending.cells_ptr(),
+                g.pending.rows,
+                n_args,
+                g.pending.data_ptr(),
+            )
+        };
+    }
+    g.pending.clear();
+}
+
+unsafe extern "C" fn step_trampoline(
+    ctx: *mut ffi::sqlite3_context,
+    argc: c_int,
+    argv: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: SQLite calls this with a live context of our aggregate and `argc` values.
+    unsafe {
+        guarded(ctx, || {
+            let reg = registration(ctx);
+            let agg = reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))?;
+            let g = group(ctx, true)?.ok_or_else(no_memory)?;
+            if !g.pending.push_row(argc, argv) {
+                return Err(no_memory());
+            }
+            let full = g.pending.rows >= agg.batch_rows.max(1)
+                || (agg.batch_bytes != 0 && g.pending.bytes.len() >= agg.batch_bytes);
+            if full {
+                flush(ctx, reg, agg, g);
+            }
+            Ok(())
+        })
+    }
+}
+
+unsafe extern "C" fn inverse_trampoline(
+    ctx: *mut ffi::sqlite3_context,
+    argc: c_int,
+    argv: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: as for step_trampoline.
+    unsafe {
+        guarded(ctx, || {
+            let reg = registration(ctx);
+            let agg = reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))?;
+            let g = group(ctx, true)?.ok_or_else(no_memory)?;
+            flush(ctx, reg, agg, g);
+            let mut row = reg.scratch.take().unwrap_or_default();
+            row.clear();
+            let ok = row.push_row(argc, argv);
+            if ok {
+                if let Some(inverse) = agg.inverse {
+                    let mut call = sqlbatch_call { ctx };
+                    inverse(
+                        &mut call,
+                        reg.user_data,
+                        &mut g.state,
+                        row.cells_ptr(),
+                        1,
+                        row.cells.len(),
+                        row.data_ptr(),
+                    );
+                }
+            }
+            reg.scratch.set(Some(row));
+            if ok {
+                Ok(())
+            } else {
+                Err(no_memory())
+            }
+        })
+    }
+}
+
+unsafe extern "C" fn value_trampoline(ctx: *mut ffi::sqlite3_context) {
+    // SAFETY: SQLite calls this with a live context of our aggregate.
+    unsafe {
+        guarded(ctx, || {
+            let reg = registration(ctx);
+            let agg = reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))?;
+            let g = group(ctx, true)?.ok_or_else(no_memory)?;
+            flush(ctx, reg, agg, g);
+            if let Some(value) = agg.value {
+                let mut call = sqlbatch_call { ctx };
+                value(&mut call, reg.user_data, g.state);
+            }
+            Ok(())
+        })
+    }
+}
+
+unsafe extern "C" fn final_trampoline(ctx: *mut ffi::sqlite3_context) {
+    // SAFETY: SQLite calls this once per group with a live context of our aggregate.
+    unsafe {
+        guarded(ctx, || {
+            let reg = registration(ctx);
+            let agg = reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))?;
+            let slot = ffi::sqlite3_aggregate_context(ctx, 0) as *mut *mut Group;
+            let group = if slot.is_null() || (*slot).is_null() {
+                None
+            } else {
+                let g = Box::from_raw(*slot);
+                *slot = ptr::null_mut();
+                Some(g)
+            };
+            let mut state = ptr::null_mut();
+            if let Some(mut g) = group {
+                flush(ctx, reg, agg, &mut g);
+                state = g.state;
+            }
+            if let Some(finish) = agg.finish {
+                let mut call = sqlbatch_call { ctx };
+                finish(&mut call, reg.user_data, state);
+            }
+            Ok(())
+        })
+    }
+}
+
+unsafe extern "C" fn collation_trampoline(
+    p: *mut c_void,
+    n1: c_int,
+    p1: *const c_void,
+    n2: c_int,
+    p2: *const c_void,
+) -> c_int {
+    // SAFETY: SQLite passes our Registration and two strings of the given lengths.
+    unsafe {
+        let reg = &*(p as *const Registration);
+        let f = reg.collation;
+        crate::panic::boundary_value(0, || match f {
+            Some(f) => f(reg.user_data, p1.cast(), n1.max(0) as usize, p2.cast(), n2.max(0) as usize),
+            None => 0,
+        })
+    }
+}
+
+unsafe extern "C" fn destroy_registration(p: *mut c_void) {
+    // SAFETY: SQLite calls this once for each registration it was given.
+    crate::panic::boundary_value((), || drop(unsafe { Box::from_raw(p as *mut Registration) }));
+}
+
+/// A function or collation name: UTF-8, no NUL, NUL-terminated for SQLite.
+fn checked_name(bytes: &[u8]) -> Result<CString, Error> {
+    crate::error::check_utf8(bytes, "the name")?;
+    if bytes.is_empty() {
+        return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "the name is empty"));
+    }
+    CString::new(bytes).map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "the name contains a NUL byte"))
+}
+
+/// Registers `reg` under `name` with `hand_over`, which gives it to SQLite. The registration's
+/// destructor (and so the caller's) runs exactly once: by SQLite once it has the pointer
+/// (also when registering fails), or here, when the call fails before that.
+///
+/// # Safety
+/// `conn` must be NULL or a live connection; `name` must point to `name_len` bytes.
+unsafe fn register(
+    conn: *mut sqlbatch_conn,
+    name: *const c_char,
+    name_len: usize,
+    reg: Box<Registration>,
+    hand_over: impl FnOnce(*mut ffi::sqlite3, &CString, *mut c_void) -> c_int,
+) -> i32 {
+    // Dropped (destroy runs) on every path that does not reach SQLite.
+    let mut reg = Some(reg);
+    let rc = ffi_boundary!(conn: conn => |c| {
+        let db = c.shared.db()?;
+        // SAFETY: the caller vouches for `name`.
+        let name = checked_name(unsafe { try_bytes(name, name_len, "name")? })?;
+        let p = Box::into_raw(reg.take().expect("taken once")) as *mut c_void;
+        let rc = hand_over(db, &name, p);
+        if rc != ffi::SQLITE_OK {
+            // SAFETY: `db` is open; SQLite has called destroy_registration already.
+            return Err(unsafe { Error::from_db(db, rc) });
+        }
+        Ok(SQLBATCH_OK)
+    });
+    rc
+}
+
+fn check_flags(flags: u32) -> Result<c_int, Error> {
+    if flags & !FUNCTION_FLAGS_ALLOWED != 0 {
+        return Err(Error::new(
+            SQLBATCH_E_INVALID_ARGUMENT,
+            format!("unknown function flags {:#x}", flags & !FUNCTION_FLAGS_ALLOWED),
+        ));
+    }
+    Ok(flags as c_int | ffi::SQLITE_UTF8)
+}
+
+/// sqlbatch_conn_create_function registers (or replaces, or with `fn` NULL deletes) the
+/// scalar SQL function `name` (`name_len` bytes of UTF-8) taking `n_args` arguments (-1 for
+/// any number) on `conn` (`sqlite3_create_function_v2`).
+///
+/// `flags` is 0 or a bitwise OR of `SQLBATCH_FUNCTION_DETERMINISTIC`, `_INNOCUOUS` and
+/// `_DIRECTONLY`. Each call of the function in SQL calls `fn(call, user_data, args, n_args,
+/// data)` on the thread that runs the statement, with the arguments as cells (see
+/// `sqlbatch_function_fn`); the callback sets the result with `sqlbatch_call_result` or
+/// `sqlbatch_call_error`. It may run SQL on other connections; running SQL on `conn` itself
+/// from inside the callback is not supported (the connection is used by one thread at a
+/// time, and its statement is mid-step). A function may be registered under one name once
+/// per argument count.
+///
+/// Ownership: `user_data` passes to the library with this call: `destroy(user_data)` (if
+/// `destroy` is not NULL) runs exactly once, when the function is replaced or deleted, when
+/// `conn` closes, or before this call returns if it fails.
+/// NULL: `conn` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags, an empty name or one
+/// with a NUL byte), `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`, or SQLite's error
+/// (`SQLITE_MISUSE` for a bad argument count or a name over 255 bytes, `SQLITE_BUSY` while a
+/// statement that uses the function runs).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_create_function(
+    conn: *mut sqlbatch_conn,
+    name: *const c_char,
+    name_len: usize,
+    n_args: i32,
+    flags: u32,
+    r#fn: sqlbatch_function_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    let reg = Box::new(Registration {
+        func: r#fn,
+        agg: None,
+        collation: None,
+        user_data,
+        destroy,
+        scratch: Cell::new(None),
+    });
+    let rep = match check_flags(flags) {
+        Ok(rep) => rep,
+        Err(e) => {
+            drop(reg);
+            return report(conn, e);
+        }
+    };
+    let hand_over = |db: *mut ffi::sqlite3, name: &CString, p: *mut c_void| {
+        let func = r#fn.map(|_| scalar_trampoline as unsafe extern "C" fn(_, _, _));
+        // SAFETY: `db` is open; `p` is a Registration that SQLite now owns.
+        unsafe {
+            if func.is_none() {
+                // Deleting: SQLite destroys the old registration; ours has no one to own it.
+                drop(Box::from_raw(p as *mut Registration));
+                return ffi::sqlite3_create_function_v2(
+                    db,
+                    name.as_ptr(),
+                    n_args,
+                    rep,
+                    ptr::null_mut(),
+                    None,
+                    None,
+                    None,
+                    None,
+                );
+            }
+            ffi::sqlite3_create_function_v2(
+                db,
+                name.as_ptr(),
+                n_args,
+                rep,
+                p,
+                func,
+                None,
+                None,
+                Some(destroy_registration),
+            )
+        }
+    };
+    // SAFETY: the caller's contract is `register`'s.
+    unsafe { register(conn, name, name_len, reg, hand_over) }
+}
+
+/// sqlbatch_conn_create_aggregate registers (or replaces) the aggregate SQL function `name`
+/// taking `n_args` arguments (-1 for any number) on `conn`: a window function too when
+/// `fns->inverse` and `fns->value` are set (`sqlite3_create_window_function`).
+///
+/// For each group, the library calls `fns->step` with the group's argument rows, one row per
+/// call or in batches of up to `fns->batch_rows` rows (see `sqlbatch_aggregate`), then
+/// `fns->finish` once; a window function also gets `inverse` and `value` calls. `*fns` is
+/// copied. `flags`, the thread that calls back, and the ownership of `user_data` are as for
+/// `sqlbatch_conn_create_function`. To delete an aggregate, register a scalar function of
+/// that name with a NULL `fn`.
+/// NULL: `conn` or `fns` NULL, `fns->step` or `fns->finish` NULL, or `name` NULL with
+/// `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER` (and `destroy(user_data)` has run).
+/// @return as `sqlbatch_conn_create_function`, plus `SQLBATCH_E_INVALID_ARGUMENT` when only
+/// one of `inverse` and `value` is set.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_create_aggregate(
+    conn: *mut sqlbatch_conn,
+    name: *const c_char,
+    name_len: usize,
+    n_args: i32,
+    flags: u32,
+    fns: *const sqlbatch_aggregate,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    // SAFETY: a non-NULL `fns` points to a sqlbatch_aggregate (the caller's contract).
+    let agg = unsafe { fns.as_ref() }.copied();
+    let reg = Box::new(Registration {
+        func: None,
+        agg,
+        collation: None,
+        user_data,
+        destroy,
+        scratch: Cell::new(None),
+    });
+    let checked = match agg {
+        None => Err(Error::null("fns")),
+        Some(a) if a.step.is_none() || a.finish.is_none() => Err(Error::null("fns->step or fns->finish")),
+        Some(a) if a.inverse.is_some() != a.value.is_some() => Err(Error::new(
+            SQLBATCH_E_INVALID_ARGUMENT,
+            "a window function needs both fns->inverse and fns->value",
+        )),
+        Some(a) => check_flags(flags).map(|rep| (rep, a.inverse.is_some())),
+    };
+    let (rep, window) = match checked {
+        Ok(c) => c,
+        Err(e) => {
+            drop(reg);
+            return report(conn, e);
+        }
+    };
+    let hand_over = |db: *mut ffi::sqlite3, name: &CString, p: *mut c_void| {
+        // SAFETY: `db` is open; `p` is a Registration that SQLite now owns.
+        unsafe {
+            if window {
+                ffi::sqlite3_create_window_function(
+                    db,
+                    name.as_ptr(),
+                    n_args,
+                    rep,
+                    p,
+                    Some(step_trampoline),
+                    Some(final_trampoline),
+                    Some(value_trampoline),
+                    Some(inverse_trampoline),
+                    Some(destroy_registration),
+                )
+            } else {
+                ffi::sqlite3_create_function_v2(
+                    db,
+                    name.as_ptr(),
+                    n_args,
+                    rep,
+                    p,
+                    None,
+                    Some(step_trampoline),
+                    Some(final_trampoline),
+                    Some(destroy_registration),
+                )
+            }
+        }
+    };
+    // SAFETY: the caller's contract is `register`'s.
+    unsafe { register(conn, name, name_len, reg, hand_over) }
+}
+
+/// sqlbatch_conn_create_collation registers (or replaces, or with `compare` NULL deletes)
+/// the collation `name` on `conn` (`sqlite3_create_collation_v2`), used by `COLLATE name`,
+/// column declarations and indexes. `compare` is called on the thread that runs the
+/// statement. Ownership of `user_data` is as for `sqlbatch_conn_create_function`.
+/// NULL: `conn` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_INVALID_ARGUMENT`, `SQLBATCH_E_INVALID_UTF8`,
+/// `SQLBATCH_E_CLOSED`, or SQLite's error (`SQLITE_BUSY` while a statement uses it).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_create_collation(
+    conn: *mut sqlbatch_conn,
+    name: *const c_char,
+    name_len: usize,
+    compare: sqlbatch_collation_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    let reg = Box::new(Registration {
+        func: None,
+        agg: None,
+        collation: compare,
+        user_data,
+        destroy,
+        scratch: Cell::new(None),
+    });
+    let hand_over = |db: *mut ffi::sqlite3, name: &CString, p: *mut c_void| {
+        // SAFETY: `db` is open; `p` is a Registration that SQLite now owns.
+        unsafe {
+            if compare.is_none() {
+                drop(Box::from_raw(p as *mut Registration));
+                return ffi::sqlite3_create_collation_v2(
+                    db,
+                    name.as_ptr(),
+                    ffi::SQLITE_UTF8,
+                    ptr::null_mut(),
+                    None,
+                    None,
+                );
+            }
+            ffi::sqlite3_create_collation_v2(
+                db,
+                name.as_ptr(),
+                ffi::SQLITE_UTF8,
+                p,
+                Some(collation_trampoline),
+                Some(destroy_registration),
+            )
+        }
+    };
+    // SAFETY: the caller's contract is `register`'s.
+    unsafe { register(conn, name, name_len, reg, hand_over) }
+}
+
+/// Records `e` on `conn` (if any) and returns its code: for errors found before registering.
+fn report(conn: *mut sqlbatch_conn, e: Error) -> i32 {
+    // SAFETY: a non-NULL `conn` is live (the caller's contract).
+    ffi_boundary!(conn: conn => |_c| Err(e))
+}
+
+/// sqlbatch_call_result sets the result of the current call of a function (or of an
+/// aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
+/// `data + value->bits` (`data_len` bytes at `data`); the bytes are copied. A later result
+/// or error replaces it.
+///
+/// Thread: only inside the callback that received `call`.
+/// NULL: `call` or `value` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (an unknown kind, bytes without
+/// `data`) or `SQLBATCH_E_RANGE` (bytes outside `data_len`), which also set that error as the
+/// call's result; `SQLITE_TOOBIG` for text or a blob over SQLite's length limit.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_call_result(
+    call: *mut sqlbatch_call,
+    value: *const sqlbatch_value,
+    data: *const u8,
+    data_len: usize,
+) -> i32 {
+    // SAFETY: a non-NULL `call` is the current callback's (the caller's contract).
+    let Some(call) = (unsafe { call.as_ref() }) else {
+        return SQLBATCH_E_NULL_PARAMETER;
+    };
+    let ctx = call.ctx;
+    let result = catch(|| {
+        // SAFETY: the caller vouches for `value` and `data`.
+        let v = unsafe { crate::ffi::try_ref(value, "value")? };
+        let set = sqlbatch_params { values: v, names: ptr::null(), n_values: 1, data, data_len, flags: 0 };
+        // SAFETY: as above; `ctx` is live during the callback.
+        unsafe {
+            let params = Params::from_c(&set)?;
+            match v.kind {
+                SQLBATCH_INTEGER => ffi::sqlite3_result_int64(ctx, v.bits as i64),
+                SQLBATCH_FLOAT => ffi::sqlite3_result_double(ctx, f64::from_bits(v.bits)),
+                SQLBATCH_NULL => ffi::sqlite3_result_null(ctx),
+                SQLBATCH_TEXT => {
+                    let b = params.bytes_of(v)?;
+                    let p: *const c_char = if b.is_empty() { c"".as_ptr() } else { b.as_ptr().cast() };
+                    ffi::sqlite3_result_text64(
+                        ctx,
+                        p,
+                        b.len() as u64,
+                        ffi::SQLITE_TRANSIENT(),
+                        ffi::SQLITE_UTF8 as u8,
+                    )
+                }
+                SQLBATCH_BLOB => {
+                    let b = params.bytes_of(v)?;
+                    if b.is_empty() {
+                        ffi::sqlite3_result_zeroblob(ctx, 0)
+                    } else {
+                        ffi::sqlite3_result_blob64(
+                            ctx,
+                            b.as_ptr().cast(),
+                            b.len() as u64,
+                            ffi::SQLITE_TRANSIENT(),
+                        )
+                    }
+                }
+                other => {
+                    return Err(Error::new(
+                        SQLBATCH_E_INVALID_ARGUMENT,
+                        format!("unknown value kind {other}"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    });
+    match result {
+        Ok(()) => SQLBATCH_OK,
+        Err(e) => {
+            // SAFETY: `ctx` is live during the callback.
+            unsafe { set_error(ctx, &e) };
+            e.code
+        }
+    }
+}
+
+/// sqlbatch_call_error makes the current call fail: the statement stops with `code` (an
+/// SQLite result code, e.g. `SQLITE_CONSTRAINT`; 0 or a library code give `SQLITE_ERROR`) and
+/// the `message_len` bytes of UTF-8 at `message` (copied) as its message.
+/// Thread: only inside the callback that received `call`. NULL `call`: a no-op; NULL
+/// `message`: SQLite's description of `code`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_call_error(
+    call: *mut sqlbatch_call,
+    code: i32,
+    message: *const c_char,
+    message_len: usize,
+) {
+    // SAFETY: a non-NULL `call` is the current callback's (the caller's contract).
+    let Some(call) = (unsafe { call.as_ref() }) else { return };
+    let ctx = call.ctx;
+    crate::panic::boundary_value((), || {
+        let code = if code == 0 || code >= 1000 { ffi::SQLITE_ERROR } else { code };
+        // SAFETY: the caller vouches for `message`; `ctx` is live during the callback.
+        unsafe {
+            let text = if message.is_null() {
+                None
+            } else {
+                Some(std::slice::from_raw_parts(message.cast::<u8>(), message_len))
+            };
+            match text {
+                Some(t) => {
+                    ffi::sqlite3_result_error(ctx, t.as_ptr().cast(), t.len().min(i32::MAX as usize) as c_int)
+                }
+                None => ffi::sqlite3_result_error(ctx, ffi::sqlite3_errstr(code), -1),
+            }
+            if code != ffi::SQLITE_ERROR {
+                ffi::sqlite3_result_error_code(ctx, code);
+            }
+        }
+    })
+}
