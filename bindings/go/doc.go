@@ -12,7 +12,8 @@
 // # Connections and statements
 //
 // Open a Conn with Open or OpenWithFlags, compile statements with Conn.Prepare (one
-// statement) or Conn.PrepareTail (the first statement of a script, and the rest), and
+// statement: sqlbatch refuses a second with ErrMultipleStatements) or Conn.PrepareTail (the
+// first statement of a script, and the rest), and
 // Close both when done. There are no finalizers: a Conn or Stmt that is not closed leaks
 // until the process ends.
 //
@@ -76,15 +77,28 @@
 // # Cgo pointer rules
 //
 // Nothing this package passes to C contains a Go pointer: parameter cells carry offsets into
-// a byte buffer rather than addresses, and SQL text is passed as string bytes that C reads
-// during the call only. The package is tested with GODEBUG=cgocheck=1 and
+// a byte buffer rather than addresses, the sqlbatch_params struct that points at them is
+// built on the C stack (never in Go memory), and SQL text is passed as string bytes that C
+// reads during the call only. What C hands back is NULL where it is empty (the cells and
+// bytes of a batch, column and parameter arrays), so Go may keep it in pointer fields across
+// stack growth and garbage collection. The package is tested with GODEBUG=cgocheck=1 and
 // GOEXPERIMENT=cgocheck2, and with the race detector.
+//
+// # Semantics owned by sqlbatch
+//
+// Where SQLite's rules apply, this package asks sqlbatch instead of re-implementing them:
+// code names (ErrorCode.String: sqlbatch_code_name), the one-statement check of Prepare
+// (PrepareSingle), parameter names (Stmt.ParamIndex and named values: a name without a
+// prefix matches :name, @name and $name), and values read as another storage class than
+// their own (Rows.Int64 of a TEXT, Rows.Text of a REAL: sqlbatch_value_convert, exactly what
+// sqlite3_column_* return).
 //
 // # Linking
 //
 // By default the package links the static library target/release/libsqlbatch.a of the
 // repository (built by `cargo build --release --lib`), so programs are self-contained. The
 // build tag sqlbatch_dynamic links libsqlbatch.so instead, and sqlbatch_pkgconfig finds an
-// installed library through pkg-config. libsqlbatch.a contains SQLite itself, so a program
-// cannot link it together with another copy of SQLite (such as mattn/go-sqlite3's).
+// installed library through pkg-config. libsqlbatch.a contains SQLite itself; after the
+// repository's `make lib` every symbol in it but sqlbatch_* is local, so a program can link
+// it together with another copy of SQLite (such as mattn/go-sqlite3's).
 package sqlbatch

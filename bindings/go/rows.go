@@ -57,9 +57,13 @@ func (t Type) String() string {
 //	if err := rows.Err(); err != nil { ... }
 //
 // Column accessors panic if the column index is out of range or there is no current row.
-// Values are converted as SQLite's sqlite3_column_* functions would (Int64 of a FLOAT
-// truncates it, Text of an INTEGER formats it, NULL reads as zero or empty), except that
-// Text and Blob of a NULL are "" and nil.
+// Reading a value as its own storage class (Int64 of an INTEGER, Text of a TEXT) is a plain
+// load from the batch. A value read as another class is converted exactly as SQLite's
+// sqlite3_column_int64, _double, _text and _blob would convert it, by sqlbatch itself
+// (sqlbatch_value_convert, one call into C per such read): Int64 of a FLOAT truncates it,
+// Int64 of the TEXT '1e3' is 1 and Float64 of it 1000, Text of the REAL 1e21 is "1.0e+21"
+// and of -0.0 "0.0", Text of an INTEGER is its decimal digits. TEXT and BLOB read as each
+// other give their bytes unchanged. NULL reads as 0, 0.0, "" (Text) and nil (Blob).
 //
 // # Memory
 //
@@ -294,13 +298,29 @@ func int64Of(r *Rows, i int, slow func(*Rows, int) int64) int64 {
 }
 
 func (r *Rows) int64Slow(i int) int64 {
-	switch c := r.cell(i); c.Kind {
-	case capi.KindFloat:
-		return floatToInt64(math.Float64frombits(c.Bits))
-	case capi.KindText, capi.KindBlob:
-		return textToInt64(r.raw(c))
+	c := r.cell(i)
+	if c.Kind == capi.KindNull {
+		return 0
 	}
-	return 0
+	return int64(r.convert(c, capi.KindInteger, nil).Bits)
+}
+
+// convert reads cell c of the current batch as storage class to, through
+// sqlbatch_value_convert (what sqlite3_column_* would return); a number rendered as TEXT or
+// BLOB is written to buf (nil for a numeric to). A conversion that fails (TEXT beyond
+// SQLite's length limit, out of memory) gives a NULL-kind result, read as zero or empty.
+func (r *Rows) convert(c *capi.Value, to uint8, buf *[capi.ConvertBufLen]byte) capi.Value {
+	v := *c
+	var data []byte
+	if v.Kind == capi.KindText || v.Kind == capi.KindBlob {
+		data = r.raw(c) // the value's own bytes: offset 0 of data
+		v.Bits = 0
+	}
+	out, rc := capi.Convert(&v, data, to, buf)
+	if rc != capi.OK {
+		return capi.Value{Kind: capi.KindNull}
+	}
+	return out
 }
 
 // Int returns column i of the current row as an int.
@@ -320,13 +340,11 @@ func float64Of(r *Rows, i int, slow func(*Rows, int) float64) float64 {
 }
 
 func (r *Rows) float64Slow(i int) float64 {
-	switch c := r.cell(i); c.Kind {
-	case capi.KindInteger:
-		return float64(int64(c.Bits))
-	case capi.KindText, capi.KindBlob:
-		return textToFloat64(r.raw(c))
+	c := r.cell(i)
+	if c.Kind == capi.KindNull {
+		return 0
 	}
-	return 0
+	return math.Float64frombits(r.convert(c, capi.KindFloat, nil).Bits)
 }
 
 // raw returns the bytes of a TEXT or BLOB cell in C memory.
@@ -355,7 +373,7 @@ func (r *Rows) goBytes() []byte {
 }
 
 // Text returns column i of the current row as a string: TEXT (and BLOB) bytes as they are,
-// numbers formatted, NULL as "". The string is in Go memory shared with the rest of the
+// numbers as sqlite3_column_text renders them, NULL as "". The string is in Go memory shared with the rest of the
 // batch (see Memory above) and needs no copy to keep.
 func (r *Rows) Text(i int) string { return textOf(r, i, (*Rows).textSlow) }
 
@@ -375,16 +393,16 @@ func (r *Rows) textSlow(c *capi.Value) string {
 			return ""
 		}
 		return unsafe.String(&r.goBytes()[c.Bits], int(c.Len))
-	case capi.KindInteger:
-		return strconv.FormatInt(int64(c.Bits), 10)
-	case capi.KindFloat:
-		return formatFloat(math.Float64frombits(c.Bits))
+	case capi.KindInteger, capi.KindFloat:
+		var buf [capi.ConvertBufLen]byte
+		out := r.convert(c, capi.KindText, &buf)
+		return string(buf[:out.Len]) // out.Bits is 0: the rendering starts buf
 	}
 	return ""
 }
 
-// Blob returns column i of the current row as bytes: BLOB (and TEXT) bytes, numbers
-// formatted as text, NULL as nil. The slice is in Go memory shared with the rest of the
+// Blob returns column i of the current row as bytes: BLOB (and TEXT) bytes, numbers as
+// sqlite3_column_blob renders them (as text), NULL as nil. The slice is in Go memory shared with the rest of the
 // batch (see Memory above); its capacity is its length, so appending to it copies.
 func (r *Rows) Blob(i int) []byte { return blobOf(r, i, (*Rows).blobSlow) }
 
@@ -404,10 +422,12 @@ func (r *Rows) blobSlow(c *capi.Value) []byte {
 		}
 		end := c.Bits + uint64(c.Len)
 		return r.goBytes()[c.Bits:end:end]
-	case capi.KindNull:
-		return nil
+	case capi.KindInteger, capi.KindFloat:
+		var buf [capi.ConvertBufLen]byte
+		out := r.convert(c, capi.KindBlob, &buf)
+		return append([]byte(nil), buf[:out.Len]...)
 	}
-	return []byte(r.textSlow(c))
+	return nil
 }
 
 // RawBytes returns the bytes of a TEXT or BLOB column i of the current row without copying

@@ -3,7 +3,6 @@ package sqlbatch
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -48,100 +47,4 @@ func UnixTime(v int64) time.Time {
 func julianDayTime(jd float64) time.Time {
 	ms := math.Round((jd - 2440587.5) * 86400000)
 	return time.UnixMilli(int64(ms)).UTC()
-}
-
-// floatToInt64 truncates toward zero and clamps, as SQLite does.
-func floatToInt64(f float64) int64 {
-	switch {
-	case f != f:
-		return 0
-	case f <= math.MinInt64:
-		return math.MinInt64
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	}
-	return int64(f)
-}
-
-// numberPrefix returns the longest prefix of b (after leading spaces) that reads as a number,
-// and whether that number is an integer (no '.' and no exponent).
-func numberPrefix(b []byte) (string, bool) {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	start := i
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	intDigits := digits()
-	isInt := true
-	if i < len(b) && b[i] == '.' {
-		save := i
-		i++
-		if digits() == 0 && intDigits == 0 {
-			i = save
-		} else {
-			isInt = false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') && (intDigits > 0 || !isInt) {
-		save := i
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			i = save
-		} else {
-			isInt = false
-		}
-	}
-	return string(b[start:i]), isInt
-}
-
-// textToInt64 converts TEXT to INTEGER roughly as SQLite does: the leading number, 0 if none.
-func textToInt64(b []byte) int64 {
-	s, isInt := numberPrefix(b)
-	if isInt {
-		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return v
-		} else if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			if strings.HasPrefix(s, "-") {
-				return math.MinInt64
-			}
-			return math.MaxInt64
-		}
-		return 0
-	}
-	f, _ := strconv.ParseFloat(s, 64)
-	return floatToInt64(f)
-}
-
-// textToFloat64 converts TEXT to REAL roughly as SQLite does: the leading number, 0 if none.
-func textToFloat64(b []byte) float64 {
-	s, _ := numberPrefix(b)
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && f == 0 {
-		return 0
-	}
-	return f
-}
-
-// formatFloat formats a REAL the way SQLite prints one: shortest round-trip digits, with
-// ".0" added to integral values.
-func formatFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if strings.ContainsAny(s, ".eIN") {
-		return s
-	}
-	return s + ".0"
 }

@@ -58,8 +58,10 @@
 // Parameters: nil, integers, floats, bool (1 or 0), string (TEXT), []byte (BLOB; a nil
 // []byte is NULL), time.Time (TEXT in sqlbatch.TimeFormat, which SQLite's date functions
 // read), and anything database/sql converts to those (driver.Valuer, named types). Named
-// parameters (:name, @name, $name) take sql.Named arguments; positional ones (?, ?NNN) take
-// the others in order.
+// parameters (:name, @name, $name) take sql.Named arguments, matched by sqlbatch
+// (sqlbatch_stmt_param_index): sql.Named("id", v) binds :id, else @id, else $id (in a
+// multi-statement Exec, each of them); positional ones (?, ?NNN), and named ones no argument
+// names, take the others in order.
 //
 // Results: INTEGER as int64, REAL as float64, TEXT as string, BLOB as []byte, NULL as nil.
 // Columns declared DATE, DATETIME or TIMESTAMP give time.Time for TEXT in one of

@@ -79,6 +79,7 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 #cgo noescape sqlbatch_stmt_readonly
 #cgo noescape sqlbatch_stmt_sql
 #cgo noescape sqlbatch_stmt_expanded_sql
+#cgo noescape sqlbatch_value_convert
 
 // No function of the ABI calls back into Go.
 #cgo nocallback gosb_conn_exec
@@ -110,6 +111,7 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 #cgo nocallback sqlbatch_stmt_readonly
 #cgo nocallback sqlbatch_stmt_sql
 #cgo nocallback sqlbatch_stmt_expanded_sql
+#cgo nocallback sqlbatch_value_convert
 */
 import "C"
 
@@ -507,4 +509,19 @@ func (s Stmt) ExecuteMany(values, names []Value, nRows int, data []byte) (WriteR
 	rc := C.gosb_stmt_execute_many(s.p, vptr(values), vptr(names), C.size_t(len(values)),
 		bptr(data), C.size_t(len(data)), C.size_t(nRows), &r)
 	return WriteResult{Rows: uint64(r.rows), Changes: int64(r.changes), LastInsertRowID: int64(r.last_insert_rowid)}, int32(rc)
+}
+
+// ConvertBufLen is the size of the buffer sqlbatch_value_convert renders a number into.
+const ConvertBufLen = 32
+
+// Convert is sqlbatch_value_convert: v read as storage class to, exactly as
+// sqlite3_column_int64, _double, _text or _blob would read it. The bytes of a TEXT or BLOB v
+// are data[v.Bits : v.Bits+v.Len]. An INTEGER or FLOAT result is in out.Bits; a TEXT or BLOB
+// rendering of a number is written to buf (out.Bits is 0, out.Len its length); a TEXT or
+// BLOB v read as TEXT or BLOB keeps its bytes (out.Bits, out.Len those of v). A NULL (or a
+// NaN) read as TEXT or BLOB gives a NULL-kind out.
+func Convert(v *Value, data []byte, to uint8, buf *[ConvertBufLen]byte) (out Value, rc int32) {
+	r := C.sqlbatch_value_convert((*C.sqlbatch_value)(unsafe.Pointer(v)), bptr(data), C.size_t(len(data)),
+		C.uint8_t(to), (*C.sqlbatch_value)(unsafe.Pointer(&out)), (*C.uint8_t)(unsafe.Pointer(buf)), ConvertBufLen)
+	return out, int32(r)
 }
