@@ -33,7 +33,7 @@ fn every_type_round_trips_through_bind_and_fetch() {
     let ins = c.prepare("INSERT INTO v VALUES (?)");
     for v in &values {
         let p = Params::of(std::slice::from_ref(v));
-        assert_eq!(ins.bind(&p.values, &p.data), SQLBATCH_OK);
+        assert_eq!(ins.bind(&p), SQLBATCH_OK);
         let (rc, _) = ins.fetch(1, usize::MAX);
         assert_eq!(rc, SQLBATCH_DONE);
     }
@@ -49,7 +49,7 @@ fn nan_is_stored_as_null_by_sqlite() {
     let c = typed_table();
     let p = Params::of(&[f(f64::NAN)]);
     let s = c.prepare("SELECT ?");
-    assert_eq!(s.bind(&p.values, &p.data), SQLBATCH_OK);
+    assert_eq!(s.bind(&p), SQLBATCH_OK);
     assert_eq!(s.all(4, usize::MAX), vec![vec![Val::Null]]);
 }
 
@@ -165,14 +165,14 @@ fn fetch_into_a_caller_buffer() {
     };
     assert_eq!(fetch(&mut buf, &mut b), SQLBATCH_ROW);
     assert!(b.data.is_null(), "no pointer to the caller's buffer is written back");
-    assert_eq!(batch_rows_in(&b, buf.as_ptr()), vec![vec![t("aaaa")]]);
+    assert_eq!(batch_rows_in(&b, buf.as_ptr(), buf.len()), vec![vec![t("aaaa")]]);
     // The next row (12 bytes) does not fit on its own: told how much it needs, row kept.
     assert_eq!(fetch(&mut buf, &mut b), SQLBATCH_E_BUFFER_TOO_SMALL);
     assert_eq!((b.n_rows, b.data_len), (0, 12));
     buf = vec![0u8; 16];
     assert_eq!(fetch(&mut buf, &mut b), SQLBATCH_DONE);
     assert_eq!(
-        batch_rows_in(&b, buf.as_ptr()),
+        batch_rows_in(&b, buf.as_ptr(), buf.len()),
         vec![vec![t("bbbbbbbbbbbb")], vec![t("cc")], vec![Val::Int(7)]]
     );
 }
@@ -205,13 +205,13 @@ fn reset_runs_the_statement_again_and_bind_resets_it() {
     numbers(&c, 5);
     let s = c.prepare("SELECT i FROM n WHERE i >= ? ORDER BY i");
     let p = Params::of(&[Val::Int(4)]);
-    assert_eq!(s.bind(&p.values, &p.data), SQLBATCH_OK);
+    assert_eq!(s.bind(&p), SQLBATCH_OK);
     let (rc, _) = s.fetch(1, usize::MAX);
     assert_eq!(rc, SQLBATCH_ROW);
     assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
     assert_eq!(s.all(10, usize::MAX), vec![vec![Val::Int(4)], vec![Val::Int(5)]]);
     let p = Params::of(&[Val::Int(5)]);
-    assert_eq!(s.bind(&p.values, &p.data), SQLBATCH_OK);
+    assert_eq!(s.bind(&p), SQLBATCH_OK);
     assert_eq!(s.all(10, usize::MAX), vec![vec![Val::Int(5)]]);
 }
 

@@ -12,7 +12,7 @@ fn a_script_of_many_statements_runs_in_one_call() {
         sql.push_str(&format!("INSERT INTO t VALUES ({k}, 'v{k}');\n"));
     }
     sql.push_str("SELECT * FROM t; UPDATE t SET b = 'x' WHERE a <= 10; -- trailing comment\n  ");
-    let (rc, r) = c.try_exec(&sql, &[], &[]);
+    let (rc, r) = c.try_exec(&sql);
     assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
     assert_eq!(r.statements, 5003);
     assert_eq!(r.changes, 5000 + 10);
@@ -28,7 +28,7 @@ fn a_script_of_many_statements_runs_in_one_call() {
 fn an_error_mid_script_says_where_and_keeps_what_ran() {
     let c = Conn::memory();
     let sql = "CREATE TABLE t(a UNIQUE);\nINSERT INTO t VALUES (1);\n  INSERT INTO t VALUES (1);\nINSERT INTO t VALUES (2);";
-    let (rc, r) = c.try_exec(sql, &[], &[]);
+    let (rc, r) = c.try_exec(sql);
     assert_eq!(rc, sq::SQLITE_CONSTRAINT_UNIQUE);
     assert_eq!(r.statements, 2);
     assert_eq!(r.changes, 1);
@@ -45,7 +45,7 @@ fn an_error_mid_script_says_where_and_keeps_what_ran() {
 fn a_syntax_error_points_at_its_token_in_the_whole_script() {
     let c = Conn::memory();
     let sql = "SELECT 1; SELECT 2;\nSELECT * FORM t;";
-    let (rc, r) = c.try_exec(sql, &[], &[]);
+    let (rc, r) = c.try_exec(sql);
     assert_eq!(rc, sq::SQLITE_ERROR);
     assert_eq!(r.statements, 2);
     let (e, msg) = c.error();
@@ -61,7 +61,7 @@ fn parameters_are_consumed_in_order_across_statements() {
     let p = Params::of(&[Val::Int(1), t("one"), Val::Int(2), t("two"), Val::Int(1)]);
     let sql =
         "INSERT INTO t VALUES (?, ?); INSERT INTO t VALUES (?2, ?1);\nDELETE FROM t WHERE a = ?; -- foo";
-    let (rc, r) = c.try_exec(sql, &p.values, &p.data);
+    let (rc, r) = c.try_exec_with(sql, &p);
     assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
     assert_eq!((r.statements, r.params_used, r.changes), (3, 5, 3));
     assert_eq!(c.rows("SELECT a, b FROM t"), vec![vec![t("two"), Val::Int(2)]]);
@@ -72,11 +72,11 @@ fn too_few_or_too_many_parameters_are_errors() {
     let c = Conn::memory();
     c.exec("CREATE TABLE t(a)");
     let p = Params::of(&[Val::Int(1)]);
-    let (rc, r) = c.try_exec("INSERT INTO t VALUES (?); INSERT INTO t VALUES (?)", &p.values, &p.data);
+    let (rc, r) = c.try_exec_with("INSERT INTO t VALUES (?); INSERT INTO t VALUES (?)", &p);
     assert_eq!(rc, SQLBATCH_E_PARAM_COUNT);
     assert_eq!((r.statements, c.error().0.statement_index), (1, 1));
     let p = Params::of(&[Val::Int(1), Val::Int(2)]);
-    let (rc, r) = c.try_exec("INSERT INTO t VALUES (?)", &p.values, &p.data);
+    let (rc, r) = c.try_exec_with("INSERT INTO t VALUES (?)", &p);
     assert_eq!(rc, SQLBATCH_E_PARAM_COUNT);
     assert_eq!(r.statements, 1, "the script ran; the leftover value is reported after it");
 }
@@ -85,32 +85,11 @@ fn too_few_or_too_many_parameters_are_errors() {
 fn named_parameters_in_a_script() {
     let c = Conn::memory();
     c.exec("CREATE TABLE t(a, b)");
-    let mut p = Params::default();
-    p.push(&Val::Int(7)).push(&t("seven")).push(&Val::Int(99));
     // names: ":a" and "b" (without prefix); the third value is positional.
-    let name_at = |p: &mut Params, s: &str| {
-        let at = p.data.len() as u64;
-        p.data.extend_from_slice(s.as_bytes());
-        sqlbatch_value { bits: at, len: s.len() as u32, kind: SQLBATCH_TEXT, _pad: [0; 3] }
-    };
-    let n1 = name_at(&mut p, ":a");
-    let n2 = name_at(&mut p, "b");
-    let names = [n1, n2, sqlbatch_value { kind: SQLBATCH_NULL, ..Default::default() }];
+    let mut p = Params::default();
+    p.push_named(b":a", &Val::Int(7)).push_named(b"b", &t("seven")).push(&Val::Int(99));
     let sql = "INSERT INTO t VALUES (:a, :b); INSERT INTO t VALUES (?, :a)";
-    let mut r = sqlbatch_exec_result::default();
-    let rc = unsafe {
-        sqlbatch_conn_exec(
-            c.0,
-            sql.as_ptr().cast(),
-            sql.len(),
-            p.values.as_ptr(),
-            names.as_ptr(),
-            3,
-            p.data.as_ptr(),
-            p.data.len(),
-            &mut r,
-        )
-    };
+    let (rc, _) = c.try_exec_with(sql, &p);
     assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
     assert_eq!(
         c.rows("SELECT a, b FROM t ORDER BY rowid"),
@@ -122,7 +101,7 @@ fn named_parameters_in_a_script() {
 fn empty_and_comment_only_scripts_succeed() {
     let c = Conn::memory();
     for sql in ["", "   ", "-- nothing", "/* nothing */ ;; ;"] {
-        let (rc, r) = c.try_exec(sql, &[], &[]);
+        let (rc, r) = c.try_exec(sql);
         assert_eq!((rc, r.statements), (SQLBATCH_OK, 0), "{sql:?}");
     }
 }
@@ -131,20 +110,7 @@ fn empty_and_comment_only_scripts_succeed() {
 fn invalid_utf8_in_sql_is_an_error_with_its_offset() {
     let c = Conn::memory();
     let sql = b"SELECT 'ok'; SELECT '\xff';";
-    let mut r = sqlbatch_exec_result::default();
-    let rc = unsafe {
-        sqlbatch_conn_exec(
-            c.0,
-            sql.as_ptr().cast(),
-            sql.len(),
-            std::ptr::null(),
-            std::ptr::null(),
-            0,
-            std::ptr::null(),
-            0,
-            &mut r,
-        )
-    };
+    let (rc, r) = c.exec_raw(sql, None);
     assert_eq!(rc, SQLBATCH_E_INVALID_UTF8);
     assert_eq!(r.statements, 0, "nothing runs when the script is not UTF-8");
     let (e, msg) = c.error();
@@ -171,10 +137,7 @@ fn execute_many_inserts_every_row_in_one_call() {
     c.exec("CREATE TABLE bulk(a INTEGER, b REAL, c TEXT); BEGIN");
     let s = c.prepare("INSERT INTO bulk VALUES (?, ?, ?)");
     let p = bulk_rows(10_000);
-    let mut r = sqlbatch_write_result::default();
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 10_000, 3, p.data.as_ptr(), p.data.len(), &mut r)
-    };
+    let (rc, r) = s.execute_many(&p, 10_000);
     assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
     assert_eq!((r.rows, r.changes, r.last_insert_rowid), (10_000, 10_000, 10_000));
     c.exec("COMMIT");
@@ -190,10 +153,7 @@ fn execute_many_reports_the_failing_row() {
     c.exec("CREATE TABLE u(a PRIMARY KEY)");
     let s = c.prepare("INSERT INTO u VALUES (?)");
     let p = Params::of(&[Val::Int(1), Val::Int(2), Val::Int(1), Val::Int(3)]);
-    let mut r = sqlbatch_write_result::default();
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 4, 1, p.data.as_ptr(), p.data.len(), &mut r)
-    };
+    let (rc, r) = s.execute_many(&p, 4);
     assert_eq!(rc, sq::SQLITE_CONSTRAINT_PRIMARYKEY);
     assert_eq!(r.rows, 2);
     let (e, msg) = c.error();
@@ -202,9 +162,7 @@ fn execute_many_reports_the_failing_row() {
     assert_eq!(c.rows("SELECT a FROM u ORDER BY a"), vec![vec![Val::Int(1)], vec![Val::Int(2)]]);
     // The statement is usable afterwards.
     let p = Params::of(&[Val::Int(9)]);
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 1, 1, p.data.as_ptr(), p.data.len(), &mut r)
-    };
+    let (rc, r) = s.execute_many(&p, 1);
     assert_eq!((rc, r.rows), (SQLBATCH_OK, 1));
 }
 
@@ -214,26 +172,21 @@ fn execute_many_checks_the_parameter_count_and_value_bounds() {
     c.exec("CREATE TABLE u(a, b)");
     let s = c.prepare("INSERT INTO u VALUES (?, ?)");
     let p = Params::of(&[Val::Int(1), Val::Int(2), Val::Int(3)]);
-    let mut r = sqlbatch_write_result::default();
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(s.0, p.values.as_ptr(), 1, 3, p.data.as_ptr(), p.data.len(), &mut r)
-    };
+    let (rc, r) = s.execute_many(&p, 1);
     assert_eq!((rc, r.rows), (SQLBATCH_E_PARAM_COUNT, 0));
     // A TEXT value whose bytes lie past data_len.
     let bad = [sqlbatch_value { bits: 4, len: 8, kind: SQLBATCH_TEXT, _pad: [0; 3] }, sqlbatch_value::int(1)];
     let data = [0u8; 10];
-    let rc =
-        unsafe { sqlbatch_stmt_execute_many(s.0, bad.as_ptr(), 1, 2, data.as_ptr(), data.len(), &mut r) };
+    let (rc, _) = s.execute_many_raw(Some(&params_of(&bad, &data)), 1);
     assert_eq!(rc, SQLBATCH_E_RANGE);
     let unknown = [sqlbatch_value { kind: 42, ..Default::default() }, sqlbatch_value::int(1)];
-    let rc =
-        unsafe { sqlbatch_stmt_execute_many(s.0, unknown.as_ptr(), 1, 2, data.as_ptr(), data.len(), &mut r) };
+    let (rc, _) = s.execute_many_raw(Some(&params_of(&unknown, &data)), 1);
     assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT);
     assert_eq!(c.rows("SELECT count(*) FROM u"), vec![vec![Val::Int(0)]]);
 }
 
 #[test]
-fn absolute_addresses_when_data_is_null() {
+fn absolute_addresses_with_the_addresses_flag() {
     let c = Conn::memory();
     let s = c.prepare("SELECT ?, ?");
     let text = b"absolute";
@@ -241,7 +194,8 @@ fn absolute_addresses_when_data_is_null() {
         sqlbatch_value { bits: text.as_ptr() as u64, len: 8, kind: SQLBATCH_TEXT, _pad: [0; 3] },
         sqlbatch_value { bits: 0, len: 0, kind: SQLBATCH_BLOB, _pad: [0; 3] },
     ];
-    let rc = unsafe { sqlbatch_stmt_bind(s.0, vals.as_ptr(), 2, std::ptr::null(), 0) };
+    let p = sqlbatch_params { flags: SQLBATCH_PARAMS_ADDRESSES, ..params_of(&vals, &[]) };
+    let rc = unsafe { sqlbatch_stmt_bind(s.0, &p) };
     assert_eq!(rc, SQLBATCH_OK);
     assert_eq!(s.all(1, usize::MAX), vec![vec![t("absolute"), Val::Blob(vec![])]]);
 }
@@ -255,7 +209,7 @@ fn a_nul_byte_anywhere_in_a_script_is_an_error_before_anything_runs() {
         "INSERT INTO t VALUES (3\0);",
         "INSERT INTO t VALUES (4); -- a \0 in a comment\nINSERT INTO t VALUES (5)",
     ] {
-        let (rc, r) = c.try_exec(sql, &[], &[]);
+        let (rc, r) = c.try_exec(sql);
         assert_eq!((rc, r.statements), (SQLBATCH_E_INVALID_ARGUMENT, 0), "{sql:?}");
         assert_eq!(c.error().0.token_offset, sql.find('\0').unwrap() as i64);
     }
@@ -276,12 +230,12 @@ fn sqlite_decides_what_is_whitespace_and_comment() {
         ("\x0bSELECT 1", false),
         ("SELECT 1 /* in */ ; SELECT 2", true),
     ] {
-        let (rc, _) = c.try_exec(sql, &[], &[]);
+        let (rc, _) = c.try_exec(sql);
         assert_eq!(rc == SQLBATCH_OK, ok, "exec {sql:?}: {}", c.error().1);
     }
     // On a single statement, prepare and exec agree.
     for sql in [" \x0b", "\x0bSELECT 1", "/*", "/* x", "-- x", " ; "] {
-        let (rc, _) = c.try_exec(sql, &[], &[]);
+        let (rc, _) = c.try_exec(sql);
         let mut s = std::ptr::null_mut();
         let prc = unsafe {
             sqlbatch_stmt_prepare(c.0, sql.as_ptr().cast(), sql.len(), 0, &mut s, std::ptr::null_mut())
@@ -315,14 +269,14 @@ fn an_interrupt_between_two_statements_is_not_lost() {
         sql.push_str(&format!("INSERT INTO t VALUES ({k});"));
     }
     let it = Interrupter::start(&c, std::time::Duration::from_millis(30));
-    let (rc, r) = c.try_exec(&sql, &[], &[]);
+    let (rc, r) = c.try_exec(&sql);
     drop(it);
     assert_eq!(rc, sq::SQLITE_INTERRUPT, "ran {} statements", r.statements);
     assert!(r.statements < 400_000);
     assert_eq!(c.error().0.statement_index, r.statements as i64);
     // An interrupt that came before a call does not affect it.
     unsafe { sqlbatch_conn_interrupt(c.0) };
-    assert_eq!(c.try_exec("INSERT INTO t VALUES (-1)", &[], &[]).0, SQLBATCH_OK);
+    assert_eq!(c.try_exec("INSERT INTO t VALUES (-1)").0, SQLBATCH_OK);
 }
 
 #[test]
@@ -333,7 +287,7 @@ fn an_interrupt_between_two_rows_of_a_bulk_write_is_not_lost() {
     let vals: Vec<Val> = (0..3_000_000).map(Val::Int).collect();
     let p = Params::of(&vals);
     let it = Interrupter::start(&c, std::time::Duration::from_millis(30));
-    let (rc, w) = s.execute_many(&p, vals.len(), 1);
+    let (rc, w) = s.execute_many(&p, vals.len());
     drop(it);
     assert_eq!(rc, sq::SQLITE_INTERRUPT);
     assert!(w.rows < vals.len() as u64);
@@ -365,7 +319,7 @@ fn execute_many_counts_direct_changes_for_every_kind_of_statement() {
         let s = c.prepare(sql);
         let p = Params::of(vals);
         let n_rows = vals.len().checked_div(n_cols).unwrap_or(3);
-        let (rc, r) = s.execute_many(&p, n_rows, n_cols);
+        let (rc, r) = s.execute_many(&p, n_rows);
         assert_eq!(rc, SQLBATCH_OK, "{sql}: {}", c.error().1);
         s.finalize();
         (r.rows, r.changes)

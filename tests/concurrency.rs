@@ -62,25 +62,14 @@ fn worker(path: &str, me: i64, timeout_ms: i32) -> u64 {
     let mut seen_total = 0;
     for txn in 0..TXNS {
         let first = txn * BATCH;
-        let rc = retry(&mut busy, || c.try_exec("BEGIN IMMEDIATE", &[], &[]).0);
+        let rc = retry(&mut busy, || c.try_exec("BEGIN IMMEDIATE").0);
         assert_eq!(rc, SQLBATCH_OK, "BEGIN: {}", c.error().1);
         let rc = if txn % 2 == 0 {
             let mut p = Params::default();
             for seq in first..first + BATCH {
                 p.push(&Val::Int(me)).push(&Val::Int(seq)).push(&t(&format!("{me}:{seq}")));
             }
-            let mut w = sqlbatch_write_result::default();
-            let rc = unsafe {
-                sqlbatch_stmt_execute_many(
-                    ins.0,
-                    p.values.as_ptr(),
-                    BATCH as usize,
-                    3,
-                    p.data.as_ptr(),
-                    p.data.len(),
-                    &mut w,
-                )
-            };
+            let (rc, w) = ins.execute_many(&p, BATCH as usize);
             if rc == SQLBATCH_OK {
                 assert_eq!(w.changes, BATCH);
             }
@@ -90,11 +79,11 @@ fn worker(path: &str, me: i64, timeout_ms: i32) -> u64 {
                 "INSERT INTO t(thread, seq, payload) VALUES (?, ?, 'script');".repeat(BATCH as usize);
             let vals: Vec<Val> = (first..first + BATCH).flat_map(|s| [Val::Int(me), Val::Int(s)]).collect();
             let p = Params::of(&vals);
-            c.try_exec(&script, &p.values, &p.data).0
+            c.try_exec_with(&script, &p).0
         };
         // Inside an IMMEDIATE transaction the write lock is held: no busy result here.
         assert_eq!(rc, SQLBATCH_OK, "thread {me} txn {txn}: {}", c.error().1);
-        let rc = retry(&mut busy, || c.try_exec("COMMIT", &[], &[]).0);
+        let rc = retry(&mut busy, || c.try_exec("COMMIT").0);
         assert_eq!(rc, SQLBATCH_OK, "COMMIT: {}", c.error().1);
 
         // Readers never see part of a transaction, and never go back in time.
@@ -114,7 +103,7 @@ fn worker(path: &str, me: i64, timeout_ms: i32) -> u64 {
         seen_total = n;
         // My own rows, read in small batches, are all there and in order.
         let p = Params::of(&[Val::Int(me)]);
-        assert_eq!(mine.bind(&p.values, &p.data), SQLBATCH_OK);
+        assert_eq!(mine.bind(&p), SQLBATCH_OK);
         let seqs: Vec<i64> = mine.all(7, 256).iter().map(|r| int(&r[0])).collect();
         assert_eq!(seqs, (0..first + BATCH).collect::<Vec<_>>(), "thread {me} after txn {txn}");
     }
@@ -177,7 +166,7 @@ fn full_mutex_connections_shared_by_threads_under_a_lock() {
                 for i in 0..500 {
                     let c = &shared.lock().unwrap().0;
                     let p = Params::of(&[Val::Int(me * 1000 + i)]);
-                    assert_eq!(c.try_exec("INSERT INTO t VALUES (?)", &p.values, &p.data).0, SQLBATCH_OK);
+                    assert_eq!(c.try_exec_with("INSERT INTO t VALUES (?)", &p).0, SQLBATCH_OK);
                     let n = int(&c.rows("SELECT count(*) FROM t")[0][0]);
                     assert!(n > i);
                 }

@@ -19,173 +19,8 @@ use libsqlite3_sys as sq;
 use std::ffi::{c_int, CStr, CString};
 use std::ptr;
 
-/// xorshift64*: deterministic across runs and platforms.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545F4914F6CDD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn scale() -> usize {
     std::env::var("SQLBATCH_DIFF_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
-}
-
-fn random_text(r: &mut Rng) -> Vec<u8> {
-    let len = match r.below(400) {
-        0..=19 => 0,
-        20 => 2000 + r.below(60_000) as usize,
-        _ => r.below(40) as usize,
-    };
-    let mut s = String::new();
-    while s.len() < len {
-        let c = match r.below(10) {
-            0 => '\0',
-            1..=5 => (b'a' + r.below(26) as u8) as char,
-            6 => char::from_u32(0x80 + r.below(0x780) as u32).unwrap_or('é'),
-            7 => char::from_u32(0x800 + r.below(0xD000) as u32).unwrap_or('日'),
-            _ => char::from_u32(0x10000 + r.below(0x1000) as u32).unwrap_or('𝄞'),
-        };
-        s.push(c);
-    }
-    s.into_bytes()
-}
-
-fn random_value(r: &mut Rng) -> Val {
-    match r.below(12) {
-        0 | 1 => Val::Null,
-        2 => Val::Int([0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1, i64::MAX - 1][r.below(7) as usize]),
-        3 | 4 => Val::Int(r.next() as i64 >> r.below(64)),
-        5 => f([0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, 5e-324, f64::MAX]
-            [r.below(7) as usize]),
-        6 => f(f64::from_bits(r.next())), // any bit pattern; NaNs come back as NULL
-        7..=9 => Val::Text(random_text(r)),
-        _ => {
-            let n = match r.below(1000) {
-                0..=99 => 0,
-                100 => 100_000 + r.below(200_000) as usize,
-                _ => r.below(64) as usize,
-            };
-            Val::Blob((0..n).map(|_| r.next() as u8).collect())
-        }
-    }
-}
-
-/// A raw SQLite connection for the reference side.
-struct Native(*mut sq::sqlite3);
-
-impl Native {
-    fn open(path: &str) -> Native {
-        let c = CString::new(path).unwrap();
-        let mut db = ptr::null_mut();
-        let flags = sq::SQLITE_OPEN_READWRITE | sq::SQLITE_OPEN_CREATE | sq::SQLITE_OPEN_NOMUTEX;
-        assert_eq!(unsafe { sq::sqlite3_open_v2(c.as_ptr(), &mut db, flags, ptr::null()) }, sq::SQLITE_OK);
-        Native(db)
-    }
-
-    fn exec(&self, sql: &str) {
-        let c = CString::new(sql).unwrap();
-        let rc = unsafe { sq::sqlite3_exec(self.0, c.as_ptr(), None, ptr::null_mut(), ptr::null_mut()) };
-        assert_eq!(rc, sq::SQLITE_OK, "{sql}: {}", self.errmsg());
-    }
-
-    fn errmsg(&self) -> String {
-        unsafe { CStr::from_ptr(sq::sqlite3_errmsg(self.0)) }.to_string_lossy().into_owned()
-    }
-
-    fn prepare(&self, sql: &str) -> *mut sq::sqlite3_stmt {
-        let mut s = ptr::null_mut();
-        let rc = unsafe {
-            sq::sqlite3_prepare_v2(self.0, sql.as_ptr().cast(), sql.len() as c_int, &mut s, ptr::null_mut())
-        };
-        assert_eq!(rc, sq::SQLITE_OK, "{sql}: {}", self.errmsg());
-        s
-    }
-
-    /// Every row of `sql`, read one column at a time with sqlite3_column_*.
-    fn rows(&self, sql: &str) -> Vec<Vec<Val>> {
-        let s = self.prepare(sql);
-        let mut out = Vec::new();
-        unsafe {
-            let n = sq::sqlite3_column_count(s);
-            while sq::sqlite3_step(s) == sq::SQLITE_ROW {
-                out.push((0..n).map(|c| column(s, c)).collect());
-            }
-            sq::sqlite3_finalize(s);
-        }
-        out
-    }
-
-    /// Inserts `rows` with a prepared statement, one row at a time.
-    fn insert(&self, table: &str, rows: &[Vec<Val>]) {
-        let ncols = rows.first().map_or(0, |r| r.len());
-        let marks = vec!["?"; ncols].join(", ");
-        let s = self.prepare(&format!("INSERT INTO {table} VALUES ({marks})"));
-        unsafe {
-            for row in rows {
-                for (i, v) in row.iter().enumerate() {
-                    let i = i as c_int + 1;
-                    let rc = match v {
-                        Val::Null => sq::sqlite3_bind_null(s, i),
-                        Val::Int(x) => sq::sqlite3_bind_int64(s, i, *x),
-                        Val::Float(b) => sq::sqlite3_bind_double(s, i, f64::from_bits(*b)),
-                        Val::Text(t) => sq::sqlite3_bind_text(
-                            s,
-                            i,
-                            t.as_ptr().cast(),
-                            t.len() as c_int,
-                            sq::SQLITE_TRANSIENT(),
-                        ),
-                        Val::Blob(b) if b.is_empty() => sq::sqlite3_bind_zeroblob(s, i, 0),
-                        Val::Blob(b) => sq::sqlite3_bind_blob(
-                            s,
-                            i,
-                            b.as_ptr().cast(),
-                            b.len() as c_int,
-                            sq::SQLITE_TRANSIENT(),
-                        ),
-                    };
-                    assert_eq!(rc, sq::SQLITE_OK);
-                }
-                assert_eq!(sq::sqlite3_step(s), sq::SQLITE_DONE, "{}", self.errmsg());
-                sq::sqlite3_reset(s);
-            }
-            sq::sqlite3_finalize(s);
-        }
-    }
-}
-
-impl Drop for Native {
-    fn drop(&mut self) {
-        unsafe { sq::sqlite3_close(self.0) };
-    }
-}
-
-unsafe fn column(s: *mut sq::sqlite3_stmt, c: c_int) -> Val {
-    match sq::sqlite3_column_type(s, c) {
-        sq::SQLITE_INTEGER => Val::Int(sq::sqlite3_column_int64(s, c)),
-        sq::SQLITE_FLOAT => Val::Float(sq::sqlite3_column_double(s, c).to_bits()),
-        sq::SQLITE_TEXT => {
-            let p = sq::sqlite3_column_text(s, c);
-            let n = sq::sqlite3_column_bytes(s, c) as usize;
-            Val::Text(if n == 0 { vec![] } else { std::slice::from_raw_parts(p, n).to_vec() })
-        }
-        sq::SQLITE_BLOB => {
-            let p = sq::sqlite3_column_blob(s, c).cast::<u8>();
-            let n = sq::sqlite3_column_bytes(s, c) as usize;
-            Val::Blob(if n == 0 { vec![] } else { std::slice::from_raw_parts(p, n).to_vec() })
-        }
-        _ => Val::Null,
-    }
 }
 
 fn temp_db(name: &str) -> String {
@@ -208,7 +43,7 @@ fn rows_into(c: &Conn, sql: &str, max_rows: usize, mut buf_len: usize) -> Vec<Ve
             continue;
         }
         assert!(rc == SQLBATCH_ROW || rc == SQLBATCH_DONE, "fetch_into: {rc}");
-        out.extend(batch_rows_in(&b, buf.as_ptr()));
+        out.extend(batch_rows_in(&b, buf.as_ptr(), buf.len()));
         if rc == SQLBATCH_DONE {
             return out;
         }
@@ -227,7 +62,7 @@ fn fetch_bulk_insert_and_script_exec_agree_with_plain_sqlite() {
     while cells < 1_000_000 * scale() {
         round += 1;
         let path = temp_db(&format!("fetch{round}"));
-        let native = Native::open(&path);
+        let native = Raw::open(&path);
         let ncols = 1 + r.below(12) as usize;
         let nrows = 1 + r.below(12_000) as usize;
         let cols: Vec<String> = (0..ncols).map(|i| format!("c{i} {}", DECLS[r.below(7) as usize])).collect();
@@ -242,7 +77,7 @@ fn fetch_bulk_insert_and_script_exec_agree_with_plain_sqlite() {
         for c in 0..ncols {
             let mut seen = [false; 5];
             for row in &want {
-                let k = kind_of(&row[c]);
+                let k = row[c].class();
                 seen[k] = true;
                 kinds[k] += 1;
             }
@@ -282,18 +117,7 @@ fn fetch_bulk_insert_and_script_exec_agree_with_plain_sqlite() {
         }
         let marks = vec!["?"; ncols].join(", ");
         let ins = conn.prepare(&format!("INSERT INTO u VALUES ({marks})"));
-        let mut w = sqlbatch_write_result::default();
-        let rc = unsafe {
-            sqlbatch_stmt_execute_many(
-                ins.0,
-                p.values.as_ptr(),
-                nrows,
-                ncols,
-                p.data.as_ptr(),
-                p.data.len(),
-                &mut w,
-            )
-        };
+        let (rc, w) = ins.execute_many(&p, nrows);
         assert_eq!((rc, w.rows, w.changes), (SQLBATCH_OK, nrows as u64, nrows as i64), "{}", conn.error().1);
         ins.finalize();
         conn.exec("COMMIT");
@@ -307,16 +131,6 @@ fn fetch_bulk_insert_and_script_exec_agree_with_plain_sqlite() {
     );
     assert!(kinds.iter().all(|&k| k > cells / 20), "every storage class is well represented");
     assert!(mixed_columns * 10 > columns * 9, "types are mixed within columns");
-}
-
-fn kind_of(v: &Val) -> usize {
-    match v {
-        Val::Null => 0,
-        Val::Int(_) => 1,
-        Val::Float(_) => 2,
-        Val::Text(_) => 3,
-        Val::Blob(_) => 4,
-    }
 }
 
 /// A literal that SQL reads back as `v`, or None where SQL has no literal for it (NaN).
@@ -364,11 +178,11 @@ fn script_exec_does_what_sqlite3_exec_does() {
                 }
             }
         }
-        let native = Native::open(":memory:");
+        let native = Raw::open(":memory:");
         native.exec(&script);
         let native_total = unsafe { sq::sqlite3_total_changes64(native.0) };
         let conn = Conn::memory();
-        let (rc, res) = conn.try_exec(&script, &[], &[]);
+        let (rc, res) = conn.try_exec(&script);
         assert_eq!(rc, SQLBATCH_OK, "{}", conn.error().1);
         assert_eq!(res.changes, native_total, "round {round}: changes");
         assert_eq!(res.end_offset, script.len());
@@ -378,27 +192,11 @@ fn script_exec_does_what_sqlite3_exec_does() {
     }
 }
 
-/// Binds `v` to parameter `i` of a raw statement, as a plain SQLite user would.
-unsafe fn bind_native(s: *mut sq::sqlite3_stmt, i: c_int, v: &Val) -> c_int {
-    match v {
-        Val::Null => sq::sqlite3_bind_null(s, i),
-        Val::Int(x) => sq::sqlite3_bind_int64(s, i, *x),
-        Val::Float(b) => sq::sqlite3_bind_double(s, i, f64::from_bits(*b)),
-        Val::Text(t) => {
-            sq::sqlite3_bind_text(s, i, t.as_ptr().cast(), t.len() as c_int, sq::SQLITE_TRANSIENT())
-        }
-        Val::Blob(b) if b.is_empty() => sq::sqlite3_bind_zeroblob(s, i, 0),
-        Val::Blob(b) => {
-            sq::sqlite3_bind_blob(s, i, b.as_ptr().cast(), b.len() as c_int, sq::SQLITE_TRANSIENT())
-        }
-    }
-}
-
 /// What `sqlbatch_conn_exec` is specified to do, over plain SQLite: prepare each statement at
 /// the tail of the last, bind `:name` parameters from `named` and every other parameter from
 /// the next positional value, and step it to the end. Returns (status, statements run,
 /// parameters bound by the statements that ran).
-fn exec_reference(db: &Native, script: &str, positional: &[Val], named: &[(String, Val)]) -> (i32, u64, u64) {
+fn exec_reference(db: &Raw, script: &str, positional: &[Val], named: &[(String, Val)]) -> (i32, u64, u64) {
     let sql = CString::new(script).unwrap();
     let (mut tail, mut next, mut ran, mut used) = (sql.as_ptr(), 0usize, 0u64, 0u64);
     unsafe {
@@ -427,7 +225,7 @@ fn exec_reference(db: &Native, script: &str, positional: &[Val], named: &[(Strin
                     sq::sqlite3_finalize(s);
                     return (SQLBATCH_E_PARAM_COUNT, ran, used);
                 };
-                assert_eq!(bind_native(s, i, v), sq::SQLITE_OK);
+                assert_eq!(bind_raw(s, i, v), sq::SQLITE_OK);
             }
             let rc = loop {
                 match sq::sqlite3_step(s) {
@@ -446,17 +244,6 @@ fn exec_reference(db: &Native, script: &str, positional: &[Val], named: &[(Strin
         }
     }
     (if next < positional.len() { SQLBATCH_E_PARAM_COUNT } else { SQLBATCH_OK }, ran, used)
-}
-
-/// Every table of a database, read through `read`.
-fn dump(read: impl Fn(&str) -> Vec<Vec<Val>>) -> Vec<Vec<Vec<Val>>> {
-    let tables = read("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
-    let mut out = vec![tables.clone()];
-    for t in tables {
-        let Val::Text(name) = &t[0] else { panic!() };
-        out.push(read(&format!("SELECT rowid, * FROM \"{}\" ORDER BY rowid", String::from_utf8_lossy(name))));
-    }
-    out
 }
 
 #[test]
@@ -539,42 +326,21 @@ fn scripts_with_random_parameters_over_random_schemas_match_a_per_statement_loop
             1 => positional.push(Val::Int(1)),
             _ => {}
         }
-        let native = Native::open(":memory:");
+        let native = Raw::open(":memory:");
         let (want_rc, want_ran, want_used) = exec_reference(&native, &script, &positional, &named);
 
         let conn = Conn::memory();
-        let mut p = Params::default();
-        let mut names = Vec::new();
-        for v in &positional {
-            p.push(v);
-            names.push(sqlbatch_value::NULL);
-        }
+        let mut p = Params::of(&positional);
         for (n, v) in &named {
-            p.push(v);
-            let at = p.data.len() as u64;
-            p.data.extend_from_slice(n.as_bytes());
-            names.push(sqlbatch_value::bytes(SQLBATCH_TEXT, at, n.len() as u32));
+            p.push_named(n.as_bytes(), v);
         }
-        let mut res = sqlbatch_exec_result::default();
-        let rc = unsafe {
-            sqlbatch_conn_exec(
-                conn.0,
-                script.as_ptr().cast(),
-                script.len(),
-                p.values.as_ptr(),
-                if use_names { names.as_ptr() } else { ptr::null() },
-                p.values.len(),
-                p.data.as_ptr(),
-                p.data.len(),
-                &mut res,
-            )
-        };
+        let (rc, res) = conn.try_exec_with(&script, &p);
         assert_eq!(rc, want_rc, "round {round}: {}", conn.error().1);
         assert_eq!((res.statements, res.params_used), (want_ran, want_used), "round {round}");
         let mut total = 0;
         unsafe { sqlbatch_conn_total_changes(conn.0, &mut total) };
         assert_eq!(total, unsafe { sq::sqlite3_total_changes64(native.0) }, "round {round}");
-        assert_eq!(dump(|q| conn.rows(q)), dump(|q| native.rows(q)), "round {round}");
+        assert_eq!(conn.dump(usize::MAX).unwrap(), native.dump(usize::MAX).unwrap(), "round {round}");
         bound += res.params_used;
         failed += (rc != SQLBATCH_OK) as usize;
     }
@@ -589,7 +355,7 @@ fn scripts_with_random_parameters_over_random_schemas_match_a_per_statement_loop
 fn bound_parameters_read_back_through_the_batched_fetch() {
     let mut r = Rng(0x5eed_0000_b1bd_0004);
     let conn = Conn::memory();
-    let native = Native::open(":memory:");
+    let native = Raw::open(":memory:");
     let mut cells = 0;
     for round in 0..300 * scale() {
         let n = 1 + r.below(40) as usize;
@@ -600,11 +366,11 @@ fn bound_parameters_read_back_through_the_batched_fetch() {
         let sql = format!("SELECT {} UNION ALL SELECT {}", cols.join(", "), cols.join(", "));
         let s = conn.prepare(&sql);
         let p = Params::of(&vals);
-        assert_eq!(s.bind(&p.values, &p.data), SQLBATCH_OK);
+        assert_eq!(s.bind(&p), SQLBATCH_OK);
         let got = s.all(1 + r.below(3) as usize, r.below(1 << 12) as usize);
         let ns = native.prepare(&sql);
         for (i, v) in vals.iter().enumerate() {
-            assert_eq!(unsafe { bind_native(ns, i as c_int + 1, v) }, sq::SQLITE_OK);
+            assert_eq!(unsafe { bind_raw(ns, i as c_int + 1, v) }, sq::SQLITE_OK);
         }
         let mut want = Vec::new();
         unsafe {

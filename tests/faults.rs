@@ -77,13 +77,13 @@ fn an_interrupted_bulk_insert_in_a_transaction_rolls_back_and_keeps_what_was_com
     c.exec("BEGIN");
     let (rc, w) = {
         let _it = Interrupter::start(&c, Duration::from_millis(20));
-        s.execute_many(&p, vals.len() / 2, 2)
+        s.execute_many(&p, vals.len() / 2)
     };
     assert_eq!(rc, sq::SQLITE_INTERRUPT);
     assert!(w.rows < 1_000_000);
     assert_eq!(c.error().0.row_index, w.rows as i64);
     // An interrupt inside a transaction may roll it back already; either way end it.
-    let _ = c.try_exec("ROLLBACK", &[], &[]);
+    let _ = c.try_exec("ROLLBACK");
     assert!(c.autocommit());
     assert_eq!(count(&c, "t"), 2);
     // Another connection sees exactly the committed rows, and the file is sound.
@@ -94,7 +94,7 @@ fn an_interrupted_bulk_insert_in_a_transaction_rolls_back_and_keeps_what_was_com
     );
     assert_eq!(other.rows("PRAGMA integrity_check"), vec![vec![t("ok")]]);
     // The statement and the connection work again.
-    let (rc, w) = s.execute_many(&Params::of(&[Val::Int(5), t("after")]), 1, 2);
+    let (rc, w) = s.execute_many(&Params::of(&[Val::Int(5), t("after")]), 1);
     assert_eq!((rc, w.rows), (SQLBATCH_OK, 1));
     assert_eq!(count(&other, "t"), 3);
     drop((s, c, other));
@@ -113,11 +113,11 @@ fn an_interrupted_script_in_a_transaction_keeps_what_was_committed() {
     script.push_str("COMMIT;");
     let (rc, r) = {
         let _it = Interrupter::start(&c, Duration::from_millis(20));
-        c.try_exec(&script, &[], &[])
+        c.try_exec(&script)
     };
     assert_eq!(rc, sq::SQLITE_INTERRUPT, "ran {} statements", r.statements);
     assert!(r.statements < 300_002);
-    let _ = c.try_exec("ROLLBACK", &[], &[]);
+    let _ = c.try_exec("ROLLBACK");
     assert_eq!(count(&c, "t"), 2);
     assert_eq!(count(&Conn::open(&path), "t"), 2);
     drop(c);
@@ -133,8 +133,6 @@ fn a_failed_transaction_loses_nothing_committed_before_it() {
     // A script whose transaction fails midway (a CHECK constraint) and is rolled back.
     let (rc, r) = c.try_exec(
         "BEGIN; UPDATE acct SET balance = balance + 70 WHERE id = 2; UPDATE acct SET balance = balance - 70 WHERE id = 1; UPDATE acct SET balance = balance - 70 WHERE id = 1; COMMIT",
-        &[],
-        &[],
     );
     assert_eq!((rc, r.statements), (sq::SQLITE_CONSTRAINT_CHECK, 3));
     assert!(!c.autocommit(), "a constraint failure leaves the transaction open");
@@ -152,16 +150,16 @@ fn a_failed_transaction_loses_nothing_committed_before_it() {
         Val::Int(1),
         Val::Int(9),
     ]);
-    let (rc, w) = s.execute_many(&p, 4, 2);
+    let (rc, w) = s.execute_many(&p, 4);
     assert_eq!((rc, w.rows), (sq::SQLITE_CONSTRAINT_PRIMARYKEY, 3));
     c.exec("ROLLBACK");
     // A COMMIT that fails for lack of room (max_page_count), and its transaction rolled back.
     c.exec("PRAGMA max_page_count = 8");
     c.exec("BEGIN");
     let blob = Params::of(&[Val::Int(10), Val::Blob(vec![7; 100_000])]);
-    let (rc, _) = s.execute_many(&blob, 1, 2);
+    let (rc, _) = s.execute_many(&blob, 1);
     assert_eq!(rc, sq::SQLITE_FULL, "{}", c.error().1);
-    let _ = c.try_exec("ROLLBACK", &[], &[]);
+    let _ = c.try_exec("ROLLBACK");
     assert!(c.autocommit());
     let want = vec![vec![Val::Int(1), Val::Int(100)], vec![Val::Int(2), Val::Int(50)]];
     assert_eq!(c.rows("SELECT * FROM acct ORDER BY id"), want);
@@ -185,7 +183,7 @@ fn disk_full_through_max_page_count_is_a_clear_error_and_the_database_stays_usab
     let mut rc = SQLBATCH_OK;
     let mut ok = 0;
     while rc == SQLBATCH_OK {
-        rc = s.execute_many(&row, 1, 1).0;
+        rc = s.execute_many(&row, 1).0;
         ok += (rc == SQLBATCH_OK) as i64;
         assert!(ok < 1000, "the page limit never bit");
     }
@@ -194,7 +192,7 @@ fn disk_full_through_max_page_count_is_a_clear_error_and_the_database_stays_usab
     assert_eq!((e.primary_code, e.row_index), (sq::SQLITE_FULL, 0));
     assert!(msg.contains("full"), "{msg}");
     // Through script exec and a fetch too.
-    assert_eq!(c.try_exec("INSERT INTO big SELECT b FROM big", &[], &[]).0, sq::SQLITE_FULL);
+    assert_eq!(c.try_exec("INSERT INTO big SELECT b FROM big").0, sq::SQLITE_FULL);
     let ins = c.prepare("INSERT INTO big VALUES (zeroblob(100000)) RETURNING rowid");
     assert_eq!(ins.fetch(10, usize::MAX).0, sq::SQLITE_FULL);
     assert_eq!(count(&c, "big"), 1 + ok);
@@ -217,23 +215,11 @@ fn busy_with_a_timeout_waits_for_the_lock_to_go() {
         thread::sleep(Duration::from_millis(100));
         let a = handle as *mut sqlbatch_conn;
         let sql = "COMMIT";
-        unsafe {
-            sqlbatch_conn_exec(
-                a,
-                sql.as_ptr().cast(),
-                sql.len(),
-                ptr::null(),
-                ptr::null(),
-                0,
-                ptr::null(),
-                0,
-                ptr::null_mut(),
-            )
-        }
+        unsafe { sqlbatch_conn_exec(a, sql.as_ptr().cast(), sql.len(), ptr::null(), ptr::null_mut()) }
     });
     // Blocks in SQLite's busy handler until the other connection commits.
     let s = b.prepare("INSERT INTO t VALUES (?)");
-    let (rc, w) = s.execute_many(&Params::of(&[Val::Int(2), Val::Int(3)]), 2, 1);
+    let (rc, w) = s.execute_many(&Params::of(&[Val::Int(2), Val::Int(3)]), 2);
     assert_eq!(releaser.join().unwrap(), SQLBATCH_OK);
     assert_eq!((rc, w.rows), (SQLBATCH_OK, 2), "{}", b.error().1);
     assert_eq!(count(&a, "t"), 3);
@@ -267,9 +253,9 @@ fn writes_to_a_read_only_database_fail_clearly_through_every_entry_point() {
     for (flags, uri) in [(SQLBATCH_OPEN_READONLY, false), (SQLBATCH_OPEN_URI, true)] {
         let target = if uri { format!("file:{path}?mode=ro") } else { path.clone() };
         let c = Conn::open_flags(&target, flags);
-        assert_eq!(c.try_exec("INSERT INTO t VALUES (2)", &[], &[]).0, sq::SQLITE_READONLY);
+        assert_eq!(c.try_exec("INSERT INTO t VALUES (2)").0, sq::SQLITE_READONLY);
         let s = c.prepare("INSERT INTO t VALUES (?)");
-        let (rc, w) = s.execute_many(&Params::of(&[Val::Int(2)]), 1, 1);
+        let (rc, w) = s.execute_many(&Params::of(&[Val::Int(2)]), 1);
         assert_eq!((rc, w.rows, c.error().0.row_index), (sq::SQLITE_READONLY, 0, 0));
         let ret = c.prepare("DELETE FROM t RETURNING a");
         assert_eq!(ret.fetch(10, usize::MAX).0, sq::SQLITE_READONLY);
@@ -279,7 +265,7 @@ fn writes_to_a_read_only_database_fail_clearly_through_every_entry_point() {
     // PRAGMA query_only on a read-write connection.
     let c = Conn::open(&path);
     c.exec("PRAGMA query_only = 1");
-    assert_eq!(c.try_exec("DELETE FROM t", &[], &[]).0, sq::SQLITE_READONLY);
+    assert_eq!(c.try_exec("DELETE FROM t").0, sq::SQLITE_READONLY);
     c.exec("PRAGMA query_only = 0; DELETE FROM t");
     drop(c);
     remove_db(&path);
@@ -294,7 +280,7 @@ fn schema_changes_under_a_statement() {
     let (rc, b) = s.fetch(1, usize::MAX);
     assert_eq!((rc, batch_rows(&b)), (SQLBATCH_ROW, vec![vec![Val::Int(1)]]));
     // On the same connection, a table being read cannot be dropped.
-    assert_eq!(c.try_exec("DROP TABLE t", &[], &[]).0 & 0xff, sq::SQLITE_LOCKED);
+    assert_eq!(c.try_exec("DROP TABLE t").0 & 0xff, sq::SQLITE_LOCKED);
     // Another connection changes the schema between two batches: this read keeps its snapshot.
     let other = Conn::open(&path);
     other.exec("ALTER TABLE t ADD COLUMN b DEFAULT 'new'; INSERT INTO t VALUES (4, 'x')");
@@ -329,9 +315,9 @@ fn closing_a_connection_under_open_statements_mid_read_and_mid_transaction() {
     drop(c); // closes with three statements open and a transaction in progress
     for s in [&reading, &fts, &idle] {
         assert_eq!(s.fetch(1, usize::MAX).0, SQLBATCH_E_CLOSED);
-        assert_eq!(s.bind(&[], &[]), SQLBATCH_E_CLOSED);
+        assert_eq!(s.bind(&Params::default()), SQLBATCH_E_CLOSED);
         assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_E_CLOSED);
-        let (rc, _) = s.execute_many(&Params::default(), 0, 0);
+        let (rc, _) = s.execute_many(&Params::default(), 0);
         assert_eq!(rc, SQLBATCH_E_CLOSED);
     }
     drop((reading, fts, idle));

@@ -12,50 +12,13 @@ use std::ptr;
 
 const NULLP: i32 = SQLBATCH_E_NULL_PARAMETER;
 
-fn exec_raw(
-    c: *mut sqlbatch_conn,
-    sql: &[u8],
-    values: &[sqlbatch_value],
-    names: Option<&[sqlbatch_value]>,
-    data: &[u8],
-) -> (i32, sqlbatch_exec_result) {
-    let mut r = sqlbatch_exec_result::default();
-    let rc = unsafe {
-        sqlbatch_conn_exec(
-            c,
-            sql.as_ptr().cast(),
-            sql.len(),
-            values.as_ptr(),
-            names.map_or(ptr::null(), |n| n.as_ptr()),
-            values.len(),
-            data.as_ptr(),
-            data.len(),
-            &mut r,
-        )
-    };
-    (rc, r)
-}
-
-fn execute_many(
-    s: &Stmt,
-    values: &[sqlbatch_value],
-    n_rows: usize,
-    n_cols: usize,
-    data: &[u8],
-) -> (i32, sqlbatch_write_result) {
-    let mut w = sqlbatch_write_result::default();
-    let rc = unsafe {
-        sqlbatch_stmt_execute_many(s.0, values.as_ptr(), n_rows, n_cols, data.as_ptr(), data.len(), &mut w)
-    };
-    (rc, w)
-}
-
 #[test]
 fn null_in_every_pointer_position() {
     let c = Conn::memory();
     c.exec("CREATE TABLE t(a)");
     let s = c.prepare("SELECT ?");
     let (mut i64v, mut i32v, mut b, mut n) = (0i64, 0i32, false, 0usize);
+    let mut idx = 0usize;
     let mut batch: sqlbatch_batch = unsafe { std::mem::zeroed() };
     let mut v = sqlbatch_value::default();
     let mut st = sqlbatch_str::NONE;
@@ -63,13 +26,21 @@ fn null_in_every_pointer_position() {
     let mut err: sqlbatch_error = unsafe { std::mem::zeroed() };
     let (nc, ns): (*mut sqlbatch_conn, *mut sqlbatch_stmt) = (ptr::null_mut(), ptr::null_mut());
     let one = [sqlbatch_value::int(1)];
+    let p1 = params_of(&one, &[]);
+    let no_values = sqlbatch_params { values: ptr::null(), ..p1 };
+    let no_names = sqlbatch_params { names: ptr::null(), ..p1 };
     let sql = c"SELECT 1".as_ptr();
+    // The functions without a status: NULL is a no-op.
+    unsafe {
+        sqlbatch_conn_close(nc);
+        sqlbatch_stmt_finalize(ns);
+        sqlbatch_conn_interrupt(ptr::null());
+    }
     let cases: Vec<(&str, i32, i32)> = unsafe {
         vec![
             // sqlbatch_conn_open(path, len, flags, out)
             ("open path", sqlbatch_conn_open(ptr::null(), 3, 0, &mut ptr::null_mut()), NULLP),
             ("open out", sqlbatch_conn_open(c":memory:".as_ptr(), 8, 0, ptr::null_mut()), NULLP),
-            ("close NULL", sqlbatch_conn_close(nc), SQLBATCH_OK),
             ("busy_timeout conn", sqlbatch_conn_busy_timeout(nc, 1), NULLP),
             ("changes conn", sqlbatch_conn_changes(nc, &mut i64v), NULLP),
             ("changes out", sqlbatch_conn_changes(c.0, ptr::null_mut()), NULLP),
@@ -81,50 +52,23 @@ fn null_in_every_pointer_position() {
             ("autocommit out", sqlbatch_conn_autocommit(c.0, ptr::null_mut()), NULLP),
             ("last_error conn", sqlbatch_conn_last_error(nc, &mut err), NULLP),
             ("last_error out", sqlbatch_conn_last_error(c.0, ptr::null_mut()), NULLP),
-            // sqlbatch_conn_exec(conn, sql, len, values, names, n, data, data_len, out)
-            (
-                "exec conn",
-                sqlbatch_conn_exec(nc, sql, 8, ptr::null(), ptr::null(), 0, ptr::null(), 0, ptr::null_mut()),
-                NULLP,
-            ),
-            (
-                "exec sql",
-                sqlbatch_conn_exec(
-                    c.0,
-                    ptr::null(),
-                    8,
-                    ptr::null(),
-                    ptr::null(),
-                    0,
-                    ptr::null(),
-                    0,
-                    ptr::null_mut(),
-                ),
-                NULLP,
-            ),
+            // sqlbatch_conn_exec(conn, sql, len, params, out)
+            ("exec conn", sqlbatch_conn_exec(nc, sql, 8, ptr::null(), ptr::null_mut()), NULLP),
+            ("exec sql", sqlbatch_conn_exec(c.0, ptr::null(), 8, ptr::null(), ptr::null_mut()), NULLP),
             (
                 "exec sql empty",
-                sqlbatch_conn_exec(
-                    c.0,
-                    ptr::null(),
-                    0,
-                    ptr::null(),
-                    ptr::null(),
-                    0,
-                    ptr::null(),
-                    0,
-                    ptr::null_mut(),
-                ),
+                sqlbatch_conn_exec(c.0, ptr::null(), 0, ptr::null(), ptr::null_mut()),
+                SQLBATCH_OK,
+            ),
+            ("exec values", sqlbatch_conn_exec(c.0, sql, 8, &no_values, ptr::null_mut()), NULLP),
+            (
+                "exec params optional",
+                sqlbatch_conn_exec(c.0, sql, 8, ptr::null(), ptr::null_mut()),
                 SQLBATCH_OK,
             ),
             (
-                "exec values",
-                sqlbatch_conn_exec(c.0, sql, 8, ptr::null(), ptr::null(), 1, ptr::null(), 0, ptr::null_mut()),
-                NULLP,
-            ),
-            (
-                "exec out optional",
-                sqlbatch_conn_exec(c.0, sql, 8, ptr::null(), ptr::null(), 0, ptr::null(), 0, ptr::null_mut()),
+                "exec names optional",
+                sqlbatch_conn_exec(c.0, c"SELECT ?".as_ptr(), 8, &no_names, ptr::null_mut()),
                 SQLBATCH_OK,
             ),
             // sqlbatch_stmt_prepare(conn, sql, len, flags, out, tail)
@@ -139,12 +83,12 @@ fn null_in_every_pointer_position() {
                 NULLP,
             ),
             ("prepare out", sqlbatch_stmt_prepare(c.0, sql, 8, 0, ptr::null_mut(), ptr::null_mut()), NULLP),
-            ("finalize NULL", sqlbatch_stmt_finalize(ns), SQLBATCH_OK),
             ("reset stmt", sqlbatch_stmt_reset(ns), NULLP),
             ("clear_bindings stmt", sqlbatch_stmt_clear_bindings(ns), NULLP),
-            // sqlbatch_stmt_bind(stmt, values, n, data, data_len)
-            ("bind stmt", sqlbatch_stmt_bind(ns, one.as_ptr(), 1, ptr::null(), 0), NULLP),
-            ("bind values", sqlbatch_stmt_bind(s.0, ptr::null(), 1, ptr::null(), 0), NULLP),
+            // sqlbatch_stmt_bind(stmt, params)
+            ("bind stmt", sqlbatch_stmt_bind(ns, &p1), NULLP),
+            ("bind values", sqlbatch_stmt_bind(s.0, &no_values), NULLP),
+            ("bind params NULL: none", sqlbatch_stmt_bind(s.0, ptr::null()), SQLBATCH_E_PARAM_COUNT),
             ("columns stmt", sqlbatch_stmt_columns(ns, &mut cols, &mut n), NULLP),
             ("columns out", sqlbatch_stmt_columns(s.0, ptr::null_mut(), &mut n), NULLP),
             ("columns n", sqlbatch_stmt_columns(s.0, &mut cols, ptr::null_mut()), NULLP),
@@ -153,8 +97,8 @@ fn null_in_every_pointer_position() {
             ("params stmt", sqlbatch_stmt_params(ns, &mut names, &mut n), NULLP),
             ("params out", sqlbatch_stmt_params(s.0, ptr::null_mut(), &mut n), NULLP),
             ("params n", sqlbatch_stmt_params(s.0, &mut names, ptr::null_mut()), NULLP),
-            ("param_index stmt", sqlbatch_stmt_param_index(ns, c":a".as_ptr(), 2, &mut i32v), NULLP),
-            ("param_index name", sqlbatch_stmt_param_index(s.0, ptr::null(), 2, &mut i32v), NULLP),
+            ("param_index stmt", sqlbatch_stmt_param_index(ns, c":a".as_ptr(), 2, &mut idx), NULLP),
+            ("param_index name", sqlbatch_stmt_param_index(s.0, ptr::null(), 2, &mut idx), NULLP),
             ("param_index out", sqlbatch_stmt_param_index(s.0, c":a".as_ptr(), 2, ptr::null_mut()), NULLP),
             ("readonly stmt", sqlbatch_stmt_readonly(ns, &mut b), NULLP),
             ("readonly out", sqlbatch_stmt_readonly(s.0, ptr::null_mut()), NULLP),
@@ -162,17 +106,9 @@ fn null_in_every_pointer_position() {
             ("sql out", sqlbatch_stmt_sql(s.0, ptr::null_mut()), NULLP),
             ("expanded_sql stmt", sqlbatch_stmt_expanded_sql(ns, &mut st), NULLP),
             ("expanded_sql out", sqlbatch_stmt_expanded_sql(s.0, ptr::null_mut()), NULLP),
-            // sqlbatch_stmt_execute_many(stmt, values, n_rows, n_cols, data, data_len, out)
-            (
-                "execute_many stmt",
-                sqlbatch_stmt_execute_many(ns, one.as_ptr(), 1, 1, ptr::null(), 0, ptr::null_mut()),
-                NULLP,
-            ),
-            (
-                "execute_many values",
-                sqlbatch_stmt_execute_many(s.0, ptr::null(), 1, 1, ptr::null(), 0, ptr::null_mut()),
-                NULLP,
-            ),
+            // sqlbatch_stmt_execute_many(stmt, rows, n_rows, out)
+            ("execute_many stmt", sqlbatch_stmt_execute_many(ns, &p1, 1, ptr::null_mut()), NULLP),
+            ("execute_many values", sqlbatch_stmt_execute_many(s.0, &no_values, 1, ptr::null_mut()), NULLP),
             // sqlbatch_stmt_fetch(stmt, max_rows, max_bytes, out)
             ("fetch stmt", sqlbatch_stmt_fetch(ns, 1, 1, &mut batch), NULLP),
             ("fetch out", sqlbatch_stmt_fetch(s.0, 1, 1, ptr::null_mut()), NULLP),
@@ -190,18 +126,16 @@ fn null_in_every_pointer_position() {
         assert_eq!(got, want, "{what}");
     }
     // The functions that return a value rather than a status.
-    unsafe {
-        sqlbatch_conn_interrupt(ptr::null());
-        assert!(!sqlbatch_code_str(i32::MIN).is_null());
-        assert!(!sqlbatch_version().is_null() && !sqlbatch_sqlite_version().is_null());
-    }
+    assert!(!sqlbatch_code_str(i32::MIN).is_null());
+    assert!(!sqlbatch_version().is_null() && !sqlbatch_sqlite_version().is_null());
     // A NULL-parameter error on a live handle is recorded there, naming the argument.
     let (e, msg) = c.error();
     assert_eq!(e.code, NULLP);
     assert!(msg.contains("is NULL"), "{msg}");
-    // A TEXT value whose address is NULL (data NULL, bits 0).
+    // A TEXT value with bytes but no base (data NULL, bits 0): no crash (see
+    // a_text_or_blob_parameter_without_a_base_is_refused for the details).
     let bad = [sqlbatch_value::bytes(SQLBATCH_TEXT, 0, 4)];
-    assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, bad.as_ptr(), 1, ptr::null(), 0) }, NULLP);
+    assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &params_of(&bad, &[])) }, SQLBATCH_E_INVALID_ARGUMENT);
     // The handles still work.
     assert_eq!(c.rows("SELECT 1"), vec![vec![Val::Int(1)]]);
 }
@@ -214,29 +148,28 @@ fn wrong_parameter_counts_everywhere() {
     let three = Params::of(&[Val::Int(1), Val::Int(2), Val::Int(3)]);
     for n in [0, 1, 3] {
         assert_eq!(
-            unsafe { sqlbatch_stmt_bind(s.0, three.values.as_ptr(), n, ptr::null(), 0) },
+            unsafe { sqlbatch_stmt_bind(s.0, &params_of(&three.values[..n], &[])) },
             SQLBATCH_E_PARAM_COUNT,
             "bind {n}"
         );
     }
-    for n_cols in [0, 1, 3] {
-        let (rc, w) = execute_many(&s, &three.values, 1, n_cols, &three.data);
-        assert_eq!((rc, w.rows), (SQLBATCH_E_PARAM_COUNT, 0), "execute_many n_cols {n_cols}");
+    // execute_many: n_values must be n_rows times the parameter count (2).
+    for (n, n_rows) in [(0, 1), (1, 1), (3, 1), (2, 2), (3, 2), (1, 0), (2, 0)] {
+        let (rc, w) = s.execute_many_raw(Some(&params_of(&three.values[..n], &[])), n_rows);
+        assert_eq!((rc, w.rows), (SQLBATCH_E_PARAM_COUNT, 0), "execute_many {n} values for {n_rows} rows");
     }
-    // n_rows * n_cols overflowing size_t.
-    let (rc, _) = execute_many(&s, &three.values, usize::MAX / 2 + 1, 2, &three.data);
-    assert_eq!(rc, SQLBATCH_E_RANGE);
+    // n_rows * parameter count overflowing size_t.
+    let (rc, _) = s.execute_many(&three, usize::MAX / 2 + 1);
+    assert!(rc == SQLBATCH_E_RANGE || rc == SQLBATCH_E_PARAM_COUNT, "{rc}");
     // Numbered parameters: ?5 alone takes five values.
-    let (rc, _) = c.try_exec("SELECT ?5", &three.values, &[]);
+    let (rc, _) = c.try_exec_with("SELECT ?5", &three);
     assert_eq!(rc, SQLBATCH_E_PARAM_COUNT);
     assert!(c.error().1.contains("too few"), "{}", c.error().1);
     // A named value no statement uses is not an error; a named parameter without a value is.
-    let mut p = Params::of(&[Val::Int(1), Val::Int(2)]);
-    let at = p.data.len() as u64;
-    p.data.extend_from_slice(b":zz");
-    let names = [sqlbatch_value::NULL, sqlbatch_value::bytes(SQLBATCH_TEXT, at, 3)];
-    assert_eq!(exec_raw(c.0, b"SELECT ?", &p.values, Some(&names), &p.data).0, SQLBATCH_OK);
-    assert_eq!(exec_raw(c.0, b"SELECT :a", &p.values, Some(&names), &p.data).0, SQLBATCH_E_PARAM_COUNT);
+    let mut p = Params::of(&[Val::Int(1)]);
+    p.push_named(b":zz", &Val::Int(2));
+    assert_eq!(c.try_exec_with("SELECT ?", &p).0, SQLBATCH_OK);
+    assert_eq!(c.try_exec_with("SELECT :a", &p).0, SQLBATCH_E_PARAM_COUNT);
     assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(0)]]);
 }
 
@@ -247,25 +180,20 @@ fn wrong_value_types_and_out_of_range_bytes() {
     let data = [0u8; 16];
     for kind in [0u8, 6, 7, 100, 255] {
         let v = [sqlbatch_value { kind, ..Default::default() }];
-        assert_eq!(
-            unsafe { sqlbatch_stmt_bind(s.0, v.as_ptr(), 1, data.as_ptr(), 16) },
-            SQLBATCH_E_INVALID_ARGUMENT,
-            "kind {kind}"
-        );
-        assert_eq!(execute_many(&s, &v, 1, 1, &data).0, SQLBATCH_E_INVALID_ARGUMENT, "kind {kind}");
-        assert_eq!(exec_raw(c.0, b"SELECT ?", &v, None, &data).0, SQLBATCH_E_INVALID_ARGUMENT, "kind {kind}");
+        let p = params_of(&v, &data);
+        assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p) }, SQLBATCH_E_INVALID_ARGUMENT, "kind {kind}");
+        assert_eq!(s.execute_many_raw(Some(&p), 1).0, SQLBATCH_E_INVALID_ARGUMENT, "kind {kind}");
+        assert_eq!(c.exec_raw(b"SELECT ?", Some(&p)).0, SQLBATCH_E_INVALID_ARGUMENT, "kind {kind}");
         assert!(c.error().1.contains("unknown value kind"), "{}", c.error().1);
     }
     // Bytes past data_len, and an offset whose end overflows.
     for (bits, len) in [(0u64, 17u32), (16, 1), (u64::MAX, 2), (u64::MAX - 1, u32::MAX)] {
         for kind in [SQLBATCH_TEXT, SQLBATCH_BLOB] {
             let v = [sqlbatch_value::bytes(kind, bits, len)];
-            assert_eq!(
-                unsafe { sqlbatch_stmt_bind(s.0, v.as_ptr(), 1, data.as_ptr(), 16) },
-                SQLBATCH_E_RANGE
-            );
-            assert_eq!(execute_many(&s, &v, 1, 1, &data).0, SQLBATCH_E_RANGE);
-            assert_eq!(exec_raw(c.0, b"SELECT ?", &v, None, &data).0, SQLBATCH_E_RANGE);
+            let p = params_of(&v, &data);
+            assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p) }, SQLBATCH_E_RANGE);
+            assert_eq!(s.execute_many_raw(Some(&p), 1).0, SQLBATCH_E_RANGE);
+            assert_eq!(c.exec_raw(b"SELECT ?", Some(&p)).0, SQLBATCH_E_RANGE);
         }
     }
     // Names that are not TEXT, or not UTF-8.
@@ -278,7 +206,9 @@ fn wrong_value_types_and_out_of_range_bytes() {
         (sqlbatch_value::bytes(SQLBATCH_TEXT, 0, 3), SQLBATCH_E_INVALID_UTF8),
         (sqlbatch_value::bytes(SQLBATCH_TEXT, 2, 9), SQLBATCH_E_RANGE),
     ] {
-        assert_eq!(exec_raw(c.0, b"SELECT :a", &p.values, Some(&[name]), &d).0, want, "{name:?}");
+        let names = [name];
+        let params = sqlbatch_params { names: names.as_ptr(), ..params_of(&p.values, &d) };
+        assert_eq!(c.exec_raw(b"SELECT :a", Some(&params)).0, want, "{name:?}");
     }
     // Open and prepare flags nobody defined.
     let mut h = ptr::null_mut();
@@ -305,15 +235,15 @@ fn batches_read_after_their_statement_moved_on_are_detected() {
     c.exec("CREATE TABLE t(a); INSERT INTO t VALUES (1), (2), (3), (4)");
     let s = c.prepare("SELECT a FROM t WHERE a >= ? ORDER BY a");
     let one = Params::of(&[Val::Int(1)]);
-    assert_eq!(s.bind(&one.values, &one.data), SQLBATCH_OK);
+    assert_eq!(s.bind(&one), SQLBATCH_OK);
     let mut v = sqlbatch_value::default();
     let get = |b: &sqlbatch_batch, v: &mut sqlbatch_value| unsafe { sqlbatch_batch_get(s.0, b, 0, 0, v) };
     type Move<'a> = (&'a str, Box<dyn Fn() -> i32 + 'a>);
     let moves: Vec<Move> = vec![
         ("fetch", Box::new(|| s.fetch(1, usize::MAX).0)),
         ("reset", Box::new(|| unsafe { sqlbatch_stmt_reset(s.0) })),
-        ("bind", Box::new(|| s.bind(&one.values, &one.data))),
-        ("execute_many", Box::new(|| execute_many(&s, &one.values, 1, 1, &one.data).0)),
+        ("bind", Box::new(|| s.bind(&one))),
+        ("execute_many", Box::new(|| s.execute_many(&one, 1).0)),
         (
             "failed fetch_into",
             Box::new(|| {
@@ -324,7 +254,7 @@ fn batches_read_after_their_statement_moved_on_are_detected() {
     ];
     for (what, step) in &moves {
         unsafe { sqlbatch_stmt_reset(s.0) };
-        assert_eq!(s.bind(&one.values, &one.data), SQLBATCH_OK); // execute_many clears bindings
+        assert_eq!(s.bind(&one), SQLBATCH_OK); // execute_many clears bindings
         let (rc, b) = s.fetch(1, usize::MAX);
         assert_eq!(rc, SQLBATCH_ROW);
         assert_eq!((get(&b, &mut v), v.bits), (SQLBATCH_OK, 1));
@@ -348,7 +278,7 @@ fn batches_read_after_their_statement_moved_on_are_detected() {
     // A batch of a statement on a closed connection: the statement still owns the memory
     // (until it is finalized), and fetching says the connection is closed.
     unsafe { sqlbatch_stmt_reset(s.0) };
-    assert_eq!(s.bind(&one.values, &one.data), SQLBATCH_OK);
+    assert_eq!(s.bind(&one), SQLBATCH_OK);
     let (rc, last) = s.fetch(1, usize::MAX);
     assert_eq!(rc, SQLBATCH_ROW);
     drop(c);
@@ -361,7 +291,7 @@ fn batches_read_after_their_statement_moved_on_are_detected() {
 fn invalid_utf8_in_every_text_input() {
     let c = Conn::memory();
     let bad: &[u8] = b"SELECT 1 AS \"\xc3\x28\"";
-    let (rc, r) = exec_raw(c.0, bad, &[], None, &[]);
+    let (rc, r) = c.exec_raw(bad, None);
     assert_eq!((rc, r.statements), (SQLBATCH_E_INVALID_UTF8, 0));
     assert_eq!(c.error().0.token_offset, 13);
     let mut s = ptr::null_mut();
@@ -374,10 +304,10 @@ fn invalid_utf8_in_every_text_input() {
         let mut sql = b"SELECT '".to_vec();
         sql.extend_from_slice(seq);
         sql.push(b'\'');
-        assert_eq!(exec_raw(c.0, &sql, &[], None, &[]).0, SQLBATCH_E_INVALID_UTF8, "{seq:?}");
+        assert_eq!(c.exec_raw(&sql, None).0, SQLBATCH_E_INVALID_UTF8, "{seq:?}");
     }
     let st = c.prepare("SELECT :a");
-    let mut idx = 0;
+    let mut idx = 0usize;
     assert_eq!(
         unsafe { sqlbatch_stmt_param_index(st.0, b":\xff".as_ptr() as *const c_char, 2, &mut idx) },
         SQLBATCH_E_INVALID_UTF8
@@ -392,11 +322,11 @@ fn invalid_utf8_in_every_text_input() {
     let raw_text = Val::Text(b"\xff\xfe\xc3(\0end".to_vec());
     let p = Params::of(std::slice::from_ref(&raw_text));
     c.exec("CREATE TABLE t(x)");
-    assert_eq!(c.try_exec("INSERT INTO t VALUES (?)", &p.values, &p.data).0, SQLBATCH_OK);
+    assert_eq!(c.try_exec_with("INSERT INTO t VALUES (?)", &p).0, SQLBATCH_OK);
     let ins = c.prepare("INSERT INTO t VALUES (?)");
-    assert_eq!(execute_many(&ins, &p.values, 1, 1, &p.data).0, SQLBATCH_OK);
+    assert_eq!(ins.execute_many(&p, 1).0, SQLBATCH_OK);
     assert_eq!(c.rows("SELECT x FROM t"), vec![vec![raw_text.clone()], vec![raw_text.clone()]]);
-    assert_eq!(st.bind(&p.values, &p.data), SQLBATCH_OK);
+    assert_eq!(st.bind(&p), SQLBATCH_OK);
     assert_eq!(st.all(1, usize::MAX), vec![vec![raw_text]]);
 }
 
@@ -414,7 +344,7 @@ fn a_script_of_100000_statements() {
         sql
     };
     let sql = script("t");
-    let (rc, r) = c.try_exec(&sql, &[], &[]);
+    let (rc, r) = c.try_exec(&sql);
     assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
     assert_eq!((r.statements, r.end_offset), (100_000, sql.len()));
     assert_eq!(r.changes, 75_000 + 24_999);
@@ -425,7 +355,7 @@ fn a_script_of_100000_statements() {
     // With a failure in the very last statement, the error points there.
     let mut bad = script("u");
     bad.push_str("INSERT INTO u VALUES (1, 'dup');");
-    let (rc, r) = c.try_exec(&bad, &[], &[]);
+    let (rc, r) = c.try_exec(&bad);
     assert_eq!((rc, r.statements), (sq::SQLITE_CONSTRAINT_PRIMARYKEY, 100_000));
     let e = c.error().0;
     assert_eq!((e.statement_index, e.statement_offset), (100_000, (bad.len() - 32) as i64));
@@ -433,7 +363,7 @@ fn a_script_of_100000_statements() {
     let vals: Vec<Val> = (0..100_000).map(|i| Val::Int(-i)).collect();
     let p = Params::of(&vals);
     let script = "INSERT INTO t(b) VALUES (?);".repeat(100_000);
-    let (rc, r) = c.try_exec(&script, &p.values, &p.data);
+    let (rc, r) = c.try_exec_with(&script, &p);
     assert_eq!((rc, r.statements, r.params_used), (SQLBATCH_OK, 100_000, 100_000));
 }
 
@@ -447,15 +377,16 @@ fn values_of_100_mib_bind_store_and_fetch_through_every_path() {
     let (tv, bv) = (Val::Text(text), Val::Blob(blob));
     // Script exec and bulk insert, parameters in the data buffer.
     let p = Params::of(&[t("text"), tv.clone()]);
-    assert_eq!(c.try_exec("INSERT INTO big VALUES (?, ?)", &p.values, &p.data).0, SQLBATCH_OK);
+    assert_eq!(c.try_exec_with("INSERT INTO big VALUES (?, ?)", &p).0, SQLBATCH_OK);
     let ins = c.prepare("INSERT INTO big VALUES (?, ?)");
     let p = Params::of(&[t("blob"), bv.clone()]);
-    assert_eq!(execute_many(&ins, &p.values, 1, 2, &p.data).0, SQLBATCH_OK);
-    // Bind (copied) with an absolute address.
+    assert_eq!(ins.execute_many(&p, 1).0, SQLBATCH_OK);
+    // Bind (copied) with an absolute address (SQLBATCH_PARAMS_ADDRESSES).
     let sel = c.prepare("SELECT ?, length(?1)");
     let Val::Blob(ref braw) = bv else { unreachable!() };
     let abs = [sqlbatch_value::bytes(SQLBATCH_BLOB, braw.as_ptr() as u64, N as u32)];
-    assert_eq!(unsafe { sqlbatch_stmt_bind(sel.0, abs.as_ptr(), 1, ptr::null(), 0) }, SQLBATCH_OK);
+    let p = sqlbatch_params { flags: SQLBATCH_PARAMS_ADDRESSES, ..params_of(&abs, &[]) };
+    assert_eq!(unsafe { sqlbatch_stmt_bind(sel.0, &p) }, SQLBATCH_OK);
     assert_eq!(sel.all(1, 1024), vec![vec![bv.clone(), Val::Int(N as i64)]]);
     // Fetch with a small byte bound: each huge row comes whole, alone in its batch.
     let s = c.prepare("SELECT v FROM big ORDER BY rowid");
@@ -479,7 +410,7 @@ fn values_of_100_mib_bind_store_and_fetch_through_every_path() {
         unsafe { sqlbatch_stmt_fetch_into(s.0, 10, buf.as_mut_ptr(), buf.len(), &mut b) },
         SQLBATCH_ROW
     );
-    assert_eq!(batch_rows_in(&b, buf.as_ptr()), vec![vec![tv]]);
+    assert_eq!(batch_rows_in(&b, buf.as_ptr(), buf.len()), vec![vec![tv]]);
     // After the huge rows the statement's arena is given back down to what the bound allows.
     drop((s, sel, ins));
     assert_eq!(c.rows("SELECT sum(length(v)) FROM big"), vec![vec![Val::Int(2 * N as i64)]]);
@@ -494,13 +425,11 @@ fn a_value_over_sqlites_length_limit_is_toobig_not_a_crash() {
     let s = c.prepare("SELECT length(?)");
     for kind in [SQLBATCH_BLOB, SQLBATCH_TEXT] {
         let v = [sqlbatch_value::bytes(kind, 0, huge.len() as u32)];
-        assert_eq!(
-            unsafe { sqlbatch_stmt_bind(s.0, v.as_ptr(), 1, huge.as_ptr(), huge.len()) },
-            sq::SQLITE_TOOBIG
-        );
+        let p = params_of(&v, &huge);
+        assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p) }, sq::SQLITE_TOOBIG);
         assert!(c.error().1.contains("too big"), "{}", c.error().1);
-        assert_eq!(execute_many(&s, &v, 1, 1, &huge).0, sq::SQLITE_TOOBIG);
-        assert_eq!(exec_raw(c.0, b"SELECT length(?)", &v, None, &huge).0, sq::SQLITE_TOOBIG);
+        assert_eq!(s.execute_many_raw(Some(&p), 1).0, sq::SQLITE_TOOBIG);
+        assert_eq!(c.exec_raw(b"SELECT length(?)", Some(&p)).0, sq::SQLITE_TOOBIG);
     }
     assert_eq!(c.rows("SELECT 3"), vec![vec![Val::Int(3)]]);
 }
