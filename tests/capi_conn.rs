@@ -345,3 +345,166 @@ fn code_strings_and_versions() {
     assert_eq!(unsafe { CStr::from_ptr(sqlbatch_version()) }.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
     assert_eq!(unsafe { CStr::from_ptr(sqlbatch_sqlite_version()) }.to_str().unwrap(), "3.54.1");
 }
+
+#[test]
+fn statements_without_columns_or_parameters_give_null_arrays() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a)");
+    let sentinel = ptr::NonNull::dangling().as_ptr();
+    for sql in ["INSERT INTO t VALUES (1)", "CREATE TABLE u(b)", "", "/* only a comment */"] {
+        let s = c.prepare(sql);
+        let (mut cols, mut n): (*const sqlbatch_column, usize) = (sentinel, usize::MAX);
+        assert_eq!(unsafe { sqlbatch_stmt_columns(s.0, &mut cols, &mut n) }, SQLBATCH_OK);
+        assert_eq!((n, cols.is_null()), (0, true), "columns of {sql:?}");
+        let (mut names, mut n): (*const sqlbatch_str, usize) =
+            (ptr::NonNull::dangling().as_ptr(), usize::MAX);
+        assert_eq!(unsafe { sqlbatch_stmt_params(s.0, &mut names, &mut n) }, SQLBATCH_OK);
+        assert_eq!((n, names.is_null()), (0, true), "params of {sql:?}");
+    }
+    let s = c.prepare("SELECT a, ?1, :x FROM t");
+    let (mut cols, mut n) = (ptr::null(), 0usize);
+    assert_eq!(unsafe { sqlbatch_stmt_columns(s.0, &mut cols, &mut n) }, SQLBATCH_OK);
+    assert!(n == 3 && !cols.is_null());
+    assert_eq!(s.params(), [Some("?1".to_string()), Some(":x".to_string())]);
+}
+
+#[test]
+fn param_index_matches_names_with_and_without_their_prefix() {
+    let c = Conn::memory();
+    let s = c.prepare("SELECT :id, ?2, @id, $id, @only_at, $only_dollar");
+    for (name, want) in [
+        (":id", 1),
+        ("@id", 3),
+        ("$id", 4),
+        ("id", 1),
+        ("?2", 2),
+        ("?9", 0),
+        ("only_at", 5),
+        ("@only_at", 5),
+        (":only_at", 0),
+        ("$only_at", 0),
+        ("only_dollar", 6),
+        ("nope", 0),
+        (":nope", 0),
+    ] {
+        assert_eq!(s.param_index(name.as_bytes()), (SQLBATCH_OK, want), "{name}");
+    }
+    // "id" prefers :id, then @id, then $id.
+    let s = c.prepare("SELECT $id, @id");
+    assert_eq!(s.param_index(b"id"), (SQLBATCH_OK, 2));
+    let s = c.prepare("SELECT $id");
+    assert_eq!(s.param_index(b"id"), (SQLBATCH_OK, 1));
+}
+
+#[test]
+fn bind_with_names() {
+    let c = Conn::memory();
+    let s = c.prepare("SELECT :a, ?, @b, $c, ?");
+    // Named values (with and without prefix) in any order; the rest positional, in order.
+    let mut p = Params::default();
+    p.push_named(b"b", &Val::Int(3))
+        .push(&Val::Int(2))
+        .push_named(b":a", &t("a"))
+        .push_named(b"$c", &f(4.0))
+        .push(&Val::Int(5));
+    assert_eq!(s.bind(&p), SQLBATCH_OK, "{}", c.error().1);
+    assert_eq!(s.all(10, usize::MAX), vec![vec![t("a"), Val::Int(2), Val::Int(3), f(4.0), Val::Int(5)]]);
+    // A name that occurs twice binds both; a NULL-kind name leaves the value positional.
+    let s = c.prepare("SELECT :x, :x, ?");
+    let mut p = Params::default();
+    p.push_named(b"x", &Val::Int(1)).push_value(sqlbatch_value::int(2), sqlbatch_value::NULL);
+    assert_eq!(s.bind(&p), SQLBATCH_OK);
+    assert_eq!(s.all(10, usize::MAX), vec![vec![Val::Int(1), Val::Int(1), Val::Int(2)]]);
+    // A positional value left over, or one missing: SQLBATCH_E_PARAM_COUNT.
+    p.push(&Val::Int(3));
+    assert_eq!(s.bind(&p), SQLBATCH_E_PARAM_COUNT);
+    let mut only_named = Params::default();
+    only_named.push_named(b"x", &Val::Int(1));
+    assert_eq!(s.bind(&only_named), SQLBATCH_E_PARAM_COUNT);
+    // A named parameter without a value for its name.
+    let s = c.prepare("SELECT :a, :b");
+    let mut p = Params::default();
+    p.push_named(b"a", &Val::Int(1));
+    assert_eq!(s.bind(&p), SQLBATCH_E_PARAM_COUNT);
+    p.push_named(b"b", &Val::Int(2));
+    assert_eq!(s.bind(&p), SQLBATCH_OK);
+    assert_eq!(s.all(10, usize::MAX), vec![vec![Val::Int(1), Val::Int(2)]]);
+}
+
+#[test]
+fn prepare_single_refuses_a_second_statement() {
+    let c = Conn::memory();
+    for sql in [
+        "SELECT 1",
+        "SELECT 1;",
+        "SELECT 1; ;; ",
+        "SELECT 1 -- c",
+        "SELECT 1; /* c */ ;\n-- x\n",
+        "",
+        "  ",
+        ";",
+    ] {
+        let (rc, s, _) = c.try_prepare(sql.as_bytes(), SQLBATCH_PREPARE_SINGLE);
+        assert_eq!(rc, SQLBATCH_OK, "{sql:?}: {}", c.error().1);
+        assert!(s.is_some());
+    }
+    let (rc, _, _) = c.try_prepare(b"SELECT 1;", SQLBATCH_PREPARE_SINGLE | SQLBATCH_PREPARE_PERSISTENT);
+    assert_eq!(rc, SQLBATCH_OK);
+    for (sql, at) in [
+        ("SELECT 1; SELECT 2", 10),
+        ("SELECT 1;\n  -- c\n  SELECT 2;", 19),
+        ("SELECT 1;;; /* c */ INSERT INTO nowhere VALUES (1)", 20),
+        ("CREATE TABLE t(a);DROP TABLE t", 18),
+    ] {
+        let mut s: *mut sqlbatch_stmt = ptr::NonNull::dangling().as_ptr();
+        let rc = unsafe {
+            sqlbatch_stmt_prepare(
+                c.0,
+                sql.as_ptr().cast(),
+                sql.len(),
+                SQLBATCH_PREPARE_SINGLE,
+                &mut s,
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(rc, SQLBATCH_E_MULTIPLE_STATEMENTS, "{sql:?}");
+        assert!(s.is_null(), "{sql:?}: *out_stmt not NULL");
+        let (e, msg) = c.error();
+        assert_eq!((e.code, e.token_offset), (rc, at), "{sql:?}: {msg}");
+    }
+    // Without the flag, the first statement is compiled, as before.
+    let (rc, s, tail) = c.try_prepare(b"SELECT 1; SELECT 2", 0);
+    assert_eq!((rc, s.is_some(), tail), (SQLBATCH_OK, true, 9));
+    // Nothing ran: the table of the refused script does not exist.
+    assert_eq!(c.rows("SELECT count(*) FROM sqlite_schema"), vec![vec![Val::Int(0)]]);
+}
+
+#[test]
+fn code_names_for_sqlite_and_library_codes() {
+    let name = |code: i32| {
+        let p = sqlbatch_code_name(code);
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned())
+    };
+    for (code, want) in [
+        (SQLBATCH_OK, "SQLBATCH_OK"),
+        (SQLBATCH_ROW, "SQLBATCH_ROW"),
+        (SQLBATCH_DONE, "SQLBATCH_DONE"),
+        (sq::SQLITE_BUSY, "SQLITE_BUSY"),
+        (sq::SQLITE_CONSTRAINT, "SQLITE_CONSTRAINT"),
+        (sq::SQLITE_CONSTRAINT_UNIQUE, "SQLITE_CONSTRAINT_UNIQUE"),
+        (sq::SQLITE_IOERR_SHORT_READ, "SQLITE_IOERR_SHORT_READ"),
+        (sq::SQLITE_BUSY_TIMEOUT, "SQLITE_BUSY_TIMEOUT"),
+        (sq::SQLITE_WARNING, "SQLITE_WARNING"),
+        (SQLBATCH_E_NULL_PARAMETER, "SQLBATCH_E_NULL_PARAMETER"),
+        (SQLBATCH_E_RANGE, "SQLBATCH_E_RANGE"),
+        (SQLBATCH_E_MULTIPLE_STATEMENTS, "SQLBATCH_E_MULTIPLE_STATEMENTS"),
+    ] {
+        assert_eq!(name(code).as_deref(), Some(want), "{code}");
+    }
+    for code in SQLBATCH_E_NULL_PARAMETER..=SQLBATCH_E_MULTIPLE_STATEMENTS {
+        assert!(name(code).is_some_and(|n| n.starts_with("SQLBATCH_E_")), "{code}");
+    }
+    for code in [-1, 29, 99, 102, 999, 1023, 0x1234_0001, i32::MIN, i32::MAX] {
+        assert_eq!(name(code), None, "{code}");
+    }
+}

@@ -246,3 +246,53 @@ fn max_rows_zero_is_a_range_error() {
     let s = c.prepare("SELECT 1");
     assert_eq!(s.fetch(0, usize::MAX).0, SQLBATCH_E_RANGE);
 }
+
+#[test]
+fn empty_arrays_of_a_batch_are_null_and_others_are_not() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE e(a, b)");
+    // An empty result: columns but no cells.
+    let s = c.prepare("SELECT a, b FROM e");
+    let (rc, b) = s.fetch(10, usize::MAX);
+    assert_eq!((rc, b.n_rows, b.n_cols, b.data_len), (SQLBATCH_DONE, 0, 2, 0));
+    assert!(b.cells.is_null() && b.data.is_null());
+    // Statements without columns: a write, DDL, an empty statement.
+    for sql in ["INSERT INTO e VALUES (1, 2)", "CREATE TABLE f(x)", "", "-- nothing"] {
+        let s = c.prepare(sql);
+        let (rc, b) = s.fetch(10, usize::MAX);
+        assert_eq!((rc, b.n_rows, b.n_cols), (SQLBATCH_DONE, 0, 0), "{sql:?}");
+        assert!(b.cells.is_null() && b.data.is_null(), "{sql:?}");
+    }
+    // Rows without bytes (zero-length text and blobs included): cells, but no data.
+    let s = c.prepare("SELECT 1, 2.5, NULL, '', x'', zeroblob(0)");
+    let (rc, b) = s.fetch(10, usize::MAX);
+    assert_eq!((rc, b.n_rows, b.data_len), (SQLBATCH_DONE, 1, 0));
+    assert!(!b.cells.is_null() && b.data.is_null());
+    assert_eq!(
+        batch_rows(&b),
+        vec![vec![Val::Int(1), f(2.5), Val::Null, t(""), Val::Blob(vec![]), Val::Blob(vec![])]]
+    );
+    // With bytes: both set.
+    let s = c.prepare("SELECT 'x' UNION ALL SELECT 'y'");
+    let (rc, b) = s.fetch(1, usize::MAX);
+    assert_eq!((rc, b.n_rows, b.data_len), (SQLBATCH_ROW, 1, 1));
+    assert!(!b.cells.is_null() && !b.data.is_null());
+    // The empty batches after the end.
+    let (rc, _) = s.fetch(1, usize::MAX);
+    assert!(rc == SQLBATCH_ROW || rc == SQLBATCH_DONE);
+    let (rc, b) = s.fetch(1, usize::MAX);
+    assert_eq!((rc, b.n_rows), (SQLBATCH_DONE, 0));
+    assert!(b.cells.is_null() && b.data.is_null());
+    // fetch_into: data always NULL; cells NULL when there are none.
+    let s = c.prepare("SELECT a FROM e WHERE a > 100");
+    let mut buf = [0u8; 16];
+    let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+    let rc = unsafe { sqlbatch_stmt_fetch_into(s.0, 4, buf.as_mut_ptr(), buf.len(), &mut b) };
+    assert_eq!((rc, b.n_rows), (SQLBATCH_DONE, 0));
+    assert!(b.cells.is_null() && b.data.is_null());
+    let s = c.prepare("SELECT 'abc'");
+    let rc = unsafe { sqlbatch_stmt_fetch_into(s.0, 4, buf.as_mut_ptr(), buf.len(), &mut b) };
+    assert_eq!((rc, b.n_rows, b.data_len), (SQLBATCH_DONE, 1, 3));
+    assert!(!b.cells.is_null() && b.data.is_null());
+    assert_eq!(batch_rows_in(&b, buf.as_ptr(), buf.len()), vec![vec![t("abc")]]);
+}

@@ -337,3 +337,36 @@ fn execute_many_counts_direct_changes_for_every_kind_of_statement() {
     assert_eq!(run("INSERT INTO t(v) SELECT v FROM t WHERE k <= ?", &ints(&[3, 0, 2]), 1), (3, 5));
     assert_eq!(run("INSERT INTO log VALUES (?) RETURNING x", &ints(&[1, 2]), 1), (2, 2));
 }
+
+#[test]
+fn execute_many_takes_n_rows_times_the_parameter_count_and_no_names() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE u(a, b)");
+    let s = c.prepare("INSERT INTO u VALUES (?, ?)");
+    let p = Params::of(&(1..=6).map(Val::Int).collect::<Vec<_>>());
+    for n_rows in [1, 2, 4, 6] {
+        let (rc, w) = s.execute_many(&p, n_rows);
+        assert_eq!((rc, w.rows), (SQLBATCH_E_PARAM_COUNT, 0), "{n_rows} rows");
+    }
+    // Names are refused, even when every one is NULL-kind (positional).
+    let names = [sqlbatch_value::NULL; 6];
+    let rows = sqlbatch_params { names: names.as_ptr(), ..p.as_c() };
+    let (rc, w) = s.execute_many_raw(Some(&rows), 3);
+    assert_eq!((rc, w.rows), (SQLBATCH_E_INVALID_ARGUMENT, 0));
+    let mut named = Params::default();
+    named.push_named(b"a", &Val::Int(1)).push_named(b"b", &Val::Int(2));
+    assert_eq!(s.execute_many(&named, 1).0, SQLBATCH_E_INVALID_ARGUMENT);
+    // No rows for a statement that takes parameters.
+    assert_eq!(s.execute_many_raw(None, 2).0, SQLBATCH_E_PARAM_COUNT);
+    assert_eq!(c.rows("SELECT count(*) FROM u"), vec![vec![Val::Int(0)]]);
+    let (rc, w) = s.execute_many(&p, 3);
+    assert_eq!((rc, w.rows, w.changes), (SQLBATCH_OK, 3, 3));
+    // A statement without parameters runs n_rows times with rows NULL (or an empty set).
+    let s0 = c.prepare("INSERT INTO u VALUES (0, 0)");
+    let (rc, w) = s0.execute_many_raw(None, 5);
+    assert_eq!((rc, w.rows, w.changes), (SQLBATCH_OK, 5, 5));
+    assert_eq!(s0.execute_many_raw(None, 0).0, SQLBATCH_OK);
+    assert_eq!(s0.execute_many(&Params::default(), 2).1.rows, 2);
+    assert_eq!(s0.execute_many(&Params::of(&[Val::Int(1)]), 1).0, SQLBATCH_E_PARAM_COUNT);
+    assert_eq!(c.rows("SELECT count(*), sum(a) FROM u"), vec![vec![Val::Int(10), Val::Int(21)]]);
+}

@@ -433,3 +433,80 @@ fn a_value_over_sqlites_length_limit_is_toobig_not_a_crash() {
     }
     assert_eq!(c.rows("SELECT 3"), vec![vec![Val::Int(3)]]);
 }
+
+#[test]
+fn a_text_or_blob_parameter_without_a_base_is_refused() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(x)");
+    let s = c.prepare("SELECT ?");
+    let ins = c.prepare("INSERT INTO t VALUES (?)");
+    for kind in [SQLBATCH_TEXT, SQLBATCH_BLOB] {
+        // Bytes but data NULL: the offset is never taken as an address.
+        for bits in [0u64, 8, 0x1000, u64::MAX - 3] {
+            let v = [sqlbatch_value::bytes(kind, bits, 4)];
+            let p = params_of(&v, &[]);
+            assert!(p.data.is_null());
+            assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p) }, SQLBATCH_E_INVALID_ARGUMENT, "bind");
+            let (rc, w) = ins.execute_many_raw(Some(&p), 1);
+            assert_eq!((rc, w.rows), (SQLBATCH_E_INVALID_ARGUMENT, 0), "execute_many");
+            let (rc, r) = c.exec_raw(b"INSERT INTO t VALUES (?)", Some(&p));
+            assert_eq!((rc, r.statements), (SQLBATCH_E_INVALID_ARGUMENT, 0), "exec");
+        }
+        // Length 0 reads no bytes: fine without a base.
+        let v = [sqlbatch_value::bytes(kind, 12345, 0)];
+        let p = params_of(&v, &[]);
+        let empty = if kind == SQLBATCH_TEXT { t("") } else { Val::Blob(vec![]) };
+        assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p) }, SQLBATCH_OK);
+        assert_eq!(s.all(1, usize::MAX), vec![vec![empty.clone()]]);
+        assert_eq!(ins.execute_many_raw(Some(&p), 1).0, SQLBATCH_OK);
+        assert_eq!(c.exec_raw(b"INSERT INTO t VALUES (?)", Some(&p)).0, SQLBATCH_OK);
+    }
+    assert_eq!(
+        c.rows("SELECT typeof(x), length(x) FROM t"),
+        [t("text"), t("text"), t("blob"), t("blob")].map(|k| vec![k, Val::Int(0)]).to_vec()
+    );
+    // A name with bytes but no base.
+    let (v, n) = ([sqlbatch_value::int(1)], [sqlbatch_value::bytes(SQLBATCH_TEXT, 0, 2)]);
+    let p = sqlbatch_params { names: n.as_ptr(), ..params_of(&v, &[]) };
+    assert_eq!(c.exec_raw(b"SELECT :a", Some(&p)).0, SQLBATCH_E_INVALID_ARGUMENT);
+    let sa = c.prepare("SELECT :a");
+    assert_eq!(unsafe { sqlbatch_stmt_bind(sa.0, &p) }, SQLBATCH_E_INVALID_ARGUMENT);
+    assert_eq!(c.rows("SELECT 1"), vec![vec![Val::Int(1)]]);
+}
+
+#[test]
+fn the_addresses_flag_and_unknown_params_flags() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(x)");
+    let s = c.prepare("SELECT ?");
+    let ins = c.prepare("INSERT INTO t VALUES (?)");
+    let text = b"hello";
+    let v = [sqlbatch_value::bytes(SQLBATCH_TEXT, text.as_ptr() as u64, 5)];
+    // SQLBATCH_PARAMS_ADDRESSES: bits are addresses, data NULL.
+    let p = sqlbatch_params { flags: SQLBATCH_PARAMS_ADDRESSES, ..params_of(&v, &[]) };
+    assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p) }, SQLBATCH_OK);
+    assert_eq!(s.all(1, usize::MAX), vec![vec![t("hello")]]);
+    assert_eq!(ins.execute_many_raw(Some(&p), 1).0, SQLBATCH_OK);
+    assert_eq!(c.exec_raw(b"INSERT INTO t VALUES (?)", Some(&p)).0, SQLBATCH_OK);
+    assert_eq!(c.rows("SELECT x FROM t"), vec![vec![t("hello")], vec![t("hello")]]);
+    // ... and a non-NULL data with it is refused.
+    let data = [0u8; 8];
+    let both = sqlbatch_params { flags: SQLBATCH_PARAMS_ADDRESSES, ..params_of(&v, &data) };
+    // Unknown flags are refused, with or without values.
+    let p = Params::of(&[t("abc")]);
+    let mut bad = vec![both];
+    for flags in [2u32, 3, 1 << 31] {
+        bad.push(sqlbatch_params { flags, ..p.as_c() });
+        bad.push(sqlbatch_params { flags, ..params_of(&[], &[]) });
+    }
+    for (i, p) in bad.iter().enumerate() {
+        assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, p) }, SQLBATCH_E_INVALID_ARGUMENT, "bind {i}");
+        let (rc, w) = ins.execute_many_raw(Some(p), p.n_values);
+        assert_eq!((rc, w.rows), (SQLBATCH_E_INVALID_ARGUMENT, 0), "execute_many {i}");
+        let sql: &[u8] =
+            if p.n_values == 0 { b"INSERT INTO t VALUES (1)" } else { b"INSERT INTO t VALUES (?)" };
+        let (rc, r) = c.exec_raw(sql, Some(p));
+        assert_eq!((rc, r.statements), (SQLBATCH_E_INVALID_ARGUMENT, 0), "exec {i}");
+    }
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(2)]]);
+}

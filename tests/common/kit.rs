@@ -8,7 +8,13 @@
 //!
 //! It depends on nothing but `sqlbatch` and `libsqlite3_sys`, so that each includer's build
 //! stays as it is.
-#![allow(dead_code, clippy::missing_safety_doc)]
+// Helpers over raw handles, as the tests call the ABI: their callers pass live handles.
+#![allow(
+    dead_code,
+    clippy::missing_safety_doc,
+    clippy::not_unsafe_ptr_arg_deref,
+    clippy::should_implement_trait
+)]
 
 use std::ffi::{c_int, CStr, CString};
 use std::ptr;
