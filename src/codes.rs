@@ -6,8 +6,6 @@
 //! live in 1000..1023, a range no SQLite result code falls in: their low byte (232..255) is
 //! never a SQLite primary code, so `code & 0xff` always tells the two apart.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::ffi::{c_char, CStr};
 
 /// Success.

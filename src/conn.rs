@@ -1,7 +1,5 @@
 //! Connections: open, close, interrupt, busy timeout and the counters SQLite keeps.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;

@@ -25,8 +25,6 @@
 //! `tests/conversions.rs` checks every case against SQLite's answers in
 //! `tests/vectors/conversions.tsv`, and random values against a plain SQLite connection.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::cell::RefCell;
 use std::ffi::c_int;
 use std::io::Write;

@@ -1,8 +1,6 @@
 //! Errors: the internal `Error` value, the per-connection "last error" that C reads back
 //! through `sqlbatch_conn_last_error`, and the `sqlbatch_error` struct it is read into.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::borrow::Cow;
 use std::ffi::{c_char, CStr, CString};
 

@@ -58,6 +58,9 @@ pub struct sqlbatch_batch {
 trait Sink {
     fn len(&self) -> usize;
     /// Appends `n` bytes from `p`, returning their offset, or None if they do not fit.
+    ///
+    /// # Safety
+    /// `p` must point to `n` readable bytes.
     unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize>;
     fn truncate(&mut self, len: usize);
     /// Whether a batch holding `cells` cells and these bytes has reached its bound.
@@ -79,12 +82,17 @@ impl Sink for Arena<'_> {
     fn len(&self) -> usize {
         self.buf.len()
     }
+    /// # Safety
+    /// As for [`Sink::push`].
     unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize> {
-        let at = self.buf.len();
-        if n > 0 {
-            self.buf.extend_from_slice(std::slice::from_raw_parts(p, n));
+        // SAFETY: the contract in this function's # Safety section covers each operation.
+        unsafe {
+            let at = self.buf.len();
+            if n > 0 {
+                self.buf.extend_from_slice(std::slice::from_raw_parts(p, n));
+            }
+            Some(at)
         }
-        Some(at)
     }
     fn truncate(&mut self, len: usize) {
         self.buf.truncate(len)
@@ -115,16 +123,21 @@ impl Sink for Caller {
     fn len(&self) -> usize {
         self.len
     }
+    /// # Safety
+    /// As for [`Sink::push`]; `base` holds `cap` writable bytes.
     unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize> {
-        let at = self.len;
-        if n > self.cap - at {
-            return None;
+        // SAFETY: the contract in this function's # Safety section covers each operation.
+        unsafe {
+            let at = self.len;
+            if n > self.cap - at {
+                return None;
+            }
+            if n > 0 {
+                std::ptr::copy_nonoverlapping(p, self.base.add(at), n);
+            }
+            self.len += n;
+            Some(at)
         }
-        if n > 0 {
-            std::ptr::copy_nonoverlapping(p, self.base.add(at), n);
-        }
-        self.len += n;
-        Some(at)
     }
     fn truncate(&mut self, len: usize) {
         self.len = len
@@ -168,73 +181,88 @@ unsafe fn push_row<S: Sink>(
     sink: &mut S,
     stride: usize,
 ) -> Result<(), RowError> {
-    if stride != 0 && ncols != 0 {
-        let base = ffi::sqlite3_column_value(raw, 0) as *const u8;
-        let (mut m, mut cell, end) = (base, out, out.add(ncols));
-        while cell < end {
-            match mem::read_direct(m) {
-                Direct::Int(i) => write_cell(cell, i as u64, 0, SQLBATCH_INTEGER),
-                Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
-                Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
-                Direct::Bytes(kind, p, n) => {
-                    let at = sink.push(p, n).ok_or(RowError::Full)?;
-                    write_cell(cell, at as u64, n as u32, kind);
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        if stride != 0 && ncols != 0 {
+            let base = ffi::sqlite3_column_value(raw, 0) as *const u8;
+            let (mut m, mut cell, end) = (base, out, out.add(ncols));
+            while cell < end {
+                match mem::read_direct(m) {
+                    Direct::Int(i) => write_cell(cell, i as u64, 0, SQLBATCH_INTEGER),
+                    Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
+                    Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
+                    Direct::Bytes(kind, p, n) => {
+                        let at = sink.push(p, n).ok_or(RowError::Full)?;
+                        write_cell(cell, at as u64, n as u32, kind);
+                    }
+                    Direct::Other => {
+                        let c = cell.offset_from(out) as c_int;
+                        api_cell(ffi::sqlite3_column_value(raw, c), cell, sink)?
+                    }
                 }
-                Direct::Other => {
-                    let c = cell.offset_from(out) as c_int;
-                    api_cell(ffi::sqlite3_column_value(raw, c), cell, sink)?
-                }
+                m = m.add(stride);
+                cell = cell.add(1);
             }
-            m = m.add(stride);
-            cell = cell.add(1);
+        } else {
+            for c in 0..ncols {
+                api_cell(ffi::sqlite3_column_value(raw, c as c_int), out.add(c), sink)?;
+            }
         }
-    } else {
-        for c in 0..ncols {
-            api_cell(ffi::sqlite3_column_value(raw, c as c_int), out.add(c), sink)?;
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Writes the cell for value `v` through the public API.
+///
+/// # Safety
+/// `v` must be a live value of a statement positioned on a row; `out` writable.
 #[inline(always)]
 unsafe fn api_cell<S: Sink>(
     v: *mut ffi::sqlite3_value,
     out: *mut sqlbatch_value,
     sink: &mut S,
 ) -> Result<(), RowError> {
-    let kind = ffi::sqlite3_value_type(v);
-    if kind == ffi::SQLITE_INTEGER {
-        write_cell(out, ffi::sqlite3_value_int64(v) as u64, 0, SQLBATCH_INTEGER);
-    } else if kind == ffi::SQLITE_FLOAT {
-        write_cell(out, ffi::sqlite3_value_double(v).to_bits(), 0, SQLBATCH_FLOAT);
-    } else if kind == ffi::SQLITE_TEXT || kind == ffi::SQLITE_BLOB {
-        let p = if kind == ffi::SQLITE_TEXT {
-            ffi::sqlite3_value_text(v)
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        let kind = ffi::sqlite3_value_type(v);
+        if kind == ffi::SQLITE_INTEGER {
+            write_cell(out, ffi::sqlite3_value_int64(v) as u64, 0, SQLBATCH_INTEGER);
+        } else if kind == ffi::SQLITE_FLOAT {
+            write_cell(out, ffi::sqlite3_value_double(v).to_bits(), 0, SQLBATCH_FLOAT);
+        } else if kind == ffi::SQLITE_TEXT || kind == ffi::SQLITE_BLOB {
+            let p = if kind == ffi::SQLITE_TEXT {
+                ffi::sqlite3_value_text(v)
+            } else {
+                ffi::sqlite3_value_blob(v).cast()
+            };
+            let n = ffi::sqlite3_value_bytes(v) as usize;
+            if p.is_null() && n > 0 {
+                return Err(RowError::NoMem);
+            }
+            let at = sink.push(p, n).ok_or(RowError::Full)?;
+            write_cell(out, at as u64, n as u32, kind as u8);
         } else {
-            ffi::sqlite3_value_blob(v).cast()
-        };
-        let n = ffi::sqlite3_value_bytes(v) as usize;
-        if p.is_null() && n > 0 {
-            return Err(RowError::NoMem);
+            write_cell(out, 0, 0, SQLBATCH_NULL);
         }
-        let at = sink.push(p, n).ok_or(RowError::Full)?;
-        write_cell(out, at as u64, n as u32, kind as u8);
-    } else {
-        write_cell(out, 0, 0, SQLBATCH_NULL);
+        Ok(())
     }
-    Ok(())
 }
 
 /// Writes one cell as two 8-byte stores (the padding is written as zeros with the kind).
+///
+/// # Safety
+/// `out` must be valid for a write of one cell.
 #[inline(always)]
 unsafe fn write_cell(out: *mut sqlbatch_value, bits: u64, len: u32, kind: u8) {
-    if cfg!(target_endian = "little") {
-        let words = out.cast::<u64>();
-        words.write(bits);
-        words.add(1).write(len as u64 | (kind as u64) << 32);
-    } else {
-        out.write(sqlbatch_value { bits, len, kind, _pad: [0; 3] });
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        if cfg!(target_endian = "little") {
+            let words = out.cast::<u64>();
+            words.write(bits);
+            words.add(1).write(len as u64 | (kind as u64) << 32);
+        } else {
+            out.write(sqlbatch_value { bits, len, kind, _pad: [0; 3] });
+        }
     }
 }
 
@@ -247,16 +275,22 @@ fn grow(cells: &mut Vec<sqlbatch_value>, ncols: usize, rows: usize) {
 }
 
 /// The bytes the TEXT and BLOB values of the current row take.
+///
+/// # Safety
+/// `raw` must be a statement positioned on a row of `ncols` columns.
 unsafe fn row_bytes(raw: *mut ffi::sqlite3_stmt, ncols: usize) -> usize {
-    (0..ncols)
-        .map(|c| {
-            let v = ffi::sqlite3_column_value(raw, c as c_int);
-            match ffi::sqlite3_value_type(v) {
-                ffi::SQLITE_TEXT | ffi::SQLITE_BLOB => ffi::sqlite3_value_bytes(v) as usize,
-                _ => 0,
-            }
-        })
-        .sum()
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        (0..ncols)
+            .map(|c| {
+                let v = ffi::sqlite3_column_value(raw, c as c_int);
+                match ffi::sqlite3_value_type(v) {
+                    ffi::SQLITE_TEXT | ffi::SQLITE_BLOB => ffi::sqlite3_value_bytes(v) as usize,
+                    _ => 0,
+                }
+            })
+            .sum()
+    }
 }
 
 /// Why a fill produced no batch.
@@ -310,82 +344,97 @@ unsafe fn fill_direct<S: Sink>(
     sink: &mut S,
     cells_before: usize,
 ) -> (usize, FastStop) {
-    let mut rows = 0;
-    // Rows that certainly fit before the byte bound is reached, re-checked exactly once that
-    // many rows are taken, or as soon as a row brings bytes along.
-    let mut limit = 0;
-    loop {
-        if rows >= limit {
-            let cells = cells_before + rows * ncols;
-            if rows == max_rows || (cells > 0 && sink.full(cells)) {
-                return (rows, FastStop::Limit);
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        let mut rows = 0;
+        // Rows that certainly fit before the byte bound is reached, re-checked exactly once that
+        // many rows are taken, or as soon as a row brings bytes along.
+        let mut limit = 0;
+        loop {
+            if rows >= limit {
+                let cells = cells_before + rows * ncols;
+                if rows == max_rows || (cells > 0 && sink.full(cells)) {
+                    return (rows, FastStop::Limit);
+                }
+                limit = rows.saturating_add(sink.rows_left(cells, ncols).max(1)).min(max_rows);
+                if cells == 0 {
+                    limit = limit.max(1);
+                }
             }
-            limit = rows.saturating_add(sink.rows_left(cells, ncols).max(1)).min(max_rows);
-            if cells == 0 {
-                limit = limit.max(1);
+            let mark = sink.len();
+            let mut m = mem::row_address(raw);
+            if m.is_null() {
+                return (rows, FastStop::Slow);
             }
-        }
-        let mark = sink.len();
-        let mut m = mem::row_address(raw);
-        if m.is_null() {
-            return (rows, FastStop::Slow);
-        }
-        let end = out.add(ncols);
-        let mut cell = out;
-        while cell < end {
-            match mem::read_direct(m) {
-                Direct::Int(i) => write_cell(cell, i as u64, 0, SQLBATCH_INTEGER),
-                Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
-                Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
-                Direct::Bytes(kind, p, n) => match sink.push(p, n) {
-                    Some(at) => {
-                        write_cell(cell, at as u64, n as u32, kind);
-                        // The bytes count toward the bound: check it before the next row.
-                        limit = 0;
-                    }
-                    None => {
-                        // Does not fit: the general path decides what happens to this row.
+            let end = out.add(ncols);
+            let mut cell = out;
+            while cell < end {
+                match mem::read_direct(m) {
+                    Direct::Int(i) => write_cell(cell, i as u64, 0, SQLBATCH_INTEGER),
+                    Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
+                    Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
+                    Direct::Bytes(kind, p, n) => match sink.push(p, n) {
+                        Some(at) => {
+                            write_cell(cell, at as u64, n as u32, kind);
+                            // The bytes count toward the bound: check it before the next row.
+                            limit = 0;
+                        }
+                        None => {
+                            // Does not fit: the general path decides what happens to this row.
+                            sink.truncate(mark);
+                            return (rows, FastStop::Slow);
+                        }
+                    },
+                    Direct::Other => {
                         sink.truncate(mark);
                         return (rows, FastStop::Slow);
                     }
-                },
-                Direct::Other => {
-                    sink.truncate(mark);
-                    return (rows, FastStop::Slow);
                 }
+                m = m.add(mem::STRIDE);
+                cell = cell.add(1);
             }
-            m = m.add(mem::STRIDE);
-            cell = cell.add(1);
-        }
-        out = end;
-        rows += 1;
-        match ffi::sqlite3_step(raw) {
-            ffi::SQLITE_ROW => {}
-            ffi::SQLITE_DONE => return (rows, FastStop::Done),
-            rc => return (rows, FastStop::Failed(rc)),
+            out = end;
+            rows += 1;
+            match ffi::sqlite3_step(raw) {
+                ffi::SQLITE_ROW => {}
+                ffi::SQLITE_DONE => return (rows, FastStop::Done),
+                rc => return (rows, FastStop::Failed(rc)),
+            }
         }
     }
 }
 
 /// Steps `raw` once: true on a row; false when done or failed, recorded in `st`.
+///
+/// # Safety
+/// `raw` must be a live statement of `db`, used by this thread only.
 #[inline(always)]
 unsafe fn step(st: &mut FetchState, db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_stmt) -> bool {
-    let rc = ffi::sqlite3_step(raw);
-    if rc == ffi::SQLITE_ROW {
-        return true;
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        let rc = ffi::sqlite3_step(raw);
+        if rc == ffi::SQLITE_ROW {
+            return true;
+        }
+        stopped(st, db, rc);
+        false
     }
-    stopped(st, db, rc);
-    false
 }
 
 /// Records why stepping stopped: the end of the result, or an error.
+///
+/// # Safety
+/// `db` must be open.
 #[cold]
 #[inline(never)]
 unsafe fn stopped(st: &mut FetchState, db: *mut ffi::sqlite3, rc: c_int) {
-    if rc == ffi::SQLITE_DONE {
-        st.phase = Phase::Done;
-    } else {
-        st.fail(&Error::from_db(db, rc));
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        if rc == ffi::SQLITE_DONE {
+            st.phase = Phase::Done;
+        } else {
+            st.fail(&Error::from_db(db, rc));
+        }
     }
 }
 
@@ -393,6 +442,10 @@ unsafe fn stopped(st: &mut FetchState, db: *mut ffi::sqlite3, rc: c_int) {
 ///
 /// After the last row the statement is stepped once more, so a result that ends with the
 /// batch is reported `SQLBATCH_DONE` in the same call; the row found instead is kept pending.
+///
+/// # Safety
+/// `raw` must be NULL or a live statement of `db` that `st` belongs to, used by this
+/// thread only; a non-zero `stride` must come from `mem.rs`.
 unsafe fn fill<S: Sink>(
     st: &mut FetchState,
     db: *mut ffi::sqlite3,
@@ -401,108 +454,118 @@ unsafe fn fill<S: Sink>(
     sink: &mut S,
     mut stride: usize,
 ) -> Result<Filled, Stop> {
-    st.cells.clear();
-    if raw.is_null() {
-        st.phase = Phase::Done;
-        return Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols: 0 });
-    }
-    let mut ncols = ffi::sqlite3_column_count(raw) as usize;
-    match st.phase {
-        Phase::Done => return Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols }),
-        Phase::Failed => {
-            let e = st.failure.clone().unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "statement failed"));
-            return Err(e.into());
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        st.cells.clear();
+        if raw.is_null() {
+            st.phase = Phase::Done;
+            return Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols: 0 });
         }
-        _ => {}
-    }
-    if st.phase != Phase::Pending {
-        if !step(st, db, raw) {
-            return match st.phase {
-                Phase::Done => Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols }),
-                _ => Err(st
-                    .failure
-                    .clone()
-                    .unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "step failed"))
-                    .into()),
-            };
+        let mut ncols = ffi::sqlite3_column_count(raw) as usize;
+        match st.phase {
+            Phase::Done => return Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols }),
+            Phase::Failed => {
+                let e =
+                    st.failure.clone().unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "statement failed"));
+                return Err(e.into());
+            }
+            _ => {}
         }
-        // A statement re-prepared by its first step may have changed shape.
-        ncols = ffi::sqlite3_column_count(raw) as usize;
-    }
-    // Direct reads take column c at pResultRow + c * STRIDE (the layout is a compile-time
-    // fact, see mem.rs); that the API reads the same row is SQLite's behaviour: check it once
-    // a batch, on column 0.
-    if stride != 0 && ncols != 0 && mem::row_address(raw) != ffi::sqlite3_column_value(raw, 0) as *const u8 {
-        stride = 0;
-    }
-    // Invariant at the top of the loop: positioned on a row the caller has not received.
-    let mut rows = 0;
-    // Cells are written through a raw cursor; `st.cells` gets its length once, at the end
-    // (every early return below happens with no rows written).
-    let (mut base, mut room) = (st.cells.as_mut_ptr(), st.cells.capacity());
-    let status = loop {
-        if rows == max_rows || (rows > 0 && sink.full(rows * ncols)) {
-            st.phase = Phase::Pending;
-            break SQLBATCH_ROW;
+        if st.phase != Phase::Pending {
+            if !step(st, db, raw) {
+                return match st.phase {
+                    Phase::Done => Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols }),
+                    _ => Err(st
+                        .failure
+                        .clone()
+                        .unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "step failed"))
+                        .into()),
+                };
+            }
+            // A statement re-prepared by its first step may have changed shape.
+            ncols = ffi::sqlite3_column_count(raw) as usize;
         }
-        if room < (rows + 1) * ncols {
-            st.cells.set_len(rows * ncols);
-            grow(&mut st.cells, ncols, max_rows - rows);
-            (base, room) = (st.cells.as_mut_ptr(), st.cells.capacity());
+        // Direct reads take column c at pResultRow + c * STRIDE (the layout is a compile-time
+        // fact, see mem.rs); that the API reads the same row is SQLite's behaviour: check it once
+        // a batch, on column 0.
+        if stride != 0
+            && ncols != 0
+            && mem::row_address(raw) != ffi::sqlite3_column_value(raw, 0) as *const u8
+        {
+            stride = 0;
         }
-        if stride != 0 && ncols != 0 {
-            let fit = (max_rows - rows).min((room - rows * ncols) / ncols);
-            let (n, why) = fill_direct(raw, ncols, base.add(rows * ncols), fit, sink, rows * ncols);
-            rows += n;
-            match why {
-                FastStop::Limit => continue,
-                FastStop::Slow => {} // this row goes through the general path below
-                FastStop::Done => {
-                    st.phase = Phase::Done;
-                    break SQLBATCH_DONE;
+        // Invariant at the top of the loop: positioned on a row the caller has not received.
+        let mut rows = 0;
+        // Cells are written through a raw cursor; `st.cells` gets its length once, at the end
+        // (every early return below happens with no rows written).
+        let (mut base, mut room) = (st.cells.as_mut_ptr(), st.cells.capacity());
+        let status = loop {
+            if rows == max_rows || (rows > 0 && sink.full(rows * ncols)) {
+                st.phase = Phase::Pending;
+                break SQLBATCH_ROW;
+            }
+            if room < (rows + 1) * ncols {
+                st.cells.set_len(rows * ncols);
+                grow(&mut st.cells, ncols, max_rows - rows);
+                (base, room) = (st.cells.as_mut_ptr(), st.cells.capacity());
+            }
+            if stride != 0 && ncols != 0 {
+                let fit = (max_rows - rows).min((room - rows * ncols) / ncols);
+                let (n, why) = fill_direct(raw, ncols, base.add(rows * ncols), fit, sink, rows * ncols);
+                rows += n;
+                match why {
+                    FastStop::Limit => continue,
+                    FastStop::Slow => {} // this row goes through the general path below
+                    FastStop::Done => {
+                        st.phase = Phase::Done;
+                        break SQLBATCH_DONE;
+                    }
+                    FastStop::Failed(rc) => {
+                        // At least one row was taken before the step that failed.
+                        stopped(st, db, rc);
+                        break SQLBATCH_ROW;
+                    }
                 }
-                FastStop::Failed(rc) => {
-                    // At least one row was taken before the step that failed.
-                    stopped(st, db, rc);
+            }
+            let byte_mark = sink.len();
+            match push_row(raw, ncols, base.add(rows * ncols), sink, stride) {
+                Ok(()) => {}
+                Err(RowError::Full) => {
+                    // The caller's buffer cannot take this row: keep it for the next batch.
+                    sink.truncate(byte_mark);
+                    st.phase = Phase::Pending;
+                    if rows == 0 {
+                        return Err(Stop::TooSmall(row_bytes(raw, ncols)));
+                    }
+                    break SQLBATCH_ROW;
+                }
+                Err(RowError::NoMem) => {
+                    sink.truncate(byte_mark);
+                    let e = Error::from_db(db, ffi::SQLITE_NOMEM);
+                    st.fail(&e);
+                    if rows == 0 {
+                        return Err(e.into());
+                    }
                     break SQLBATCH_ROW;
                 }
             }
-        }
-        let byte_mark = sink.len();
-        match push_row(raw, ncols, base.add(rows * ncols), sink, stride) {
-            Ok(()) => {}
-            Err(RowError::Full) => {
-                // The caller's buffer cannot take this row: keep it for the next batch.
-                sink.truncate(byte_mark);
-                st.phase = Phase::Pending;
-                if rows == 0 {
-                    return Err(Stop::TooSmall(row_bytes(raw, ncols)));
-                }
-                break SQLBATCH_ROW;
+            rows += 1;
+            if !step(st, db, raw) {
+                // At the end, DONE; after an error, the rows collected so far go out now and the
+                // error comes with the next fetch.
+                break if st.phase == Phase::Done { SQLBATCH_DONE } else { SQLBATCH_ROW };
             }
-            Err(RowError::NoMem) => {
-                sink.truncate(byte_mark);
-                let e = Error::from_db(db, ffi::SQLITE_NOMEM);
-                st.fail(&e);
-                if rows == 0 {
-                    return Err(e.into());
-                }
-                break SQLBATCH_ROW;
-            }
-        }
-        rows += 1;
-        if !step(st, db, raw) {
-            // At the end, DONE; after an error, the rows collected so far go out now and the
-            // error comes with the next fetch.
-            break if st.phase == Phase::Done { SQLBATCH_DONE } else { SQLBATCH_ROW };
-        }
-    };
-    // The first rows * ncols cells were written above, within the capacity.
-    st.cells.set_len(rows * ncols);
-    Ok(Filled { status, rows, ncols })
+        };
+        // The first rows * ncols cells were written above, within the capacity.
+        st.cells.set_len(rows * ncols);
+        Ok(Filled { status, rows, ncols })
+    }
 }
 
 /// Shared body of the two fetch entry points: fills `sink` and describes the batch in `out`.
+///
+/// # Safety
+/// As for [`fill`].
 unsafe fn fetch_with<S: Sink>(
     st: &mut FetchState,
     db: *mut ffi::sqlite3,
@@ -512,31 +575,34 @@ unsafe fn fetch_with<S: Sink>(
     out: &mut sqlbatch_batch,
     stride: usize,
 ) -> Result<i32, Error> {
-    if max_rows == 0 {
-        return Err(Error::new(SQLBATCH_E_RANGE, "max_rows must be at least 1"));
-    }
-    st.generation += 1;
-    let result = fill(st, db, raw, max_rows, sink, stride);
-    let batch = |data_len, n_rows, n_cols| sqlbatch_batch {
-        cells: non_empty(&st.cells),
-        data: if sink.len() == 0 { std::ptr::null() } else { sink.base() },
-        data_len,
-        n_rows,
-        n_cols,
-        generation: st.generation,
-    };
-    match result {
-        Ok(f) => {
-            *out = batch(sink.len(), f.rows, f.ncols);
-            Ok(f.status)
+    // SAFETY: the contract in this function's # Safety section covers each operation.
+    unsafe {
+        if max_rows == 0 {
+            return Err(Error::new(SQLBATCH_E_RANGE, "max_rows must be at least 1"));
         }
-        Err(Stop::Error(e)) => Err(e),
-        Err(Stop::TooSmall(need)) => {
-            *out = batch(need, 0, 0);
-            Err(Error::new(
-                SQLBATCH_E_BUFFER_TOO_SMALL,
-                format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
-            ))
+        st.generation += 1;
+        let result = fill(st, db, raw, max_rows, sink, stride);
+        let batch = |data_len, n_rows, n_cols| sqlbatch_batch {
+            cells: non_empty(&st.cells),
+            data: if sink.len() == 0 { std::ptr::null() } else { sink.base() },
+            data_len,
+            n_rows,
+            n_cols,
+            generation: st.generation,
+        };
+        match result {
+            Ok(f) => {
+                *out = batch(sink.len(), f.rows, f.ncols);
+                Ok(f.status)
+            }
+            Err(Stop::Error(e)) => Err(e),
+            Err(Stop::TooSmall(need)) => {
+                *out = batch(need, 0, 0);
+                Err(Error::new(
+                    SQLBATCH_E_BUFFER_TOO_SMALL,
+                    format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
+                ))
+            }
         }
     }
 }

@@ -1,7 +1,5 @@
 //! Pointer checks for arguments that come in from C: a NULL is an error, never a crash.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::ffi::c_char;
 
 use crate::error::Error;

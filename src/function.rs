@@ -7,8 +7,6 @@
 //! argument rows in batches: the trampoline collects the rows of a group and crosses into the
 //! caller once per batch instead of once per row.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;

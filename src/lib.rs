@@ -14,6 +14,7 @@
 //! `fetch` (with `mem`, direct reads of result values), `script`, `write`, and `run`
 //! (stepping a statement to its end).
 
+#![deny(unsafe_op_in_unsafe_fn)]
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)] // Safety is documented for C callers in the header.
 

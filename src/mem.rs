@@ -65,7 +65,8 @@ pub(crate) fn stride() -> usize {
 /// `stmt` must be a live statement, and direct reads compiled in ([`DIRECT_READS`]).
 #[inline(always)]
 pub(crate) unsafe fn row_address(stmt: *mut ffi::sqlite3_stmt) -> *const u8 {
-    read(stmt as *const u8, OFF_RESULT_ROW)
+    // SAFETY: `stmt` is a live Vdbe, whose pResultRow lies at OFF_RESULT_ROW (build.rs).
+    unsafe { read(stmt as *const u8, OFF_RESULT_ROW) }
 }
 
 /// Whether fetches read plain cells directly (on connections without FULLMUTEX).
@@ -81,9 +82,12 @@ pub fn set_direct_reads(on: bool) {
     FORCE_API.store(!on, Ordering::Relaxed);
 }
 
+/// # Safety
+/// `m + off` must hold a readable `T`.
 #[inline(always)]
 unsafe fn read<T: Copy>(m: *const u8, off: usize) -> T {
-    m.add(off).cast::<T>().read_unaligned()
+    // SAFETY: the caller's contract.
+    unsafe { m.add(off).cast::<T>().read_unaligned() }
 }
 
 /// One cell read directly from the `Mem` at `m`: what `push_row` needs.
@@ -104,26 +108,34 @@ pub(crate) enum Direct {
 /// reads compiled in ([`DIRECT_READS`]).
 #[inline(always)]
 pub(crate) unsafe fn read_direct(m: *const u8) -> Direct {
-    let flags: u16 = read(m, OFF_FLAGS);
-    if flags & MEM_AFF_MASK == MEM_INT {
-        // The most common cell by far gets a straight path of its own.
-        return Direct::Int(read(m, OFF_VALUE));
+    // SAFETY: `m` is a Mem whose field offsets build.rs checked (the caller's contract).
+    unsafe {
+        let flags: u16 = read(m, OFF_FLAGS);
+        if flags & MEM_AFF_MASK == MEM_INT {
+            // The most common cell by far gets a straight path of its own.
+            return Direct::Int(read(m, OFF_VALUE));
+        }
+        read_other(m, flags)
     }
-    read_other(m, flags)
 }
 
+/// # Safety
+/// As for [`read_direct`]; `flags` are `m`'s.
 #[inline(always)]
 unsafe fn read_other(m: *const u8, flags: u16) -> Direct {
-    match flags & MEM_AFF_MASK {
-        MEM_STR if read::<u8>(m, OFF_ENC) == ENC_UTF8 => {
-            Direct::Bytes(crate::codes::SQLBATCH_TEXT, read(m, OFF_Z), read::<c_int>(m, OFF_N) as usize)
+    // SAFETY: as for this function.
+    unsafe {
+        match flags & MEM_AFF_MASK {
+            MEM_STR if read::<u8>(m, OFF_ENC) == ENC_UTF8 => {
+                Direct::Bytes(crate::codes::SQLBATCH_TEXT, read(m, OFF_Z), read::<c_int>(m, OFF_N) as usize)
+            }
+            MEM_REAL => Direct::Real(read(m, OFF_VALUE)),
+            MEM_NULL => Direct::Null,
+            MEM_BLOB if flags & MEM_ZERO == 0 => {
+                Direct::Bytes(crate::codes::SQLBATCH_BLOB, read(m, OFF_Z), read::<c_int>(m, OFF_N) as usize)
+            }
+            _ => Direct::Other,
         }
-        MEM_REAL => Direct::Real(read(m, OFF_VALUE)),
-        MEM_NULL => Direct::Null,
-        MEM_BLOB if flags & MEM_ZERO == 0 => {
-            Direct::Bytes(crate::codes::SQLBATCH_BLOB, read(m, OFF_Z), read::<c_int>(m, OFF_N) as usize)
-        }
-        _ => Direct::Other,
     }
 }
 

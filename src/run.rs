@@ -1,7 +1,5 @@
 //! Running a statement to completion, shared by script exec and bulk writes.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use libsqlite3_sys as ffi;
 
 use crate::error::Error;

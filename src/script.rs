@@ -4,8 +4,6 @@
 //! finalize), plus parameters consumed in order across the statements and an exact report of
 //! where a failure happened. It allocates nothing per statement beyond what SQLite does.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::ffi::c_char;
 
 use libsqlite3_sys as ffi;

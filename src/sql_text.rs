@@ -1,8 +1,6 @@
 //! Reading SQL text the way SQLite's tokenizer does where the library needs it: where the next
 //! statement of a script starts, and whether anything follows the first statement.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 /// The offset of the first byte of `sql[from..]` that is not whitespace or a comment.
 pub(crate) fn skip_space_and_comments(sql: &[u8], mut i: usize) -> usize {
     while i < sql.len() {

@@ -2,8 +2,6 @@
 //! the cells and arena of its current batch, and the reset that changes both SQLite's
 //! statement and this state together. A leaf: `stmt.rs` and `fetch.rs` both build on it.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use libsqlite3_sys as ffi;
 
 use crate::error::Error;

@@ -1,7 +1,5 @@
 //! Prepared statements: prepare, metadata, binding, reset and finalize.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::ptr;
 use std::sync::Arc;

@@ -7,8 +7,6 @@
 //! can move (grow) without rewriting its cells. With a NULL base, `bits` is the address itself,
 //! which is what C callers usually want.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::ffi::{c_char, c_int, CStr};
 
 use libsqlite3_sys as ffi;

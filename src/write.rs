@@ -1,7 +1,5 @@
 //! Batched write: bind and run one prepared statement for N parameter rows in one call.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
