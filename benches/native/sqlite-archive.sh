@@ -20,6 +20,7 @@ candidates=(target/release/build/libsqlite3-sys-*/out/libsqlite3.a)
 if [ ${#candidates[@]} -eq 1 ] && [ -f "${candidates[0]}" ]; then
   out_dir=$(dirname "${candidates[0]}")
 else
+  asked_cargo=1
   out_dir=$(cargo build --release --lib --message-format=json 2>/dev/null | python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -36,6 +37,11 @@ if [ -f "$lib" ] && ar t "$lib" | grep -qx "$member"; then
   if ! cmp -s <(ar p "$src" "$member") <(ar p "$lib" "$member"); then
     echo "$0: $member in $lib differs from $src" >&2; exit 1
   fi
+fi
+# Asking cargo above put the unprocessed archive back: hide its symbols again (cheap: the
+# script keeps its last result), so that what `make lib` made stays true.
+if [ -n "${asked_cargo:-}" ]; then
+  "$root/scripts/hide-symbols.sh" "$lib"
 fi
 mkdir -p "$(dirname "$dest")"
 if ! cmp -s "$src" "$dest"; then
