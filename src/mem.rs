@@ -145,7 +145,7 @@ mod tests {
     #[cfg(all(target_pointer_width = "64", target_endian = "little"))]
     fn direct_reads_are_compiled_in_for_this_target() {
         // build.rs checked the layout for the bundled SQLite on this (64-bit little-endian) target.
-        assert!(super::DIRECT_READS, "build.rs did not set cfg(sqlbatch_direct_reads)");
+        const { assert!(super::DIRECT_READS, "build.rs did not set cfg(sqlbatch_direct_reads)") };
         assert_eq!((super::STRIDE, super::OFF_RESULT_ROW), (56, 160));
     }
 }

@@ -57,7 +57,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
         let (db, raw) = s.handles()?;
         // SAFETY: the caller vouches for `rows`.
         let params = unsafe { Params::from_c(rows)? };
-        if !params.names.is_empty() {
+        // SAFETY: as above.
+        let names_given = unsafe { rows.as_ref() }.is_some_and(|r| !r.names.is_null());
+        if names_given {
             return Err(Error::new(
                 SQLBATCH_E_INVALID_ARGUMENT,
                 "execute_many binds by position: rows->names must be NULL",

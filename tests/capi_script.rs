@@ -368,5 +368,8 @@ fn execute_many_takes_n_rows_times_the_parameter_count_and_no_names() {
     assert_eq!(s0.execute_many_raw(None, 0).0, SQLBATCH_OK);
     assert_eq!(s0.execute_many(&Params::default(), 2).1.rows, 2);
     assert_eq!(s0.execute_many(&Params::of(&[Val::Int(1)]), 1).0, SQLBATCH_E_PARAM_COUNT);
+    // Names are refused with no values too (found by the execute_many fuzz target).
+    let no_values = sqlbatch_params { names: names.as_ptr(), n_values: 0, ..Params::default().as_c() };
+    assert_eq!(s0.execute_many_raw(Some(&no_values), 1).0, SQLBATCH_E_INVALID_ARGUMENT);
     assert_eq!(c.rows("SELECT count(*), sum(a) FROM u"), vec![vec![Val::Int(10), Val::Int(9)]]);
 }
