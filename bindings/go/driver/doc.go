@@ -124,5 +124,22 @@
 //     Query rather than from Rows.Next or Rows.Err.
 //   - Statements are kept prepared per connection (the statement cache; mattn prepares every
 //     Query and Exec anew).
-//   - No user-defined functions, extensions or hooks: the C ABI does not offer them (yet).
+//   - Aggregators registered with RegisterAggregator get their rows from C in batches (Step
+//     is still called once per row), so an error of Step is reported with its batch.
+//   - No extensions (LoadExtension) or hooks yet.
+//
+// # SQL functions
+//
+// Conn (also named SQLiteConn) has mattn's RegisterFunc, RegisterAggregator and
+// RegisterCollation, with mattn's argument and result conversions. Register them for every
+// connection of a pool with a ConnectHook, on a Driver registered under a name of its own:
+//
+//	sql.Register("sqlbatch_custom", &driver.Driver{ConnectHook: func(c *driver.SQLiteConn) error {
+//		return c.RegisterFunc("f", func(x int64) int64 { return x*2 + 1 }, true)
+//	}})
+//	db, _ := sql.Open("sqlbatch_custom", "app.db")
+//
+// or on one connection through sql.Conn.Raw. A Go panic in a function becomes an SQL error
+// of the statement. The package sqlbatch has the same without reflection, and aggregates
+// whose Step takes a batch of rows per call (Conn.CreateAggregate).
 package driver

@@ -58,11 +58,46 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 	return sqlbatch_stmt_execute_many(stmt, &p, n_rows, out_result);
 }
 
-// Functions that take pointers: C keeps none of them after the call, so Go memory passed to
-// them (out-parameters on the Go stack, parameter values, SQL text) need not escape.
-#cgo noescape gosb_conn_exec
+// The calls that can call back into Go (see below) must not be given pointers to the Go
+// stack: a callback may grow the goroutine's stack and move it under C. Their out-parameters
+// are therefore on the C stack of these helpers, which return them by value.
+typedef struct { int32_t rc; sqlbatch_batch b; } gosb_fetch_ret;
+typedef struct { int32_t rc; sqlbatch_exec_result r; } gosb_exec_ret;
+typedef struct { int32_t rc; sqlbatch_write_result r; } gosb_write_ret;
+
+static inline gosb_fetch_ret gosb_stmt_fetch(sqlbatch_stmt *stmt, size_t max_rows, size_t max_bytes) {
+	gosb_fetch_ret out = {0};
+	out.rc = sqlbatch_stmt_fetch(stmt, max_rows, max_bytes, &out.b);
+	return out;
+}
+
+static inline gosb_fetch_ret gosb_stmt_fetch_into(sqlbatch_stmt *stmt, size_t max_rows, uint8_t *buf, size_t buf_len) {
+	gosb_fetch_ret out = {0};
+	out.rc = sqlbatch_stmt_fetch_into(stmt, max_rows, buf, buf_len, &out.b);
+	return out;
+}
+
+static inline gosb_exec_ret gosb_conn_exec_v(sqlbatch_conn *conn, const char *sql, size_t sql_len,
+		const sqlbatch_value *values, const sqlbatch_value *names, size_t n_values,
+		const uint8_t *data, size_t data_len) {
+	gosb_exec_ret out = {0};
+	out.rc = gosb_conn_exec(conn, sql, sql_len, values, names, n_values, data, data_len, &out.r);
+	return out;
+}
+
+static inline gosb_write_ret gosb_stmt_execute_many_v(sqlbatch_stmt *stmt, const sqlbatch_value *values,
+		const sqlbatch_value *names, size_t n_values, const uint8_t *data, size_t data_len, size_t n_rows) {
+	gosb_write_ret out = {0};
+	out.rc = gosb_stmt_execute_many(stmt, values, names, n_values, data, data_len, n_rows, &out.r);
+	return out;
+}
+
+// Functions that take pointers and cannot call back: C keeps none of them after the call, so
+// Go memory passed to them (out-parameters on the Go stack, parameter values, SQL text) need
+// not escape. The calls that can call back (exec, execute_many, fetch, fetch_into) are not
+// listed: the Go memory they are given (SQL text, parameter values, a fetch buffer) must stay
+// put during a callback, so it escapes to the heap, where it already is in practice.
 #cgo noescape gosb_stmt_bind
-#cgo noescape gosb_stmt_execute_many
 #cgo noescape sqlbatch_conn_open
 #cgo noescape sqlbatch_conn_last_error
 #cgo noescape sqlbatch_conn_changes
@@ -70,8 +105,6 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 #cgo noescape sqlbatch_conn_last_insert_rowid
 #cgo noescape sqlbatch_conn_autocommit
 #cgo noescape sqlbatch_stmt_prepare
-#cgo noescape sqlbatch_stmt_fetch
-#cgo noescape sqlbatch_stmt_fetch_into
 #cgo noescape sqlbatch_stmt_columns
 #cgo noescape sqlbatch_stmt_column_not_null
 #cgo noescape sqlbatch_stmt_params
@@ -81,16 +114,17 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 #cgo noescape sqlbatch_stmt_expanded_sql
 #cgo noescape sqlbatch_value_convert
 
-// No function of the ABI calls back into Go.
-#cgo nocallback gosb_conn_exec
+// The calls that cannot call back into Go. The others can, once a Go function, aggregate or
+// collation is registered on the connection (function.go): fetch, fetch_into, exec and
+// execute_many run SQL that calls them; reset and finalize end a statement mid-aggregate,
+// which runs the groups' finish callbacks; close runs the registrations' destroy callbacks.
+// Prepare runs no SQL function or collation and keeps nocallback.
 #cgo nocallback gosb_stmt_bind
-#cgo nocallback gosb_stmt_execute_many
 #cgo nocallback sqlbatch_code_str
 #cgo nocallback sqlbatch_code_name
 #cgo nocallback sqlbatch_version
 #cgo nocallback sqlbatch_sqlite_version
 #cgo nocallback sqlbatch_conn_open
-#cgo nocallback sqlbatch_conn_close
 #cgo nocallback sqlbatch_conn_interrupt
 #cgo nocallback sqlbatch_conn_busy_timeout
 #cgo nocallback sqlbatch_conn_last_error
@@ -99,11 +133,7 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 #cgo nocallback sqlbatch_conn_last_insert_rowid
 #cgo nocallback sqlbatch_conn_autocommit
 #cgo nocallback sqlbatch_stmt_prepare
-#cgo nocallback sqlbatch_stmt_finalize
-#cgo nocallback sqlbatch_stmt_reset
 #cgo nocallback sqlbatch_stmt_clear_bindings
-#cgo nocallback sqlbatch_stmt_fetch
-#cgo nocallback sqlbatch_stmt_fetch_into
 #cgo nocallback sqlbatch_stmt_columns
 #cgo nocallback sqlbatch_stmt_column_not_null
 #cgo nocallback sqlbatch_stmt_params
@@ -311,9 +341,9 @@ type ExecResult struct {
 // Exec is sqlbatch_conn_exec with the parameter set (values, names, data): names is nil
 // (all positional) or has len(values) entries.
 func (c Conn) Exec(sql string, values, names []Value, data []byte) (ExecResult, int32) {
-	var r C.sqlbatch_exec_result
-	rc := C.gosb_conn_exec(c.p, cstr(sql), C.size_t(len(sql)), vptr(values), vptr(names),
-		C.size_t(len(values)), bptr(data), C.size_t(len(data)), &r)
+	out := C.gosb_conn_exec_v(c.p, cstr(sql), C.size_t(len(sql)), vptr(values), vptr(names),
+		C.size_t(len(values)), bptr(data), C.size_t(len(data)))
+	r, rc := out.r, out.rc
 	return ExecResult{
 		Statements:      uint64(r.statements),
 		ParamsUsed:      uint64(r.params_used),
@@ -372,19 +402,17 @@ const NoByteBound = ^uint(0)
 
 // Fetch is sqlbatch_stmt_fetch.
 func (s Stmt) Fetch(maxRows int, maxBytes uint) (Batch, int32) {
-	var b C.sqlbatch_batch
-	rc := C.sqlbatch_stmt_fetch(s.p, C.size_t(maxRows), C.size_t(maxBytes), &b)
-	return batchOf(&b), int32(rc)
+	out := C.gosb_stmt_fetch(s.p, C.size_t(maxRows), C.size_t(maxBytes))
+	return batchOf(&out.b), int32(out.rc)
 }
 
 // FetchInto is sqlbatch_stmt_fetch_into. The returned Batch's Data is nil: the bytes are
 // in buf. After EBufferTooSmall, DataLen is what the next row needs.
 func (s Stmt) FetchInto(maxRows int, buf []byte) (Batch, int32) {
-	var b C.sqlbatch_batch
-	rc := C.sqlbatch_stmt_fetch_into(s.p, C.size_t(maxRows), bptr(buf), C.size_t(len(buf)), &b)
-	out := batchOf(&b)
+	r := C.gosb_stmt_fetch_into(s.p, C.size_t(maxRows), bptr(buf), C.size_t(len(buf)))
+	out := batchOf(&r.b)
 	out.Data = nil
-	return out, int32(rc)
+	return out, int32(r.rc)
 }
 
 func gostr(s C.sqlbatch_str) string {
@@ -505,9 +533,9 @@ type WriteResult struct {
 // each, row-major, in values (with their bytes in data). names must be nil (the ABI refuses
 // names here); it is passed on so that the ABI, not Go, says so.
 func (s Stmt) ExecuteMany(values, names []Value, nRows int, data []byte) (WriteResult, int32) {
-	var r C.sqlbatch_write_result
-	rc := C.gosb_stmt_execute_many(s.p, vptr(values), vptr(names), C.size_t(len(values)),
-		bptr(data), C.size_t(len(data)), C.size_t(nRows), &r)
+	out := C.gosb_stmt_execute_many_v(s.p, vptr(values), vptr(names), C.size_t(len(values)),
+		bptr(data), C.size_t(len(data)), C.size_t(nRows))
+	r, rc := out.r, out.rc
 	return WriteResult{Rows: uint64(r.rows), Changes: int64(r.changes), LastInsertRowID: int64(r.last_insert_rowid)}, int32(rc)
 }
 

@@ -1,0 +1,335 @@
+package sqlbatch_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
+	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
+)
+
+func fnDB(t *testing.T) *sqlbatch.Conn {
+	t.Helper()
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_, err = c.ExecScript(`CREATE TABLE t(x INTEGER, s TEXT);
+		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+		INSERT INTO t SELECT i, 'v' || i FROM n;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func queryInt(t *testing.T, c *sqlbatch.Conn, sql string, args ...any) int64 {
+	t.Helper()
+	r, err := c.Query(sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Next() {
+		t.Fatalf("%s: no row: %v", sql, r.Err())
+	}
+	return r.Int64(0)
+}
+
+func queryErr(c *sqlbatch.Conn, sql string) error {
+	r, err := c.Query(sql)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for r.Next() {
+	}
+	return r.Err()
+}
+
+func TestFunctionScalarSum(t *testing.T) {
+	c := fnDB(t)
+	err := c.CreateFunction("f", 1, sqlbatch.Deterministic, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		ctx.SetInt64(a.Int64(0)*2 + 1)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := queryInt(t, c, "SELECT sum(f(x)) FROM t")
+	want := queryInt(t, c, "SELECT sum(x*2+1) FROM t")
+	if got != want || got != 1002000 {
+		t.Fatalf("sum(f(x)) = %d, want %d", got, want)
+	}
+	// Text arguments, results of every type.
+	c.CreateFunction("up", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) { ctx.SetText(strings.ToUpper(a.Text(0))) })
+	r, err := c.Query("SELECT up(s), up(x), up(NULL) FROM t WHERE x = 7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Next() || r.Text(0) != "V7" || r.Text(1) != "7" || r.Text(2) != "" {
+		t.Fatalf("up: %q %q %v", r.Text(0), r.Text(1), r.Err())
+	}
+	r.Close()
+}
+
+func TestFunctionVariadicAndTypes(t *testing.T) {
+	c := fnDB(t)
+	c.CreateFunction("describe", -1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		var parts []string
+		for i := 0; i < a.Len(); i++ {
+			parts = append(parts, fmt.Sprintf("%s:%v", a.Type(i), a.Value(i)))
+		}
+		ctx.SetText(strings.Join(parts, ","))
+	})
+	r, err := c.Query("SELECT describe(), describe(1, 2.5, 'a', x'00ff', NULL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	if r.Text(0) != "" {
+		t.Errorf("describe() = %q", r.Text(0))
+	}
+	want := "INTEGER:1,FLOAT:2.5,TEXT:a,BLOB:[0 255],NULL:<nil>"
+	if got := r.Text(1); got != want {
+		t.Errorf("describe(...) = %q, want %q", got, want)
+	}
+	// Result setters.
+	c.CreateFunction("kinds", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		switch a.Int64(0) {
+		case 1:
+			ctx.SetFloat64(1.5)
+		case 2:
+			ctx.SetBlob([]byte{1, 2})
+		case 3:
+			ctx.SetValue(true)
+		}
+	})
+	r2, err := c.Query("SELECT typeof(kinds(1)), typeof(kinds(2)), kinds(3), typeof(kinds(4))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if !r2.Next() || r2.Text(0) != "real" || r2.Text(1) != "blob" || r2.Int64(2) != 1 || r2.Text(3) != "null" {
+		t.Fatalf("kinds: %v %v %v %v %v", r2.Text(0), r2.Text(1), r2.Int64(2), r2.Text(3), r2.Err())
+	}
+}
+
+func TestFunctionErrorsAndPanics(t *testing.T) {
+	c := fnDB(t)
+	c.CreateFunction("fail", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		if a.Int64(0) == 500 {
+			ctx.SetError(errors.New("no 500 here"))
+		}
+	})
+	c.CreateFunction("boom", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		if a.Int64(0) == 3 {
+			panic("kaboom")
+		}
+		ctx.SetInt64(a.Int64(0))
+	})
+	for _, tc := range []struct{ sql, msg string }{
+		{"SELECT sum(fail(x)) FROM t", "no 500 here"},
+		{"SELECT boom(x) FROM t", "panic: kaboom"},
+		{"SELECT sum(boom(x)) FROM t", "panic: kaboom"},
+	} {
+		err := queryErr(c, tc.sql)
+		var e *sqlbatch.Error
+		if !errors.As(err, &e) || e.Code != sqlbatch.ErrError || !strings.Contains(e.Msg, tc.msg) {
+			t.Errorf("%s: err %v, want ErrError with %q", tc.sql, err, tc.msg)
+		}
+		// The connection stays usable.
+		if n := queryInt(t, c, "SELECT count(*) FROM t"); n != 1000 {
+			t.Fatalf("count after error = %d", n)
+		}
+	}
+	// Exec and ExecMany call back too.
+	if _, err := c.ExecScript("UPDATE t SET x = boom(x)"); err == nil || !strings.Contains(err.Error(), "kaboom") {
+		t.Errorf("ExecScript: %v", err)
+	}
+	var p sqlbatch.Params
+	p.Int64(1).Int64(3)
+	if _, err := c.ExecMany("INSERT INTO t(x) VALUES (boom(?))", &p); err == nil || !strings.Contains(err.Error(), "kaboom") {
+		t.Errorf("ExecMany: %v", err)
+	}
+	if err := c.CreateFunction("", 1, 0, func(*sqlbatch.Context, sqlbatch.Args) {}); err == nil {
+		t.Error("empty name accepted")
+	}
+}
+
+// sumSquares is a batched aggregate: it counts its calls and rows.
+type sumSquares struct {
+	sum, rows, calls *int64
+	acc              int64
+}
+
+func (g *sumSquares) Step(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) {
+	*g.calls++
+	for i := 0; i < rows.Len(); i++ {
+		v := rows.Row(i).Int64(0)
+		g.acc += v * v
+		*g.rows++
+	}
+}
+
+func (g *sumSquares) Final(ctx *sqlbatch.Context) { ctx.SetInt64(g.acc) }
+
+func TestAggregateBatchedAndPerRow(t *testing.T) {
+	c := fnDB(t)
+	want := queryInt(t, c, "SELECT sum(x*x) FROM t")
+	for _, batch := range []int{0, 1, 7, 256, 5000} {
+		var rows, calls int64
+		err := c.CreateAggregate("sq", 1, sqlbatch.AggregateOptions{BatchRows: batch}, func() sqlbatch.AggregateGroup {
+			return &sumSquares{rows: &rows, calls: &calls}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := queryInt(t, c, "SELECT sq(x) FROM t"); got != want {
+			t.Errorf("batch %d: sq = %d, want %d", batch, got, want)
+		}
+		wantCalls := int64(1000)
+		if batch > 1 {
+			wantCalls = int64((1000 + batch - 1) / batch)
+		}
+		if rows != 1000 || calls != wantCalls {
+			t.Errorf("batch %d: %d rows in %d calls, want 1000 in %d", batch, rows, calls, wantCalls)
+		}
+		// Groups agree with SQL.
+		r, err := c.Query("SELECT x % 3, sq(x), sum(x*x) FROM t GROUP BY 1 ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+			if r.Int64(1) != r.Int64(2) {
+				t.Errorf("batch %d group %d: %d != %d", batch, r.Int64(0), r.Int64(1), r.Int64(2))
+			}
+		}
+		r.Close()
+		// An empty group still gets Final.
+		if got := queryInt(t, c, "SELECT sq(x) FROM t WHERE x < 0"); got != 0 {
+			t.Errorf("empty: %d", got)
+		}
+	}
+}
+
+type panicky struct{ n int }
+
+func (g *panicky) Step(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) {
+	g.n += rows.Len()
+	if g.n > 600 {
+		panic(fmt.Sprintf("too many rows: %d", g.n))
+	}
+}
+func (g *panicky) Final(ctx *sqlbatch.Context) {
+	if g.n > 10 {
+		ctx.SetError(errors.New("final failed"))
+		return
+	}
+	ctx.SetInt64(int64(g.n))
+}
+
+func TestAggregateErrors(t *testing.T) {
+	c := fnDB(t)
+	before := capi.LiveHandles()
+	c.CreateAggregate("p", 1, sqlbatch.AggregateOptions{BatchRows: 100}, func() sqlbatch.AggregateGroup { return &panicky{} })
+	if err := queryErr(c, "SELECT p(x) FROM t"); err == nil || !strings.Contains(err.Error(), "too many rows: 700") {
+		t.Errorf("panic in step: %v", err)
+	}
+	if err := queryErr(c, "SELECT p(x) FROM t WHERE x < 100"); err == nil || !strings.Contains(err.Error(), "final failed") {
+		t.Errorf("error in final: %v", err)
+	}
+	if n := queryInt(t, c, "SELECT p(x) FROM t WHERE x < 5"); n != 4 {
+		t.Errorf("p = %d", n)
+	}
+	// A statement closed mid-aggregate releases its groups.
+	r, err := c.Query("SELECT x % 10, p(x) FROM t GROUP BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if got := capi.LiveHandles() - before; got != 1 {
+		t.Errorf("%d handles live, want 1 (the registration)", got)
+	}
+}
+
+func TestCollation(t *testing.T) {
+	c := fnDB(t)
+	// Reverse order of length, then bytes.
+	err := c.CreateCollation("bylen", func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Query("SELECT s FROM t WHERE x IN (1, 10, 100, 1000, 2, 20) ORDER BY s COLLATE bylen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for r.Next() {
+		got = append(got, r.Text(0))
+	}
+	r.Close()
+	if want := "v1000 v100 v10 v20 v1 v2"; strings.Join(got, " ") != want {
+		t.Errorf("order %v, want %s", got, want)
+	}
+	if err := c.CreateCollation("bylen", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := queryErr(c, "SELECT s FROM t ORDER BY s COLLATE bylen"); err == nil {
+		t.Error("deleted collation still works")
+	}
+}
+
+func TestFunctionHandlesReleased(t *testing.T) {
+	before := capi.LiveHandles()
+	for i := 0; i < 3; i++ {
+		c := fnDB(t)
+		noop := func(*sqlbatch.Context, sqlbatch.Args) {}
+		c.CreateFunction("a", 1, 0, noop)
+		c.CreateFunction("a", 1, 0, noop) // replaces: the first is destroyed
+		c.CreateFunction("b", -1, 0, noop)
+		c.CreateFunction("b", -1, 0, nil) // deletes
+		c.CreateCollation("c", strings.Compare)
+		c.CreateAggregate("d", 1, sqlbatch.AggregateOptions{BatchRows: 10}, func() sqlbatch.AggregateGroup { return &panicky{} })
+		if got := capi.LiveHandles() - before; got != 3 {
+			t.Errorf("%d live handles, want 3", got)
+		}
+		queryInt(t, c, "SELECT d(x) FROM t WHERE x < 3")
+		c.Close()
+		if got := capi.LiveHandles() - before; got != 0 {
+			t.Errorf("%d live handles after Close", got)
+		}
+	}
+}
+
+// A callback that grows the goroutine's stack while C holds pointers into Go memory: the
+// fetch out-parameters must not live on the Go stack.
+func TestFunctionStackGrowth(t *testing.T) {
+	c := fnDB(t)
+	var deep func(n int) int
+	deep = func(n int) int {
+		var pad [256]byte
+		if n == 0 {
+			return int(pad[0])
+		}
+		return deep(n-1) + int(pad[n%256])
+	}
+	c.CreateFunction("deep", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		ctx.SetInt64(a.Int64(0) + int64(deep(2000)))
+		runtime.GC()
+	})
+	if got := queryInt(t, c, "SELECT sum(deep(x)) FROM t WHERE x <= 50"); got != 1275 {
+		t.Errorf("sum = %d", got)
+	}
+}
