@@ -131,17 +131,13 @@ func (a Args) Value(i int) any {
 // of C memory valid only during the Step call.
 type ArgRows struct {
 	cells []capi.Value
+	nRows int
 	nArgs int
 	data  *byte
 }
 
 // Len is the number of rows.
-func (r ArgRows) Len() int {
-	if r.nArgs == 0 {
-		return len(r.cells)
-	}
-	return len(r.cells) / r.nArgs
-}
+func (r ArgRows) Len() int { return r.nRows }
 
 // Row is the arguments of row i.
 func (r ArgRows) Row(i int) Args {
@@ -307,7 +303,7 @@ func (a *aggregate) Step(call capi.Call, state *uintptr, args []capi.Value, nRow
 	}
 	g := capi.HandleValue(*state).(AggregateGroup)
 	a.ctx = Context{call: call}
-	g.Step(&a.ctx, ArgRows{cells: args, nArgs: nArgs, data: data})
+	g.Step(&a.ctx, ArgRows{cells: args, nRows: nRows, nArgs: nArgs, data: data})
 	a.ctx = Context{}
 }
 

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
 	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
@@ -331,5 +332,79 @@ func TestFunctionStackGrowth(t *testing.T) {
 	})
 	if got := queryInt(t, c, "SELECT sum(deep(x)) FROM t WHERE x <= 50"); got != 1275 {
 		t.Errorf("sum = %d", got)
+	}
+}
+
+func TestFunctionInterrupt(t *testing.T) {
+	c := fnDB(t)
+	calls := make(chan struct{}, 1)
+	c.CreateFunction("slow", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		select {
+		case calls <- struct{}{}:
+		default:
+		}
+		ctx.SetInt64(a.Int64(0))
+	})
+	go func() {
+		<-calls
+		for i := 0; i < 1000; i++ {
+			c.Interrupt()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	err := queryErr(c, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)
+		SELECT sum(slow(i)) FROM n`)
+	var e *sqlbatch.Error
+	if !errors.As(err, &e) || e.Code != sqlbatch.ErrInterrupt {
+		t.Fatalf("err %v, want ErrInterrupt", err)
+	}
+}
+
+type countRows struct{ n int64 }
+
+func (g *countRows) Step(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) {
+	for i := 0; i < rows.Len(); i++ {
+		if rows.Row(i).Len() != 0 {
+			panic("arguments in a zero-argument aggregate")
+		}
+	}
+	g.n += int64(rows.Len())
+}
+func (g *countRows) Final(ctx *sqlbatch.Context) { ctx.SetInt64(g.n) }
+
+func TestAggregateNoArguments(t *testing.T) {
+	c := fnDB(t)
+	for _, batch := range []int{1, 64} {
+		c.CreateAggregate("cnt", 0, sqlbatch.AggregateOptions{BatchRows: batch}, func() sqlbatch.AggregateGroup { return &countRows{} })
+		if n := queryInt(t, c, "SELECT cnt() FROM t"); n != 1000 {
+			t.Errorf("batch %d: cnt() = %d", batch, n)
+		}
+	}
+}
+
+type concat struct{ b strings.Builder }
+
+func (g *concat) Step(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) {
+	for i := 0; i < rows.Len(); i++ {
+		if g.b.Len() > 0 {
+			g.b.WriteByte(',')
+		}
+		g.b.Write(rows.Row(i).RawBytes(0))
+	}
+}
+func (g *concat) Final(ctx *sqlbatch.Context) { ctx.SetText(g.b.String()) }
+
+func TestAggregateTextBatches(t *testing.T) {
+	c := fnDB(t)
+	for _, o := range []sqlbatch.AggregateOptions{{BatchRows: 1}, {BatchRows: 100, BatchBytes: 50}, {BatchRows: 1000}} {
+		c.CreateAggregate("cat", 1, o, func() sqlbatch.AggregateGroup { return &concat{} })
+		r, err := c.Query("SELECT cat(s), group_concat(s, ',') FROM (SELECT s FROM t ORDER BY x)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Next() || r.Text(0) != r.Text(1) || len(r.Text(0)) < 4000 {
+			t.Errorf("%+v: cat %d bytes, group_concat %d: %v", o, len(r.Text(0)), len(r.Text(1)), r.Err())
+		}
+		r.Close()
 	}
 }
