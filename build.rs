@@ -120,6 +120,8 @@ fn find_sqlite() -> (PathBuf, PathBuf) {
     }
     println!("cargo:rerun-if-changed={}", amalgamation.display());
     println!("cargo:rerun-if-changed={}", sys_build.display());
+    // For tests that build an extension against the same sqlite3ext.h (tests/extensions.rs).
+    println!("cargo:rustc-env=SQLBATCH_SQLITE_INCLUDE={}", include.display());
     (include, sys_build)
 }
 

@@ -348,6 +348,18 @@ typedef struct sqlbatch_value {
 } sqlbatch_value;
 
 /**
+ * An extension's entry point, as SQLite's loadable extensions define it:
+ * `int sqlite3_NAME_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi)`.
+ * `db` is the `sqlite3 *` of the connection; the extension must call SQLite through `pApi`
+ * (`SQLITE_EXTENSION_INIT2(pApi)`, i.e. compiled without `SQLITE_CORE`) when the library is
+ * linked statically, since libsqlbatch.a keeps its SQLite's symbols to itself; an extension
+ * compiled with `SQLITE_CORE` works only where those symbols are this SQLite's (as in a Rust
+ * program that links the crate). On failure it sets `*pzErrMsg` to a message from
+ * `sqlite3_malloc` and returns an SQLite error code.
+ */
+typedef int (*sqlbatch_extension_init_fn)(void *db, char **err_msg, const void *api);
+
+/**
  * A batch of rows, written by `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into`.
  *
  * Cell (r, c) is `cells[r * n_cols + c]`; the bytes of a TEXT or BLOB cell `v` are the `v.len`
@@ -663,6 +675,7 @@ const char *sqlbatch_sqlite_version(void);
  *
  * The connection reports extended result codes, and is opened without SQLite's per-call
  * mutex unless `SQLBATCH_OPEN_FULLMUTEX` is given (see "Thread model" above).
+ * Loading extensions from shared libraries is off until `sqlbatch_conn_enable_load_extension`.
  *
  * Ownership: like `sqlite3_open_v2`, `*out_conn` is set whenever a handle could be allocated,
  * **even when opening fails**, so that `sqlbatch_conn_last_error` can say why; the caller
@@ -804,6 +817,69 @@ int32_t sqlbatch_value_convert(const struct sqlbatch_value *value,
                                struct sqlbatch_value *out_value,
                                uint8_t *buf,
                                size_t buf_len);
+
+extern int sqlite3_auto_extension(void (*x)(void));
+
+extern int sqlite3_cancel_auto_extension(void (*x)(void));
+
+/**
+ * sqlbatch_conn_enable_load_extension turns loading shared-library extensions through
+ * `sqlbatch_conn_load_extension` on (`on` true) or off for `conn`
+ * (`SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION`). It is off when a connection opens. The SQL
+ * function `load_extension()` stays off either way: SQL cannot load code.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, or SQLite's error.
+ */
+int32_t sqlbatch_conn_enable_load_extension(struct sqlbatch_conn *conn, bool on);
+
+/**
+ * sqlbatch_conn_load_extension loads the shared-library extension at `path` (`path_len`
+ * bytes of UTF-8) into `conn` and runs its entry point `entry` (`entry_len` bytes; `entry`
+ * NULL for SQLite's default: `sqlite3_extension_init`, or the name derived from the file name,
+ * e.g. `sqlite3_vec_init` for vec0.so) (`sqlite3_load_extension`).
+ *
+ * Loading must have been enabled on `conn` with `sqlbatch_conn_enable_load_extension`.
+ * The library stays loaded until `conn` closes. The extension runs with the privileges of the
+ * process: load only code you trust.
+ * NULL: `conn` NULL, or `path` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (a NUL byte in `path` or `entry`),
+ * `SQLBATCH_E_INVALID_UTF8`, `SQLBATCH_E_CLOSED`, or `SQLITE_ERROR` with SQLite's message
+ * (loading not enabled, no such file, no such entry point, or the entry point failed).
+ */
+int32_t sqlbatch_conn_load_extension(struct sqlbatch_conn *conn,
+                                     const char *path,
+                                     size_t path_len,
+                                     const char *entry,
+                                     size_t entry_len);
+
+/**
+ * sqlbatch_conn_init_extension initializes a statically linked extension on `conn`: it calls
+ * `init(db, &message, api)` with the connection's `sqlite3 *` and the bundled SQLite's API
+ * routines, as SQLite does for a loaded one (see `sqlbatch_extension_init_fn` for how the
+ * extension must be compiled). Needs no enabling: the code is already in the program.
+ * Thread: the caller of `conn`, on which `init` runs.
+ * NULL: `conn` or `init` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK` (also for SQLite's `SQLITE_OK_LOAD_PERMANENTLY`), `SQLBATCH_E_CLOSED`,
+ * or the code `init` returned, with its message.
+ */
+int32_t sqlbatch_conn_init_extension(struct sqlbatch_conn *conn, sqlbatch_extension_init_fn init);
+
+/**
+ * sqlbatch_auto_extension makes every connection opened after this call (by this library, in
+ * this process) initialize the statically linked extension `init`, as
+ * `sqlbatch_conn_init_extension` would (`sqlite3_auto_extension`); registering the same entry
+ * point twice is a no-op. `sqlbatch_cancel_auto_extension` undoes it. An entry point that
+ * fails makes `sqlbatch_conn_open` fail with its error. Any thread.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, or `SQLITE_NOMEM`.
+ */
+int32_t sqlbatch_auto_extension(sqlbatch_extension_init_fn init);
+
+/**
+ * sqlbatch_cancel_auto_extension stops initializing `init` on new connections; connections
+ * already open keep it. Any thread.
+ * @return `SQLBATCH_OK` if it was registered, `SQLBATCH_DONE` if it was not,
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_cancel_auto_extension(sqlbatch_extension_init_fn init);
 
 /**
  * sqlbatch_stmt_fetch runs `stmt` forward by up to `max_rows` rows and writes them to

@@ -142,6 +142,7 @@ impl Drop for ConnShared {
 ///
 /// The connection reports extended result codes, and is opened without SQLite's per-call
 /// mutex unless `SQLBATCH_OPEN_FULLMUTEX` is given (see "Thread model" above).
+/// Loading extensions from shared libraries is off until `sqlbatch_conn_enable_load_extension`.
 ///
 /// Ownership: like `sqlite3_open_v2`, `*out_conn` is set whenever a handle could be allocated,
 /// **even when opening fails**, so that `sqlbatch_conn_last_error` can say why; the caller
@@ -196,6 +197,19 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             interrupt: AtomicBool::new(false),
             stmts: Mutex::new(HashSet::new()),
         });
+        if rc == ffi::SQLITE_OK {
+            // The bundled SQLite turns C-API extension loading on for every connection
+            // (SQLITE_ENABLE_LOAD_EXTENSION); off until sqlbatch_conn_enable_load_extension.
+            // SAFETY: `db` is open.
+            unsafe {
+                ffi::sqlite3_db_config(
+                    db,
+                    ffi::SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,
+                    0 as c_int,
+                    ptr::null_mut::<c_int>(),
+                )
+            };
+        }
         let result = if rc == ffi::SQLITE_OK {
             Ok(SQLBATCH_OK)
         } else {
