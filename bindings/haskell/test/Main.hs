@@ -33,6 +33,7 @@ import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error (decodeError, encodeError, errorCodeName)
 import Database.SQLBatch.Raw (c_sqlbatch_stmt_bind)
 import Database.SQLBatch.Raw.Types (paramsAddresses, withCParams)
+import Functions (functionTests)
 import Foreign.Ptr (castPtr, nullPtr)
 import GHC.Float (castDoubleToWord64, castWord64ToDouble)
 import Numeric (readHex)
@@ -68,6 +69,7 @@ tests = TestList
   , TestLabel "Direct" directTests
   , TestLabel "EmptyArrays" emptyArrayTests
   , TestLabel "ConversionVectors" conversionVectorTests
+  , TestLabel "Functions" functionTests
   ]
 
 withMem :: (Connection -> IO a) -> IO a

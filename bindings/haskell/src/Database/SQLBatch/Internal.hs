@@ -50,6 +50,8 @@ module Database.SQLBatch.Internal
   , BatchView (..)
   , BatchCtx (..)
   , nextBatch
+  , TextChunk
+  , newTextChunk
     -- * Fields
   , Field (..)
   , FieldParser
