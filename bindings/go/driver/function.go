@@ -27,9 +27,11 @@ const aggregateBatchRows = 256
 //
 // impl's arguments may be int, int8..int64, uint, uint8..uint64 (from INTEGER), float32 or
 // float64 (INTEGER or REAL), bool (INTEGER, non-zero), string or []byte (TEXT or BLOB), or
-// any (int64, float64, string, []byte or nil as the value is); an argument of another SQL
-// type fails the call. A variadic impl takes any number of arguments from its fixed ones
-// on. impl returns one of those types, or it and an error; a non-nil error fails the
+// any (int64, float64, string or []byte as the value is, and NULL as a nil []byte, as
+// mattn passes it); an argument of another SQL type fails the call (mattn also refuses an
+// INTEGER for a float parameter; sqlbatch converts it). A variadic impl takes any number of arguments from its fixed ones
+// on. impl returns one of those types (a nil or empty []byte is NULL, as with mattn; an
+// any result may hold any of them or nil), or it and an error; a non-nil error fails the
 // statement with its message, and so does a panic. pure marks the function deterministic,
 // so that SQLite may factor calls out and use it in indexes.
 func (c *Conn) RegisterFunc(name string, impl any, pure bool) error {
@@ -221,9 +223,9 @@ func argConverter(t reflect.Type) (argConv, error) {
 		return func(a sqlbatch.Args, i int) (reflect.Value, error) {
 			v := a.Value(i)
 			if v == nil {
-				return reflect.Zero(t), nil
+				v = []byte(nil) // NULL, as mattn passes it
 			}
-			return reflect.ValueOf(v).Convert(t), nil
+			return reflect.ValueOf(&v).Elem(), nil
 		}, nil
 	case reflect.Slice:
 		if t.Elem().Kind() != reflect.Uint8 {
@@ -340,8 +342,8 @@ func setResult(ctx *sqlbatch.Context, v reflect.Value) {
 		ctx.SetText(v.String())
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
-			if v.IsNil() {
-				ctx.SetNull()
+			if v.Len() == 0 {
+				ctx.SetNull() // a nil or empty []byte is NULL, as with mattn
 				return
 			}
 			ctx.SetBlob(v.Bytes())

@@ -123,7 +123,7 @@ func TestRegisterFunc(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
 		{"SELECT joinstr('-')", ""},
 		{"SELECT joinstr('-', 'a', 'b', 'c')", "a-b-c"},
-		{"SELECT anyof(1) || anyof(1.5) || anyof('s') || anyof(x'00') || anyof(NULL)", "int64float64string[]uint8<nil>"},
+		{"SELECT anyof(1) || anyof(1.5) || anyof('s') || anyof(x'00') || anyof(NULL)", "int64float64string[]uint8[]uint8"},
 		{"SELECT half(3)", "1.5"},
 		{"SELECT isodd(3) || isodd(4)", "10"},
 		{"SELECT hex(rev(x'010203'))", "030201"},
@@ -253,5 +253,36 @@ func TestRegisterHandlesReleased(t *testing.T) {
 	db.Close()
 	if got := capi.LiveHandles() - before; got != 0 {
 		t.Errorf("%d handles left after Close", got)
+	}
+}
+
+func TestRegisterFuncMattnQuirks(t *testing.T) {
+	db, err := sql.Open("sqlbatch-functions-test", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		c := dc.(*driver.Conn)
+		if err := c.RegisterFunc("isnil", func(v any) bool { b, ok := v.([]byte); return ok && b == nil }, true); err != nil {
+			return err
+		}
+		return c.RegisterFunc("emptyblob", func() []byte { return []byte{} }, true)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b string
+	if err := conn.QueryRowContext(context.Background(), "SELECT isnil(NULL) || isnil(x''), typeof(emptyblob())").Scan(&a, &b); err != nil {
+		t.Fatal(err)
+	}
+	if a != "10" || b != "null" {
+		t.Errorf("isnil %q, typeof(emptyblob()) %q; want 10, null", a, b)
 	}
 }
