@@ -283,9 +283,23 @@ type AggregateGroup interface {
 	Final(ctx *Context)
 }
 
-// AggregateOptions are the batching options of Conn.CreateAggregate.
+// WindowGroup is the state of one partition of a window function: an AggregateGroup that
+// also takes rows out of the frame and gives the current result.
+type WindowGroup interface {
+	AggregateGroup
+	// Inverse removes the oldest rows of the frame (in SQLite's order) from the state.
+	Inverse(ctx *Context, rows ArgRows)
+	// Value sets the current result, keeping the state.
+	Value(ctx *Context)
+}
+
+// AggregateOptions are the options of Conn.CreateAggregate.
 type AggregateOptions struct {
 	Flags FunctionFlags
+	// Window registers a window function (usable with OVER); the groups must then be
+	// WindowGroups. Batching still applies: the rows collected are handed over before each
+	// Inverse and Value, so with a frame that moves every row the batches are one row long.
+	Window bool
 	// BatchRows: 0 or 1, Step gets one row per call; more, up to that many rows per call.
 	BatchRows int
 	// BatchBytes bounds the TEXT and BLOB bytes of a batch (0: no bound).
@@ -318,10 +332,33 @@ func (a *aggregate) Finish(call capi.Call, state uintptr) {
 	capi.HandleValue(state).(AggregateGroup).Final(&a.ctx)
 }
 
+type window struct{ aggregate }
+
+func (w *window) Inverse(call capi.Call, state *uintptr, args []capi.Value, nRows, nArgs int, data *byte) {
+	if *state == 0 {
+		*state = capi.NewHandle(w.newGroup())
+	}
+	g := capi.HandleValue(*state).(WindowGroup)
+	w.ctx = Context{call: call}
+	g.Inverse(&w.ctx, ArgRows{cells: args, nRows: nRows, nArgs: nArgs, data: data})
+	w.ctx = Context{}
+}
+
+func (w *window) Value(call capi.Call, state uintptr) {
+	w.ctx = Context{call: call}
+	defer func() { w.ctx = Context{} }()
+	if state == 0 {
+		w.newGroup().(WindowGroup).Value(&w.ctx)
+		return
+	}
+	capi.HandleValue(state).(WindowGroup).Value(&w.ctx)
+}
+
 // CreateAggregate registers (or replaces) the aggregate SQL function name of nArgs
 // arguments (-1: any number) on c: newGroup makes the state of each group (also of a group
 // without rows, for its Final). With opts.BatchRows > 1, Step receives up to that many of
-// the group's rows per call, one crossing from C to Go for all of them.
+// the group's rows per call, one crossing from C to Go for all of them. With opts.Window it
+// is also a window function (see WindowGroup).
 func (c *Conn) CreateAggregate(name string, nArgs int, opts AggregateOptions, newGroup func() AggregateGroup) error {
 	if newGroup == nil {
 		return c.DeleteFunction(name, nArgs)
@@ -329,7 +366,14 @@ func (c *Conn) CreateAggregate(name string, nArgs int, opts AggregateOptions, ne
 	if opts.BatchRows < 0 || opts.BatchBytes < 0 {
 		return errorf(ErrorCode(capi.EInvalidArg), "sqlbatch: negative batch bound")
 	}
-	rc := c.h.CreateAggregate(name, int32(nArgs), uint32(opts.Flags), opts.BatchRows, opts.BatchBytes, &aggregate{newGroup: newGroup})
+	var impl capi.Aggregate = &aggregate{newGroup: newGroup}
+	if opts.Window {
+		if _, ok := newGroup().(WindowGroup); !ok {
+			return errorf(ErrorCode(capi.EInvalidArg), "sqlbatch: a window function's groups must be WindowGroups (Inverse, Value)")
+		}
+		impl = &window{aggregate{newGroup: newGroup}}
+	}
+	rc := c.h.CreateAggregate(name, int32(nArgs), uint32(opts.Flags), opts.BatchRows, opts.BatchBytes, impl)
 	if rc != capi.OK {
 		return c.err(rc, "")
 	}

@@ -408,3 +408,57 @@ func TestAggregateTextBatches(t *testing.T) {
 		r.Close()
 	}
 }
+
+// movingSum is a window function: the sum of the frame.
+type movingSum struct{ sum int64 }
+
+func (g *movingSum) Step(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) {
+	for i := 0; i < rows.Len(); i++ {
+		g.sum += rows.Row(i).Int64(0)
+	}
+}
+func (g *movingSum) Inverse(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) {
+	for i := 0; i < rows.Len(); i++ {
+		g.sum -= rows.Row(i).Int64(0)
+	}
+}
+func (g *movingSum) Value(ctx *sqlbatch.Context) { ctx.SetInt64(g.sum) }
+func (g *movingSum) Final(ctx *sqlbatch.Context) { ctx.SetInt64(g.sum) }
+
+func TestWindowFunction(t *testing.T) {
+	c := fnDB(t)
+	before := capi.LiveHandles()
+	for _, batch := range []int{1, 64} {
+		err := c.CreateAggregate("msum", 1, sqlbatch.AggregateOptions{Window: true, BatchRows: batch},
+			func() sqlbatch.AggregateGroup { return &movingSum{} })
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Query(`SELECT x, msum(x) OVER w, sum(x) OVER w, msum(x) OVER (ORDER BY x), sum(x) OVER (ORDER BY x)
+			FROM t WINDOW w AS (ORDER BY x ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING)`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for r.Next() {
+			n++
+			if r.Int64(1) != r.Int64(2) || r.Int64(3) != r.Int64(4) {
+				t.Fatalf("batch %d, x %d: msum %d %d, sum %d %d", batch, r.Int64(0), r.Int64(1), r.Int64(3), r.Int64(2), r.Int64(4))
+			}
+		}
+		if err := r.Err(); err != nil || n != 1000 {
+			t.Fatalf("%d rows, %v", n, err)
+		}
+		r.Close()
+		// Also as a plain aggregate.
+		if got := queryInt(t, c, "SELECT msum(x) FROM t"); got != 500500 {
+			t.Errorf("msum = %d", got)
+		}
+	}
+	if got := capi.LiveHandles() - before; got != 1 {
+		t.Errorf("%d handles live, want 1", got)
+	}
+	if err := c.CreateAggregate("nowin", 1, sqlbatch.AggregateOptions{Window: true}, func() sqlbatch.AggregateGroup { return &panicky{} }); err == nil {
+		t.Error("a group without Inverse and Value accepted as a window function")
+	}
+}

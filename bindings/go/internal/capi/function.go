@@ -9,6 +9,8 @@ package capi
 void gosb_function_tramp(sqlbatch_call *call, void *ud, const sqlbatch_value *args, size_t n_args, const uint8_t *data);
 void gosb_step_tramp(sqlbatch_call *call, void *ud, void **state, const sqlbatch_value *args, size_t n_rows, size_t n_args, const uint8_t *data);
 void gosb_finish_tramp(sqlbatch_call *call, void *ud, void *state);
+void gosb_inverse_tramp(sqlbatch_call *call, void *ud, void **state, const sqlbatch_value *args, size_t n_rows, size_t n_args, const uint8_t *data);
+void gosb_value_tramp(sqlbatch_call *call, void *ud, void *state);
 int32_t gosb_collation_tramp(void *ud, const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len);
 void gosb_destroy_tramp(void *ud);
 
@@ -19,8 +21,9 @@ static inline int32_t gosb_create_function(sqlbatch_conn *conn, const char *name
 }
 
 static inline int32_t gosb_create_aggregate(sqlbatch_conn *conn, const char *name, size_t name_len,
-		int32_t n_args, uint32_t flags, size_t batch_rows, size_t batch_bytes, uintptr_t h) {
-	sqlbatch_aggregate fns = {gosb_step_tramp, gosb_finish_tramp, NULL, NULL, batch_rows, batch_bytes};
+		int32_t n_args, uint32_t flags, size_t batch_rows, size_t batch_bytes, uintptr_t h, int window) {
+	sqlbatch_aggregate fns = {gosb_step_tramp, gosb_finish_tramp,
+		window ? gosb_inverse_tramp : NULL, window ? gosb_value_tramp : NULL, batch_rows, batch_bytes};
 	return sqlbatch_conn_create_aggregate(conn, name, name_len, n_args, flags, &fns, (void *)h,
 		gosb_destroy_tramp);
 }
@@ -87,6 +90,14 @@ type Aggregate interface {
 	Finish(call Call, state uintptr)
 }
 
+// Window is the Go side of a window function: an Aggregate with Inverse (rows leaving the
+// frame) and Value (the current result, keeping the state).
+type Window interface {
+	Aggregate
+	Inverse(call Call, state *uintptr, args []Value, nRows, nArgs int, data *byte)
+	Value(call Call, state uintptr)
+}
+
 // Collation is the Go side of a collation; a and b are C memory valid during the call.
 type Collation interface {
 	Compare(a, b []byte) int
@@ -130,11 +141,16 @@ func (c Conn) CreateFunction(name string, nArgs int32, flags uint32, f Function)
 	return int32(C.gosb_create_function(c.p, cstr(name), C.size_t(len(name)), C.int32_t(nArgs), C.uint32_t(flags), C.uintptr_t(h), 0))
 }
 
-// CreateAggregate is sqlbatch_conn_create_aggregate with a as user data.
+// CreateAggregate is sqlbatch_conn_create_aggregate with a as user data: a window function
+// when a is a Window.
 func (c Conn) CreateAggregate(name string, nArgs int32, flags uint32, batchRows, batchBytes int, a Aggregate) int32 {
+	window := 0
+	if _, ok := a.(Window); ok {
+		window = 1
+	}
 	h := NewHandle(a)
 	return int32(C.gosb_create_aggregate(c.p, cstr(name), C.size_t(len(name)), C.int32_t(nArgs), C.uint32_t(flags),
-		C.size_t(batchRows), C.size_t(batchBytes), C.uintptr_t(h)))
+		C.size_t(batchRows), C.size_t(batchBytes), C.uintptr_t(h), C.int(window)))
 }
 
 // CreateCollation is sqlbatch_conn_create_collation with col as user data (nil deletes).
@@ -178,6 +194,21 @@ func gosbFinish(call *C.sqlbatch_call, ud C.uintptr_t, state C.uintptr_t) {
 	c := Call{call}
 	defer recoverInto(c)
 	HandleValue(uintptr(ud)).(Aggregate).Finish(c, uintptr(state))
+}
+
+//export gosbInverse
+func gosbInverse(call *C.sqlbatch_call, ud C.uintptr_t, state *C.uintptr_t, args *C.sqlbatch_value, nRows, nArgs C.size_t, data *C.uint8_t) {
+	c := Call{call}
+	defer recoverInto(c)
+	HandleValue(uintptr(ud)).(Window).Inverse(c, (*uintptr)(unsafe.Pointer(state)),
+		cells(args, int(nRows)*int(nArgs)), int(nRows), int(nArgs), (*byte)(unsafe.Pointer(data)))
+}
+
+//export gosbValue
+func gosbValue(call *C.sqlbatch_call, ud C.uintptr_t, state C.uintptr_t) {
+	c := Call{call}
+	defer recoverInto(c)
+	HandleValue(uintptr(ud)).(Window).Value(c, uintptr(state))
 }
 
 //export gosbCollation
