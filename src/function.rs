@@ -513,9 +513,9 @@ fn check_flags(flags: u32) -> Result<c_int, Error> {
 /// `_DIRECTONLY`. Each call of the function in SQL calls `fn(call, user_data, args, n_args,
 /// data)` on the thread that runs the statement, with the arguments as cells (see
 /// `sqlbatch_function_fn`); the callback sets the result with `sqlbatch_call_result` or
-/// `sqlbatch_call_error`. It may run SQL on other connections; running SQL on `conn` itself
-/// from inside the callback is not supported (the connection is used by one thread at a
-/// time, and its statement is mid-step). A function may be registered under one name once
+/// `sqlbatch_call_error`. It may run SQL on any connection, `conn` included (from the same
+/// thread: the statement that calls it is mid-step, as with SQLite's own callbacks), and may
+/// call `sqlbatch_conn_interrupt`, which stops the calling statement with `SQLITE_INTERRUPT`. A function may be registered under one name once
 /// per argument count.
 ///
 /// Ownership: `user_data` passes to the library with this call: `destroy(user_data)` (if

@@ -495,3 +495,68 @@ fn registering_on_a_closed_or_null_connection_is_an_error() {
     );
     unsafe { sqlbatch_call_error(ptr::null_mut(), 1, ptr::null(), 0) };
 }
+
+/// Interrupts its own connection (in `user`) on the 1,000th call.
+unsafe extern "C" fn interrupt_at_1000(
+    _call: *mut sqlbatch_call,
+    user: *mut c_void,
+    _args: *const sqlbatch_value,
+    _n: usize,
+    _data: *const u8,
+) {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    if CALLS.fetch_add(1, Ordering::SeqCst) + 1 == 1000 {
+        unsafe { sqlbatch_conn_interrupt(user as *const sqlbatch_conn) };
+    }
+}
+
+#[test]
+fn an_interrupt_stops_a_query_that_calls_functions() {
+    let conn = open();
+    let rc = unsafe {
+        sqlbatch_conn_create_function(
+            conn,
+            c"tick".as_ptr(),
+            4,
+            1,
+            0,
+            Some(interrupt_at_1000),
+            conn.cast(),
+            None,
+        )
+    };
+    assert_eq!(rc, SQLBATCH_OK);
+    let endless =
+        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT count(tick(i)) FROM c";
+    assert_eq!(query(conn, endless).unwrap_err(), libsqlite3_sys::SQLITE_INTERRUPT);
+    assert_eq!(int_of(conn, "SELECT 7"), 7);
+    unsafe { sqlbatch_conn_close(conn) };
+}
+
+/// Counts the rows of table t through a nested query on its own connection (in `user`).
+unsafe extern "C" fn count_t(
+    call: *mut sqlbatch_call,
+    user: *mut c_void,
+    _args: *const sqlbatch_value,
+    _n: usize,
+    _data: *const u8,
+) {
+    let n = query(user.cast(), "SELECT count(*) FROM t").map(|rows| rows[0][0].1 as i64);
+    match n {
+        Ok(n) => set_int(call, n),
+        Err(rc) => unsafe { sqlbatch_call_error(call, rc, ptr::null(), 0) },
+    }
+}
+
+#[test]
+fn a_callback_may_query_its_own_connection() {
+    let conn = open();
+    exec(conn, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)");
+    let rc = unsafe {
+        sqlbatch_conn_create_function(conn, c"n_t".as_ptr(), 3, 0, 0, Some(count_t), conn.cast(), None)
+    };
+    assert_eq!(rc, SQLBATCH_OK);
+    let rows = query(conn, "SELECT x, n_t() FROM t ORDER BY x").unwrap();
+    assert_eq!(rows.iter().map(|r| (r[0].1, r[1].1)).collect::<Vec<_>>(), vec![(1, 3), (2, 3), (3, 3)]);
+    unsafe { sqlbatch_conn_close(conn) };
+}
