@@ -176,7 +176,13 @@ func (c *Context) SetFloat64(v float64) {
 
 // SetText sets a TEXT result (copied).
 func (c *Context) SetText(s string) {
-	c.result(capi.Value{Kind: capi.KindText, Len: uint32(len(s))}, []byte(s))
+	if c.err {
+		return
+	}
+	v := capi.Value{Kind: capi.KindText, Len: uint32(len(s))}
+	if rc := c.call.ResultText(&v, s); rc != capi.OK {
+		c.err = true
+	}
 }
 
 // SetBlob sets a BLOB result (copied); a nil b is an empty blob.

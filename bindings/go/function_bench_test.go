@@ -65,3 +65,14 @@ func BenchmarkUDFAggregateBatched(b *testing.B) { benchAgg(b, 256) }
 func BenchmarkUDFAggregateSQL(b *testing.B) {
 	benchUDF(b, "SELECT sum(id*id) FROM narrow", func(*sqlbatch.Conn) {})
 }
+
+var texts = [4]string{"alpha", "beta", "gamma", "delta"}
+
+// A TEXT result: SetText copies the string straight from Go memory (no allocation).
+func BenchmarkUDFText(b *testing.B) {
+	benchUDF(b, "SELECT max(up(id)) FROM narrow", func(c *sqlbatch.Conn) {
+		c.CreateFunction("up", 1, sqlbatch.Deterministic, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+			ctx.SetText(texts[a.Int64(0)%4])
+		})
+	})
+}

@@ -71,6 +71,12 @@ func (c Call) Result(v *Value, data []byte) int32 {
 	return int32(C.sqlbatch_call_result(c.p, (*C.sqlbatch_value)(unsafe.Pointer(v)), bptr(data), C.size_t(len(data))))
 }
 
+// ResultText is Result for a TEXT or BLOB v whose bytes are those of s (v.Bits 0).
+func (c Call) ResultText(v *Value, s string) int32 {
+	return int32(C.sqlbatch_call_result(c.p, (*C.sqlbatch_value)(unsafe.Pointer(v)),
+		(*C.uint8_t)(unsafe.Pointer(unsafe.StringData(s))), C.size_t(len(s))))
+}
+
 // Error is sqlbatch_call_error.
 func (c Call) Error(code int32, msg string) {
 	C.sqlbatch_call_error(c.p, C.int32_t(code), cstr(msg), C.size_t(len(msg)))
