@@ -1028,7 +1028,9 @@ int32_t sqlbatch_conn_create_collation(struct sqlbatch_conn *conn,
  * sqlbatch_call_result sets the result of the current call of a function (or of an
  * aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
  * `data + value->bits` (`data_len` bytes at `data`); the bytes are copied. A later result
- * or error replaces it.
+ * replaces it, and so does an error; but once the call has failed (`sqlbatch_call_error`, or
+ * a bad result here), SQLite cannot take the error back, so a later result is refused with
+ * `SQLBATCH_E_INVALID_ARGUMENT` and changes nothing.
  *
  * Thread: only inside the callback that received `call`.
  * NULL: `call` or `value` NULL: `SQLBATCH_E_NULL_PARAMETER`.

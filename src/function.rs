@@ -38,6 +38,14 @@ const FUNCTION_FLAGS_ALLOWED: u32 =
 /// after the callback returns.
 pub struct sqlbatch_call {
     ctx: *mut ffi::sqlite3_context,
+    /// An error was set: SQLite cannot take it back, so later results are refused.
+    failed: bool,
+}
+
+impl sqlbatch_call {
+    fn new(ctx: *mut ffi::sqlite3_context) -> Self {
+        sqlbatch_call { ctx, failed: false }
+    }
 }
 
 /// A scalar function: computes the result of one call from `n_args` argument cells (`args`,
@@ -258,7 +266,7 @@ unsafe extern "C" fn scalar_trampoline(
                 reg.scratch.set(Some(args));
                 return Err(no_memory());
             }
-            let mut call = sqlbatch_call { ctx };
+            let mut call = sqlbatch_call::new(ctx);
             if let Some(f) = reg.func {
                 f(&mut call, reg.user_data, args.cells_ptr(), args.cells.len(), args.data_ptr());
             }
@@ -307,7 +315,7 @@ unsafe fn flush(ctx: *mut ffi::sqlite3_context, reg: &Registration, agg: &sqlbat
         return;
     }
     let n_args = g.pending.cells.len() / g.pending.rows;
-    let mut call = sqlbatch_call { ctx };
+    let mut call = sqlbatch_call::new(ctx);
     if let Some(step) = agg.step {
         // SAFETY: the caller's step callback, with cells and bytes alive during the call.
         unsafe {
@@ -366,7 +374,7 @@ unsafe extern "C" fn inverse_trampoline(
             let ok = row.push_row(argc, argv);
             if ok {
                 if let Some(inverse) = agg.inverse {
-                    let mut call = sqlbatch_call { ctx };
+                    let mut call = sqlbatch_call::new(ctx);
                     inverse(
                         &mut call,
                         reg.user_data,
@@ -397,7 +405,7 @@ unsafe extern "C" fn value_trampoline(ctx: *mut ffi::sqlite3_context) {
             let g = group(ctx, true)?.ok_or_else(no_memory)?;
             flush(ctx, reg, agg, g);
             if let Some(value) = agg.value {
-                let mut call = sqlbatch_call { ctx };
+                let mut call = sqlbatch_call::new(ctx);
                 value(&mut call, reg.user_data, g.state);
             }
             Ok(())
@@ -425,7 +433,7 @@ unsafe extern "C" fn final_trampoline(ctx: *mut ffi::sqlite3_context) {
                 state = g.state;
             }
             if let Some(finish) = agg.finish {
-                let mut call = sqlbatch_call { ctx };
+                let mut call = sqlbatch_call::new(ctx);
                 finish(&mut call, reg.user_data, state);
             }
             Ok(())
@@ -735,7 +743,9 @@ fn report(conn: *mut sqlbatch_conn, e: Error) -> i32 {
 /// sqlbatch_call_result sets the result of the current call of a function (or of an
 /// aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
 /// `data + value->bits` (`data_len` bytes at `data`); the bytes are copied. A later result
-/// or error replaces it.
+/// replaces it, and so does an error; but once the call has failed (`sqlbatch_call_error`, or
+/// a bad result here), SQLite cannot take the error back, so a later result is refused with
+/// `SQLBATCH_E_INVALID_ARGUMENT` and changes nothing.
 ///
 /// Thread: only inside the callback that received `call`.
 /// NULL: `call` or `value` NULL: `SQLBATCH_E_NULL_PARAMETER`.
@@ -750,9 +760,12 @@ pub unsafe extern "C" fn sqlbatch_call_result(
     data_len: usize,
 ) -> i32 {
     // SAFETY: a non-NULL `call` is the current callback's (the caller's contract).
-    let Some(call) = (unsafe { call.as_ref() }) else {
+    let Some(call) = (unsafe { call.as_mut() }) else {
         return SQLBATCH_E_NULL_PARAMETER;
     };
+    if call.failed {
+        return SQLBATCH_E_INVALID_ARGUMENT;
+    }
     let ctx = call.ctx;
     let result = catch(|| {
         // SAFETY: the caller vouches for `value` and `data`.
@@ -804,6 +817,7 @@ pub unsafe extern "C" fn sqlbatch_call_result(
         Err(e) => {
             // SAFETY: `ctx` is live during the callback.
             unsafe { set_error(ctx, &e) };
+            call.failed = true;
             e.code
         }
     }
@@ -822,7 +836,8 @@ pub unsafe extern "C" fn sqlbatch_call_error(
     message_len: usize,
 ) {
     // SAFETY: a non-NULL `call` is the current callback's (the caller's contract).
-    let Some(call) = (unsafe { call.as_ref() }) else { return };
+    let Some(call) = (unsafe { call.as_mut() }) else { return };
+    call.failed = true;
     let ctx = call.ctx;
     crate::panic::boundary_value((), || {
         let code = if code == 0 || code >= 1000 { ffi::SQLITE_ERROR } else { code };

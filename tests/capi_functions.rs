@@ -168,6 +168,9 @@ unsafe extern "C" fn fail_with_constraint(
 ) {
     let msg = "no negative values, please";
     unsafe { sqlbatch_call_error(call, libsqlite3_sys::SQLITE_CONSTRAINT, msg.as_ptr().cast(), msg.len()) };
+    // The error stands: a later result is refused and changes neither code nor message.
+    let value = sqlbatch_value { bits: 99, len: 0, kind: SQLBATCH_INTEGER, _pad: [0; 3] };
+    assert_eq!(unsafe { sqlbatch_call_result(call, &value, ptr::null(), 0) }, SQLBATCH_E_INVALID_ARGUMENT);
 }
 
 unsafe extern "C" fn bad_result(
