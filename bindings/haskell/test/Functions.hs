@@ -11,6 +11,9 @@ import Data.Int
 import Data.IORef
 import Data.Text (Text)
 import qualified Data.Text as T
+import System.Mem (performMajorGC)
+import System.Mem.Weak (deRefWeak)
+import Control.Concurrent (threadDelay)
 import Test.HUnit
 
 import Database.SQLBatch
@@ -48,6 +51,25 @@ sumRows rows s0 = go 0 s0
       | otherwise = do
           x <- DF.funcArgInt64 (DF.funcRowArgs rows r) 0
           go (r + 1) $! s + x * x
+
+-- | A counter captured by a registered function, and a weak pointer that tells when the
+-- registration has let go of it (its destroy callback freed the 'StablePtr').
+capturing :: IO (Int64 -> IO Int64, IO Bool)
+capturing = do
+  ref <- newIORef (0 :: Int64)
+  w <- mkWeakIORef ref (return ())
+  let f x = atomicModifyIORef' ref (\n -> (n + x, n + x))
+      released = do
+        let loop :: Int -> IO Bool
+            loop 0 = return False
+            loop k = do
+              performMajorGC
+              r <- deRefWeak w
+              case r of
+                Nothing -> return True
+                Just _ -> threadDelay 10000 >> loop (k - 1)
+        loop 50
+  return (f, released)
 
 functionTests :: Test
 functionTests = TestList
@@ -131,6 +153,25 @@ functionTests = TestList
       createFunction c "k" (\x -> x :: Int64)
       [Only (w :: Int64)] <- query_ c "SELECT k(7)"
       w @?= 7
+  , "the destroy callback releases the closure on replacement, deletion and close" ~: do
+      withMem $ \c -> do
+        (f, released) <- capturing
+        createFunction c "acc" f
+        [Only (a :: Int64)] <- query_ c "SELECT acc(2) + acc(3)"
+        a @?= 7
+        createFunction c "acc" (\x -> x :: Int64)     -- replaces it
+        released >>= assertBool "replaced: released"
+        (g, releasedG) <- capturing
+        createFunction c "acc2" g
+        deleteFunction c "acc2"
+        releasedG >>= assertBool "deleted: released"
+      (h, releasedH) <- capturing
+      withMem $ \c -> do
+        createFunction c "acc3" h
+        performMajorGC
+        [Only (b :: Int64)] <- query_ c "SELECT acc3(5)"   -- still registered and alive
+        b @?= 5
+      releasedH >>= assertBool "closed: released"
   , "functions and aggregates on a connection that closes" ~: do
       forM_ [1 .. 20 :: Int] $ \_ -> withMem $ \c -> do
         createFunction c "f" (\x -> x :: Int64)
