@@ -333,6 +333,11 @@ unsafe fn flush(ctx: *mut ffi::sqlite3_context, reg: &Registration, agg: &sqlbat
     g.pending.clear();
 }
 
+/// The aggregate callbacks of `reg` (registered through `sqlbatch_conn_create_aggregate`).
+fn aggregate_of(reg: &Registration) -> Result<&sqlbatch_aggregate, Error> {
+    reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))
+}
+
 unsafe extern "C" fn step_trampoline(
     ctx: *mut ffi::sqlite3_context,
     argc: c_int,
@@ -342,7 +347,7 @@ unsafe extern "C" fn step_trampoline(
     unsafe {
         guarded(ctx, || {
             let reg = registration(ctx);
-            let agg = reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))?;
+            let agg = aggregate_of(reg)?;
             let g = group(ctx, true)?.ok_or_else(no_memory)?;
             if !g.pending.push_row(argc, argv) {
                 return Err(no_memory());
@@ -366,7 +371,7 @@ unsafe extern "C" fn inverse_trampoline(
     unsafe {
         guarded(ctx, || {
             let reg = registration(ctx);
-            let agg = reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))?;
+            let agg = aggregate_of(reg)?;
             let g = group(ctx, true)?.ok_or_else(no_memory)?;
             flush(ctx, reg, agg, g);
             let mut row = reg.scratch.take().unwrap_or_default();
@@ -401,7 +406,7 @@ unsafe extern "C" fn value_trampoline(ctx: *mut ffi::sqlite3_context) {
     unsafe {
         guarded(ctx, || {
             let reg = registration(ctx);
-            let agg = reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))?;
+            let agg = aggregate_of(reg)?;
             let g = group(ctx, true)?.ok_or_else(no_memory)?;
             flush(ctx, reg, agg, g);
             if let Some(value) = agg.value {
@@ -418,7 +423,7 @@ unsafe extern "C" fn final_trampoline(ctx: *mut ffi::sqlite3_context) {
     unsafe {
         guarded(ctx, || {
             let reg = registration(ctx);
-            let agg = reg.agg.as_ref().ok_or_else(|| Error::new(ffi::SQLITE_MISUSE, "not an aggregate"))?;
+            let agg = aggregate_of(reg)?;
             let slot = ffi::sqlite3_aggregate_context(ctx, 0) as *mut *mut Group;
             let group = if slot.is_null() || (*slot).is_null() {
                 None
