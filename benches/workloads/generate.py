@@ -13,6 +13,8 @@ Files (see benches/README.md for what each implementation does with them):
                        1 BLOB (0-64 bytes); ~10% NULLs outside id; 200,000 rows
   exec_script.sql      1,000 INSERT statements into script_t(a INTEGER, b TEXT)
   exec_script_10k.sql  10,000 of them
+  udf.db               udf(x INTEGER NOT NULL), 1,000,000 rows, x = 0, 1, ..., 999,999 in rowid
+                       order (udf_scalar, udf_aggregate)
 """
 
 import os
@@ -28,6 +30,7 @@ SIZES = {
     "fetch_wide": 200_000,
     "exec_script": 1_000,
     "exec_script_10k": 10_000,
+    "udf": 1_000_000,
 }
 
 WORDS = ["alpha", "beta", "gamma", "delta", "café", "naïve", "grüße", "żółw", "日本語", "ελληνικά", "x", "🙂ok"]
@@ -112,6 +115,15 @@ def script(path, n):
             f.write("INSERT INTO script_t(a, b) VALUES (%d, 'statement %d');\n" % (k, k))
 
 
+def udf(path, n):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE udf(x INTEGER NOT NULL)")
+    db.execute("WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < ?)"
+               " INSERT INTO udf(x) SELECT x FROM c", (n - 1,))
+    db.commit()
+    db.close()
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "build/workloads"
     os.makedirs(out, exist_ok=True)
@@ -125,6 +137,7 @@ def main():
         "fetch_wide.db": lambda p: wide(p, SIZES["fetch_wide"]),
         "exec_script.sql": lambda p: script(p, SIZES["exec_script"]),
         "exec_script_10k.sql": lambda p: script(p, SIZES["exec_script_10k"]),
+        "udf.db": lambda p: udf(p, SIZES["udf"]),
     }
     for name, make in makers.items():
         path = os.path.join(out, name)
