@@ -41,6 +41,17 @@ int sqlite3_column_bytes(struct sqlite3_stmt *, int);
 int sqlite3_bind_int64(struct sqlite3_stmt *, int, long long);
 int sqlite3_bind_double(struct sqlite3_stmt *, int, double);
 int sqlite3_bind_text(struct sqlite3_stmt *, int, const char *, int, void (*)(void *));
+struct sqlite3_context;
+struct sqlite3_value;
+int sqlite3_create_function_v2(struct sqlite3 *, const char *, int, int, void *,
+                               void (*)(struct sqlite3_context *, int, struct sqlite3_value **),
+                               void (*)(struct sqlite3_context *, int, struct sqlite3_value **),
+                               void (*)(struct sqlite3_context *), void (*)(void *));
+long long sqlite3_value_int64(struct sqlite3_value *);
+void sqlite3_result_int64(struct sqlite3_context *, long long);
+void sqlite3_result_null(struct sqlite3_context *);
+void sqlite3_result_error_nomem(struct sqlite3_context *);
+void *sqlite3_aggregate_context(struct sqlite3_context *, int);
 
 /* SQLite's values (sqlite3.h). */
 enum {
@@ -55,6 +66,8 @@ enum {
 #define NB_OPEN_FLAGS (0x00000002 /* READWRITE */ | 0x00000004 /* CREATE */ | 0x00008000 /* NOMUTEX */ | \
                        0x02000000 /* EXRESCODE */)
 #define NB_STATIC ((void (*)(void *))0) /* SQLITE_STATIC */
+#define NB_UTF8 1                    /* SQLITE_UTF8 */
+#define NB_DETERMINISTIC 0x000000800 /* SQLITE_DETERMINISTIC */
 
 #ifdef NB_USE_SQLITE3_H /* C99 has no _Static_assert: an array of size -1 fails to compile */
 typedef char nb_check_codes[NB_SQLITE_OK == SQLITE_OK && NB_SQLITE_ROW == SQLITE_ROW && NB_SQLITE_DONE == SQLITE_DONE ? 1 : -1];
@@ -62,6 +75,7 @@ typedef char nb_check_types[NB_SQLITE_INTEGER == SQLITE_INTEGER && NB_SQLITE_FLO
                                     NB_SQLITE_TEXT == SQLITE_TEXT && NB_SQLITE_BLOB == SQLITE_BLOB ? 1 : -1];
 typedef char nb_check_flags[NB_OPEN_FLAGS == (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
                                               SQLITE_OPEN_EXRESCODE) ? 1 : -1];
+typedef char nb_check_function_flags[NB_UTF8 == SQLITE_UTF8 && NB_DETERMINISTIC == SQLITE_DETERMINISTIC ? 1 : -1];
 #endif
 
 sqlite3 *nb_open(const char *path, const char **err) {
@@ -196,4 +210,68 @@ int nb_bulk_insert(sqlite3 *db, const nb_rows *rows) {
   }
   sqlite3_finalize(s);
   return sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+}
+
+/* ---- udf_scalar, udf_aggregate ---- */
+
+/* What f and sumsq count during one repetition (the benchmarks are single-threaded). */
+static int64_t nb_f_calls, nb_sumsq_rows;
+
+static void nb_f(struct sqlite3_context *ctx, int argc, struct sqlite3_value **argv) {
+  (void)argc;
+  nb_f_calls++;
+  uint64_t x = (uint64_t)sqlite3_value_int64(argv[0]);
+  sqlite3_result_int64(ctx, (long long)(x * 2 + 1));
+}
+
+static void nb_sumsq_step(struct sqlite3_context *ctx, int argc, struct sqlite3_value **argv) {
+  (void)argc;
+  uint64_t *sum = sqlite3_aggregate_context(ctx, sizeof *sum); /* zeroed at the group's first row */
+  if (!sum) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  nb_sumsq_rows++;
+  uint64_t x = (uint64_t)sqlite3_value_int64(argv[0]);
+  *sum += x * x;
+}
+
+static void nb_sumsq_final(struct sqlite3_context *ctx) {
+  uint64_t *sum = sqlite3_aggregate_context(ctx, 0); /* NULL when the group had no row */
+  if (sum) sqlite3_result_int64(ctx, (long long)*sum);
+  else sqlite3_result_null(ctx);
+}
+
+int nb_udf_register(sqlite3 *db) {
+  int rc = sqlite3_create_function_v2(db, "f", 1, NB_UTF8 | NB_DETERMINISTIC, NULL, nb_f, NULL, NULL, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  return sqlite3_create_function_v2(db, "sumsq", 1, NB_UTF8, NULL, NULL, nb_sumsq_step, nb_sumsq_final, NULL);
+}
+
+/* Prepares, steps and finalizes a one-row, one-column query: its integer in *v. */
+static int nb_query_int64(sqlite3 *db, const char *sql, int64_t *v) {
+  struct sqlite3_stmt *s;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  rc = sqlite3_step(s);
+  if (rc == NB_SQLITE_ROW) {
+    *v = sqlite3_column_int64(s, 0);
+    rc = NB_SQLITE_OK;
+  }
+  int frc = sqlite3_finalize(s);
+  return rc != NB_SQLITE_OK ? rc : frc;
+}
+
+int nb_udf_scalar(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  nb_f_calls = 0;
+  int rc = nb_query_int64(db, "SELECT sum(f(x)) FROM udf", checksum);
+  *count = nb_f_calls;
+  return rc;
+}
+
+int nb_udf_aggregate(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  nb_sumsq_rows = 0;
+  int rc = nb_query_int64(db, "SELECT sumsq(x) FROM udf", checksum);
+  *count = nb_sumsq_rows;
+  return rc;
 }

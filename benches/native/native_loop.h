@@ -7,7 +7,7 @@
  * comparison is fair.
  *
  * Every function returns SQLite's result code (0 is SQLITE_OK); the timed part of each
- * workload is one call (nb_fetch_*, nb_exec of the script, nb_bulk_insert).
+ * workload is one call (nb_fetch_*, nb_exec of the script, nb_bulk_insert, nb_udf_*).
  */
 #ifndef SQLBATCH_NATIVE_LOOP_H
 #define SQLBATCH_NATIVE_LOOP_H
@@ -45,6 +45,18 @@ void nb_free_rows(nb_rows *rows);
 /* bulk_insert: BEGIN, one prepared INSERT INTO bulk VALUES (?, ?, ?) bound and stepped per
  * row (the text SQLITE_STATIC), COMMIT. The table exists already. */
 int nb_bulk_insert(sqlite3 *db, const nb_rows *rows);
+
+/* Registers f and sumsq (the udf workloads) on db; untimed set-up. f(x) is x*2+1 (int64,
+ * wrapping), a deterministic scalar function; sumsq(x) the wrapping int64 sum of x*x, an
+ * aggregate (xStep/xFinal, its sum in sqlite3_aggregate_context; NULL for no rows). Both
+ * sqlite3_create_function_v2, SQLITE_UTF8; f also SQLITE_DETERMINISTIC. */
+int nb_udf_register(sqlite3 *db);
+/* udf_scalar / udf_aggregate: one repetition; *count = calls of f / rows sumsq saw. Prepare,
+ * step and finalize SELECT sum(f(x)) FROM udf / SELECT sumsq(x) FROM udf; *checksum is the
+ * query's integer. The counters are static (the benchmarks are single-threaded) and reset at
+ * the start of each call. */
+int nb_udf_scalar(sqlite3 *db, int64_t *count, int64_t *checksum);
+int nb_udf_aggregate(sqlite3 *db, int64_t *count, int64_t *checksum);
 
 /* The version of the SQLite the loop runs (sqlite3_libversion). */
 const char *nb_sqlite_version(void);

@@ -6,7 +6,9 @@
  *               baseline the Go and Haskell benchmarks share). It runs the very SQLite object
  *               that is inside libsqlbatch.a, opened with the same flags (SQLITE_OPEN_NOMUTEX,
  *               extended result codes); see benches/README.md, "The native C baseline".
- *   c-sqlbatch  the same work through the sqlbatch C ABI.
+ *   c-sqlbatch  the same work through the sqlbatch C ABI (for the udf workloads: f through
+ *               sqlbatch_conn_create_function, sumsq through sqlbatch_conn_create_aggregate,
+ *               batched).
  *
  * Usage: c-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W
  *        c-bench --version
@@ -104,6 +106,14 @@ static rep n_bulk_insert(const nb_rows *rows) {
   return r;
 }
 
+static rep n_udf(sqlite3 *db, int aggregate) {
+  rep r = {0, 0, 0};
+  uint64_t t0 = now_ns();
+  n_check(aggregate ? nb_udf_aggregate(db, &r.count, &r.checksum) : nb_udf_scalar(db, &r.count, &r.checksum), "udf");
+  r.ns = now_ns() - t0;
+  return r;
+}
+
 /* ---------------- sqlbatch ---------------- */
 
 static void b_check(sqlbatch_conn *c, int32_t rc, const char *what) {
@@ -129,13 +139,21 @@ static sqlbatch_stmt *b_prepare(sqlbatch_conn *c, const char *sql) {
   return s;
 }
 
-static void b_scalar2(sqlbatch_conn *c, const char *sql, int64_t *a, int64_t *b) {
+/* The first n integers of the first row of a query. */
+static void b_scalars(sqlbatch_conn *c, const char *sql, int64_t *out, size_t n) {
   sqlbatch_stmt *s = b_prepare(c, sql);
   sqlbatch_batch batch;
   b_check(c, sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &batch), "fetch");
-  *a = sqlbatch_cell_int64(&batch.cells[0]);
-  *b = sqlbatch_cell_int64(&batch.cells[1]);
+  if (batch.n_rows != 1 || batch.n_cols < n) die("fetch", sql);
+  for (size_t i = 0; i < n; i++) out[i] = sqlbatch_cell_int64(&batch.cells[i]);
   sqlbatch_stmt_finalize(s);
+}
+
+static void b_scalar2(sqlbatch_conn *c, const char *sql, int64_t *a, int64_t *b) {
+  int64_t v[2];
+  b_scalars(c, sql, v, 2);
+  *a = v[0];
+  *b = v[1];
 }
 
 static rep b_fetch_narrow(sqlbatch_conn *c) {
@@ -228,6 +246,66 @@ static rep b_bulk_insert(const nb_rows *rows, sqlbatch_value *cells) {
   return r;
 }
 
+/* f and sumsq as a user of the ABI writes them: each counts its calls (rows) through its
+ * user_data, and reads its argument cells as a fetch reads a batch. */
+#define SUMSQ_BATCH_ROWS 256
+
+static void b_f(sqlbatch_call *call, void *user_data, const sqlbatch_value *args, size_t n_args, const uint8_t *data) {
+  (void)n_args;
+  (void)data;
+  ++*(int64_t *)user_data;
+  const sqlbatch_value v = {.bits = args[0].bits * 2 + 1, .kind = SQLBATCH_INTEGER};
+  sqlbatch_call_result(call, &v, NULL, 0);
+}
+
+static void b_sumsq_step(sqlbatch_call *call, void *user_data, void **state, const sqlbatch_value *args,
+                         size_t n_rows, size_t n_args, const uint8_t *data) {
+  (void)data;
+  uint64_t *sum = *state;
+  if (!sum) {
+    if (!(sum = calloc(1, sizeof *sum))) {
+      sqlbatch_call_error(call, 7 /* SQLITE_NOMEM */, NULL, 0);
+      return;
+    }
+    *state = sum;
+  }
+  *(int64_t *)user_data += (int64_t)n_rows;
+  uint64_t acc = *sum;
+  for (size_t i = 0; i < n_rows; i++) {
+    uint64_t x = args[i * n_args].bits;
+    acc += x * x;
+  }
+  *sum = acc;
+}
+
+static void b_sumsq_finish(sqlbatch_call *call, void *user_data, void *state) {
+  (void)user_data;
+  if (!state) return; /* no rows: NULL */
+  const sqlbatch_value v = {.bits = *(uint64_t *)state, .kind = SQLBATCH_INTEGER};
+  sqlbatch_call_result(call, &v, NULL, 0);
+  free(state);
+}
+
+static int64_t b_f_calls, b_sumsq_rows;
+
+static void b_udf_register(sqlbatch_conn *c) {
+  b_check(c, sqlbatch_conn_create_function(c, "f", 1, 1, SQLBATCH_FUNCTION_DETERMINISTIC, b_f, &b_f_calls, NULL),
+          "create_function");
+  const sqlbatch_aggregate fns = {.step = b_sumsq_step, .finish = b_sumsq_finish, .batch_rows = SUMSQ_BATCH_ROWS};
+  b_check(c, sqlbatch_conn_create_aggregate(c, "sumsq", 5, 1, 0, &fns, &b_sumsq_rows, NULL), "create_aggregate");
+}
+
+static rep b_udf(sqlbatch_conn *c, int aggregate) {
+  rep r = {0, 0, 0};
+  int64_t *counter = aggregate ? &b_sumsq_rows : &b_f_calls;
+  *counter = 0;
+  uint64_t t0 = now_ns();
+  b_scalars(c, aggregate ? "SELECT sumsq(x) FROM udf" : "SELECT sum(f(x)) FROM udf", &r.checksum, 1);
+  r.ns = now_ns() - t0;
+  r.count = *counter;
+  return r;
+}
+
 /* ---------------- driver ---------------- */
 
 int main(int argc, char **argv) {
@@ -254,11 +332,13 @@ int main(int argc, char **argv) {
   char *script = NULL;
   nb_rows *rows = NULL;
   sqlbatch_value *values = NULL;
-  enum { NARROW, WIDE, SCRIPT, BULK } kind;
+  enum { NARROW, WIDE, SCRIPT, BULK, UDF_SCALAR, UDF_AGGREGATE } kind;
   if (!strncmp(workload, "fetch_narrow", 12)) kind = NARROW;
   else if (!strcmp(workload, "fetch_wide")) kind = WIDE;
   else if (!strncmp(workload, "exec_script", 11)) kind = SCRIPT;
   else if (!strcmp(workload, "bulk_insert")) kind = BULK;
+  else if (!strcmp(workload, "udf_scalar")) kind = UDF_SCALAR;
+  else if (!strcmp(workload, "udf_aggregate")) kind = UDF_AGGREGATE;
   else {
     fprintf(stderr, "c-bench: workload %s not supported\n", workload);
     return 3;
@@ -266,6 +346,9 @@ int main(int argc, char **argv) {
   if (kind == NARROW || kind == WIDE) {
     if (native) db = n_open(input);
     else conn = b_open(input);
+  } else if (kind == UDF_SCALAR || kind == UDF_AGGREGATE) {
+    if (native) n_check(nb_udf_register(db = n_open(input)), "register");
+    else b_udf_register(conn = b_open(input));
   } else if (kind == SCRIPT) {
     script = read_file(input);
   } else {
@@ -278,6 +361,8 @@ int main(int argc, char **argv) {
       case NARROW: r = native ? n_fetch(db, 0) : b_fetch_narrow(conn); break;
       case WIDE: r = native ? n_fetch(db, 1) : b_fetch_wide(conn); break;
       case SCRIPT: r = native ? n_exec_script(script) : b_exec_script(script); break;
+      case UDF_SCALAR: r = native ? n_udf(db, 0) : b_udf(conn, 0); break;
+      case UDF_AGGREGATE: r = native ? n_udf(db, 1) : b_udf(conn, 1); break;
       default: r = native ? n_bulk_insert(rows) : b_bulk_insert(rows, values); break;
     }
     if (i >= warmup) printf("%llu %lld %lld\n", (unsigned long long)r.ns, (long long)r.count, (long long)r.checksum);

@@ -70,6 +70,45 @@ def bulk_insert(rows):
     return ns, count, total
 
 
+class Udf:
+    """f and sumsq, registered on con, counting their calls / rows in this object."""
+
+    def __init__(self, con):
+        self.calls = self.rows = 0
+        udf = self
+
+        def f(x):
+            udf.calls += 1
+            return x * 2 + 1
+
+        class SumSq:
+            def __init__(self):
+                self.total = 0
+
+            def step(self, x):
+                udf.rows += 1
+                self.total += x * x
+
+            def finalize(self):
+                return wrap(self.total)
+
+        con.create_function("f", 1, f, deterministic=True)
+        con.create_aggregate("sumsq", 1, SumSq)
+        self.con = con
+
+    def scalar(self):
+        self.calls = 0
+        t0 = time.perf_counter_ns()
+        (total,) = self.con.execute("SELECT sum(f(x)) FROM udf").fetchone()
+        return time.perf_counter_ns() - t0, self.calls, total
+
+    def aggregate(self):
+        self.rows = 0
+        t0 = time.perf_counter_ns()
+        (total,) = self.con.execute("SELECT sumsq(x) FROM udf").fetchone()
+        return time.perf_counter_ns() - t0, self.rows, total
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--impl", required=True)
@@ -88,6 +127,9 @@ def main():
         with open(a.input, encoding="utf-8") as f:
             script = f.read()
         run = lambda: exec_script(script)  # noqa: E731
+    elif w in ("udf_scalar", "udf_aggregate"):
+        udf = Udf(sqlite3.connect(a.input, isolation_level=None))
+        run = udf.scalar if w == "udf_scalar" else udf.aggregate
     elif w == "bulk_insert":
         rows = [(i, i * 0.25, "row-%d" % i) for i in range(int(a.input))]
         run = lambda: bulk_insert(rows)  # noqa: E731
