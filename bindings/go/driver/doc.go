@@ -126,7 +126,11 @@
 //     Query and Exec anew).
 //   - Aggregators registered with RegisterAggregator get their rows from C in batches (Step
 //     is still called once per row), so an error of Step is reported with its batch.
-//   - No extensions (LoadExtension) or hooks yet.
+//   - LoadExtension with an empty entry uses SQLite's default entry point, as Extensions does
+//     (mattn hands SQLite the empty name, which no library defines); its errors, like all
+//     of the driver's, are *sqlbatch.Error with SQLite's message (mattn's are plain errors
+//     with the same message).
+//   - No hooks (update, commit, rollback, authorizer) yet.
 //
 // # SQL functions
 //
@@ -142,4 +146,17 @@
 // or on one connection through sql.Conn.Raw. A Go panic in a function becomes an SQL error
 // of the statement. The package sqlbatch has the same without reflection, and aggregates
 // whose Step takes a batch of rows per call (Conn.CreateAggregate).
+//
+// # Extensions
+//
+// As with mattn/go-sqlite3, Driver.Extensions (also named SQLiteDriver) lists shared
+// libraries loaded on every new connection, and Conn.LoadExtension(lib, entry) loads one
+// into one connection (from a ConnectHook, or through sql.Conn.Raw); both enable loading for
+// the call only, so SQL can never load code (load_extension() stays off):
+//
+//	sql.Register("sqlbatch_vec", &driver.SQLiteDriver{Extensions: []string{"./vec0.so"}})
+//
+// A statically linked extension (its sqlite3_*_init entry point compiled into the program)
+// is initialized from a ConnectHook with c.Raw().InitExtension, or on every connection of
+// the program with sqlbatch.AutoExtension; see the package sqlbatch.
 package driver

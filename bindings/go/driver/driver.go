@@ -17,8 +17,15 @@ func init() {
 }
 
 // Driver is the database/sql driver. It is registered as "sqlbatch" when this package is
-// imported; use it directly only to set ConnectHook.
+// imported; use it directly only to set Extensions or ConnectHook, registering it under a
+// name of its own with sql.Register.
 type Driver struct {
+	// Extensions are shared libraries of SQLite extensions loaded on every new connection,
+	// after its DSN options were applied and before ConnectHook, each with SQLite's default
+	// entry point (see Conn.LoadExtension), as mattn/go-sqlite3's SQLiteDriver.Extensions;
+	// loading is enabled only while they load. A library that fails to load fails the
+	// connection.
+	Extensions []string
 	// ConnectHook, if set, is called on every new connection after its DSN options were
 	// applied; an error fails the connection.
 	ConnectHook func(*Conn) error
@@ -90,6 +97,11 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	if len(cfg.Pragmas) > 0 {
 		if _, err := raw.ExecScript(strings.Join(cfg.Pragmas, ";\n")); err != nil {
+			return fail(err)
+		}
+	}
+	if c.driver != nil && len(c.driver.Extensions) > 0 {
+		if err := conn.loadExtensions(c.driver.Extensions, ""); err != nil {
 			return fail(err)
 		}
 	}
