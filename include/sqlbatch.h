@@ -272,6 +272,45 @@ typedef struct sqlbatch_conn sqlbatch_conn;
 typedef struct sqlbatch_stmt sqlbatch_stmt;
 
 /**
+ * One SQL value: a cell of a fetched batch, or a parameter to bind.
+ *
+ * | `kind`             | meaning of `bits`                     | `len`        |
+ * |--------------------|---------------------------------------|--------------|
+ * | `SQLBATCH_INTEGER` | the `int64_t` value                   | 0            |
+ * | `SQLBATCH_FLOAT`   | the IEEE-754 bits of the `double`     | 0            |
+ * | `SQLBATCH_TEXT`    | offset of the UTF-8 bytes from `data` | byte length  |
+ * | `SQLBATCH_BLOB`    | offset of the bytes from `data`       | byte length  |
+ * | `SQLBATCH_NULL`    | 0                                     | 0            |
+ *
+ * Text is not NUL-terminated and may contain NUL bytes. NULL, empty text and an empty blob
+ * are three different values. `data` is the base pointer passed beside the values (or the
+ * batch's `data`); when that base is NULL, `bits` is the address of the bytes itself.
+ */
+typedef struct sqlbatch_value {
+  /**
+   * The value, or the offset of its bytes (see the table above).
+   */
+  uint64_t bits;
+  /**
+   * Byte length of TEXT and BLOB values; 0 otherwise.
+   */
+  uint32_t len;
+  /**
+   * One of `SQLBATCH_INTEGER`, `SQLBATCH_FLOAT`, `SQLBATCH_TEXT`, `SQLBATCH_BLOB`, `SQLBATCH_NULL`.
+   */
+  uint8_t kind;
+  /**
+   * Zero.
+   */
+  uint8_t _pad[3];
+} sqlbatch_value;
+
+/**
+ * Releases the `user_data` of a registration; called exactly once.
+ */
+typedef void (*sqlbatch_destroy_fn)(void *user_data);
+
+/**
  * The error details of a connection, read back with `sqlbatch_conn_last_error`.
  */
 typedef struct sqlbatch_error {
@@ -312,40 +351,6 @@ typedef struct sqlbatch_error {
    */
   int64_t row_index;
 } sqlbatch_error;
-
-/**
- * One SQL value: a cell of a fetched batch, or a parameter to bind.
- *
- * | `kind`             | meaning of `bits`                     | `len`        |
- * |--------------------|---------------------------------------|--------------|
- * | `SQLBATCH_INTEGER` | the `int64_t` value                   | 0            |
- * | `SQLBATCH_FLOAT`   | the IEEE-754 bits of the `double`     | 0            |
- * | `SQLBATCH_TEXT`    | offset of the UTF-8 bytes from `data` | byte length  |
- * | `SQLBATCH_BLOB`    | offset of the bytes from `data`       | byte length  |
- * | `SQLBATCH_NULL`    | 0                                     | 0            |
- *
- * Text is not NUL-terminated and may contain NUL bytes. NULL, empty text and an empty blob
- * are three different values. `data` is the base pointer passed beside the values (or the
- * batch's `data`); when that base is NULL, `bits` is the address of the bytes itself.
- */
-typedef struct sqlbatch_value {
-  /**
-   * The value, or the offset of its bytes (see the table above).
-   */
-  uint64_t bits;
-  /**
-   * Byte length of TEXT and BLOB values; 0 otherwise.
-   */
-  uint32_t len;
-  /**
-   * One of `SQLBATCH_INTEGER`, `SQLBATCH_FLOAT`, `SQLBATCH_TEXT`, `SQLBATCH_BLOB`, `SQLBATCH_NULL`.
-   */
-  uint8_t kind;
-  /**
-   * Zero.
-   */
-  uint8_t _pad[3];
-} sqlbatch_value;
 
 /**
  * An extension's entry point, as SQLite's loadable extensions define it:
@@ -410,11 +415,6 @@ typedef void (*sqlbatch_function_fn)(struct sqlbatch_call *call,
                                      const struct sqlbatch_value *args,
                                      size_t n_args,
                                      const uint8_t *data);
-
-/**
- * Releases the `user_data` of a registration; called exactly once.
- */
-typedef void (*sqlbatch_destroy_fn)(void *user_data);
 
 /**
  * An aggregate's step (or a window function's inverse): takes `n_rows` argument rows of
@@ -624,6 +624,62 @@ typedef struct sqlbatch_write_result {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * sqlbatch_call_result sets the result of the current call of a function (or of an
+ * aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
+ * `data + value->bits` (`data_len` bytes at `data`); the bytes are copied (to hand them over
+ * without a copy, use `sqlbatch_call_result_bytes`). A later result replaces it, and so does
+ * an error; but once the call has failed (`sqlbatch_call_error`, or a bad result here),
+ * SQLite cannot take the error back, so a later result is refused with
+ * `SQLBATCH_E_INVALID_ARGUMENT` and changes nothing.
+ *
+ * Thread: only inside the callback that received `call`.
+ * NULL: `call` or `value` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (an unknown kind, bytes without
+ * `data`), `SQLBATCH_E_RANGE` (bytes outside `data_len`) or `SQLITE_TOOBIG` (text or a blob
+ * over the connection's `SQLITE_LIMIT_LENGTH`), each of which also makes the call fail with
+ * that error.
+ */
+int32_t sqlbatch_call_result(struct sqlbatch_call *call,
+                             const struct sqlbatch_value *value,
+                             const uint8_t *data,
+                             size_t data_len);
+
+/**
+ * sqlbatch_call_result_bytes sets the result of the current call to TEXT (`kind`
+ * `SQLBATCH_TEXT`, UTF-8) or BLOB (`SQLBATCH_BLOB`) bytes that the caller hands over without
+ * a copy: SQLite keeps the `len` bytes at `bytes` for as long as it needs them and then calls
+ * `destroy(bytes)`. When `bytes` is not NULL, `destroy` runs exactly once whatever happens,
+ * also when this call fails, and possibly before it returns (for an empty value, or when
+ * SQLite copies or refuses the bytes); it runs on the thread running the statement and must
+ * not call into the library. A NULL `destroy` means copy the bytes now, as
+ * `sqlbatch_call_result` does. The other rules are `sqlbatch_call_result`'s.
+ *
+ * Thread: only inside the callback that received `call`.
+ * NULL: `call` NULL: `SQLBATCH_E_NULL_PARAMETER` (`destroy` still runs); `bytes` NULL with
+ * `len` > 0: `SQLBATCH_E_INVALID_ARGUMENT`; `bytes` NULL with `len` 0: an empty value.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (a kind other than TEXT or BLOB, a
+ * call that has failed already) or `SQLITE_TOOBIG` (over the connection's
+ * `SQLITE_LIMIT_LENGTH`), which (but for the failed call) also make the call fail.
+ */
+int32_t sqlbatch_call_result_bytes(struct sqlbatch_call *call,
+                                   uint8_t kind,
+                                   const uint8_t *bytes,
+                                   size_t len,
+                                   sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_call_error makes the current call fail: the statement stops with `code` (an
+ * SQLite result code, e.g. `SQLITE_CONSTRAINT`; 0 or a library code give `SQLITE_ERROR`) and
+ * the `message_len` bytes of UTF-8 at `message` (copied) as its message.
+ * Thread: only inside the callback that received `call`. NULL `call`: a no-op; NULL
+ * `message`: SQLite's description of `code`.
+ */
+void sqlbatch_call_error(struct sqlbatch_call *call,
+                         int32_t code,
+                         const char *message,
+                         size_t message_len);
 
 /**
  * sqlbatch_code_str describes a status code in English.
@@ -1023,37 +1079,6 @@ int32_t sqlbatch_conn_create_collation(struct sqlbatch_conn *conn,
                                        sqlbatch_collation_fn compare,
                                        void *user_data,
                                        sqlbatch_destroy_fn destroy);
-
-/**
- * sqlbatch_call_result sets the result of the current call of a function (or of an
- * aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
- * `data + value->bits` (`data_len` bytes at `data`); the bytes are copied. A later result
- * replaces it, and so does an error; but once the call has failed (`sqlbatch_call_error`, or
- * a bad result here), SQLite cannot take the error back, so a later result is refused with
- * `SQLBATCH_E_INVALID_ARGUMENT` and changes nothing.
- *
- * Thread: only inside the callback that received `call`.
- * NULL: `call` or `value` NULL: `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (an unknown kind, bytes without
- * `data`) or `SQLBATCH_E_RANGE` (bytes outside `data_len`), which also set that error as the
- * call's result; `SQLITE_TOOBIG` for text or a blob over SQLite's length limit.
- */
-int32_t sqlbatch_call_result(struct sqlbatch_call *call,
-                             const struct sqlbatch_value *value,
-                             const uint8_t *data,
-                             size_t data_len);
-
-/**
- * sqlbatch_call_error makes the current call fail: the statement stops with `code` (an
- * SQLite result code, e.g. `SQLITE_CONSTRAINT`; 0 or a library code give `SQLITE_ERROR`) and
- * the `message_len` bytes of UTF-8 at `message` (copied) as its message.
- * Thread: only inside the callback that received `call`. NULL `call`: a no-op; NULL
- * `message`: SQLite's description of `code`.
- */
-void sqlbatch_call_error(struct sqlbatch_call *call,
-                         int32_t code,
-                         const char *message,
-                         size_t message_len);
 
 /**
  * sqlbatch_conn_exec runs every statement of a SQL script (`sql_len` bytes of UTF-8, e.g. a

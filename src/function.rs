@@ -13,12 +13,13 @@ use std::ptr;
 
 use libsqlite3_sys as ffi;
 
+use crate::call::{set_error, sqlbatch_call};
 use crate::codes::*;
 use crate::conn::sqlbatch_conn;
 use crate::error::Error;
 use crate::ffi::try_bytes;
 use crate::panic::{catch, ffi_boundary};
-use crate::value::{sqlbatch_params, sqlbatch_value, Params};
+use crate::value::sqlbatch_value;
 
 /// Function flag: the function gives the same result for the same arguments within one
 /// statement, so SQLite may factor calls out (`SQLITE_DETERMINISTIC`).
@@ -32,21 +33,6 @@ pub const SQLBATCH_FUNCTION_INNOCUOUS: u32 = 0x0020_0000;
 
 const FUNCTION_FLAGS_ALLOWED: u32 =
     SQLBATCH_FUNCTION_DETERMINISTIC | SQLBATCH_FUNCTION_DIRECTONLY | SQLBATCH_FUNCTION_INNOCUOUS;
-
-/// One call of a registered function, aggregate or window function: where its result goes.
-/// Opaque; the library creates it for the length of one callback, and it must not be used
-/// after the callback returns.
-pub struct sqlbatch_call {
-    ctx: *mut ffi::sqlite3_context,
-    /// An error was set: SQLite cannot take it back, so later results are refused.
-    failed: bool,
-}
-
-impl sqlbatch_call {
-    fn new(ctx: *mut ffi::sqlite3_context) -> Self {
-        sqlbatch_call { ctx, failed: false }
-    }
-}
 
 /// A scalar function: computes the result of one call from `n_args` argument cells (`args`,
 /// NULL when there are none), whose TEXT and BLOB bytes are at `data + bits` (`data` NULL when
@@ -209,21 +195,6 @@ impl Args {
 
     fn data_ptr(&self) -> *const u8 {
         crate::stmt::non_empty(&self.bytes)
-    }
-}
-
-/// Sets an error result on `ctx`.
-///
-/// # Safety
-/// `ctx` must be the live context of the current callback.
-unsafe fn set_error(ctx: *mut ffi::sqlite3_context, e: &Error) {
-    let msg = e.message.as_bytes();
-    // SAFETY: `ctx` is live; SQLite copies the message.
-    unsafe {
-        ffi::sqlite3_result_error(ctx, msg.as_ptr().cast(), msg.len().min(i32::MAX as usize) as c_int);
-        if e.code != ffi::SQLITE_ERROR && e.code & 0xff != 0 && e.code < 1000 {
-            ffi::sqlite3_result_error_code(ctx, e.code);
-        }
     }
 }
 
@@ -743,125 +714,4 @@ pub unsafe extern "C" fn sqlbatch_conn_create_collation(
 fn report(conn: *mut sqlbatch_conn, e: Error) -> i32 {
     // SAFETY: a non-NULL `conn` is live (the caller's contract).
     ffi_boundary!(conn: conn => |_c| Err(e))
-}
-
-/// sqlbatch_call_result sets the result of the current call of a function (or of an
-/// aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
-/// `data + value->bits` (`data_len` bytes at `data`); the bytes are copied. A later result
-/// replaces it, and so does an error; but once the call has failed (`sqlbatch_call_error`, or
-/// a bad result here), SQLite cannot take the error back, so a later result is refused with
-/// `SQLBATCH_E_INVALID_ARGUMENT` and changes nothing.
-///
-/// Thread: only inside the callback that received `call`.
-/// NULL: `call` or `value` NULL: `SQLBATCH_E_NULL_PARAMETER`.
-/// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (an unknown kind, bytes without
-/// `data`) or `SQLBATCH_E_RANGE` (bytes outside `data_len`), which also set that error as the
-/// call's result; `SQLITE_TOOBIG` for text or a blob over SQLite's length limit.
-#[no_mangle]
-pub unsafe extern "C" fn sqlbatch_call_result(
-    call: *mut sqlbatch_call,
-    value: *const sqlbatch_value,
-    data: *const u8,
-    data_len: usize,
-) -> i32 {
-    // SAFETY: a non-NULL `call` is the current callback's (the caller's contract).
-    let Some(call) = (unsafe { call.as_mut() }) else {
-        return SQLBATCH_E_NULL_PARAMETER;
-    };
-    if call.failed {
-        return SQLBATCH_E_INVALID_ARGUMENT;
-    }
-    let ctx = call.ctx;
-    let result = catch(|| {
-        // SAFETY: the caller vouches for `value` and `data`.
-        let v = unsafe { crate::ffi::try_ref(value, "value")? };
-        let set = sqlbatch_params { values: v, names: ptr::null(), n_values: 1, data, data_len, flags: 0 };
-        // SAFETY: as above; `ctx` is live during the callback.
-        unsafe {
-            let params = Params::from_c(&set)?;
-            match v.kind {
-                SQLBATCH_INTEGER => ffi::sqlite3_result_int64(ctx, v.bits as i64),
-                SQLBATCH_FLOAT => ffi::sqlite3_result_double(ctx, f64::from_bits(v.bits)),
-                SQLBATCH_NULL => ffi::sqlite3_result_null(ctx),
-                SQLBATCH_TEXT => {
-                    let b = params.bytes_of(v)?;
-                    let p: *const c_char = if b.is_empty() { c"".as_ptr() } else { b.as_ptr().cast() };
-                    ffi::sqlite3_result_text64(
-                        ctx,
-                        p,
-                        b.len() as u64,
-                        ffi::SQLITE_TRANSIENT(),
-                        ffi::SQLITE_UTF8 as u8,
-                    )
-                }
-                SQLBATCH_BLOB => {
-                    let b = params.bytes_of(v)?;
-                    if b.is_empty() {
-                        ffi::sqlite3_result_zeroblob(ctx, 0)
-                    } else {
-                        ffi::sqlite3_result_blob64(
-                            ctx,
-                            b.as_ptr().cast(),
-                            b.len() as u64,
-                            ffi::SQLITE_TRANSIENT(),
-                        )
-                    }
-                }
-                other => {
-                    return Err(Error::new(
-                        SQLBATCH_E_INVALID_ARGUMENT,
-                        format!("unknown value kind {other}"),
-                    ))
-                }
-            }
-        }
-        Ok(())
-    });
-    match result {
-        Ok(()) => SQLBATCH_OK,
-        Err(e) => {
-            // SAFETY: `ctx` is live during the callback.
-            unsafe { set_error(ctx, &e) };
-            call.failed = true;
-            e.code
-        }
-    }
-}
-
-/// sqlbatch_call_error makes the current call fail: the statement stops with `code` (an
-/// SQLite result code, e.g. `SQLITE_CONSTRAINT`; 0 or a library code give `SQLITE_ERROR`) and
-/// the `message_len` bytes of UTF-8 at `message` (copied) as its message.
-/// Thread: only inside the callback that received `call`. NULL `call`: a no-op; NULL
-/// `message`: SQLite's description of `code`.
-#[no_mangle]
-pub unsafe extern "C" fn sqlbatch_call_error(
-    call: *mut sqlbatch_call,
-    code: i32,
-    message: *const c_char,
-    message_len: usize,
-) {
-    // SAFETY: a non-NULL `call` is the current callback's (the caller's contract).
-    let Some(call) = (unsafe { call.as_mut() }) else { return };
-    call.failed = true;
-    let ctx = call.ctx;
-    crate::panic::boundary_value((), || {
-        let code = if code == 0 || code >= 1000 { ffi::SQLITE_ERROR } else { code };
-        // SAFETY: the caller vouches for `message`; `ctx` is live during the callback.
-        unsafe {
-            let text = if message.is_null() {
-                None
-            } else {
-                Some(std::slice::from_raw_parts(message.cast::<u8>(), message_len))
-            };
-            match text {
-                Some(t) => {
-                    ffi::sqlite3_result_error(ctx, t.as_ptr().cast(), t.len().min(i32::MAX as usize) as c_int)
-                }
-                None => ffi::sqlite3_result_error(ctx, ffi::sqlite3_errstr(code), -1),
-            }
-            if code != ffi::SQLITE_ERROR {
-                ffi::sqlite3_result_error_code(ctx, code);
-            }
-        }
-    })
 }

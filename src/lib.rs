@@ -11,8 +11,10 @@
 //! (`scripts/gen-header.sh`); the doc comments here are written for its C readers.
 //! One module per concern: `codes` (numbers), `error` and `panic` (how failures cross the
 //! boundary), `ffi` (pointer checks), `value` (cells and parameters), `conn`, `stmt`,
-//! `fetch` (with `mem`, direct reads of result values), `script`, `write`, and `run`
-//! (stepping a statement to its end).
+//! `fetch` (with `mem`, direct reads of result values), `script`, `write`, `run`
+//! (stepping a statement to its end), `convert` (one value as `sqlite3_column_*` would
+//! convert it), `function` (SQL functions, aggregates, collations) with `call` (what their
+//! callbacks set), and `extension`.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![allow(non_camel_case_types)]
@@ -21,6 +23,7 @@
 // In the order a reader of the header meets them (cbindgen keeps it within each kind of
 // item): codes, errors, values, connections, statements, fetch, exec, batched write, and
 // conversions.
+pub mod call;
 pub mod codes;
 pub mod conn;
 pub mod convert;
@@ -40,6 +43,7 @@ pub mod stmt;
 pub mod value;
 pub mod write;
 
+pub use call::*;
 pub use codes::*;
 pub use conn::*;
 pub use convert::*;

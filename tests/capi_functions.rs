@@ -563,3 +563,107 @@ fn a_callback_may_query_its_own_connection() {
     assert_eq!(rows.iter().map(|r| (r[0].1, r[1].1)).collect::<Vec<_>>(), vec![(1, 3), (2, 3), (3, 3)]);
     unsafe { sqlbatch_conn_close(conn) };
 }
+
+extern "C" {
+    fn malloc(n: usize) -> *mut c_void;
+    fn free(p: *mut c_void);
+}
+
+/// Results handed over with a destructor: how many were freed, and how many fake pointers
+/// (never allocated, never read) were released.
+static OWNED_FREED: AtomicUsize = AtomicUsize::new(0);
+static FAKE_RELEASED: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn free_owned(p: *mut c_void) {
+    OWNED_FREED.fetch_add(1, Ordering::SeqCst);
+    unsafe { free(p) };
+}
+
+unsafe extern "C" fn release_fake(p: *mut c_void) {
+    assert_eq!(p as usize, 0x1000);
+    FAKE_RELEASED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// `bytes` in memory from malloc, for a destructor to free.
+fn malloced(bytes: &[u8]) -> *const u8 {
+    unsafe {
+        let p = malloc(bytes.len().max(1)).cast::<u8>();
+        assert!(!p.is_null());
+        ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+        p
+    }
+}
+
+/// owned(mode): a result handed over without a copy (or refused), by mode.
+unsafe extern "C" fn owned(
+    call: *mut sqlbatch_call,
+    _user: *mut c_void,
+    args: *const sqlbatch_value,
+    _n: usize,
+    _data: *const u8,
+) {
+    let mode = unsafe { (*args).bits };
+    let rc = unsafe {
+        match mode {
+            0 => sqlbatch_call_result_bytes(call, SQLBATCH_TEXT, malloced(b"hello"), 5, Some(free_owned)),
+            1 => sqlbatch_call_result_bytes(call, SQLBATCH_BLOB, malloced(&[1, 2, 3]), 3, Some(free_owned)),
+            2 => sqlbatch_call_result_bytes(call, SQLBATCH_TEXT, malloced(b""), 0, Some(free_owned)),
+            3 => sqlbatch_call_result_bytes(call, SQLBATCH_BLOB, malloced(b""), 0, Some(free_owned)),
+            4 => sqlbatch_call_result_bytes(call, SQLBATCH_INTEGER, malloced(b"x"), 1, Some(free_owned)),
+            // Over SQLite's default length limit (1e9): refused before a byte is read.
+            5 => sqlbatch_call_result_bytes(
+                call,
+                SQLBATCH_TEXT,
+                0x1000 as *const u8,
+                1_500_000_000,
+                Some(release_fake),
+            ),
+            6 => sqlbatch_call_result_bytes(call, SQLBATCH_TEXT, b"copied".as_ptr(), 6, None),
+            7 => sqlbatch_call_result_bytes(call, SQLBATCH_BLOB, ptr::null(), 0, Some(free_owned)),
+            8 => sqlbatch_call_result_bytes(call, SQLBATCH_BLOB, ptr::null(), 4, Some(free_owned)),
+            // A result after an error is refused, and its bytes are still released.
+            _ => {
+                sqlbatch_call_error(call, 0, c"failed first".as_ptr(), 12);
+                sqlbatch_call_result_bytes(call, SQLBATCH_TEXT, malloced(b"late"), 4, Some(free_owned))
+            }
+        }
+    };
+    let expected = match mode {
+        4 | 8 | 9 => SQLBATCH_E_INVALID_ARGUMENT,
+        5 => libsqlite3_sys::SQLITE_TOOBIG,
+        _ => SQLBATCH_OK,
+    };
+    assert_eq!(rc, expected, "mode {mode}");
+}
+
+#[test]
+fn a_result_can_be_handed_over_with_a_destructor_that_runs_exactly_once() {
+    let conn = open();
+    let rc = unsafe {
+        sqlbatch_conn_create_function(conn, c"owned".as_ptr(), 5, 1, 0, Some(owned), ptr::null_mut(), None)
+    };
+    assert_eq!(rc, SQLBATCH_OK);
+    let cell = |mode: i32| query(conn, &format!("SELECT owned({mode})")).map(|rows| rows[0][0].clone());
+    assert_eq!(cell(0).unwrap(), (SQLBATCH_TEXT, 0, b"hello".to_vec()));
+    assert_eq!(cell(1).unwrap(), (SQLBATCH_BLOB, 0, vec![1, 2, 3]));
+    assert_eq!(cell(2).unwrap().0, SQLBATCH_TEXT, "empty text is text, not NULL");
+    assert_eq!(cell(3).unwrap().0, SQLBATCH_BLOB, "an empty blob is a blob, not NULL");
+    assert_eq!(cell(4).unwrap_err(), libsqlite3_sys::SQLITE_ERROR);
+    assert!(last_error(conn).1.contains("not TEXT or BLOB"), "{:?}", last_error(conn));
+    assert_eq!(cell(5).unwrap_err(), libsqlite3_sys::SQLITE_TOOBIG);
+    assert_eq!(FAKE_RELEASED.load(Ordering::SeqCst), 1, "the refused bytes were released once");
+    assert_eq!(cell(6).unwrap(), (SQLBATCH_TEXT, 0, b"copied".to_vec()));
+    assert_eq!(cell(7).unwrap().0, SQLBATCH_BLOB);
+    assert_eq!(cell(8).unwrap_err(), libsqlite3_sys::SQLITE_ERROR);
+    assert!(last_error(conn).1.contains("without a pointer"), "{:?}", last_error(conn));
+    assert_eq!(cell(9).unwrap_err(), libsqlite3_sys::SQLITE_ERROR);
+    assert!(last_error(conn).1.contains("failed first"), "{:?}", last_error(conn));
+    // Outside a callback (NULL call) the bytes are released too.
+    let rc = unsafe {
+        sqlbatch_call_result_bytes(ptr::null_mut(), SQLBATCH_TEXT, malloced(b"x"), 1, Some(free_owned))
+    };
+    assert_eq!(rc, SQLBATCH_E_NULL_PARAMETER);
+    // Every malloc'd result was freed exactly once: modes 0-4 and 9, and the NULL call.
+    assert_eq!(OWNED_FREED.load(Ordering::SeqCst), 7);
+    unsafe { sqlbatch_conn_close(conn) };
+}
