@@ -22,3 +22,9 @@ func BenchmarkExecScript10k(b *testing.B) {
 func BenchmarkBulkInsert(b *testing.B) {
 	workload.Bench(b, workload.BulkInsert, "mattn", Driver.Impl())
 }
+func BenchmarkUDFScalar(b *testing.B) {
+	workload.Bench(b, workload.UDFScalar, "mattn", Driver.Impl())
+}
+func BenchmarkUDFAggregate(b *testing.B) {
+	workload.Bench(b, workload.UDFAggregate, "mattn", Driver.Impl())
+}

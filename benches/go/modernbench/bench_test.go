@@ -24,3 +24,9 @@ func BenchmarkExecScript10k(b *testing.B) {
 func BenchmarkBulkInsert(b *testing.B) {
 	workload.Bench(b, workload.BulkInsert, "modernc", Driver.Impl())
 }
+func BenchmarkUDFScalar(b *testing.B) {
+	workload.Bench(b, workload.UDFScalar, "modernc", Driver.Impl())
+}
+func BenchmarkUDFAggregate(b *testing.B) {
+	workload.Bench(b, workload.UDFAggregate, "modernc", Driver.Impl())
+}

@@ -28,3 +28,5 @@ func BenchmarkBulkInsert(b *testing.B) {
 	run(b, workload.BulkInsert)
 	workload.Bench(b, workload.BulkInsert, "sqlbatch-sql-stmt", SQLStmtLoop.Impl())
 }
+func BenchmarkUDFScalar(b *testing.B)    { run(b, workload.UDFScalar) }
+func BenchmarkUDFAggregate(b *testing.B) { run(b, workload.UDFAggregate) }

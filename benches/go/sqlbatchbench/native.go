@@ -219,6 +219,35 @@ func Native(w, input string) (workload.Rep, func(), error) {
 			return db.scalar2(workload.BulkCheck)
 		}
 		return rep, func() { C.nb_free_rows(rows) }, nil
+	case workload.UDFScalar, workload.UDFAggregate:
+		if _, err := os.Stat(input); err != nil {
+			return nil, nil, err
+		}
+		db, err := nativeOpen(input)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rc := C.nb_udf_register(db.db); rc != 0 {
+			db.close()
+			return nil, nil, fmt.Errorf("register f and sumsq: SQLite error %d", int(rc))
+		}
+		aggregate := w == workload.UDFAggregate
+		rep := func(t workload.Timer) (int64, int64, error) {
+			var count, sum C.int64_t
+			var rc C.int
+			t.Start()
+			if aggregate {
+				rc = C.nb_udf_aggregate(db.db, &count, &sum)
+			} else {
+				rc = C.nb_udf_scalar(db.db, &count, &sum)
+			}
+			t.Stop()
+			if rc != 0 {
+				return 0, 0, fmt.Errorf("%s: SQLite error %d", w, int(rc))
+			}
+			return int64(count), int64(sum), nil
+		}
+		return rep, db.close, nil
 	}
 	return nil, nil, workload.ErrUnsupported
 }

@@ -41,6 +41,7 @@ var allImpls = []impl{
 var repsOf = map[string]int{
 	"fetch_narrow": 10, "fetch_narrow_1m": 2, "fetch_wide": 2,
 	"exec_script": 5, "exec_script_10k": 2, "bulk_insert": 1,
+	"udf_scalar": 5, "udf_aggregate": 5,
 }
 
 func main() {
@@ -76,6 +77,8 @@ func main() {
 				input = filepath.Join(wdir, w+".sql")
 			case w == "bulk_insert":
 				input = "1000000"
+			case strings.HasPrefix(w, "udf_"):
+				input = filepath.Join(wdir, "udf.db")
 			}
 			// Rotate the order every round, so that no implementation always runs first
 			// (right after the previous workload, often a memory-hungry bulk insert).

@@ -7,6 +7,7 @@ package sbwork
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 
 	"github.com/sqlbatch/sqlbatch/benches/go/internal/sqlwork"
@@ -24,6 +25,7 @@ const BulkChunk = 4096
 var SQL = sqlwork.Driver{
 	Name: sqldriver.DriverName,
 	DSN:  func(path string) string { return path },
+	UDF:  sqlUDF,
 	Bulk: func(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) error {
 		if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
 			return err
@@ -50,6 +52,16 @@ var SQL = sqlwork.Driver{
 		_, err = conn.ExecContext(ctx, "COMMIT")
 		return err
 	},
+}
+
+// sqlUDF is the name of the sqlbatch driver whose connections have the udf workloads' f and
+// sumsq, registered by its ConnectHook as a program ported from mattn/go-sqlite3 does.
+const sqlUDF = "sqlbatch_udf"
+
+func init() {
+	sql.Register(sqlUDF, &sqldriver.Driver{ConnectHook: func(c *sqldriver.SQLiteConn) error {
+		return sqlwork.RegisterUDF(c)
+	}})
 }
 
 // SQLStmtLoop is the sqlbatch driver doing bulk_insert with database/sql's prepared
@@ -86,8 +98,75 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 		}
 		rows := workload.MakeBulkRows(n)
 		return func(t workload.Timer) (int64, int64, error) { return bulkInsert(t, rows) }, func() {}, nil
+	case workload.UDFScalar, workload.UDFAggregate:
+		if _, err := os.Stat(input); err != nil {
+			return nil, nil, err
+		}
+		c, err := sqlbatch.Open(input)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := RegisterUDF(c); err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		query := func(q string) (int64, error) { return queryInt(c, q) }
+		return workload.UDFRep(w, query), func() { c.Close() }, nil
 	}
 	return nil, nil, workload.ErrUnsupported
+}
+
+// UDFBatchRows is how many rows of a group sumsq's Step takes per call (per crossing from C
+// to Go), as the package's own example and benchmarks batch; the zero AggregateOptions
+// would hand over one row per call.
+const UDFBatchRows = 256
+
+// RegisterUDF registers the udf workloads' f and sumsq on c with the low-level API: f is
+// called once per row, sumsq's Step once per batch of rows.
+func RegisterUDF(c *sqlbatch.Conn) error {
+	err := c.CreateFunction("f", 1, sqlbatch.Deterministic, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		workload.UDFCalls++
+		ctx.SetInt64(a.Int64(0)*2 + 1)
+	})
+	if err != nil {
+		return err
+	}
+	opts := sqlbatch.AggregateOptions{BatchRows: UDFBatchRows}
+	return c.CreateAggregate("sumsq", 1, opts, func() sqlbatch.AggregateGroup { return &sumSq{} })
+}
+
+// sumSq is a group of sumsq: the wrapping int64 sum of x*x.
+type sumSq struct{ acc int64 }
+
+func (g *sumSq) Step(_ *sqlbatch.Context, rows sqlbatch.ArgRows) {
+	n := rows.Len()
+	workload.UDFRows += int64(n)
+	for i := range n {
+		x := rows.Row(i).Int64(0)
+		g.acc += x * x
+	}
+}
+
+func (g *sumSq) Final(ctx *sqlbatch.Context) { ctx.SetInt64(g.acc) }
+
+// queryInt prepares, steps and finalizes a query of one integer.
+func queryInt(c *sqlbatch.Conn, query string) (int64, error) {
+	s, err := c.Prepare(query)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	rows, err := s.Query()
+	if err != nil {
+		return 0, err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%s: no row", query)
+	}
+	return rows.Int64(0), nil
 }
 
 func fetchNarrow(t workload.Timer, c *sqlbatch.Conn) (count, sum int64, err error) {

@@ -1,7 +1,8 @@
 // Package sqlwork implements the workloads through database/sql, identically for every
 // driver (sqlbatch, mattn/go-sqlite3, modernc.org/sqlite), so that the drivers are the only
-// difference. Only bulk_insert varies: drivers without a bulk call use a prepared
-// statement in a loop, as their users do.
+// difference. Only bulk_insert varies (drivers without a bulk call use a prepared
+// statement in a loop, as their users do), and how the udf workloads' f and sumsq are
+// registered (each driver's own function API).
 package sqlwork
 
 import (
@@ -27,6 +28,13 @@ type Driver struct {
 	// (modernc.org/sqlite does); fetch_wide then also reads "b IS NULL" to tell them apart,
 	// so that its checksum is right. The extra column makes its work slightly larger.
 	EmptyBlobIsNil bool
+	// UDF is the name of a driver registered with f and sumsq (the udf workloads) on every
+	// connection, by a ConnectHook as its users write one; "" if the driver has none (the
+	// udf workloads are then unsupported).
+	UDF string
+	// UDFSetup, if set, runs once before the udf workloads open their database: for a driver
+	// whose functions are registered for the whole process (modernc.org/sqlite).
+	UDFSetup func() error
 }
 
 // Impl returns the workload.Impl of the driver.
@@ -59,6 +67,26 @@ func (d Driver) Impl() workload.Impl {
 			}
 			rows := workload.MakeBulkRows(n)
 			return func(t workload.Timer) (int64, int64, error) { return d.bulkInsert(t, rows) }, func() {}, nil
+		case workload.UDFScalar, workload.UDFAggregate:
+			if d.UDF == "" {
+				return nil, nil, workload.ErrUnsupported
+			}
+			if d.UDFSetup != nil {
+				if err := d.UDFSetup(); err != nil {
+					return nil, nil, err
+				}
+			}
+			udf := d
+			udf.Name = d.UDF
+			db, err := udf.openFile(input)
+			if err != nil {
+				return nil, nil, err
+			}
+			query := func(q string) (v int64, err error) {
+				err = db.QueryRow(q).Scan(&v)
+				return v, err
+			}
+			return workload.UDFRep(w, query), func() { db.Close() }, nil
 		}
 		return nil, nil, workload.ErrUnsupported
 	}
@@ -321,4 +349,44 @@ func PreparedLoop(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) 
 	}
 	stmt.Close()
 	return tx.Commit()
+}
+
+// The udf workloads' functions in the shapes of mattn/go-sqlite3's RegisterFunc and
+// RegisterAggregator, which sqlbatch's driver copies: what a program ported from mattn has.
+
+// F is f: x*2+1, counting its calls in workload.UDFCalls.
+func F(x int64) int64 {
+	workload.UDFCalls++
+	return x*2 + 1
+}
+
+// SumSq is sumsq's aggregator: the wrapping int64 sum of x*x, counting its rows in
+// workload.UDFRows.
+type SumSq struct{ acc int64 }
+
+// NewSumSq is the aggregator constructor RegisterAggregator takes.
+func NewSumSq() *SumSq { return &SumSq{} }
+
+// Step adds one row.
+func (s *SumSq) Step(x int64) {
+	workload.UDFRows++
+	s.acc += x * x
+}
+
+// Done returns the sum.
+func (s *SumSq) Done() int64 { return s.acc }
+
+// Registrar is the function registration that mattn's *sqlite3.SQLiteConn and sqlbatch's
+// *driver.Conn have in common.
+type Registrar interface {
+	RegisterFunc(name string, impl any, pure bool) error
+	RegisterAggregator(name string, impl any, pure bool) error
+}
+
+// RegisterUDF registers f and sumsq on c; a driver's ConnectHook calls it.
+func RegisterUDF(c Registrar) error {
+	if err := c.RegisterFunc("f", F, true); err != nil {
+		return err
+	}
+	return c.RegisterAggregator("sumsq", NewSumSq, true)
 }

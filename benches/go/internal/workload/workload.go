@@ -26,18 +26,22 @@ const (
 	ExecScript    = "exec_script"
 	ExecScript10k = "exec_script_10k"
 	BulkInsert    = "bulk_insert"
+	UDFScalar     = "udf_scalar"
+	UDFAggregate  = "udf_aggregate"
 )
 
 // The SQL of the workloads.
 const (
-	NarrowQuery  = "SELECT id FROM testdata"
-	WideQuery    = "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"
-	ScriptTable  = "CREATE TABLE script_t(a INTEGER, b TEXT)"
-	ScriptCheck  = "SELECT count(*), sum(a) FROM script_t"
-	BulkTable    = "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
-	BulkInsertQ  = "INSERT INTO bulk VALUES (?, ?, ?)"
-	BulkCheck    = "SELECT count(*), sum(a) + sum(length(c)) FROM bulk"
-	DefaultBulkN = 1000000
+	NarrowQuery   = "SELECT id FROM testdata"
+	WideQuery     = "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"
+	ScriptTable   = "CREATE TABLE script_t(a INTEGER, b TEXT)"
+	ScriptCheck   = "SELECT count(*), sum(a) FROM script_t"
+	BulkTable     = "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
+	BulkInsertQ   = "INSERT INTO bulk VALUES (?, ?, ?)"
+	BulkCheck     = "SELECT count(*), sum(a) + sum(length(c)) FROM bulk"
+	DefaultBulkN  = 1000000
+	UDFScalarQ    = "SELECT sum(f(x)) FROM udf"
+	UDFAggregateQ = "SELECT sumsq(x) FROM udf"
 )
 
 // ErrUnsupported is returned by an Impl for a workload it does not implement; the runner
@@ -98,9 +102,56 @@ func BulkCount(input string) (int, error) {
 	return n, nil
 }
 
-// IsFetch reports whether w is one of the fetch workloads, whose process warms the page
-// cache with one unmeasured repetition.
+// IsFetch reports whether w is one of the fetch workloads.
 func IsFetch(w string) bool { return strings.HasPrefix(w, "fetch_") }
+
+// IsUDF reports whether w is one of the SQL function workloads (udf_scalar, udf_aggregate).
+func IsUDF(w string) bool { return w == UDFScalar || w == UDFAggregate }
+
+// WarmsCache reports whether w reads a database file whose pages its process warms with at
+// least one unmeasured repetition: the fetch and udf workloads.
+func WarmsCache(w string) bool { return IsFetch(w) || IsUDF(w) }
+
+// The counters of the udf workloads. Every implementation's f adds 1 to UDFCalls per call,
+// and its sumsq's step adds the number of rows it saw (a batch's row count, when batched)
+// to UDFRows, inside the function itself. They are plain variables: the statements that
+// call the functions run on one goroutine at a time. (The native C loop has its own
+// counters, in native_loop.c.)
+var UDFCalls, UDFRows int64
+
+// UDFQuery returns the query of a udf workload.
+func UDFQuery(w string) string {
+	if w == UDFAggregate {
+		return UDFAggregateQ
+	}
+	return UDFScalarQ
+}
+
+// UDFCount returns the count of a udf workload since the last ResetUDF: the calls of f for
+// udf_scalar, the rows sumsq's step saw for udf_aggregate.
+func UDFCount(w string) int64 {
+	if w == UDFAggregate {
+		return UDFRows
+	}
+	return UDFCalls
+}
+
+// ResetUDF sets the udf counters to zero, before each repetition.
+func ResetUDF() { UDFCalls, UDFRows = 0, 0 }
+
+// UDFRep is the repetition of a udf workload over an implementation's query function,
+// which runs the query (prepare, step, finalize) and returns its integer: the counters are
+// reset, query is timed, and the count is read from the counters.
+func UDFRep(w string, query func(q string) (int64, error)) Rep {
+	q := UDFQuery(w)
+	return func(t Timer) (count, checksum int64, err error) {
+		ResetUDF()
+		t.Start()
+		checksum, err = query(q)
+		t.Stop()
+		return UDFCount(w), checksum, err
+	}
+}
 
 // stopwatch is the runner's Timer.
 type stopwatch struct {
@@ -115,8 +166,8 @@ func (s *stopwatch) Stop()  { s.elapsed += time.Since(s.start) }
 //
 //	<command> --impl NAME --workload WORKLOAD --input PATH_OR_COUNT --reps N --warmup W
 //
-// It runs W unprinted repetitions (at least one for the fetch workloads, to warm the page
-// cache), then N printed ones, one "<nanoseconds> <count> <checksum>" line each.
+// It runs W unprinted repetitions (at least one for the fetch and udf workloads, to warm
+// the page cache), then N printed ones, one "<nanoseconds> <count> <checksum>" line each.
 func Main(prog string, impls map[string]Impl) {
 	fs := flag.NewFlagSet(prog, flag.ExitOnError)
 	implName := fs.String("impl", "", "implementation: "+strings.Join(names(impls), ", "))
@@ -142,7 +193,7 @@ func Main(prog string, impls map[string]Impl) {
 	}
 	defer cleanup()
 	w := *warmup
-	if IsFetch(*wl) && w < 1 {
+	if WarmsCache(*wl) && w < 1 {
 		w = 1
 	}
 	for range w {
@@ -195,6 +246,8 @@ func Input(w string) string {
 		return filepath.Join(Dir(), w+".db")
 	case ExecScript, ExecScript10k:
 		return filepath.Join(Dir(), w+".sql")
+	case UDFScalar, UDFAggregate:
+		return filepath.Join(Dir(), "udf.db")
 	case BulkInsert:
 		if n := os.Getenv("SQLBATCH_BULK_ROWS"); n != "" {
 			return n
@@ -237,7 +290,7 @@ func Bench(b *testing.B, w, name string, impl Impl) {
 			b.Fatal(err)
 		}
 		defer cleanup()
-		if IsFetch(w) {
+		if WarmsCache(w) {
 			if _, _, err := rep(&stopwatch{}); err != nil {
 				b.Fatal(err)
 			}
