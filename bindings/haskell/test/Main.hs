@@ -33,6 +33,7 @@ import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error (decodeError, encodeError, errorCodeName)
 import Database.SQLBatch.Raw (c_sqlbatch_stmt_bind)
 import Database.SQLBatch.Raw.Types (paramsAddresses, withCParams)
+import Extensions (extensionTests)
 import Functions (functionTests)
 import Foreign.Ptr (castPtr, nullPtr)
 import GHC.Float (castDoubleToWord64, castWord64ToDouble)
@@ -70,6 +71,7 @@ tests = TestList
   , TestLabel "EmptyArrays" emptyArrayTests
   , TestLabel "ConversionVectors" conversionVectorTests
   , TestLabel "Functions" functionTests
+  , TestLabel "Extensions" extensionTests
   ]
 
 withMem :: (Connection -> IO a) -> IO a
