@@ -66,6 +66,14 @@
 // message, and offsets into the SQL; compare codes with errors.Is (errors.Is(err, ErrBusy))
 // and read the details with errors.As.
 //
+// # Extensions
+//
+// Conn.LoadExtension loads an SQLite extension from a shared library, once
+// Conn.EnableLoadExtension has turned loading on for the connection (it is off when a
+// connection opens, and SQL's load_extension() stays off). A statically linked extension is
+// initialized from its C entry point with Conn.InitExtension, or on every new connection
+// with AutoExtension; see InitExtension for how to link one.
+//
 // # Threads and goroutines
 //
 // A Conn, with its statements and rows, is used by one goroutine at a time: the caller
