@@ -12,7 +12,9 @@
 -- With --impl NAME --workload W --input P --reps N --warmup W it follows the implementation
 -- protocol of benches/README.md (impls hs-sqlbatch-fold, hs-sqlbatch-query, hs-perrow-safe,
 -- hs-perrow-unsafe; and, for instruction counts under valgrind, hs-native-c and hs-direct on
--- the fetch workloads: the table's native C loop and Direct-layer loop).
+-- the fetch workloads: the table's native C loop and Direct-layer loop). The udf_scalar and
+-- udf_aggregate workloads (SQL functions written in Haskell, see 'udfSetup') are run by
+-- hs-sqlbatch-fold and hs-sqlbatch-query; the per-row baselines do not have them (exit 3).
 module Main (main) where
 
 import Control.Exception (evaluate)
@@ -21,6 +23,7 @@ import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as B8
 import Data.Bits ((.&.))
 import Data.Int (Int64)
+import Data.IORef (IORef, modifyIORef', newIORef, readIORef, writeIORef)
 import Data.List (foldl', sort, transpose)
 import Data.Text (Text)
 import qualified Data.Text as T
@@ -42,6 +45,9 @@ import Text.Printf (printf)
 
 import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
+import qualified Database.SQLBatch.Direct.Function as DF
+import qualified Database.SQLBatch.Function as F
+import Database.SQLBatch.Internal (connDatabase)
 import qualified PerRow as P
 
 ------------------------------------------------------------------------------------------
@@ -187,6 +193,75 @@ utf8Len p n = go 0 0
           go (i + 1) (acc + fromIntegral (fromEnum (w .&. 0xC0 /= 0x80)))
 
 ------------------------------------------------------------------------------------------
+-- SQL functions written in Haskell (udf_scalar, udf_aggregate)
+
+-- | Registers the udf workloads' @f(x) = x*2+1@ and @sumsq(x)@ (the wrapping sum of x*x) on
+-- the connection, each counting in an 'IORef' the calls of f / the rows sumsq's step saw, as
+-- the implementation says (benches/README.md):
+--
+-- * hs-sqlbatch-fold: "Database.SQLBatch.Direct.Function"'s 'DF.createFunction' (a
+--   deterministic function reading its argument cell) and 'DF.createAggregateBatched' (a
+--   fold over batches of 'udfBatchRows' argument rows: one Haskell call per batch);
+-- * hs-sqlbatch-query: "Database.SQLBatch.Function"'s 'F.createFunction' of an
+--   @Int64 -> IO Int64@ (sqlite-simple's shape; counting needs 'IO', so it is registered as
+--   not deterministic, which changes nothing for this query) and the per-row
+--   'DF.createAggregate' (direct-sqlite's shape: one Haskell call per row).
+udfSetup :: Bool -> Connection -> IO (IORef Int64, IORef Int64)
+udfSetup isFold c = do
+  fCalls <- newIORef 0
+  sqRows <- newIORef 0
+  let db = connDatabase c
+      ok what r = either (\e -> die' (what ++ ": " ++ show e)) return r
+  if isFold
+    then do
+      DF.createFunction db "f" (Just 1) True (\ctx args -> do
+        x <- DF.funcArgInt64 args 0
+        modifyIORef' fCalls (+ 1)
+        DF.funcResultInt64 ctx (x * 2 + 1)) >>= ok "createFunction"
+      DF.createAggregateBatched db "sumsq" (Just 1) udfBatchRows (0 :: Int64)
+        (\_ rows s0 -> do
+          let n = DF.funcRowCount rows
+              go !r !s
+                | r >= n = return s
+                | otherwise = do
+                    x <- DF.funcArgInt64 (DF.funcRowArgs rows r) 0
+                    go (r + 1) (s + x * x)
+          modifyIORef' sqRows (+ fromIntegral n)
+          go 0 s0)
+        DF.funcResultInt64 >>= ok "createAggregateBatched"
+    else do
+      F.createFunction c "f" (\x -> do
+        modifyIORef' fCalls (+ 1)
+        return (x * 2 + 1 :: Int64))
+      DF.createAggregate db "sumsq" (Just 1) (0 :: Int64)
+        (\_ args s -> do
+          x <- DF.funcArgInt64 args 0
+          modifyIORef' sqRows (+ 1)
+          return (s + x * x))
+        DF.funcResultInt64 >>= ok "createAggregate"
+  return (fCalls, sqRows)
+
+-- | The rows per call of the batched aggregate's step.
+udfBatchRows :: Int
+udfBatchRows = 1024
+
+-- | One repetition of udf_scalar or udf_aggregate: the counter is reset, the query is
+-- prepared, run and finalized ('fold_' or 'query_', as the implementation fetches), and the
+-- result is (the counter, the query's integer).
+udfRun :: Bool -> Connection -> IORef Int64 -> Query -> IO (Int64, Int64)
+udfRun isFold c counter q = do
+  writeIORef counter 0
+  v <- if isFold
+    then fold_ c q 0 (\_ (Only x) -> return $! x)
+    else do
+      rows <- query_ c q
+      case rows of
+        [Only x] -> return x
+        _ -> die' ("udf: expected one row, got " ++ show (length rows))
+  n <- readIORef counter
+  return (n, v)
+
+------------------------------------------------------------------------------------------
 -- Measuring
 
 -- | Runs an action once, untimed garbage collection first: (ns, (count, checksum)).
@@ -261,6 +336,14 @@ protocol impl workload input reps warmup = do
               buf <- mallocBytes bufLen
               return (timed (directFetch db buf bufLen (if narrow then narrowSql else wideSql)))
       | extraImpl = unsupported
+      | workload `elem` ["udf_scalar", "udf_aggregate"] = do
+          unless sqlbatchImpl (() <$ unsupported)
+          let isFold = impl == "hs-sqlbatch-fold"
+          c <- open input
+          (fCalls, sqRows) <- udfSetup isFold c
+          return $ if workload == "udf_scalar"
+            then timed (udfRun isFold c fCalls "SELECT sum(f(x)) FROM udf")
+            else timed (udfRun isFold c sqRows "SELECT sumsq(x) FROM udf")
       | workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"] = do
           let narrow = workload /= "fetch_wide"
           if sqlbatchImpl

@@ -10,7 +10,9 @@
 #
 #   bench/icount.sh [WORKLOAD [IMPL...]]      (from bindings/haskell, after `make build`)
 #
-# WORKLOAD is fetch_narrow, fetch_wide or bulk_insert (1,000,000 rows, 1 and 3 runs). With
+# WORKLOAD is fetch_narrow, fetch_wide, bulk_insert (1,000,000 rows, 1 and 3 runs), udf_scalar
+# or udf_aggregate (build/workloads/udf.db, 1,000,000 rows, 1 and 2 runs; default impls
+# hs-sqlbatch-fold hs-sqlbatch-query, "a row" being one call of f / one row of sumsq). With
 # HS_BENCH=../../build/bench/c-bench the same counts come from the C runner's c-native and
 # c-sqlbatch, which follow the same protocol.
 #
@@ -21,15 +23,20 @@ root=$(cd "$here/../.." && pwd)
 bench=${HS_BENCH:-$root/build/bench/hs-bench}
 workload=${1:-fetch_narrow}
 [ $# -gt 0 ] && shift
-impls=${*:-hs-native-c hs-direct hs-sqlbatch-fold hs-sqlbatch-query}
+case $workload in
+  udf_*) impls=${*:-hs-sqlbatch-fold hs-sqlbatch-query} ;;
+  *) impls=${*:-hs-native-c hs-direct hs-sqlbatch-fold hs-sqlbatch-query} ;;
+esac
 case $workload in
   fetch_narrow) rows=10000; lo=10; hi=60 ;;
   fetch_wide) rows=200000; lo=1; hi=3 ;;
   bulk_insert) rows=1000000; lo=1; hi=3 ;;
-  *) echo "icount.sh: workload fetch_narrow, fetch_wide or bulk_insert" >&2; exit 2 ;;
+  udf_scalar|udf_aggregate) rows=1000000; lo=1; hi=2 ;;
+  *) echo "icount.sh: workload fetch_narrow, fetch_wide, bulk_insert, udf_scalar or udf_aggregate" >&2; exit 2 ;;
 esac
 case $workload in
   bulk_insert) db=$rows ;;
+  udf_*) db=$root/build/workloads/udf.db ;;
   *) db=$root/build/workloads/$workload.db ;;
 esac
 tmp=$(mktemp -d)
