@@ -874,10 +874,6 @@ int32_t sqlbatch_value_convert(const struct sqlbatch_value *value,
                                uint8_t *buf,
                                size_t buf_len);
 
-extern int sqlite3_auto_extension(void (*x)(void));
-
-extern int sqlite3_cancel_auto_extension(void (*x)(void));
-
 /**
  * sqlbatch_conn_enable_load_extension turns loading shared-library extensions through
  * `sqlbatch_conn_load_extension` on (`on` true) or off for `conn`

@@ -39,3 +39,17 @@ fn header_version_matches_cargo() {
         );
     }
 }
+
+#[test]
+fn header_declares_only_the_librarys_own_names() {
+    // SQLite's symbols are hidden in libsqlbatch (scripts/hide-symbols.sh): a declaration of
+    // one (cbindgen copies an `extern` block of src/ unless cbindgen.toml excludes it) would
+    // promise a function that a program cannot link.
+    let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/sqlbatch.h")).unwrap();
+    let foreign: Vec<&str> = header
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('#') && !l.starts_with("/*") && l.contains('('))
+        .filter(|l| !l.contains("sqlbatch_") || l.starts_with("extern "))
+        .collect();
+    assert!(foreign.is_empty(), "declarations of other names in the header: {foreign:?}");
+}
