@@ -46,6 +46,12 @@ EXEC = {
     "json": (knobs(0, 0), "CREATE TABLE j(d); INSERT INTO j SELECT json_object('a', 1, 'b', json_array(2, 3.5, 'x'))"),
     "vtab": (knobs(0, 0), "CREATE VIRTUAL TABLE f USING fts5(x); INSERT INTO f VALUES ('hello world'); SELECT * FROM f WHERE f MATCH 'hello'"),
     "returning": (knobs(0, 1, *BIG_TEXT), "INSERT INTO t(b) VALUES (?) RETURNING rowid, b"),
+    # The functions of fuzz/src/functions.rs: results copied and handed over, an error, a
+    # batched aggregate as aggregate and window function, a collation.
+    "functions": (knobs(0, 1, *BIG_TEXT), "SELECT fz_echo(a), fz_echo(1, b), fz_echo(?, e), fz_sum(c) FROM t; "
+                  "SELECT fz_sum(b) OVER (ORDER BY rowid ROWS 2 PRECEDING) FROM t; "
+                  "SELECT b FROM t ORDER BY b COLLATE fz_rev; INSERT INTO t(a) SELECT fz_echo(d, b) FROM t"),
+    "function_fails": (knobs(0, 0), "INSERT INTO u(v) VALUES (1); INSERT INTO u(v) SELECT fz_fail(a) FROM t; SELECT 1"),
 }
 
 FETCH = {
@@ -58,6 +64,7 @@ FETCH = {
     "many_rows": (knobs(0, 0x0c, 0x2d, 0x46, 0x7f, 0xff, 0x1a),
                   "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 5000) SELECT i, printf('row %d', i), zeroblob(i % 50), i * 0.5, NULL FROM k"),
     "fetch_into_small": (knobs(0, 0x4a, 0x4b, 0x51, 0x79, 0x40), "SELECT b, e, zeroblob(300) FROM t"),
+    "functions": (knobs(0, 0x0c, 0x2d), "SELECT fz_echo(e, b), fz_sum(a) OVER w, fz_fail(NULL) FROM t WINDOW w AS (ORDER BY b COLLATE fz_rev)"),
     "huge_row": (knobs(0, 0x4a, 0x09), "SELECT zeroblob(2000000), 'x' UNION ALL SELECT x'01', 'y'"),
     "error_mid": (knobs(0, 0x06), "SELECT CASE WHEN a = 4 THEN abs(-9223372036854775807 - 1) ELSE a END FROM (SELECT 1 a UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4)"),
     "write_returning": (knobs(0, *BIG_TEXT, 0x01, 0x01), "INSERT INTO t(b) VALUES (?) RETURNING *"),

@@ -57,6 +57,7 @@ fuzz_target!(|data: &[u8]| {
 
     let conn = Conn::memory();
     conn.exec(SETUP);
+    functions::register(&conn);
     let params = sqlbatch_params {
         names: if names.is_empty() { ptr::null() } else { names.as_ptr() },
         flags: if flags & 8 != 0 { 2 } else { 0 },
@@ -107,6 +108,7 @@ fuzz_target!(|data: &[u8]| {
 fn differential(conn: &Conn, sql: &[u8], vals: &[Val], rc: i32, res: &sqlbatch_exec_result) {
     let raw = Raw::memory();
     raw.exec(SETUP);
+    functions::register_raw(&raw);
     let ((want_rc, want_statements), fired) = guarded_raw(raw.0, || unsafe { reference(&raw, sql, vals) });
     if fired || cut_short(want_rc) {
         return;

@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let n_rows = (k.byte() % 33) as usize;
     let conn = Conn::memory();
     conn.exec(SETUP);
+    functions::register(&conn);
     let mut stmt = ptr::null_mut();
     let rc = unsafe {
         sqlbatch_stmt_prepare(conn.0, sql.as_ptr().cast(), sql.len(), 0, &mut stmt, ptr::null_mut())
@@ -106,6 +107,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let raw = Raw::memory();
     raw.exec(SETUP);
+    functions::register_raw(&raw);
     if txn {
         raw.exec("BEGIN");
     }

@@ -38,6 +38,7 @@ fuzz_target!(|data: &[u8]| {
     sqlbatch::mem::set_direct_reads(flags & 1 == 0);
     let conn = Conn::memory();
     conn.exec(SETUP);
+    functions::register(&conn);
 
     let prep_flags = if flags & 16 != 0 {
         0x80
@@ -100,6 +101,7 @@ fuzz_target!(|data: &[u8]| {
     if let (true, false, false, Some(vals)) = (compare, fired, cut_short(status), &vals) {
         let raw = Raw::memory();
         raw.exec(SETUP);
+        functions::register_raw(&raw);
         let ((want, want_status), fired) = guarded_raw(raw.0, || unsafe {
             let (rc, s, used) = raw.try_prepare(sql);
             assert_eq!((rc, used), (sq::SQLITE_OK, tail), "the reference prepares differently");

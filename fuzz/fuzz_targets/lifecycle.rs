@@ -40,6 +40,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let conn = Conn::memory();
     conn.exec(SETUP);
+    functions::register(&conn);
     conn.exec(LIFECYCLE_SETUP);
     // The connection handle leaves `conn` when the sequence closes it.
     let mut open = Some(conn);

@@ -24,6 +24,8 @@ pub use sqlbatch::*;
 mod kit;
 pub use kit::*;
 
+pub mod functions;
+
 /// Bytes of knobs before the SQL.
 pub const CONTROL: usize = 48;
 
