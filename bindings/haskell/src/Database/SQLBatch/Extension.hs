@@ -6,7 +6,7 @@
 -- sqlite-simple has no way to load an extension; this module adds one for a
 -- "Database.SQLBatch" 'Connection', over "Database.SQLBatch.Direct.Extension" (which says
 -- more about the two kinds of extension). The calls take the connection's lock and throw
--- 'SQLError' with SQLite's message.
+-- 'Database.SQLBatch.SQLError' with SQLite's message.
 --
 -- > {-# LANGUAGE OverloadedStrings #-}
 -- > import Database.SQLBatch
