@@ -254,13 +254,6 @@
 #define SQLBATCH_PARAMS_ADDRESSES 1
 
 /**
- * One call of a registered function, aggregate or window function: where its result goes.
- * Opaque; the library creates it for the length of one callback, and it must not be used
- * after the callback returns.
- */
-typedef struct sqlbatch_call sqlbatch_call;
-
-/**
  * A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
  */
 typedef struct sqlbatch_conn sqlbatch_conn;
@@ -304,6 +297,37 @@ typedef struct sqlbatch_value {
    */
   uint8_t _pad[3];
 } sqlbatch_value;
+
+/**
+ * One call of a registered function, aggregate or window function: where its result goes.
+ * The library creates it for the length of one callback; it must not be used after the
+ * callback returns.
+ *
+ * The simplest results, a number or NULL, a callback stores in `result` with plain stores
+ * (no call into the library: for a binding, no second crossing of its FFI boundary per call);
+ * `result` starts as NULL. TEXT and BLOB results, and errors, go through
+ * `sqlbatch_call_result`, `sqlbatch_call_result_bytes` and `sqlbatch_call_error`; once one
+ * of them was called, `result` is ignored. Any other kind left in `result` makes the call fail
+ * with an error that says so. Only a scalar
+ * function's callback and an aggregate's finish and value callbacks have a result; steps
+ * and inverses leave `result` alone. The other fields are the library's.
+ */
+typedef struct sqlbatch_call {
+  /**
+   * The call's result, unless set through a function: `kind` `SQLBATCH_INTEGER` (`bits`
+   * the two's-complement value), `SQLBATCH_FLOAT` (`bits` the IEEE-754 bits) or
+   * `SQLBATCH_NULL`.
+   */
+  struct sqlbatch_value result;
+  /**
+   * The library's: the call's SQLite context.
+   */
+  void *_ctx;
+  /**
+   * The library's: whether the result was set through a function, or the call failed.
+   */
+  uint8_t _set;
+} sqlbatch_call;
 
 /**
  * Releases the `user_data` of a registration; called exactly once.
@@ -407,8 +431,9 @@ typedef struct sqlbatch_batch {
 /**
  * A scalar function: computes the result of one call from `n_args` argument cells (`args`,
  * NULL when there are none), whose TEXT and BLOB bytes are at `data + bits` (`data` NULL when
- * no argument has bytes), and sets it through `call`. The cells and bytes are valid only
- * during the callback. Not setting a result gives SQL NULL.
+ * no argument has bytes), and sets it through `call`: a number or NULL stored in
+ * `call->result`, anything through `sqlbatch_call_result` and its siblings. The cells and
+ * bytes are valid only during the callback. Not setting a result gives SQL NULL.
  */
 typedef void (*sqlbatch_function_fn)(struct sqlbatch_call *call,
                                      void *user_data,
@@ -433,7 +458,7 @@ typedef void (*sqlbatch_step_fn)(struct sqlbatch_call *call,
 
 /**
  * An aggregate's finish (or a window function's value): sets the group's result through
- * `call` from `state` (NULL when the group had no row, e.g. `SELECT agg(x) FROM empty`).
+ * `call` (as a scalar function does) from `state` (NULL when the group had no row, e.g. `SELECT agg(x) FROM empty`).
  * The finish callback also frees `state`: it is called exactly once per group, also when
  * the statement ends early (an error, a reset); the value callback leaves it alone.
  */
@@ -629,7 +654,8 @@ extern "C" {
  * sqlbatch_call_result sets the result of the current call of a function (or of an
  * aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
  * `data + value->bits` (`data_len` bytes at `data`); the bytes are copied (to hand them over
- * without a copy, use `sqlbatch_call_result_bytes`). A later result replaces it, and so does
+ * without a copy, use `sqlbatch_call_result_bytes`; a number or NULL can also be stored in
+ * `call->result` without a call). A later result replaces it, and so does
  * an error; but once the call has failed (`sqlbatch_call_error`, or a bad result here),
  * SQLite cannot take the error back, so a later result is refused with
  * `SQLBATCH_E_INVALID_ARGUMENT` and changes nothing.

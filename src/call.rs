@@ -14,25 +14,76 @@ use crate::panic::catch;
 use crate::value::{sqlbatch_params, sqlbatch_value, Params};
 
 /// One call of a registered function, aggregate or window function: where its result goes.
-/// Opaque; the library creates it for the length of one callback, and it must not be used
-/// after the callback returns.
+/// The library creates it for the length of one callback; it must not be used after the
+/// callback returns.
+///
+/// The simplest results, a number or NULL, a callback stores in `result` with plain stores
+/// (no call into the library: for a binding, no second crossing of its FFI boundary per call);
+/// `result` starts as NULL. TEXT and BLOB results, and errors, go through
+/// `sqlbatch_call_result`, `sqlbatch_call_result_bytes` and `sqlbatch_call_error`; once one
+/// of them was called, `result` is ignored. Any other kind left in `result` makes the call fail
+/// with an error that says so. Only a scalar
+/// function's callback and an aggregate's finish and value callbacks have a result; steps
+/// and inverses leave `result` alone. The other fields are the library's.
+#[repr(C)]
 pub struct sqlbatch_call {
-    pub(crate) ctx: *mut ffi::sqlite3_context,
-    /// An error was set: SQLite cannot take it back, so later results are refused.
-    failed: bool,
+    /// The call's result, unless set through a function: `kind` `SQLBATCH_INTEGER` (`bits`
+    /// the two's-complement value), `SQLBATCH_FLOAT` (`bits` the IEEE-754 bits) or
+    /// `SQLBATCH_NULL`.
+    pub result: sqlbatch_value,
+    /// The library's: the call's SQLite context.
+    _ctx: *mut c_void,
+    /// The library's: whether the result was set through a function, or the call failed.
+    _set: u8,
 }
 
+/// `sqlbatch_call::_set`: nothing set through a function yet (`result` counts).
+const UNSET: u8 = 0;
+/// A result was set through `sqlbatch_call_result` or `_bytes`.
+const SET: u8 = 1;
+/// An error was set: SQLite cannot take it back, so later results are refused.
+const FAILED: u8 = 2;
+
 impl sqlbatch_call {
+    #[inline(always)]
     pub(crate) fn new(ctx: *mut ffi::sqlite3_context) -> Self {
-        sqlbatch_call { ctx, failed: false }
+        sqlbatch_call { result: sqlbatch_value::NULL, _ctx: ctx.cast(), _set: UNSET }
+    }
+
+    #[inline(always)]
+    fn context(&self) -> *mut ffi::sqlite3_context {
+        self._ctx.cast()
     }
 
     /// Sets `e` as the call's result, for good.
     fn fail(&mut self, e: &Error) -> i32 {
         // SAFETY: `ctx` is live during the callback that owns this call.
-        unsafe { set_error(self.ctx, e) };
-        self.failed = true;
+        unsafe { set_error(self.context(), e) };
+        self._set = FAILED;
         e.code
+    }
+
+    /// After a callback with a result: hands `result` to SQLite unless a function set one.
+    #[inline(always)]
+    pub(crate) fn finish(&mut self) {
+        if self._set != UNSET {
+            return;
+        }
+        let v = self.result;
+        // SAFETY: `ctx` is live until the trampoline that made this call returns.
+        unsafe {
+            match v.kind {
+                SQLBATCH_INTEGER => ffi::sqlite3_result_int64(self.context(), v.bits as i64),
+                SQLBATCH_FLOAT => ffi::sqlite3_result_double(self.context(), f64::from_bits(v.bits)),
+                SQLBATCH_NULL => {}
+                other => {
+                    let msg = format!(
+                        "call->result holds kind {other}: TEXT and BLOB go through sqlbatch_call_result"
+                    );
+                    self.fail(&Error::new(SQLBATCH_E_INVALID_ARGUMENT, msg));
+                }
+            }
+        }
     }
 }
 
@@ -125,7 +176,8 @@ unsafe fn release(p: *const u8, del: ffi::sqlite3_destructor_type) {
 /// sqlbatch_call_result sets the result of the current call of a function (or of an
 /// aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
 /// `data + value->bits` (`data_len` bytes at `data`); the bytes are copied (to hand them over
-/// without a copy, use `sqlbatch_call_result_bytes`). A later result replaces it, and so does
+/// without a copy, use `sqlbatch_call_result_bytes`; a number or NULL can also be stored in
+/// `call->result` without a call). A later result replaces it, and so does
 /// an error; but once the call has failed (`sqlbatch_call_error`, or a bad result here),
 /// SQLite cannot take the error back, so a later result is refused with
 /// `SQLBATCH_E_INVALID_ARGUMENT` and changes nothing.
@@ -147,10 +199,39 @@ pub unsafe extern "C" fn sqlbatch_call_result(
     let Some(call) = (unsafe { call.as_mut() }) else {
         return SQLBATCH_E_NULL_PARAMETER;
     };
-    if call.failed {
+    if call._set == FAILED {
         return SQLBATCH_E_INVALID_ARGUMENT;
     }
-    let ctx = call.ctx;
+    call._set = SET;
+    let ctx = call.context();
+    // The common results first, with nothing to check: a number or NULL.
+    // SAFETY: a non-NULL `value` is readable (the caller's contract); `ctx` is live.
+    if let Some(v) = unsafe { value.as_ref() } {
+        unsafe {
+            match v.kind {
+                SQLBATCH_INTEGER => ffi::sqlite3_result_int64(ctx, v.bits as i64),
+                SQLBATCH_FLOAT => ffi::sqlite3_result_double(ctx, f64::from_bits(v.bits)),
+                SQLBATCH_NULL => ffi::sqlite3_result_null(ctx),
+                _ => return set_with_bytes(call, v, data, data_len),
+            }
+        }
+        return SQLBATCH_OK;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { set_with_bytes(call, value, data, data_len) }
+}
+
+/// The rest of `sqlbatch_call_result`: a TEXT or BLOB value (or a bad one), checked.
+///
+/// # Safety
+/// As for `sqlbatch_call_result`, with `call` its live call.
+unsafe fn set_with_bytes(
+    call: &mut sqlbatch_call,
+    value: *const sqlbatch_value,
+    data: *const u8,
+    data_len: usize,
+) -> i32 {
+    let ctx = call.context();
     let result = catch(|| {
         // SAFETY: the caller vouches for `value` and `data`.
         let v = unsafe { crate::ffi::try_ref(value, "value")? };
@@ -159,9 +240,6 @@ pub unsafe extern "C" fn sqlbatch_call_result(
         unsafe {
             let params = Params::from_c(&set)?;
             match v.kind {
-                SQLBATCH_INTEGER => ffi::sqlite3_result_int64(ctx, v.bits as i64),
-                SQLBATCH_FLOAT => ffi::sqlite3_result_double(ctx, f64::from_bits(v.bits)),
-                SQLBATCH_NULL => ffi::sqlite3_result_null(ctx),
                 SQLBATCH_TEXT | SQLBATCH_BLOB => {
                     let b = params.bytes_of(v)?;
                     set_bytes(ctx, v.kind, b.as_ptr(), b.len(), ffi::SQLITE_TRANSIENT())?
@@ -218,7 +296,7 @@ pub unsafe extern "C" fn sqlbatch_call_result_bytes(
         drop_bytes();
         return SQLBATCH_E_NULL_PARAMETER;
     };
-    if call.failed {
+    if call._set == FAILED {
         drop_bytes();
         return SQLBATCH_E_INVALID_ARGUMENT;
     }
@@ -230,7 +308,8 @@ pub unsafe extern "C" fn sqlbatch_call_result_bytes(
     // `set_bytes` takes the bytes over in every case; a NULL `bytes` has nothing to release.
     let del = if bytes.is_null() { ffi::SQLITE_STATIC() } else { del };
     // SAFETY: `ctx` is live during the callback; `p` has `len` bytes (the caller's contract).
-    match catch(|| unsafe { set_bytes(call.ctx, kind, p, len, del) }) {
+    call._set = SET;
+    match catch(|| unsafe { set_bytes(call.context(), kind, p, len, del) }) {
         Ok(()) => SQLBATCH_OK,
         Err(e) => call.fail(&e),
     }
@@ -250,8 +329,8 @@ pub unsafe extern "C" fn sqlbatch_call_error(
 ) {
     // SAFETY: a non-NULL `call` is the current callback's (the caller's contract).
     let Some(call) = (unsafe { call.as_mut() }) else { return };
-    call.failed = true;
-    let ctx = call.ctx;
+    call._set = FAILED;
+    let ctx = call.context();
     crate::panic::boundary_value((), || {
         let code = if code == 0 || code >= 1000 { ffi::SQLITE_ERROR } else { code };
         // SAFETY: the caller vouches for `message`; `ctx` is live during the callback.

@@ -9,6 +9,7 @@
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CString};
+use std::mem::MaybeUninit;
 use std::ptr;
 
 use libsqlite3_sys as ffi;
@@ -18,6 +19,7 @@ use crate::codes::*;
 use crate::conn::sqlbatch_conn;
 use crate::error::Error;
 use crate::ffi::try_bytes;
+use crate::mem::{self, Direct};
 use crate::panic::{catch, ffi_boundary};
 use crate::value::sqlbatch_value;
 
@@ -36,8 +38,9 @@ const FUNCTION_FLAGS_ALLOWED: u32 =
 
 /// A scalar function: computes the result of one call from `n_args` argument cells (`args`,
 /// NULL when there are none), whose TEXT and BLOB bytes are at `data + bits` (`data` NULL when
-/// no argument has bytes), and sets it through `call`. The cells and bytes are valid only
-/// during the callback. Not setting a result gives SQL NULL.
+/// no argument has bytes), and sets it through `call`: a number or NULL stored in
+/// `call->result`, anything through `sqlbatch_call_result` and its siblings. The cells and
+/// bytes are valid only during the callback. Not setting a result gives SQL NULL.
 pub type sqlbatch_function_fn = Option<
     unsafe extern "C" fn(
         call: *mut sqlbatch_call,
@@ -66,7 +69,7 @@ pub type sqlbatch_step_fn = Option<
 >;
 
 /// An aggregate's finish (or a window function's value): sets the group's result through
-/// `call` from `state` (NULL when the group had no row, e.g. `SELECT agg(x) FROM empty`).
+/// `call` (as a scalar function does) from `state` (NULL when the group had no row, e.g. `SELECT agg(x) FROM empty`).
 /// The finish callback also frees `state`: it is called exactly once per group, also when
 /// the statement ends early (an error, a reset); the value callback leaves it alone.
 pub type sqlbatch_finish_fn =
@@ -152,41 +155,76 @@ impl Args {
     }
 
     /// Appends one row of SQLite values; false if SQLite ran out of memory producing one.
+    /// Plain values are read directly from SQLite's `Mem` structs where the fetch does so
+    /// (`mem.rs`: the same layout check); the others through the public API.
     ///
     /// # Safety
     /// `argv` must hold `argc` live values.
     unsafe fn push_row(&mut self, argc: c_int, argv: *mut *mut ffi::sqlite3_value) -> bool {
-        for i in 0..argc.max(0) as usize {
-            // SAFETY: `argv` holds `argc` live values (the caller's contract), read through
-            // the public API.
-            let cell = unsafe {
-                let v = *argv.add(i);
-                match ffi::sqlite3_value_type(v) {
-                    ffi::SQLITE_INTEGER => sqlbatch_value::int(ffi::sqlite3_value_int64(v)),
-                    ffi::SQLITE_FLOAT => sqlbatch_value::float(ffi::sqlite3_value_double(v)),
-                    kind @ (ffi::SQLITE_TEXT | ffi::SQLITE_BLOB) => {
-                        let p: *const u8 = if kind == ffi::SQLITE_TEXT {
-                            ffi::sqlite3_value_text(v)
-                        } else {
-                            ffi::sqlite3_value_blob(v).cast()
-                        };
-                        let n = ffi::sqlite3_value_bytes(v) as usize;
-                        if p.is_null() && n > 0 {
-                            return false;
-                        }
-                        let at = self.bytes.len();
-                        if n > 0 {
-                            self.bytes.extend_from_slice(std::slice::from_raw_parts(p, n));
-                        }
-                        sqlbatch_value::bytes(kind as u8, at as u64, n as u32)
-                    }
-                    _ => sqlbatch_value::NULL,
-                }
+        let n = argc.max(0) as usize;
+        let direct = mem::direct_reads_enabled();
+        self.cells.reserve(n);
+        for i in 0..n {
+            // SAFETY: `argv` holds `argc` live values (the caller's contract).
+            let v = unsafe { *argv.add(i) };
+            // SAFETY: `v` is a live value; a function argument is a `Mem` like a result column.
+            let plain = if direct { unsafe { mem::read_direct(v as *const u8) } } else { Direct::Other };
+            let cell = match plain {
+                Direct::Int(x) => sqlbatch_value::int(x),
+                Direct::Real(x) => sqlbatch_value::float(x),
+                Direct::Null => sqlbatch_value::NULL,
+                // SAFETY: `p` holds `len` bytes of the live value.
+                Direct::Bytes(kind, p, len) => unsafe { self.push_bytes(kind, p, len) },
+                // SAFETY: `v` is a live value.
+                Direct::Other => match unsafe { self.api_cell(v) } {
+                    Some(cell) => cell,
+                    None => return false,
+                },
             };
             self.cells.push(cell);
         }
         self.rows += 1;
         true
+    }
+
+    /// One value through the public API; None if SQLite ran out of memory producing it.
+    ///
+    /// # Safety
+    /// `v` must be a live value.
+    unsafe fn api_cell(&mut self, v: *mut ffi::sqlite3_value) -> Option<sqlbatch_value> {
+        // SAFETY: `v` is live (the caller's contract), read through the public API.
+        unsafe {
+            Some(match ffi::sqlite3_value_type(v) {
+                ffi::SQLITE_INTEGER => sqlbatch_value::int(ffi::sqlite3_value_int64(v)),
+                ffi::SQLITE_FLOAT => sqlbatch_value::float(ffi::sqlite3_value_double(v)),
+                kind @ (ffi::SQLITE_TEXT | ffi::SQLITE_BLOB) => {
+                    let p: *const u8 = if kind == ffi::SQLITE_TEXT {
+                        ffi::sqlite3_value_text(v)
+                    } else {
+                        ffi::sqlite3_value_blob(v).cast()
+                    };
+                    let n = ffi::sqlite3_value_bytes(v) as usize;
+                    if p.is_null() && n > 0 {
+                        return None;
+                    }
+                    self.push_bytes(kind as u8, p, n)
+                }
+                _ => sqlbatch_value::NULL,
+            })
+        }
+    }
+
+    /// Copies `len` bytes of a TEXT or BLOB argument into the row's buffer; their cell.
+    ///
+    /// # Safety
+    /// `p` must hold `len` readable bytes (any pointer when `len` is 0).
+    unsafe fn push_bytes(&mut self, kind: u8, p: *const u8, len: usize) -> sqlbatch_value {
+        let at = self.bytes.len();
+        if len > 0 {
+            // SAFETY: the caller's contract.
+            self.bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(p, len) });
+        }
+        sqlbatch_value::bytes(kind, at as u64, len as u32)
     }
 
     fn cells_ptr(&self) -> *const sqlbatch_value {
@@ -229,6 +267,22 @@ unsafe extern "C" fn scalar_trampoline(
 ) {
     // SAFETY: SQLite calls this with a live context of our registration and `argc` values.
     unsafe {
+        if !scalar_fast(ctx, argc, argv) {
+            scalar_general(ctx, argc, argv)
+        }
+    }
+}
+
+/// A scalar function's call with TEXT or BLOB arguments, or many: cells over a buffer that
+/// the registration keeps between calls. A separate function, so that the fast path's frame
+/// stays small.
+///
+/// # Safety
+/// As for [`scalar_trampoline`].
+#[inline(never)]
+unsafe fn scalar_general(ctx: *mut ffi::sqlite3_context, argc: c_int, argv: *mut *mut ffi::sqlite3_value) {
+    // SAFETY: the caller's contract.
+    unsafe {
         guarded(ctx, || {
             let reg = registration(ctx);
             let mut args = reg.scratch.take().unwrap_or_default();
@@ -240,11 +294,55 @@ unsafe extern "C" fn scalar_trampoline(
             let mut call = sqlbatch_call::new(ctx);
             if let Some(f) = reg.func {
                 f(&mut call, reg.user_data, args.cells_ptr(), args.cells.len(), args.data_ptr());
+                call.finish();
             }
             reg.scratch.set(Some(args));
             Ok(())
         })
     }
+}
+
+/// Arguments that [`scalar_fast`] passes in cells on the stack.
+const FAST_ARGS: usize = 8;
+
+/// The common call of a scalar function, up to [`FAST_ARGS`] numbers or NULLs read directly,
+/// with their cells on the stack: no buffer, nothing that can fail or panic. False (nothing
+/// done) for any other call, which takes the general path.
+///
+/// # Safety
+/// As for [`scalar_trampoline`].
+#[inline(always)]
+unsafe fn scalar_fast(
+    ctx: *mut ffi::sqlite3_context,
+    argc: c_int,
+    argv: *mut *mut ffi::sqlite3_value,
+) -> bool {
+    let n = argc.max(0) as usize;
+    if n > FAST_ARGS || !mem::direct_reads_enabled() {
+        return false;
+    }
+    let mut cells = [MaybeUninit::<sqlbatch_value>::uninit(); FAST_ARGS];
+    for (i, cell) in cells.iter_mut().enumerate().take(n) {
+        // SAFETY: `argv` holds `argc` live values, each a `Mem` (see `Args::push_row`).
+        cell.write(match unsafe { mem::read_direct(*argv.add(i) as *const u8) } {
+            Direct::Int(x) => sqlbatch_value::int(x),
+            Direct::Real(x) => sqlbatch_value::float(x),
+            Direct::Null => sqlbatch_value::NULL,
+            Direct::Bytes(..) | Direct::Other => return false,
+        });
+    }
+    // SAFETY: a live context of our registration (the caller's contract).
+    let reg = unsafe { registration(ctx) };
+    let mut call = sqlbatch_call::new(ctx);
+    if let Some(f) = reg.func {
+        // The first `n` cells are written.
+        let args = if n == 0 { ptr::null() } else { cells.as_ptr().cast::<sqlbatch_value>() };
+        // SAFETY: the caller's callback, with cells valid for the call and no bytes; an
+        // `extern "C"` function cannot unwind into this frame.
+        unsafe { f(&mut call, reg.user_data, args, n, ptr::null()) };
+        call.finish();
+    }
+    true
 }
 
 /// The per-group state of an aggregate, behind the pointer SQLite's aggregate context holds.
@@ -383,6 +481,7 @@ unsafe extern "C" fn value_trampoline(ctx: *mut ffi::sqlite3_context) {
             if let Some(value) = agg.value {
                 let mut call = sqlbatch_call::new(ctx);
                 value(&mut call, reg.user_data, g.state);
+                call.finish();
             }
             Ok(())
         })
@@ -411,6 +510,7 @@ unsafe extern "C" fn final_trampoline(ctx: *mut ffi::sqlite3_context) {
             if let Some(finish) = agg.finish {
                 let mut call = sqlbatch_call::new(ctx);
                 finish(&mut call, reg.user_data, state);
+                call.finish();
             }
             Ok(())
         })

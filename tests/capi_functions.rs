@@ -667,3 +667,106 @@ fn a_result_can_be_handed_over_with_a_destructor_that_runs_exactly_once() {
     assert_eq!(OWNED_FREED.load(Ordering::SeqCst), 7);
     unsafe { sqlbatch_conn_close(conn) };
 }
+
+/// stored(mode): the result stored in call->result, without a call, by mode.
+unsafe extern "C" fn stored(
+    call: *mut sqlbatch_call,
+    _user: *mut c_void,
+    args: *const sqlbatch_value,
+    _n: usize,
+    _data: *const u8,
+) {
+    let call = unsafe { &mut *call };
+    assert_eq!(call.result.kind, SQLBATCH_NULL, "result starts as NULL");
+    match unsafe { (*args).bits } {
+        0 => {
+            call.result =
+                sqlbatch_value { bits: (-7i64) as u64, len: 0, kind: SQLBATCH_INTEGER, _pad: [0; 3] }
+        }
+        1 => {
+            call.result =
+                sqlbatch_value { bits: 2.5f64.to_bits(), len: 0, kind: SQLBATCH_FLOAT, _pad: [0; 3] }
+        }
+        2 => {} // left alone: NULL
+        // A kind that needs bytes: an error, never a read.
+        3 => call.result = sqlbatch_value { bits: 0, len: 3, kind: SQLBATCH_TEXT, _pad: [0; 3] },
+        // A result set through a function wins over the stored one, before or after.
+        4 => {
+            call.result = sqlbatch_value { bits: 1, len: 0, kind: SQLBATCH_INTEGER, _pad: [0; 3] };
+            unsafe { sqlbatch_call_result_bytes(call, SQLBATCH_TEXT, b"set".as_ptr(), 3, None) };
+            call.result.bits = 2;
+        }
+        // So does an error.
+        _ => {
+            call.result = sqlbatch_value { bits: 1, len: 0, kind: SQLBATCH_INTEGER, _pad: [0; 3] };
+            unsafe { sqlbatch_call_error(call, 0, c"stored error".as_ptr(), 12) };
+        }
+    }
+}
+
+unsafe extern "C" fn count_step(
+    _call: *mut sqlbatch_call,
+    _user: *mut c_void,
+    state: *mut *mut c_void,
+    _args: *const sqlbatch_value,
+    n_rows: usize,
+    _n_args: usize,
+    _data: *const u8,
+) {
+    // The count itself is the state: no allocation to free.
+    unsafe { *state = (*state as usize + n_rows) as *mut c_void };
+}
+
+unsafe extern "C" fn count_finish(call: *mut sqlbatch_call, _user: *mut c_void, state: *mut c_void) {
+    unsafe { (*call).result = sqlbatch_value::int(state as usize as i64) };
+}
+
+fn cell_of_text(conn: *mut sqlbatch_conn) -> Cell {
+    query(conn, "SELECT stored('text')").unwrap()[0][0].clone()
+}
+
+#[test]
+fn a_number_or_null_can_be_stored_in_the_call_without_a_function() {
+    let conn = open();
+    let agg = sqlbatch_aggregate {
+        step: Some(count_step),
+        finish: Some(count_finish),
+        inverse: None,
+        value: None,
+        batch_rows: 16,
+        batch_bytes: 0,
+    };
+    unsafe {
+        let rc = sqlbatch_conn_create_function(
+            conn,
+            c"stored".as_ptr(),
+            6,
+            1,
+            0,
+            Some(stored),
+            ptr::null_mut(),
+            None,
+        );
+        assert_eq!(rc, SQLBATCH_OK);
+        let rc = sqlbatch_conn_create_aggregate(conn, c"cnt".as_ptr(), 3, 1, 0, &agg, ptr::null_mut(), None);
+        assert_eq!(rc, SQLBATCH_OK);
+    }
+    let cell = |mode: i32| query(conn, &format!("SELECT stored({mode})")).map(|rows| rows[0][0].clone());
+    assert_eq!(cell(0).unwrap(), (SQLBATCH_INTEGER, (-7i64) as u64, vec![]));
+    assert_eq!(cell(1).unwrap(), (SQLBATCH_FLOAT, 2.5f64.to_bits(), vec![]));
+    assert_eq!(cell(2).unwrap().0, SQLBATCH_NULL);
+    assert_eq!(cell(3).unwrap_err(), libsqlite3_sys::SQLITE_ERROR);
+    assert!(last_error(conn).1.contains("call->result holds kind 3"), "{:?}", last_error(conn));
+    assert_eq!(cell(4).unwrap(), (SQLBATCH_TEXT, 0, b"set".to_vec()));
+    assert_eq!(cell(5).unwrap_err(), libsqlite3_sys::SQLITE_ERROR);
+    assert!(last_error(conn).1.contains("stored error"), "{:?}", last_error(conn));
+    // The general path too (TEXT arguments), and an aggregate's finish.
+    // (A TEXT argument, whose cell's bits are its offset 0: mode 0.)
+    assert_eq!(cell_of_text(conn), (SQLBATCH_INTEGER, (-7i64) as u64, vec![]));
+    assert_eq!(
+        int_of(conn, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 100) SELECT cnt(i) FROM k"),
+        100
+    );
+    assert_eq!(query(conn, "SELECT cnt(1) FROM (SELECT 1 WHERE 0)").unwrap()[0][0].1, 0);
+    unsafe { sqlbatch_conn_close(conn) };
+}

@@ -254,8 +254,9 @@ static void b_f(sqlbatch_call *call, void *user_data, const sqlbatch_value *args
   (void)n_args;
   (void)data;
   ++*(int64_t *)user_data;
-  const sqlbatch_value v = {.bits = args[0].bits * 2 + 1, .kind = SQLBATCH_INTEGER};
-  sqlbatch_call_result(call, &v, NULL, 0);
+  /* A number needs no call: stored in call->result (sqlbatch_call_result would do too). */
+  call->result.bits = args[0].bits * 2 + 1;
+  call->result.kind = SQLBATCH_INTEGER;
 }
 
 static void b_sumsq_step(sqlbatch_call *call, void *user_data, void **state, const sqlbatch_value *args,
@@ -281,8 +282,8 @@ static void b_sumsq_step(sqlbatch_call *call, void *user_data, void **state, con
 static void b_sumsq_finish(sqlbatch_call *call, void *user_data, void *state) {
   (void)user_data;
   if (!state) return; /* no rows: NULL */
-  const sqlbatch_value v = {.bits = *(uint64_t *)state, .kind = SQLBATCH_INTEGER};
-  sqlbatch_call_result(call, &v, NULL, 0);
+  call->result.bits = *(uint64_t *)state;
+  call->result.kind = SQLBATCH_INTEGER;
   free(state);
 }
 
