@@ -150,28 +150,44 @@ func (r ArgRows) Row(i int) Args {
 type Context struct {
 	call capi.Call
 	err  bool
+	// A result went through the library (text, blob): a later number must too, to replace it.
+	called bool
 }
 
 func (c *Context) result(v capi.Value, data []byte) {
 	if c.err {
 		return // the call has failed: a failure is final
 	}
+	c.called = true
 	if rc := c.call.Result(&v, data); rc != capi.OK {
 		c.err = true
 	}
 }
 
+// number sets a number or NULL: stored in the call's result field, without a cgo call, unless
+// an earlier result went through the library.
+func (c *Context) number(v capi.Value) {
+	if c.err {
+		return
+	}
+	if c.called {
+		c.result(v, nil)
+		return
+	}
+	c.call.Store(v)
+}
+
 // SetNull sets the result to NULL (the result when none is set).
-func (c *Context) SetNull() { c.result(capi.Value{Kind: capi.KindNull}, nil) }
+func (c *Context) SetNull() { c.number(capi.Value{Kind: capi.KindNull}) }
 
 // SetInt64 sets an INTEGER result.
 func (c *Context) SetInt64(v int64) {
-	c.result(capi.Value{Kind: capi.KindInteger, Bits: uint64(v)}, nil)
+	c.number(capi.Value{Kind: capi.KindInteger, Bits: uint64(v)})
 }
 
 // SetFloat64 sets a REAL result.
 func (c *Context) SetFloat64(v float64) {
-	c.result(capi.Value{Kind: capi.KindFloat, Bits: math.Float64bits(v)}, nil)
+	c.number(capi.Value{Kind: capi.KindFloat, Bits: math.Float64bits(v)})
 }
 
 // SetText sets a TEXT result (copied).
@@ -179,6 +195,7 @@ func (c *Context) SetText(s string) {
 	if c.err {
 		return
 	}
+	c.called = true
 	v := capi.Value{Kind: capi.KindText, Len: uint32(len(s))}
 	if rc := c.call.ResultText(&v, s); rc != capi.OK {
 		c.err = true

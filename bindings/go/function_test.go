@@ -462,3 +462,42 @@ func TestWindowFunction(t *testing.T) {
 		t.Error("a group without Inverse and Value accepted as a window function")
 	}
 }
+
+// Numbers are stored in the call without a cgo call, text goes through the library: whatever
+// the mix, the last result set is the one SQL sees, and an error stays.
+func TestFunctionLastResultWins(t *testing.T) {
+	c := fnDB(t)
+	err := c.CreateFunction("mix", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		switch a.Int64(0) {
+		case 0:
+			ctx.SetText("first")
+			ctx.SetInt64(42)
+		case 1:
+			ctx.SetInt64(42)
+			ctx.SetText("last")
+		case 2:
+			ctx.SetFloat64(1.5)
+			ctx.SetNull()
+		case 3:
+			ctx.SetBlob([]byte{1})
+			ctx.SetFloat64(2.5)
+		default:
+			ctx.SetError(errors.New("mix failed"))
+			ctx.SetInt64(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Query("SELECT mix(0), typeof(mix(0)), mix(1), typeof(mix(2)), mix(3)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Next() || r.Int64(0) != 42 || r.Text(1) != "integer" || r.Text(2) != "last" || r.Text(3) != "null" || r.Float64(4) != 2.5 {
+		t.Fatalf("mix: %v %q %q %q %v %v", r.Int64(0), r.Text(1), r.Text(2), r.Text(3), r.Float64(4), r.Err())
+	}
+	r.Close()
+	if err := queryErr(c, "SELECT mix(4)"); err == nil || !strings.Contains(err.Error(), "mix failed") {
+		t.Fatalf("mix(4): %v", err)
+	}
+}

@@ -71,6 +71,12 @@ func (c Call) Result(v *Value, data []byte) int32 {
 	return int32(C.sqlbatch_call_result(c.p, (*C.sqlbatch_value)(unsafe.Pointer(v)), bptr(data), C.size_t(len(data))))
 }
 
+// Store puts a number or NULL in the call's result field (call->result), with plain stores
+// and no call into C; a result set through Result or ResultText takes precedence.
+func (c Call) Store(v Value) {
+	*(*Value)(unsafe.Pointer(&c.p.result)) = v
+}
+
 // ResultText is Result for a TEXT or BLOB v whose bytes are those of s (v.Bits 0).
 func (c Call) ResultText(v *Value, s string) int32 {
 	return int32(C.sqlbatch_call_result(c.p, (*C.sqlbatch_value)(unsafe.Pointer(v)),
