@@ -2,6 +2,7 @@ package sqlbatch_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -168,8 +169,11 @@ func TestScriptErrorLocatesStatementAndToken(t *testing.T) {
 	if !strings.HasPrefix(e.Statement(), "INSERT INTO t VALUS") {
 		t.Errorf("Statement() = %q", e.Statement())
 	}
-	if e.Query != script || !strings.Contains(e.Error(), "statement 2") {
-		t.Errorf("Error() = %q", e.Error())
+	if e.Query != script || e.Error() != `near "VALUS": syntax error` {
+		t.Errorf("Query = %q, Error() = %q, want SQLite's message alone", e.Query, e.Error())
+	}
+	if long := e.Long(); !strings.Contains(long, "statement 2 at byte") || !strings.Contains(long, "SQLITE_ERROR") || fmt.Sprintf("%+v", err) != long {
+		t.Errorf("Long() = %q, %%+v = %q", long, fmt.Sprintf("%+v", err))
 	}
 }
 

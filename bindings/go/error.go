@@ -1,6 +1,8 @@
 package sqlbatch
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -15,6 +17,12 @@ import (
 //	if errors.As(err, &e) && e.ExtendedCode == sqlbatch.ErrConstraintUnique { ... }
 //
 // Offsets are byte offsets into Query, -1 where they do not apply.
+//
+// Code and ExtendedCode carry SQLite's numbers under mattn/go-sqlite3's field names, so that
+// error translators written for mattn's sqlite3.Error keep working: one that compares
+// ExtendedCode with 2067 (SQLITE_CONSTRAINT_UNIQUE), or, like GORM's SQLite dialector, one
+// that reads {"Code", "ExtendedCode"} from the error's JSON encoding. Error returns the
+// message alone, as mattn's does.
 type Error struct {
 	// Code is the primary code (ErrConstraint for a UNIQUE violation), or sqlbatch's own code.
 	Code ErrorCode
@@ -32,18 +40,33 @@ type Error struct {
 	// StatementOffset is, for a script, the byte offset in Query where the failing statement
 	// starts; -1 otherwise.
 	StatementOffset int
-	// RowIndex is, for a bulk write (Stmt.ExecMany), the index from 0 of the parameter row
-	// that failed; -1 otherwise.
+	// RowIndex is, for a bulk write (Stmt.ExecMany, Conn.ExecMany), the index from 0 of the
+	// parameter row that failed; -1 otherwise (also for Stmt.Exec and Stmt.ExecParams, which
+	// run one row).
 	RowIndex int
 	// Query is the SQL text the failing call was given ("" if none).
 	Query string
 }
 
-// Error formats the error as "sqlbatch: <message> (<CODE>[, statement N at byte M][, near byte K])".
+// Error returns the message alone, as mattn/go-sqlite3's Error does: SQLite's
+// (sqlite3_errmsg, e.g. "UNIQUE constraint failed: t.a"), or sqlbatch's for its own codes, so
+// that code and tests that compare or match messages see the same text with either driver.
+// The code and the position stay in the fields; Long, or formatting with %+v, gives them
+// too.
 func (e *Error) Error() string {
+	if e.Msg == "" {
+		return capi.CodeStr(int32(e.ExtendedCode))
+	}
+	return e.Msg
+}
+
+// Long formats the error with its code and position:
+// "sqlbatch: <message> (<CODE>[, statement N at byte M][, row R][, near byte K])", e.g.
+// "sqlbatch: UNIQUE constraint failed: t.a (SQLITE_CONSTRAINT_UNIQUE, statement 2 at byte 48)".
+func (e *Error) Long() string {
 	var b strings.Builder
 	b.WriteString("sqlbatch: ")
-	b.WriteString(e.Msg)
+	b.WriteString(e.Error())
 	b.WriteString(" (")
 	b.WriteString(e.ExtendedCode.String())
 	if e.StatementIndex >= 0 {
@@ -52,12 +75,30 @@ func (e *Error) Error() string {
 		b.WriteString(" at byte ")
 		b.WriteString(strconv.Itoa(e.StatementOffset))
 	}
+	if e.RowIndex >= 0 {
+		b.WriteString(", row ")
+		b.WriteString(strconv.Itoa(e.RowIndex))
+	}
 	if e.Offset >= 0 {
 		b.WriteString(", near byte ")
 		b.WriteString(strconv.Itoa(e.Offset))
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// Format makes %+v print Long; %v and %s print Error, %q it quoted.
+func (e *Error) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('+'):
+		io.WriteString(f, e.Long())
+	case verb == 'v' || verb == 's':
+		io.WriteString(f, e.Error())
+	case verb == 'q':
+		fmt.Fprintf(f, "%q", e.Error())
+	default:
+		fmt.Fprintf(f, "%%!%c(*sqlbatch.Error=%s)", verb, e.Error())
+	}
 }
 
 // Is reports whether target is the ErrorCode of e, primary or extended, so that
@@ -115,10 +156,16 @@ func lastError(h capi.Conn, rc int32, query string) *Error {
 		return codeError(rc, query)
 	}
 	c := ErrorCode(info.Code)
+	msg := info.Msg
+	if info.RowIndex >= 0 {
+		// The bulk write prefixes the message with "row N: " (src/write.rs); the row is in
+		// RowIndex, and Msg is SQLite's message alone, as mattn's.
+		msg = strings.TrimPrefix(msg, "row "+strconv.FormatInt(info.RowIndex, 10)+": ")
+	}
 	return &Error{
 		Code:            c.Primary(),
 		ExtendedCode:    c,
-		Msg:             info.Msg,
+		Msg:             msg,
 		Offset:          int(info.TokenOffset),
 		StatementIndex:  int(info.StatementIndex),
 		StatementOffset: int(info.StatementOffset),

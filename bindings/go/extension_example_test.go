@@ -17,7 +17,7 @@ func ExampleConn_EnableLoadExtension() {
 	defer c.Close()
 
 	fmt.Println(c.LoadExtension("./vec0.so", ""))
-	// Output: sqlbatch: not authorized (SQLITE_ERROR)
+	// Output: not authorized
 }
 
 // Loading sqlite-vec from vec0.so (built by scripts/build-sqlite-vec.sh). This example has

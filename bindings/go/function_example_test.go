@@ -83,5 +83,8 @@ func ExampleContext_SetError() {
 	defer r.Close()
 	r.Next()
 	fmt.Println(r.Err())
-	// Output: sqlbatch: division of 7 by zero (SQLITE_ERROR)
+	fmt.Printf("%+v\n", r.Err())
+	// Output:
+	// division of 7 by zero
+	// sqlbatch: division of 7 by zero (SQLITE_ERROR)
 }

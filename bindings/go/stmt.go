@@ -58,6 +58,16 @@ func newStmt(c *Conn, h capi.Stmt, sql string) *Stmt {
 
 func (s *Stmt) err(rc int32) error { return s.conn.err(rc, s.sql) }
 
+// errOne is the error of a single run (Exec, ExecParams), which goes through the bulk write
+// of one row: the ABI's row index 0 of that row means nothing to the caller, so it is -1.
+func (s *Stmt) errOne(rc int32) error {
+	err := s.conn.err(rc, s.sql)
+	if e, ok := err.(*Error); ok {
+		e.RowIndex = -1
+	}
+	return err
+}
+
 // Close finalizes the statement. Closing twice is a no-op. It works after the connection
 // was closed.
 func (s *Stmt) Close() error {
@@ -365,7 +375,7 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 	r, rc := s.h.ExecuteMany(p.vals, nil, 1, p.data)
 	s.stepped, s.colsFresh = false, false
 	if rc != capi.OK {
-		return Result{}, s.err(rc)
+		return Result{}, s.errOne(rc)
 	}
 	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, nil
 }
@@ -383,7 +393,7 @@ func (s *Stmt) ExecParams(p *Params) (Result, error) {
 	r, rc := s.h.ExecuteMany(p.vals, p.names, 1, p.data)
 	s.stepped, s.colsFresh = false, false
 	if rc != capi.OK {
-		return Result{}, s.err(rc)
+		return Result{}, s.errOne(rc)
 	}
 	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, nil
 }
