@@ -76,6 +76,9 @@ type rows struct {
 	loc    *time.Location
 	names  []string
 	closed bool
+	// scan is what ScanColumn keeps between columns of a row (rows_go127.go); empty before
+	// Go 1.27.
+	scan scanState
 }
 
 var (
@@ -164,23 +167,34 @@ func (r *rows) Next(dest []driver.Value) error {
 	}
 	if r.convs != nil {
 		for i, conv := range r.convs[:len(dest)] {
-			switch v := dest[i].(type) {
-			case int64:
-				if conv == convBool {
-					dest[i] = v > 0
-				} else if conv == convTime {
-					dest[i] = r.inLoc(sqlbatch.UnixTime(v))
-				}
-			case string:
-				if conv == convTime {
-					if t, err := sqlbatch.ParseTime(v); err == nil {
-						dest[i] = r.inLoc(t)
-					}
-				}
+			if conv != convNone {
+				dest[i] = r.converted(conv, dest[i])
 			}
 		}
 	}
 	return nil
+}
+
+// converted is v, a value of a column with conversion conv, as Next returns it: an INTEGER
+// of a BOOLEAN column becomes bool (> 0), and an INTEGER or a TEXT in one of
+// sqlbatch.TimeFormats of a DATE, DATETIME or TIMESTAMP column becomes time.Time; other
+// values are returned as they are.
+func (r *rows) converted(conv conversion, v driver.Value) driver.Value {
+	switch x := v.(type) {
+	case int64:
+		if conv == convBool {
+			return x > 0
+		} else if conv == convTime {
+			return r.inLoc(sqlbatch.UnixTime(x))
+		}
+	case string:
+		if conv == convTime {
+			if t, err := sqlbatch.ParseTime(x); err == nil {
+				return r.inLoc(t)
+			}
+		}
+	}
+	return v
 }
 
 func (r *rows) inLoc(t time.Time) time.Time {
