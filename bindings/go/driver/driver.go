@@ -80,7 +80,8 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	cfg := c.Config
-	raw, err := sqlbatch.OpenWithFlags(cfg.Path, cfg.Flags)
+	path, flags := cfg.openArgs()
+	raw, err := sqlbatch.OpenWithFlags(path, flags)
 	if err != nil {
 		return nil, err
 	}

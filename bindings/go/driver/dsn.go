@@ -31,7 +31,9 @@ type Config struct {
 	// from DATE, DATETIME and TIMESTAMP columns are converted to; otherwise they are UTC.
 	Loc *time.Location
 	// Pragmas are run, in order and as one script, on every new connection:
-	// "PRAGMA foreign_keys = 1" and the like, from the DSN's underscore options.
+	// "PRAGMA foreign_keys = 1" and the like, from the DSN's underscore options, then one
+	// per _pragma option ("_pragma=busy_timeout(10000)": "PRAGMA busy_timeout(10000)") in
+	// the DSN's order, last so that they win over the options and their defaults.
 	Pragmas []string
 	// BatchRows is how many rows a query fetches per call into C (_batch_rows; default
 	// sqlbatch.DefaultBatchRows).
@@ -43,11 +45,124 @@ type Config struct {
 	// QueryOnly is whether PRAGMA query_only is on for the connection (_query_only), so that
 	// read-only transactions restore it.
 	QueryOnly bool
+	// VFS is the name of the SQLite VFS to open the database with (the DSN's vfs option);
+	// "" for SQLite's default. For a plain file name it is given to SQLite by opening the
+	// name as a "file:" URI with a vfs parameter; a "file:" URI DSN carries its vfs itself
+	// (SQLite reads it), and VFS is then left empty.
+	VFS string
+	// Immutable opens a plain file name as immutable (the DSN's immutable option: SQLite's
+	// URI parameter, https://sqlite.org/uri.html#uriimmutable), by the same URI as VFS.
+	Immutable bool
+}
+
+// openArgs returns the name and flags to open: Path and Flags, or, when VFS or Immutable
+// asks for what only a URI can say, Path as a "file:" URI with those parameters.
+func (cfg *Config) openArgs() (string, sqlbatch.OpenFlags) {
+	if cfg.VFS == "" && !cfg.Immutable {
+		return cfg.Path, cfg.Flags
+	}
+	var b strings.Builder
+	sep := "?"
+	if cfg.URI {
+		b.WriteString(cfg.Path)
+		if strings.IndexByte(cfg.Path, '?') >= 0 {
+			sep = "&"
+		}
+	} else {
+		b.WriteString("file:")
+		if strings.HasPrefix(cfg.Path, "/") {
+			b.WriteString("//") // an empty authority, so that "//x" stays a path
+		}
+		uriEscape(&b, cfg.Path)
+	}
+	if cfg.VFS != "" {
+		b.WriteString(sep + "vfs=")
+		uriEscape(&b, cfg.VFS)
+		sep = "&"
+	}
+	if cfg.Immutable {
+		b.WriteString(sep + "immutable=1")
+	}
+	return b.String(), cfg.Flags | sqlbatch.OpenURI
+}
+
+// uriEscape writes s with every byte but letters, digits, "-._~/:" as %XX, which SQLite
+// decodes in a URI's path and parameters (https://sqlite.org/uri.html).
+func uriEscape(b *strings.Builder, s string) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/:", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+}
+
+// pragmaOf checks a _pragma value (name, name(value) or name=value, the name optionally
+// schema-qualified) and returns its statement. One statement only: a ';' outside quotes
+// is refused, so that a DSN cannot smuggle other SQL into every new connection.
+func pragmaOf(v string) (string, error) {
+	bad := func(why string) (string, error) {
+		return "", fmt.Errorf("sqlbatch: invalid _pragma: %q: %s; expecting name, name(value) or name=value", v, why)
+	}
+	s := strings.TrimSpace(v)
+	ident := func(i int) int {
+		j := i
+		for j < len(s) && (s[j] == '_' || 'a' <= s[j] && s[j] <= 'z' || 'A' <= s[j] && s[j] <= 'Z' || j > i && '0' <= s[j] && s[j] <= '9') {
+			j++
+		}
+		return j
+	}
+	i := ident(0)
+	if i == 0 {
+		return bad("no pragma name")
+	}
+	if i < len(s) && s[i] == '.' {
+		j := ident(i + 1)
+		if j == i+1 {
+			return bad("no pragma name after the schema")
+		}
+		i = j
+	}
+	rest := strings.TrimSpace(s[i:])
+	switch {
+	case rest == "":
+	case rest[0] == '=':
+		if strings.TrimSpace(rest[1:]) == "" {
+			return bad("no value after =")
+		}
+	case rest[0] == '(' && rest[len(rest)-1] == ')':
+	default:
+		return bad("unexpected " + strconv.Quote(rest))
+	}
+	var quote byte
+	for k := 0; k < len(rest); k++ {
+		switch c := rest[k]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';':
+			return bad("more than one statement")
+		}
+	}
+	if quote != 0 {
+		return bad("unterminated quote")
+	}
+	return "PRAGMA " + s, nil
 }
 
 // ParseDSN parses a data source name in mattn/go-sqlite3's format: a file name or a
 // "file:" URI, optionally followed by "?" and options. See the package documentation for
-// the options. Unknown options are ignored, as by mattn/go-sqlite3 (and by SQLite in URIs).
+// the options. Every option mattn/go-sqlite3 documents is applied or, for its user
+// authentication (_auth...), refused with an error; other unknown options are ignored, as by
+// mattn/go-sqlite3 (and by SQLite in URIs).
 func ParseDSN(dsn string) (*Config, error) {
 	cfg := &Config{
 		Path:          dsn,
@@ -63,6 +178,8 @@ func ParseDSN(dsn string) (*Config, error) {
 		locking   = "NORMAL"
 		journal   string
 		queryOnly = -1
+		// userPragmas are the _pragma options, run after the others so that they win.
+		userPragmas []string
 	)
 	pos := strings.IndexByte(dsn, '?')
 	if pos >= 1 {
@@ -132,12 +249,27 @@ func ParseDSN(dsn string) (*Config, error) {
 			}
 			cfg.BatchRows = n
 		}
-		if v := get("_stmt_cache"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("sqlbatch: invalid _stmt_cache: %q, expecting a number of statements (0: none)", v)
+		// _stmt_cache_size is mattn's name (mattn's cache is off by default; this one is on).
+		for _, k := range []string{"_stmt_cache", "_stmt_cache_size"} {
+			if v := get(k); v != "" {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 {
+					return nil, fmt.Errorf("sqlbatch: invalid %s: %q, expecting a number of statements (0: none)", k, v)
+				}
+				cfg.StmtCacheSize = n
 			}
-			cfg.StmtCacheSize = n
+		}
+		for _, k := range []string{"_auth", "_auth_user", "_auth_pass", "_auth_crypt", "_auth_salt"} {
+			if _, ok := params[k]; ok {
+				return nil, fmt.Errorf("sqlbatch: %s: user authentication is not supported (SQLite no longer has its userauth extension, and mattn/go-sqlite3 1.14.53 no longer supports it either)", k)
+			}
+		}
+		for _, v := range params["_pragma"] {
+			p, err := pragmaOf(v)
+			if err != nil {
+				return nil, err
+			}
+			userPragmas = append(userPragmas, p)
 		}
 		if v := get("_auto_vacuum", "_vacuum"); v != "" {
 			switch strings.ToLower(v) {
@@ -218,6 +350,17 @@ func ParseDSN(dsn string) (*Config, error) {
 			pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size = %d", n))
 		}
 		if !cfg.URI {
+			// SQLite reads vfs and immutable from a URI itself; for a plain file name they
+			// make Connect open a URI (see openArgs).
+			cfg.VFS = get("vfs")
+			if _, ok := params["vfs"]; ok && cfg.VFS == "" {
+				return nil, fmt.Errorf("sqlbatch: invalid vfs: empty, expecting the name of a VFS")
+			}
+			imm, err := boolOpt("immutable", "immutable")
+			if err != nil {
+				return nil, err
+			}
+			cfg.Immutable = imm == 1
 			// SQLite reads mode and cache from a URI itself; for a plain file name they
 			// become open flags (mattn/go-sqlite3 drops them there).
 			switch v := get("mode"); v {
@@ -258,6 +401,6 @@ func ParseDSN(dsn string) (*Config, error) {
 		cfg.QueryOnly = queryOnly == 1
 	}
 	pragmas = append(pragmas, "PRAGMA synchronous = "+sync)
-	cfg.Pragmas = pragmas
+	cfg.Pragmas = append(pragmas, userPragmas...)
 	return cfg, nil
 }
