@@ -35,6 +35,9 @@ const aggregateBatchRows = 256
 // statement with its message, and so does a panic. pure marks the function deterministic,
 // so that SQLite may factor calls out and use it in indexes.
 func (c *Conn) RegisterFunc(name string, impl any, pure bool) error {
+	if impl == nil {
+		return errors.New("sqlbatch: RegisterFunc: impl is not a function")
+	}
 	fn := reflect.ValueOf(impl)
 	t := fn.Type()
 	if t.Kind() != reflect.Func {
@@ -55,6 +58,9 @@ func (c *Conn) RegisterFunc(name string, impl any, pure bool) error {
 	var flags sqlbatch.FunctionFlags
 	if pure {
 		flags = sqlbatch.Deterministic
+	}
+	if fast, ok := fastScalar(impl); ok && !reflectOnly {
+		return c.c.CreateFunction(name, nArgs, flags, fast)
 	}
 	var in []reflect.Value
 	return c.c.CreateFunction(name, nArgs, flags, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
@@ -121,9 +127,10 @@ func (c *Conn) RegisterAggregator(name string, impl any, pure bool) error {
 	if pure {
 		flags = sqlbatch.Deterministic
 	}
+	tryFast := !reflectOnly
 	return c.c.CreateAggregate(name, nArgs, sqlbatch.AggregateOptions{Flags: flags, BatchRows: aggregateBatchRows},
 		func() sqlbatch.AggregateGroup {
-			return &reflectGroup{ctor: ctor, args: args, variadic: variadic, ret: ret}
+			return &reflectGroup{ctor: ctor, args: args, variadic: variadic, ret: ret, tryFast: tryFast}
 		})
 }
 
@@ -139,10 +146,16 @@ func dropReceiver(t reflect.Type) reflect.Type {
 	return reflect.FuncOf(in, out, t.IsVariadic())
 }
 
+// reflectOnly turns the fast paths (function_fast.go) off: the tests set it to compare them
+// with the reflective paths.
+var reflectOnly bool
+
 type reflectGroup struct {
 	ctor     reflect.Value
 	agg      reflect.Value
 	step     reflect.Value
+	fast     func(*sqlbatch.Context, sqlbatch.ArgRows) // Step without reflection, if its signature has a fast path
+	tryFast  bool
 	args     []argConv
 	variadic bool
 	ret      func(*sqlbatch.Context, []reflect.Value)
@@ -153,11 +166,18 @@ func (g *reflectGroup) init() {
 	if !g.agg.IsValid() {
 		g.agg = g.ctor.Call(nil)[0]
 		g.step = g.agg.MethodByName("Step")
+		if g.tryFast && g.agg.CanInterface() {
+			g.fast = fastStep(g.agg.Interface())
+		}
 	}
 }
 
 func (g *reflectGroup) Step(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) {
 	g.init()
+	if g.fast != nil {
+		g.fast(ctx, rows)
+		return
+	}
 	for i := 0; i < rows.Len(); i++ {
 		var err error
 		g.in, err = convertArgs(g.in[:0], rows.Row(i), g.args, g.variadic)
