@@ -1,4 +1,4 @@
-//go:build sqlbatch_pkgconfig
+//go:build sqlbatch_pkgconfig && !sqlbatch_external
 
 package capi
 
