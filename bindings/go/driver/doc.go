@@ -44,12 +44,23 @@
 //	_secure_delete             boolean or fast
 //	_mutex                     no (default) or full: keep SQLite's per-connection mutex
 //	_batch_rows                rows fetched per call into C (default 256)
-//	_stmt_cache                statements kept prepared per connection (default 32; 0: none)
-//	mode                       ro rw rwc memory (SQLite reads it from a file: URI; for a
-//	                           plain file name it becomes open flags)
-//	cache                      shared private (likewise)
+//	_stmt_cache, _stmt_cache_size
+//	                           statements kept prepared per connection (default 32; 0: none)
+//	_pragma                    name, name(value) or name=value: PRAGMA name(value), repeatable,
+//	                           run in the DSN's order after the options above (so it wins over
+//	                           them and their defaults), as modernc.org/sqlite and ncruces do;
+//	                           one pragma each (a ';' outside quotes is refused)
+//	vfs                        the name of a SQLite VFS
+//	immutable                  boolean: https://sqlite.org/uri.html#uriimmutable
+//	mode                       ro rw rwc memory
+//	cache                      shared private
 //
-// Unknown options are ignored. The options run as PRAGMAs, in one call, on each new
+// For a "file:" URI, SQLite reads mode, cache, vfs and immutable (and its other URI
+// parameters) from the URI itself; for a plain file name, mode and cache become open flags
+// and vfs and immutable make the driver open the name as a URI that carries them. mattn's
+// user authentication options (_auth, _auth_user, _auth_pass, _auth_crypt, _auth_salt) are
+// refused with an error: SQLite no longer has the extension they need. Other unknown options
+// are ignored, as by mattn/go-sqlite3. The options run as PRAGMAs, in one call, on each new
 // connection. A Connector (NewConnector with a Config from ParseDSN) configures a pool
 // from Go instead.
 //
@@ -110,27 +121,74 @@
 // calling ExecMany once per batch; ExecMany keeps its statement in the statement cache, so
 // the batches share one prepared statement.
 //
+// # Errors
+//
+// Every error from SQLite is a *sqlbatch.Error, whose Error() is SQLite's message alone, as
+// mattn's sqlite3.Error's ("UNIQUE constraint failed: t.a"), and whose Code and ExtendedCode
+// are SQLite's numbers under mattn's field names (so translators that compare them, or read
+// them from the error's JSON as GORM's SQLite dialector does, keep working). Where in a
+// script or a bulk write it failed is in its fields (StatementIndex, RowIndex, Offset); its
+// Long method and %+v print them. Get at it with errors.As, and match codes with
+// errors.Is(err, sqlbatch.ErrConstraint) (primary) or sqlbatch.ErrConstraintUnique
+// (extended).
+//
 // # Differences from mattn/go-sqlite3
 //
+// Each is deliberate; the reason follows the difference.
+//
+//   - Extra arguments: an Exec or Query given more positional arguments than its SQL has
+//     parameters fails ("too many arguments"); mattn ignores the extra ones. An argument that
+//     goes nowhere is a bug (a placeholder missing from the SQL), which silence hides.
+//   - Read-only transactions: BeginTx with ReadOnly turns PRAGMA query_only on until the
+//     transaction ends, so a write in it fails with ErrReadOnly; mattn ignores ReadOnly.
+//     database/sql's TxOptions.ReadOnly asks for exactly that.
+//   - Isolation levels: every level up to sql.LevelSerializable is accepted and gets
+//     SQLite's serializable isolation, which satisfies every weaker level;
+//     sql.LevelLinearizable is refused with an error; mattn accepts any level and ignores
+//     it. A guarantee the driver does not make is refused rather than accepted in silence.
+//   - Column type metadata: ColumnTypeDatabaseTypeName is the declared type upper-cased
+//     ("VARCHAR(20)"; mattn returns it as declared), as database/sql's documentation asks;
+//     ColumnTypeNullable reports NOT NULL columns as not nullable and says "unknown" (ok
+//     false) for expressions (mattn: always nullable, ok true); ColumnTypeScanType gives
+//     the plain type (int64, string...) for NOT NULL columns and the sql.Null* type
+//     otherwise, []byte for BLOB, and any for NUMERIC/DECIMAL and expressions (mattn: always
+//     sql.Null*, sql.RawBytes for BLOB, sql.NullFloat64 for NUMERIC, *any for the rest).
+//     ORMs and code generators that pick field types from these get the schema's answer.
 //   - RowsAffected of a multi-statement Exec is the sum over its statements (mattn reports
-//     the last statement's).
-//   - TEXT in a DATE/DATETIME/TIMESTAMP column that does not parse as a time is returned as
-//     the string (mattn returns the zero time.Time).
-//   - mode and cache options also apply to plain file names (mattn ignores them there).
-//   - Connections are opened without SQLite's per-connection mutex (_mutex=no is the default;
-//     mattn defaults to full), which database/sql's one-goroutine-per-connection use allows.
-//   - Query steps to the first row before it returns (mattn steps in the first Next), so an
-//     error of the first step (SQLITE_BUSY, a constraint of INSERT ... RETURNING) comes from
-//     Query rather than from Rows.Next or Rows.Err.
-//   - Statements are kept prepared per connection (the statement cache; mattn prepares every
-//     Query and Exec anew).
+//     the last statement's): the whole script ran, and its changes are the sum.
+//   - Wrapped context errors: when a cancelled or expired context interrupts a call, the
+//     error matches both ctx.Err() (errors.Is(err, context.Canceled)) and the
+//     *sqlbatch.Error with code ErrInterrupt; mattn returns ctx.Err() itself, so a
+//     comparison err == context.Canceled works there and must be errors.Is here. The wrapper
+//     keeps what SQLite said (which statement of a script was interrupted).
+//   - Unparseable times: TEXT in a DATE, DATETIME or TIMESTAMP column that parses in none
+//     of the time formats is returned as the string (mattn returns the zero time.Time and
+//     loses the value).
+//   - The DSN: mode and cache also apply to plain file names, and so does immutable (mattn
+//     drops them there); _pragma is applied (mattn ignores it); _auth... is refused (mattn
+//     1.14.53 ignores it without the sqlite_userauth tag and fails with it). Each was either
+//     a silent no-op or is now done.
+//   - _mutex=no is the default (mattn: full): database/sql uses a connection from one
+//     goroutine at a time, so SQLite's per-connection mutex is pure cost.
+//   - The statement cache is on by default (32 statements, _stmt_cache or mattn's
+//     _stmt_cache_size; mattn's is off by default): running the same SQL again skips
+//     SQLite's parser and planner.
+//   - Errors are *sqlbatch.Error (a pointer; mattn's sqlite3.Error is a value), with the
+//     same message and codes but no SystemErrno (the C ABI does not report
+//     sqlite3_system_errno); errors the driver finds itself (a bad DSN, an argument of an
+//     unsupported type) are plain errors, as mattn's.
+//   - RegisterFunc converts an INTEGER argument for a float64 parameter (mattn refuses it):
+//     SQLite stores integral REAL values as INTEGER, so refusing depends on the data.
 //   - Aggregators registered with RegisterAggregator get their rows from C in batches (Step
-//     is still called once per row), so an error of Step is reported with its batch.
+//     is still called once per row, in order), so an error of Step is reported with its
+//     batch.
 //   - LoadExtension with an empty entry uses SQLite's default entry point, as Extensions does
-//     (mattn hands SQLite the empty name, which no library defines); its errors, like all
-//     of the driver's, are *sqlbatch.Error with SQLite's message (mattn's are plain errors
-//     with the same message).
-//   - No hooks (update, commit, rollback, authorizer) yet.
+//     (mattn hands SQLite the empty name, which no library defines).
+//   - No hooks (update, commit, rollback, authorizer) or backups yet.
+//
+// Like mattn/go-sqlite3 1.14.53, Query takes the statement's first step before it returns,
+// so an error of that step (SQLITE_BUSY, a constraint of INSERT ... RETURNING) comes from
+// Query rather than from Rows.Next.
 //
 // # SQL functions
 //
