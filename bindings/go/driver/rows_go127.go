@@ -57,6 +57,28 @@ func (r *rows) NextRow() error {
 // the value Next gives for it (see above).
 func (r *rows) ScanColumn(sc driver.ScanContext, i int, dest any) error {
 	if r.convs == nil || r.convs[i] == convNone {
+		// The two destinations of generic and of typed code first, with as little as can be
+		// between database/sql's call and the store.
+		switch d := dest.(type) {
+		case *any:
+			if d != nil {
+				// The value as Next boxes it; convertAssign copies a []byte.
+				if !r.scan.boxed {
+					r.boxRow()
+				}
+				v := r.scan.vals[i]
+				if b, ok := v.([]byte); ok {
+					v = bytes.Clone(b)
+				}
+				*d = v
+				return nil
+			}
+		case *int64:
+			if d != nil && r.r.Type(i) == sqlbatch.Integer {
+				*d = r.r.Int64(i)
+				return nil
+			}
+		}
 		if r.scanCell(i, dest) {
 			return nil
 		}
@@ -69,25 +91,16 @@ func (r *rows) ScanColumn(sc driver.ScanContext, i int, dest any) error {
 	return sql.ConvertAssign(sc, dest, v)
 }
 
-// scanCell writes cell i of the current row (of a column without conversion) into dest and
-// returns true, or returns false (and leaves dest alone) if convertAssign has to.
+// scanCell writes cell i of the current row (of a column without conversion) into dest, not
+// a *any, and returns true, or returns false (and leaves dest alone) if convertAssign has to.
 func (r *rows) scanCell(i int, dest any) bool {
 	lr := r.r
 	switch lr.Type(i) {
 	case sqlbatch.Integer:
-		if d, ok := dest.(*any); ok {
-			return r.scanBoxed(i, d)
-		}
 		return scanInt64(dest, lr.Int64(i))
 	case sqlbatch.Float:
-		if d, ok := dest.(*any); ok {
-			return r.scanBoxed(i, d)
-		}
 		return scanFloat64(dest, lr.Float64(i))
 	case sqlbatch.Text:
-		if d, ok := dest.(*any); ok {
-			return r.scanBoxed(i, d)
-		}
 		return scanString(dest, lr.Text(i))
 	case sqlbatch.Blob:
 		// The bytes in the batch: *sql.RawBytes points at them (valid until the next row, as
@@ -97,20 +110,13 @@ func (r *rows) scanCell(i int, dest any) bool {
 	return scanNull(dest)
 }
 
-// scanBoxed stores the INTEGER, FLOAT or TEXT value of cell i in *d, boxed as Next boxes it.
-func (r *rows) scanBoxed(i int, d *any) bool {
-	if d == nil {
-		return false
+// boxRow boxes the current row into r.scan.vals, as Next does, for *any destinations.
+func (r *rows) boxRow() {
+	if r.scan.vals == nil {
+		r.scan.vals = make([]any, len(r.names))
 	}
-	if !r.scan.boxed {
-		if r.scan.vals == nil {
-			r.scan.vals = make([]any, len(r.names))
-		}
-		r.r.Values(r.scan.vals)
-		r.scan.boxed = true
-	}
-	*d = r.scan.vals[i]
-	return true
+	r.r.Values(r.scan.vals)
+	r.scan.boxed = true
 }
 
 // set stores v in *d and returns true, or returns false if d is nil (convertAssign then
@@ -127,7 +133,7 @@ func set[T any](d *T, v T) bool {
 // return true, or return false if convertAssign would do anything else (fail, or write into a
 // destination they do not know).
 
-// scanValue is scanCell for a converted value (see rows.converted).
+// scanValue is scanCell for a converted value (see rows.converted), *any included.
 func scanValue(dest any, v driver.Value) bool {
 	if d, ok := dest.(*any); ok {
 		if b, ok := v.([]byte); ok {
@@ -291,16 +297,13 @@ func scanString(dest any, s string) bool {
 }
 
 // scanBytes: a BLOB goes to *sql.RawBytes as it is and to the other byte and string
-// destinations (*any included) as a copy; numbers parsed from a BLOB are left to
-// convertAssign.
+// destinations as a copy; numbers parsed from a BLOB are left to convertAssign.
 func scanBytes(dest any, b []byte) bool {
 	switch d := dest.(type) {
 	case *[]byte:
 		return set(d, bytes.Clone(b))
 	case *sql.RawBytes:
 		return set(d, sql.RawBytes(b))
-	case *any:
-		return set(d, any(bytes.Clone(b)))
 	case *string:
 		return set(d, string(b))
 	case *sql.NullString:
@@ -313,12 +316,11 @@ func scanBytes(dest any, b []byte) bool {
 	return false
 }
 
-// scanNull: NULL is nil in *any, *[]byte and *sql.RawBytes, and the invalid zero value in
-// the Null types; the other destinations refuse it (convertAssign's error).
+// scanNull: NULL is nil in *[]byte and *sql.RawBytes (and *any: see ScanColumn and
+// scanValue), and the invalid zero value in the Null types; the other destinations refuse it
+// (convertAssign's error).
 func scanNull(dest any) bool {
 	switch d := dest.(type) {
-	case *any:
-		return set(d, nil)
 	case *[]byte:
 		return set(d, nil)
 	case *sql.RawBytes:
