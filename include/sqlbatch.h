@@ -77,6 +77,11 @@
 
 
 /**
+ * `sqlbatch_blob_range.len` to read from `offset` to the end of the value.
+ */
+#define SQLBATCH_BLOB_TO_END UINT64_MAX
+
+/**
  * Success.
  */
 #define SQLBATCH_OK 0
@@ -230,6 +235,41 @@
 #define SQLBATCH_PREPARE_SINGLE 65536
 
 /**
+ * `sqlbatch_conn_checkpoint` mode: as much as can be done without waiting (`SQLITE_CHECKPOINT_PASSIVE`).
+ */
+#define SQLBATCH_CHECKPOINT_PASSIVE 0
+
+/**
+ * Waits for writers, then checkpoints the whole log (`SQLITE_CHECKPOINT_FULL`).
+ */
+#define SQLBATCH_CHECKPOINT_FULL 1
+
+/**
+ * FULL, then waits for readers so that the next writer restarts the log (`SQLITE_CHECKPOINT_RESTART`).
+ */
+#define SQLBATCH_CHECKPOINT_RESTART 2
+
+/**
+ * RESTART, and truncates the log file to zero bytes (`SQLITE_CHECKPOINT_TRUNCATE`).
+ */
+#define SQLBATCH_CHECKPOINT_TRUNCATE 3
+
+/**
+ * `sqlbatch_conn_txn_state` states (`SQLITE_TXN_*`): no transaction.
+ */
+#define SQLBATCH_TXN_NONE 0
+
+/**
+ * A read transaction.
+ */
+#define SQLBATCH_TXN_READ 1
+
+/**
+ * A write transaction.
+ */
+#define SQLBATCH_TXN_WRITE 2
+
+/**
  * Function flag: the function gives the same result for the same arguments within one
  * statement, so SQLite may factor calls out (`SQLITE_DETERMINISTIC`).
  */
@@ -248,10 +288,32 @@
 #define SQLBATCH_FUNCTION_INNOCUOUS 2097152
 
 /**
+ * `sqlbatch_conn_deserialize` flag: the database is read-only.
+ */
+#define SQLBATCH_DESERIALIZE_READONLY 4
+
+/**
+ * `sqlbatch_conn_deserialize` flag: the database may grow (by writes) past the buffer's size.
+ */
+#define SQLBATCH_DESERIALIZE_RESIZEABLE 2
+
+/**
  * Params flag: the `bits` of TEXT and BLOB values are the addresses of their bytes, not
  * offsets from `data` (which must then be NULL, with `data_len` 0). Convenient from C.
  */
 #define SQLBATCH_PARAMS_ADDRESSES 1
+
+/**
+ * An online backup from one connection's database to another's. Opaque; created by
+ * `sqlbatch_backup_init`, freed by `sqlbatch_backup_finish`.
+ */
+typedef struct sqlbatch_backup sqlbatch_backup;
+
+/**
+ * A handle on one value of a table for incremental I/O. Opaque; created by
+ * `sqlbatch_blob_open`, freed by `sqlbatch_blob_close`.
+ */
+typedef struct sqlbatch_blob sqlbatch_blob;
 
 /**
  * A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
@@ -263,6 +325,29 @@ typedef struct sqlbatch_conn sqlbatch_conn;
  * `sqlbatch_stmt_finalize`.
  */
 typedef struct sqlbatch_stmt sqlbatch_stmt;
+
+/**
+ * One range of a batched read (`sqlbatch_blob_read_many`).
+ */
+typedef struct sqlbatch_blob_range {
+  /**
+   * In: the row to read.
+   */
+  int64_t rowid;
+  /**
+   * In: the first byte to read.
+   */
+  uint64_t offset;
+  /**
+   * In: how many bytes, or `SQLBATCH_BLOB_TO_END`. Out: how many were read; for the range
+   * that did not fit (`SQLBATCH_E_BUFFER_TOO_SMALL`), how many it needs.
+   */
+  uint64_t len;
+  /**
+   * Out: where in the buffer its bytes are.
+   */
+  uint64_t at;
+} sqlbatch_blob_range;
 
 /**
  * One SQL value: a cell of a fetched batch, or a parameter to bind.
@@ -651,6 +736,183 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * sqlbatch_backup_init starts copying the database `src_schema` of `src` (NULL: "main") over
+ * the database `dest_schema` of `dest` (NULL: "main"); nothing is copied until
+ * `sqlbatch_backup_step`. See <https://sqlite.org/c3ref/backup_finish.html>.
+ *
+ * Ownership: `*out_backup` (set on success only) is the caller's, released with
+ * `sqlbatch_backup_finish`, before or after either connection is closed. The two connections
+ * must be different. Thread: while the backup exists, a step uses both connections, so no
+ * other call on either may run at the same time as a step (the connections' usual rule).
+ * NULL: `dest`, `src` or `out_backup` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`, `SQLBATCH_E_INVALID_ARGUMENT` (the same
+ * connection twice, a NUL in a name), `SQLBATCH_E_INVALID_UTF8`, or SQLite's error, recorded
+ * on `dest` (e.g. `SQLITE_ERROR` for an unknown schema, or a destination with a read
+ * transaction open).
+ */
+int32_t sqlbatch_backup_init(struct sqlbatch_conn *dest,
+                             const char *dest_schema,
+                             size_t dest_schema_len,
+                             struct sqlbatch_conn *src,
+                             const char *src_schema,
+                             size_t src_schema_len,
+                             struct sqlbatch_backup **out_backup);
+
+/**
+ * sqlbatch_backup_step copies up to `pages` pages (all that remain when `pages` < 0).
+ * @return `SQLBATCH_OK` when pages remain, `SQLBATCH_DONE` once the copy is complete;
+ * `SQLITE_BUSY` or `SQLITE_LOCKED` (a lock held elsewhere: nothing is lost, step again
+ * later); `SQLBATCH_E_CLOSED` once either connection is closed; another SQLite error
+ * (`SQLITE_READONLY`, `SQLITE_NOMEM`, `SQLITE_IOERR_*`) is final: only finish remains.
+ * Errors are recorded on the destination connection. NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_backup_step(struct sqlbatch_backup *backup, int32_t pages);
+
+/**
+ * sqlbatch_backup_remaining writes to `*out` the pages still to copy, as of the last step.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_backup_remaining(const struct sqlbatch_backup *backup, int64_t *out);
+
+/**
+ * sqlbatch_backup_pagecount writes to `*out` the pages of the source database, as of the
+ * last step (0 before the first).
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_backup_pagecount(const struct sqlbatch_backup *backup, int64_t *out);
+
+/**
+ * sqlbatch_backup_finish ends a backup, complete or not, and frees it: the destination keeps
+ * what was copied if the copy completed, and is left as it was otherwise.
+ * @return `SQLBATCH_OK`, or the error that ended the backup (also recorded on the
+ * destination, if it is open). NULL: a no-op (`SQLBATCH_OK`). Must not be called twice.
+ */
+int32_t sqlbatch_backup_finish(struct sqlbatch_backup *backup);
+
+/**
+ * sqlbatch_conn_backup_to_file copies the database `schema` of `conn` (NULL: "main") into
+ * the file at `path` (`path_len` bytes of UTF-8), created or replaced, in one call (the
+ * online backup, all pages in one step; `VACUUM INTO` is the alternative that also
+ * defragments). Uses `conn` for the length of the call.
+ * NULL: `conn` or `path` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; SQLite's error (`SQLITE_CANTOPEN`,
+ * `SQLITE_BUSY`, an I/O error), recorded on `conn`.
+ */
+int32_t sqlbatch_conn_backup_to_file(struct sqlbatch_conn *conn,
+                                     const char *schema,
+                                     size_t schema_len,
+                                     const char *path,
+                                     size_t path_len);
+
+/**
+ * sqlbatch_conn_restore_from_file replaces the database `schema` of `conn` (NULL: "main")
+ * with the database in the file at `path`, opened read-only, in one call.
+ * NULL: `conn` or `path` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; SQLite's error (`SQLITE_CANTOPEN`,
+ * `SQLITE_NOTADB` for a file that is not a database, `SQLITE_BUSY`), recorded on `conn`.
+ */
+int32_t sqlbatch_conn_restore_from_file(struct sqlbatch_conn *conn,
+                                        const char *schema,
+                                        size_t schema_len,
+                                        const char *path,
+                                        size_t path_len);
+
+/**
+ * sqlbatch_blob_open opens the value in column `column` of row `rowid` of table `table` of
+ * database `schema` (NULL: "main") for incremental I/O, for reading and, if `writable`, for
+ * writing (`sqlite3_blob_open`). The value's size is fixed: writes cannot grow it (set it
+ * with `zeroblob(N)` in SQL first). If the row is changed or deleted by anything else than
+ * this handle, later reads and writes fail with `SQLITE_ABORT`; `sqlbatch_blob_reopen` moves
+ * the handle to a row again. See <https://sqlite.org/c3ref/blob_open.html>.
+ *
+ * Ownership: `*out_blob` (set on success only) is the caller's, released with
+ * `sqlbatch_blob_close`, before or after the connection is closed. Thread: the connection's.
+ * NULL: `conn`, `table`, `column` or `out_blob` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_UTF8` or
+ * `SQLBATCH_E_INVALID_ARGUMENT` for a bad name; SQLite's error, recorded on `conn`
+ * (`SQLITE_ERROR` for no such table, column or row, a column that is not TEXT or BLOB in that
+ * row, an indexed column opened for writing; `SQLITE_READONLY`).
+ */
+int32_t sqlbatch_blob_open(struct sqlbatch_conn *conn,
+                           const char *schema,
+                           size_t schema_len,
+                           const char *table,
+                           size_t table_len,
+                           const char *column,
+                           size_t column_len,
+                           int64_t rowid,
+                           bool writable,
+                           struct sqlbatch_blob **out_blob);
+
+/**
+ * sqlbatch_blob_size writes to `*out` the size of the value in bytes.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_blob_size(const struct sqlbatch_blob *blob, uint64_t *out);
+
+/**
+ * sqlbatch_blob_read copies the `n` bytes at `offset` of the value into `buf`, all of them
+ * in one call whatever `n` is (SQLite's own call takes at most 2 GiB).
+ * NULL: `blob` NULL, or `buf` NULL with `n` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (a range outside the value: nothing read);
+ * `SQLITE_ABORT` (the row changed since the handle was opened or moved); `SQLBATCH_E_CLOSED`;
+ * another SQLite error. Recorded on the connection.
+ */
+int32_t sqlbatch_blob_read(struct sqlbatch_blob *blob, uint64_t offset, uint8_t *buf, size_t n);
+
+/**
+ * sqlbatch_blob_write copies `n` bytes from `buf` over the value at `offset`, in one call;
+ * the handle must have been opened `writable`, and the range must lie inside the value (a
+ * write cannot change its size).
+ * NULL: `blob` NULL, or `buf` NULL with `n` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE`; `SQLITE_READONLY` (not opened for writing);
+ * `SQLITE_ABORT`; `SQLBATCH_E_CLOSED`; another SQLite error. Recorded on the connection.
+ */
+int32_t sqlbatch_blob_write(struct sqlbatch_blob *blob,
+                            uint64_t offset,
+                            const uint8_t *buf,
+                            size_t n);
+
+/**
+ * sqlbatch_blob_reopen moves the handle to the same column of row `rowid`, faster than
+ * closing and opening again; it also revives a handle whose row changed (`SQLITE_ABORT`) or
+ * whose last reopen failed (the library then opens SQLite's handle anew).
+ * @return `SQLBATCH_OK`; SQLite's error (`SQLITE_ERROR` for no such row, or a value that is
+ * not TEXT or BLOB there: reads and writes then say `SQLITE_ABORT` until a reopen succeeds);
+ * `SQLBATCH_E_CLOSED`; `SQLBATCH_E_NULL_PARAMETER`. Recorded on the connection.
+ */
+int32_t sqlbatch_blob_reopen(struct sqlbatch_blob *blob, int64_t rowid);
+
+/**
+ * sqlbatch_blob_read_many reads `n_ranges` ranges, each of row `ranges[i].rowid` (the handle
+ * moves from row to row as needed, and stays on the last row read), into `buf`, back to
+ * back: range i's `len` bytes end up at `buf + ranges[i].at`. A `len` of
+ * `SQLBATCH_BLOB_TO_END` reads to the end of that row's value, and `len` is set to what was
+ * read. One call serves any number of small values (e.g. 100,000 thumbnails by rowid).
+ *
+ * `*out_done` (if not NULL) is set to the number of ranges read, in every case: on an error,
+ * ranges `[0, *out_done)` are complete and range `*out_done` is the one that failed.
+ * NULL: `blob` NULL, `ranges` NULL with `n_ranges` > 0, or `buf` NULL with `buf_len` > 0:
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_BUFFER_TOO_SMALL` (the next range does not fit in what
+ * is left of `buf`; its `len` is then what it needs: call again from that range with room);
+ * `SQLBATCH_E_RANGE`; SQLite's error for a row that does not exist or holds no TEXT or BLOB
+ * there; `SQLBATCH_E_CLOSED`. Recorded on the connection.
+ */
+int32_t sqlbatch_blob_read_many(struct sqlbatch_blob *blob,
+                                struct sqlbatch_blob_range *ranges,
+                                size_t n_ranges,
+                                uint8_t *buf,
+                                size_t buf_len,
+                                size_t *out_done);
+
+/**
+ * sqlbatch_blob_close frees a blob handle (`sqlite3_blob_close`), before or after its
+ * connection is closed. NULL: a no-op. Must not be called twice.
+ */
+void sqlbatch_blob_close(struct sqlbatch_blob *blob);
+
+/**
  * sqlbatch_call_result sets the result of the current call of a function (or of an
  * aggregate's finish or value callback) to `*value`, whose TEXT or BLOB bytes are at
  * `data + value->bits` (`data_len` bytes at `data`); the bytes are copied (to hand them over
@@ -745,6 +1007,117 @@ const char *sqlbatch_version(void);
  * Lifetime: static, NUL-terminated, must not be freed.
  */
 const char *sqlbatch_sqlite_version(void);
+
+/**
+ * sqlbatch_conn_limit reads, and when `value` >= 0 sets, the run-time limit `id` of `conn`
+ * (an `SQLITE_LIMIT_*` value, e.g. `SQLITE_LIMIT_LENGTH` 0, `SQLITE_LIMIT_SQL_LENGTH` 1,
+ * `SQLITE_LIMIT_VARIABLE_NUMBER` 9; <https://sqlite.org/c3ref/c_limit_attached.html>).
+ * `*out_old` (if not NULL) gets the value before the call. SQLite lowers a value above the
+ * compile-time maximum to that maximum.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (an unknown `id`); `SQLBATCH_E_CLOSED`;
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_conn_limit(struct sqlbatch_conn *conn,
+                            int32_t id,
+                            int32_t value,
+                            int32_t *out_old);
+
+/**
+ * sqlbatch_conn_db_config reads, and when `value` is 0 or 1 sets, one on/off switch of
+ * `conn` (`sqlite3_db_config` with an `SQLITE_DBCONFIG_*` switch: `ENABLE_FKEY` 1002,
+ * `ENABLE_TRIGGER` 1003, `DEFENSIVE` 1010, `DQS_DML` 1013, `DQS_DDL` 1014, `ENABLE_VIEW` 1015,
+ * `TRUSTED_SCHEMA` 1017, `RESET_DATABASE` 1009, and the rest of SQLite's switches;
+ * <https://sqlite.org/c3ref/c_dbconfig_defensive.html>); `value` -1 only reads. `*out_value`
+ * (if not NULL) gets the switch's state after the call, 0 or 1. Loading extensions
+ * (`ENABLE_LOAD_EXTENSION`) is the same switch as `sqlbatch_conn_enable_load_extension`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (not a switch, or a `value` other
+ * than -1, 0, 1); `SQLBATCH_E_CLOSED`; `SQLBATCH_E_NULL_PARAMETER`; SQLite's error.
+ */
+int32_t sqlbatch_conn_db_config(struct sqlbatch_conn *conn,
+                                int32_t op,
+                                int32_t value,
+                                int32_t *out_value);
+
+/**
+ * sqlbatch_conn_checkpoint runs a WAL checkpoint of database `schema` (NULL: every attached
+ * database) in `mode` (`SQLBATCH_CHECKPOINT_*`; `sqlite3_wal_checkpoint_v2`). `*out_log`
+ * and `*out_checkpointed` (each if not NULL) get the frames in the log and the frames
+ * checkpointed, -1 when the database is not in WAL mode; they are written also when the call
+ * returns `SQLITE_BUSY` (another connection held a lock: the checkpoint did what it could).
+ * @return `SQLBATCH_OK`; `SQLITE_BUSY`; `SQLBATCH_E_INVALID_ARGUMENT` (a bad mode);
+ * `SQLITE_ERROR` (no such schema); `SQLBATCH_E_CLOSED`; `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_conn_checkpoint(struct sqlbatch_conn *conn,
+                                 const char *schema,
+                                 size_t schema_len,
+                                 int32_t mode,
+                                 int32_t *out_log,
+                                 int32_t *out_checkpointed);
+
+/**
+ * sqlbatch_conn_status reads connection status counter `op` (an `SQLITE_DBSTATUS_*` value,
+ * e.g. `CACHE_USED` 1, `CACHE_HIT` 7, `CACHE_MISS` 8, `CACHE_WRITE` 9;
+ * <https://sqlite.org/c3ref/c_dbstatus_options.html>) into `*out_current` and
+ * `*out_highwater` (each if not NULL), and resets its high-water mark (or, for the hit and
+ * miss counters, the counter) when `reset` is set (`sqlite3_db_status64`).
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (an unknown `op`); `SQLBATCH_E_CLOSED`;
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_conn_status(struct sqlbatch_conn *conn,
+                             int32_t op,
+                             bool reset,
+                             int64_t *out_current,
+                             int64_t *out_highwater);
+
+/**
+ * sqlbatch_stmt_status reads statement counter `op` (an `SQLITE_STMTSTATUS_*` value, e.g.
+ * `FULLSCAN_STEP` 1, `SORT` 2, `VM_STEP` 4, `RUN` 6, `MEMUSED` 99;
+ * <https://sqlite.org/c3ref/c_stmtstatus_counter.html>) into `*out`, resetting it when
+ * `reset` is set (`sqlite3_stmt_status`). A statement of no SQL reads 0.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (an unknown `op`); `SQLBATCH_E_CLOSED`;
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_stmt_status(struct sqlbatch_stmt *stmt, int32_t op, bool reset, int64_t *out);
+
+/**
+ * sqlbatch_conn_txn_state writes to `*out` the transaction state of database `schema` of
+ * `conn` (NULL: the most advanced state over every attached database): `SQLBATCH_TXN_NONE`,
+ * `_READ` or `_WRITE` (`sqlite3_txn_state`).
+ * @return `SQLBATCH_OK`; `SQLITE_ERROR` (no such schema); `SQLBATCH_E_CLOSED`;
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_conn_txn_state(struct sqlbatch_conn *conn,
+                                const char *schema,
+                                size_t schema_len,
+                                int32_t *out);
+
+/**
+ * sqlbatch_conn_readonly writes to `*out` whether database `schema` (NULL: "main") of `conn`
+ * is read-only: true for a connection opened read-only or a file it could only open for
+ * reading (`sqlite3_db_readonly`; a buffer deserialized read-only refuses writes but reads
+ * false here, as SQLite reports it).
+ * @return `SQLBATCH_OK`; `SQLITE_ERROR` (no such schema); `SQLBATCH_E_CLOSED`;
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_conn_readonly(struct sqlbatch_conn *conn,
+                               const char *schema,
+                               size_t schema_len,
+                               bool *out);
+
+/**
+ * sqlbatch_conn_filename writes to `*out` the absolute path of the file behind database
+ * `schema` (NULL: "main") of `conn`, NUL-terminated UTF-8, or "" for an in-memory or
+ * temporary database (`sqlite3_db_filename`).
+ *
+ * Ownership: the string is the library's, valid until the database is detached or the
+ * connection closed.
+ * @return `SQLBATCH_OK`; `SQLITE_ERROR` (no such schema); `SQLBATCH_E_CLOSED`;
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_conn_filename(struct sqlbatch_conn *conn,
+                               const char *schema,
+                               size_t schema_len,
+                               const char **out);
 
 /**
  * sqlbatch_conn_open opens a database connection.
@@ -1138,6 +1511,49 @@ int32_t sqlbatch_conn_exec(struct sqlbatch_conn *conn,
                            size_t sql_len,
                            const struct sqlbatch_params *params,
                            struct sqlbatch_exec_result *out_result);
+
+/**
+ * sqlbatch_conn_serialize writes the database `schema` of `conn` (NULL: "main"), as the bytes
+ * its file would hold, to a new buffer: `*out_data` and `*out_len` (`sqlite3_serialize`). A
+ * database of no pages (a file never written) gives `*out_data` NULL and `*out_len` 0.
+ *
+ * Ownership: the buffer is the caller's, released with `sqlbatch_free`; it does not change
+ * with the database. Thread: the connection's.
+ * NULL: `conn`, `out_data` or `out_len` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLITE_ERROR` (no such schema) or
+ * `SQLITE_NOMEM`, recorded on `conn`.
+ */
+int32_t sqlbatch_conn_serialize(struct sqlbatch_conn *conn,
+                                const char *schema,
+                                size_t schema_len,
+                                uint8_t **out_data,
+                                size_t *out_len);
+
+/**
+ * sqlbatch_conn_deserialize replaces the database `schema` of `conn` (NULL: "main") with the
+ * `data_len` bytes at `data`, which the library copies (`sqlite3_deserialize`; the caller
+ * keeps `data`). `flags`: `SQLBATCH_DESERIALIZE_READONLY`, `SQLBATCH_DESERIALIZE_RESIZEABLE`
+ * (writes may grow it), or 0. The bytes are not checked here: a buffer that is not a
+ * database, or a corrupt one, makes later statements fail with `SQLITE_NOTADB` or
+ * `SQLITE_CORRUPT`, never crash. Thread: the connection's; no statement of `conn` may be
+ * running (SQLite refuses with `SQLITE_BUSY`).
+ * NULL: `conn` NULL, or `data` NULL with `data_len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags);
+ * SQLite's error (`SQLITE_ERROR` for an unknown schema or "temp", `SQLITE_BUSY`,
+ * `SQLITE_NOMEM`), recorded on `conn`.
+ */
+int32_t sqlbatch_conn_deserialize(struct sqlbatch_conn *conn,
+                                  const char *schema,
+                                  size_t schema_len,
+                                  const uint8_t *data,
+                                  size_t data_len,
+                                  uint32_t flags);
+
+/**
+ * sqlbatch_free releases memory the library handed to the caller to own
+ * (`sqlbatch_conn_serialize`'s buffer). NULL: a no-op. Any thread.
+ */
+void sqlbatch_free(void *p);
 
 /**
  * sqlbatch_stmt_prepare compiles the first SQL statement in `sql` (`sql_len` bytes of UTF-8;

@@ -38,6 +38,10 @@ pub(crate) struct ConnShared {
     /// `close` finalizes. Only these: virtual table modules (FTS3/4/5, R*Tree) keep prepared
     /// statements of their own on the connection and finalize them themselves when it closes.
     stmts: Mutex<HashSet<usize>>,
+    /// The unfinished backups this connection is the destination of: SQLite keeps a closed
+    /// source connection alive for its backups, but not a destination, so `close` finishes
+    /// these first (their handles then say `SQLBATCH_E_CLOSED`).
+    backups: Mutex<Vec<Arc<AtomicPtr<ffi::sqlite3_backup>>>>,
 }
 
 extern "C" {
@@ -96,6 +100,16 @@ impl ConnShared {
         lock(&self.stmts).remove(&(raw as usize));
     }
 
+    /// Records a backup this connection is the destination of, for `close` to finish.
+    pub fn adopt_backup(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_backup>>) {
+        lock(&self.backups).push(raw.clone());
+    }
+
+    /// Forgets a backup that its owner is finishing.
+    pub fn release_backup(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_backup>>) {
+        lock(&self.backups).retain(|b| !Arc::ptr_eq(b, raw));
+    }
+
     /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
     fn close(&self) {
         let db = self.db.swap(ptr::null_mut(), Ordering::SeqCst);
@@ -111,6 +125,12 @@ impl ConnShared {
         // (Not every statement `sqlite3_next_stmt` lists: those of virtual table modules are
         // theirs to finalize, which they do as the connection closes.)
         unsafe {
+            for b in std::mem::take(&mut *lock(&self.backups)) {
+                let raw = b.swap(ptr::null_mut(), Ordering::SeqCst);
+                if !raw.is_null() {
+                    ffi::sqlite3_backup_finish(raw);
+                }
+            }
             for raw in std::mem::take(&mut *lock(&self.stmts)) {
                 ffi::sqlite3_finalize(raw as *mut ffi::sqlite3_stmt);
             }
@@ -196,6 +216,7 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             direct_reads: flags & SQLBATCH_OPEN_FULLMUTEX == 0,
             interrupt: AtomicBool::new(false),
             stmts: Mutex::new(HashSet::new()),
+            backups: Mutex::new(Vec::new()),
         });
         if rc == ffi::SQLITE_OK {
             // The bundled SQLite turns C-API extension loading on for every connection

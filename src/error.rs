@@ -47,6 +47,14 @@ impl Error {
         Self::new(SQLBATCH_E_PANIC, format!("internal error (panic): {what}"))
     }
 
+    /// An SQLite result code with SQLite's description of it (for calls whose error is not
+    /// kept on a connection, such as a backup step).
+    pub fn code(rc: i32) -> Self {
+        // SAFETY: sqlite3_errstr returns a static NUL-terminated string for any code.
+        let text = unsafe { CStr::from_ptr(ffi::sqlite3_errstr(rc)) };
+        Self::new(rc, text.to_string_lossy().into_owned())
+    }
+
     pub fn closed() -> Self {
         Self::new(SQLBATCH_E_CLOSED, "the connection was closed")
     }

@@ -1,7 +1,8 @@
 //! Pointer checks for arguments that come in from C: a NULL is an error, never a crash.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, CString};
 
+use crate::codes::SQLBATCH_E_INVALID_ARGUMENT;
 use crate::error::Error;
 
 /// A shared reference from a pointer, or a NULL-parameter error naming `what`.
@@ -63,4 +64,36 @@ pub(crate) unsafe fn write_opt<T>(out: *mut T, value: T) {
         // SAFETY: a non-NULL `out` is valid for writes (the caller's contract).
         unsafe { out.write(value) };
     }
+}
+
+/// A `(const char *, size_t)` name or path as a NUL-terminated string for SQLite: UTF-8,
+/// without a NUL byte inside.
+///
+/// # Safety
+/// As for [`try_slice`].
+pub(crate) unsafe fn try_cstring(
+    ptr: *const c_char,
+    len: usize,
+    what: &'static str,
+) -> Result<CString, Error> {
+    if ptr.is_null() {
+        return Err(Error::null(what));
+    }
+    // SAFETY: as for this function.
+    let bytes = unsafe { try_bytes(ptr, len, what)? };
+    crate::error::check_utf8(bytes, what)?;
+    CString::new(bytes)
+        .map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("{what} contains a NUL byte")))
+}
+
+/// A schema name argument (`"main"`, `"temp"`, an attached database): NULL means `"main"`.
+///
+/// # Safety
+/// As for [`try_slice`].
+pub(crate) unsafe fn schema_name(ptr: *const c_char, len: usize) -> Result<CString, Error> {
+    if ptr.is_null() {
+        return Ok(CString::from(c"main"));
+    }
+    // SAFETY: as for this function.
+    unsafe { try_cstring(ptr, len, "schema") }
 }

@@ -14,7 +14,8 @@
 //! `fetch` (with `mem`, direct reads of result values), `script`, `write`, `run`
 //! (stepping a statement to its end), `convert` (one value as `sqlite3_column_*` would
 //! convert it), `function` (SQL functions, aggregates, collations) with `call` (what their
-//! callbacks set), and `extension`.
+//! callbacks set), `extension`, `backup`, `blob` (incremental I/O), `serialize`, and `config`
+//! (limits, switches, checkpoints, counters).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![allow(non_camel_case_types)]
@@ -23,8 +24,11 @@
 // In the order a reader of the header meets them (cbindgen keeps it within each kind of
 // item): codes, errors, values, connections, statements, fetch, exec, batched write, and
 // conversions.
+pub mod backup;
+pub mod blob;
 pub mod call;
 pub mod codes;
+pub mod config;
 pub mod conn;
 pub mod convert;
 pub mod error;
@@ -37,14 +41,18 @@ pub mod mem;
 mod panic;
 mod run;
 pub mod script;
+pub mod serialize;
 mod sql_text;
 mod state;
 pub mod stmt;
 pub mod value;
 pub mod write;
 
+pub use backup::*;
+pub use blob::*;
 pub use call::*;
 pub use codes::*;
+pub use config::*;
 pub use conn::*;
 pub use convert::*;
 pub use error::sqlbatch_error;
@@ -52,6 +60,7 @@ pub use extension::*;
 pub use fetch::*;
 pub use function::*;
 pub use script::*;
+pub use serialize::*;
 pub use stmt::*;
 pub use value::{sqlbatch_params, sqlbatch_str, sqlbatch_value, SQLBATCH_PARAMS_ADDRESSES};
 pub use write::*;
