@@ -97,13 +97,21 @@ EXECUTE_MANY = {
     "returning": (knobs(0, 6, 0x31, 0x41, 0x59, 0x26), "INSERT INTO t(b, e) VALUES (?, ?) RETURNING rowid"),
 }
 
-# lifecycle: pairs of (op, arg) bytes; op % 16 is the call, op >> 4 the statement slot.
+# lifecycle: pairs of (op, arg) bytes; below 0x80, op % 16 is the call and op >> 4 the
+# statement slot; from 0x80, (op & 15) % 4 is a blob or backup call (BLOB_OPEN .. BACKUP).
 def ops(*pairs):
     return knobs(*[b for p in pairs for b in p])
 
 
 FETCH_, INTO, RESET, BIND, CLEAR, COLS, PARAMS, EXPANDED, MANY, GET, FINAL, PREP, SCRIPT, INTR, CLOSE, GETTERS = range(16)
+BLOB_OPEN, BLOB_OP, BLOB_CLOSE, BACKUP = 0x80, 0x81, 0x82, 0x83
 LIFECYCLE = {
+    # A writable blob on row 1: read, write, reopen on row 2, a batched read; a backup into
+    # the connection, stepped, its source closed under it, finished; then the connection
+    # closed under the blob.
+    "blob_and_backup": (ops((BLOB_OPEN, 11), (BLOB_OP, 8), (BLOB_OP, 1), (BLOB_OP, 10), (BLOB_OP, 0x87), (BACKUP, 0),
+                            (BACKUP, 38), (BACKUP, 1), (BACKUP, 2), (BACKUP, 0), (CLOSE, 0), (BLOB_OP, 0), (BLOB_CLOSE, 0)),
+                        "SELECT * FROM bl"),
     "read_then_close": (ops((FETCH_, 1), (GET, 0), (0x10 | FETCH_, 2), (CLOSE, 0), (FETCH_, 1), (GET, 0), (0x10 | GET, 3), (FINAL, 0)),
                         "SELECT x FROM f WHERE f MATCH 'hello'; SELECT * FROM r; SELECT * FROM t; SELECT ?, ?"),
     "stale_batches": (ops((FETCH_, 0), (GET, 5), (FETCH_, 0), (GET, 5), (RESET, 0), (GET, 1), (INTO, 9), (GET, 2), (BIND, 0), (GET, 0)),

@@ -46,8 +46,11 @@ impl sqlbatch_backup {
 ///
 /// Ownership: `*out_backup` (set on success only) is the caller's, released with
 /// `sqlbatch_backup_finish`, before or after either connection is closed. The two connections
-/// must be different. Thread: while the backup exists, a step uses both connections, so no
-/// other call on either may run at the same time as a step (the connections' usual rule).
+/// must be different. Until the backup is finished, `dest` is the backup's alone, as SQLite
+/// requires: every other call on it and its statements and blob handles (but
+/// `sqlbatch_conn_interrupt` and `sqlbatch_conn_close`, which finishes the backup) fails
+/// with `SQLITE_BUSY`; `src` stays usable between steps. Thread: a step uses both
+/// connections, so no other call on either may run at the same time (their usual rule).
 /// NULL: `dest`, `src` or `out_backup` NULL: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`, `SQLBATCH_E_INVALID_ARGUMENT` (the same
 /// connection twice, a NUL in a name), `SQLBATCH_E_INVALID_UTF8`, or SQLite's error, recorded

@@ -3,11 +3,13 @@
 //! of many (rowid, range) pairs in one call.
 //!
 //! A blob handle holds its connection's shared state, so the connection may be closed first:
-//! every later call says `SQLBATCH_E_CLOSED`, and `sqlbatch_blob_close` still frees it (SQLite
-//! keeps a closed connection as a "zombie" until its blob handles are closed).
+//! closing the connection closes SQLite's handle (SQLite would keep the connection alive only
+//! for a handle whose statement still lives), every later call says `SQLBATCH_E_CLOSED`, and
+//! `sqlbatch_blob_close` frees the rest.
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
 use libsqlite3_sys as ffi;
@@ -21,8 +23,9 @@ use crate::panic::{boundary, boundary_value, ffi_boundary};
 /// A handle on one value of a table for incremental I/O. Opaque; created by
 /// `sqlbatch_blob_open`, freed by `sqlbatch_blob_close`.
 pub struct sqlbatch_blob {
-    /// NULL after a reopen that found no row, until one succeeds.
-    raw: std::cell::Cell<*mut ffi::sqlite3_blob>,
+    /// NULL after a reopen that found no row (until one succeeds), and once the connection
+    /// closed it.
+    raw: Arc<AtomicPtr<ffi::sqlite3_blob>>,
     conn: Arc<ConnShared>,
     /// What it was opened on, to open it again: SQLite's handle is dead for good once a read
     /// or write met a changed row (`SQLITE_ABORT`) or a reopen failed.
@@ -55,10 +58,9 @@ const CHUNK: usize = i32::MAX as usize;
 
 impl sqlbatch_blob {
     fn open_raw(&self) -> Result<*mut ffi::sqlite3_blob, Error> {
-        if !self.conn.is_open() {
-            return Err(Error::closed());
-        }
-        let raw = self.raw.get();
+        self.conn.db()?; // closed, or the destination of a backup
+
+        let raw = self.raw.load(Ordering::SeqCst);
         if raw.is_null() {
             return Err(Error::new(ffi::SQLITE_ABORT, "the blob handle has no row: reopen it on one"));
         }
@@ -111,7 +113,7 @@ impl sqlbatch_blob {
     /// Moves to `rowid`: SQLite's reopen while its handle lives, a new handle once it died.
     fn reopen(&self, rowid: i64) -> Result<(), Error> {
         let db = self.conn.db()?;
-        let raw = self.raw.get();
+        let raw = self.raw.load(Ordering::SeqCst);
         if !raw.is_null() {
             // SAFETY: a live handle of an open connection, used by this thread only.
             let rc = unsafe { ffi::sqlite3_blob_reopen(raw, rowid) };
@@ -120,7 +122,7 @@ impl sqlbatch_blob {
             }
             // SAFETY: as above; SQLite's handle is dead (it finalized its statement).
             unsafe { ffi::sqlite3_blob_close(raw) };
-            self.raw.set(ptr::null_mut());
+            self.raw.store(ptr::null_mut(), Ordering::SeqCst);
         }
         let mut fresh = ptr::null_mut();
         // SAFETY: `db` is open and used by this thread only; the names are NUL-terminated.
@@ -135,7 +137,7 @@ impl sqlbatch_blob {
                 &mut fresh,
             )
         };
-        self.raw.set(fresh);
+        self.raw.store(fresh, Ordering::SeqCst);
         self.check(rc)
     }
 }
@@ -199,7 +201,8 @@ pub unsafe extern "C" fn sqlbatch_blob_open(
             // SAFETY: as above. SQLite sets `raw` NULL on failure.
             return Err(unsafe { Error::from_db(db, rc) });
         }
-        let raw = std::cell::Cell::new(raw);
+        let raw = Arc::new(AtomicPtr::new(raw));
+        c.shared.adopt_blob(&raw);
         *out = Box::into_raw(Box::new(sqlbatch_blob { raw, conn: c.shared.clone(), schema, table, column, writable }));
         Ok(SQLBATCH_OK)
     })
@@ -389,11 +392,10 @@ pub unsafe extern "C" fn sqlbatch_blob_close(blob: *mut sqlbatch_blob) {
     boundary_value((), || {
         // SAFETY: `blob` came from sqlbatch_blob_open and is freed once (the caller's contract).
         let b = unsafe { Box::from_raw(blob) };
-        // SAFETY: closing is valid on open and on closed ("zombie") connections alike, and
-        // with NULL.
-        unsafe { ffi::sqlite3_blob_close(b.raw.get()) };
+        b.conn.release_blob(&b.raw);
+        // SAFETY: the connection is open (its close would have closed the handle and left
+        // NULL here); closing NULL is a no-op.
+        unsafe { ffi::sqlite3_blob_close(b.raw.swap(ptr::null_mut(), Ordering::SeqCst)) };
     })
 }
 
-// A blob handle may move between threads, one at a time (the caller's contract).
-unsafe impl Send for sqlbatch_blob {}

@@ -42,6 +42,13 @@ pub(crate) struct ConnShared {
     /// source connection alive for its backups, but not a destination, so `close` finishes
     /// these first (their handles then say `SQLBATCH_E_CLOSED`).
     backups: Mutex<Vec<Arc<AtomicPtr<ffi::sqlite3_backup>>>>,
+    /// How many of `backups` there are: while any, every call but the backup's own steps,
+    /// `interrupt` and `close` is refused with `SQLITE_BUSY`.
+    backup_destination: AtomicUsize,
+    /// The open blob handles: SQLite keeps a closed connection alive for a blob handle only
+    /// while the handle's statement lives, which a read that met a changed row ends, so
+    /// `close` closes these first (their handles then say `SQLBATCH_E_CLOSED`).
+    blobs: Mutex<Vec<Arc<AtomicPtr<ffi::sqlite3_blob>>>>,
 }
 
 extern "C" {
@@ -60,6 +67,10 @@ impl ConnShared {
         let db = self.db.load(Ordering::Acquire);
         if db.is_null() {
             Err(Error::closed())
+        } else if self.backup_destination.load(Ordering::Acquire) != 0 {
+            // SQLite requires that nothing else touches a backup's destination until the
+            // backup is finished (it does not check, and breaks if it happens).
+            Err(Error::new(ffi::SQLITE_BUSY, "the connection is the destination of an unfinished backup"))
         } else {
             Ok(db)
         }
@@ -102,12 +113,26 @@ impl ConnShared {
 
     /// Records a backup this connection is the destination of, for `close` to finish.
     pub fn adopt_backup(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_backup>>) {
-        lock(&self.backups).push(raw.clone());
+        let mut backups = lock(&self.backups);
+        backups.push(raw.clone());
+        self.backup_destination.store(backups.len(), Ordering::Release);
     }
 
     /// Forgets a backup that its owner is finishing.
     pub fn release_backup(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_backup>>) {
-        lock(&self.backups).retain(|b| !Arc::ptr_eq(b, raw));
+        let mut backups = lock(&self.backups);
+        backups.retain(|b| !Arc::ptr_eq(b, raw));
+        self.backup_destination.store(backups.len(), Ordering::Release);
+    }
+
+    /// Records a blob handle, for `close` to close.
+    pub fn adopt_blob(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_blob>>) {
+        lock(&self.blobs).push(raw.clone());
+    }
+
+    /// Forgets a blob handle that its owner is closing.
+    pub fn release_blob(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_blob>>) {
+        lock(&self.blobs).retain(|b| !Arc::ptr_eq(b, raw));
     }
 
     /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
@@ -125,11 +150,15 @@ impl ConnShared {
         // (Not every statement `sqlite3_next_stmt` lists: those of virtual table modules are
         // theirs to finalize, which they do as the connection closes.)
         unsafe {
+            self.backup_destination.store(0, Ordering::Release);
             for b in std::mem::take(&mut *lock(&self.backups)) {
                 let raw = b.swap(ptr::null_mut(), Ordering::SeqCst);
                 if !raw.is_null() {
                     ffi::sqlite3_backup_finish(raw);
                 }
+            }
+            for b in std::mem::take(&mut *lock(&self.blobs)) {
+                ffi::sqlite3_blob_close(b.swap(ptr::null_mut(), Ordering::SeqCst));
             }
             for raw in std::mem::take(&mut *lock(&self.stmts)) {
                 ffi::sqlite3_finalize(raw as *mut ffi::sqlite3_stmt);
@@ -217,6 +246,8 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             interrupt: AtomicBool::new(false),
             stmts: Mutex::new(HashSet::new()),
             backups: Mutex::new(Vec::new()),
+            backup_destination: AtomicUsize::new(0),
+            blobs: Mutex::new(Vec::new()),
         });
         if rc == ffi::SQLITE_OK {
             // The bundled SQLite turns C-API extension loading on for every connection

@@ -39,7 +39,13 @@ fn start(dest: &Conn, src: &Conn) -> *mut sqlbatch_backup {
 fn a_backup_copies_page_by_page_and_reports_progress() {
     let (src, dest) = (Conn::memory(), Conn::memory());
     filled(&src);
+    dest.exec("CREATE TABLE gone(x)");
     let b = start(&dest, &src);
+    // Until the backup is finished, the destination is the backup's alone; the source is not.
+    assert_eq!(dest.try_exec("SELECT 1").0, sq::SQLITE_BUSY);
+    assert!(dest.error().1.contains("unfinished backup"), "{}", dest.error().1);
+    assert_eq!(dest.try_prepare(b"SELECT 1", 0).0, sq::SQLITE_BUSY);
+    src.exec("SELECT count(*) FROM t");
     let (mut remaining, mut total) = (0i64, 0i64);
     let mut steps = 0;
     loop {
@@ -60,6 +66,7 @@ fn a_backup_copies_page_by_page_and_reports_progress() {
     assert_eq!(unsafe { sqlbatch_backup_finish(b) }, SQLBATCH_OK);
     assert_eq!(count(&dest), count(&src));
     assert_eq!(count(&dest)[0][0], Val::Int(ROWS));
+    assert_eq!(dest.try_exec("SELECT * FROM gone").0, sq::SQLITE_ERROR, "replaced by the copy");
 }
 
 #[test]

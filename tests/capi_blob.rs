@@ -135,6 +135,11 @@ fn a_row_changed_under_the_handle_aborts_until_reopened() {
     assert_eq!(read(b, 0, 2).unwrap(), vec![9, 9]);
     c.exec("DELETE FROM b WHERE id = 2");
     assert_eq!(read(b, 0, 1), Err(sq::SQLITE_ABORT));
+    // SQLite's handle is dead now and no longer keeps the connection alive: closing the
+    // connection first must still leave the blob handle safe to close (the lifecycle fuzz
+    // target found a use-after-free here).
+    drop(c);
+    assert_eq!(read(b, 0, 1), Err(SQLBATCH_E_CLOSED));
     unsafe { sqlbatch_blob_close(b) };
 }
 

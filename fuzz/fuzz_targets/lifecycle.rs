@@ -6,8 +6,10 @@
 //! of their own on the connection. Each knob byte after the first is one call: fetch,
 //! fetch_into, reset, bind, clear_bindings, columns, params, expanded_sql, execute_many,
 //! batch_get on the statement's last batch, finalize, prepare again, a script, an interrupt,
-//! close, or the small getters. Checks: every status is documented and never a panic; after
-//! the close, every call on a statement says SQLBATCH_E_CLOSED; `sqlbatch_batch_get` only
+//! close, or the small getters; and a blob handle (open, read, write, reopen, a batched read,
+//! close) and a backup to or from a second connection (start, step, finish, the other
+//! connection closing under it). Checks: every status is documented and never a panic; after
+//! the close, every call on a statement, the blob or the backup says SQLBATCH_E_CLOSED; `sqlbatch_batch_get` only
 //! hands out cells of the current batch (reading their bytes, which ASan checks); everything
 //! is released at the end without a sanitizer report (the double finalize at close this
 //! target's family found in `exec` would show here at once).
@@ -22,7 +24,8 @@ use sqlbatch_fuzz::*;
 const LIFECYCLE_SETUP: &str =
     "CREATE VIRTUAL TABLE f USING fts5(x); INSERT INTO f VALUES ('hello world'), ('other');
 CREATE VIRTUAL TABLE r USING rtree(id, a, b); INSERT INTO r VALUES (1, 0, 1), (2, 5, 9);
-SELECT * FROM f WHERE f MATCH 'hello'; SELECT * FROM r WHERE a < 3;";
+SELECT * FROM f WHERE f MATCH 'hello'; SELECT * FROM r WHERE a < 3;
+CREATE TABLE bl(id INTEGER PRIMARY KEY, d BLOB); INSERT INTO bl VALUES (1, zeroblob(100)), (2, x'0102'), (3, 'text'), (4, 5);";
 
 const SLOTS: usize = 4;
 
@@ -47,6 +50,10 @@ fuzz_target!(|data: &[u8]| {
     let mut stmts: [*mut sqlbatch_stmt; SLOTS] = [ptr::null_mut(); SLOTS];
     let mut kept: [Option<Kept>; SLOTS] = Default::default();
     let mut next_sql = 0usize;
+    // A blob handle on `bl.d`, and a backup between this connection and another one.
+    let mut blob: *mut sqlbatch_blob = ptr::null_mut();
+    let mut backup: *mut sqlbatch_backup = ptr::null_mut();
+    let mut other: Option<Conn> = None;
 
     // Prepares the next statement of the SQL into `slot` (wrapping around at the end).
     let prepare = |c: &Conn, next_sql: &mut usize| -> *mut sqlbatch_stmt {
@@ -80,7 +87,10 @@ fuzz_target!(|data: &[u8]| {
                 guarded(conn_ptr, f).0
             }
         };
-        let rc: i32 = match op % 16 {
+        // op >> 4 picks the statement slot (mod 4) and op & 15 the call; ops of 0x80 and up
+        // are the other handles' calls, 16 to 19.
+        let call = if op >= 0x80 { 16 + (op & 15) % 4 } else { op % 16 };
+        let rc: i32 = match call {
             // fetch
             0 if !s.is_null() => {
                 let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
@@ -225,13 +235,118 @@ fuzz_target!(|data: &[u8]| {
                 }
                 a
             }
+            // open a blob handle on row arg % 5 (0 and 4 hold no blob: an error)
+            16 if !closed && blob.is_null() => {
+                let c = open.as_ref().unwrap();
+                let (t, col) = (b"bl", b"d");
+                unsafe {
+                    sqlbatch_blob_open(
+                        c.0,
+                        ptr::null(),
+                        0,
+                        t.as_ptr().cast(),
+                        2,
+                        col.as_ptr().cast(),
+                        1,
+                        (arg % 5) as i64,
+                        arg & 8 != 0,
+                        &mut blob,
+                    )
+                }
+            }
+            // read, write, reopen, or a batched read of three rows
+            17 if !blob.is_null() => {
+                let mut buf = vec![0u8; 256];
+                let rc = match arg % 4 {
+                    0 => unsafe {
+                        sqlbatch_blob_read(blob, (arg >> 2) as u64, buf.as_mut_ptr(), (arg >> 3) as usize)
+                    },
+                    1 => unsafe {
+                        sqlbatch_blob_write(blob, (arg >> 4) as u64, buf.as_ptr(), (arg >> 2) as usize)
+                    },
+                    2 => unsafe { sqlbatch_blob_reopen(blob, (arg >> 2) as i64 % 5) },
+                    _ => {
+                        let mut ranges: Vec<sqlbatch_blob_range> = (0..3)
+                            .map(|j| sqlbatch_blob_range {
+                                rowid: ((arg >> 2) as i64 + j) % 5,
+                                offset: (arg >> 6) as u64,
+                                len: if j == 1 { SQLBATCH_BLOB_TO_END } else { 1 },
+                                at: 0,
+                            })
+                            .collect();
+                        let mut done = usize::MAX;
+                        let rc = unsafe {
+                            sqlbatch_blob_read_many(
+                                blob,
+                                ranges.as_mut_ptr(),
+                                3,
+                                buf.as_mut_ptr(),
+                                (arg >> 1) as usize,
+                                &mut done,
+                            )
+                        };
+                        assert!(done <= 3 && (rc != SQLBATCH_OK || done == 3), "read_many {rc} {done}");
+                        for r in &ranges[..done] {
+                            assert!(r.at + r.len <= (arg >> 1) as u64);
+                        }
+                        rc
+                    }
+                };
+                if closed {
+                    assert_eq!(rc, SQLBATCH_E_CLOSED, "blob op on a closed connection");
+                }
+                rc
+            }
+            18 if !blob.is_null() => {
+                unsafe { sqlbatch_blob_close(blob) };
+                blob = ptr::null_mut();
+                SQLBATCH_OK
+            }
+            // a backup to or from a second connection: start, step, finish; or close that one
+            19 if backup.is_null() && !closed => {
+                let c = open.as_ref().unwrap();
+                let o = other.get_or_insert_with(Conn::memory);
+                let (d, s2) = if arg & 1 == 0 { (c.0, o.0) } else { (o.0, c.0) };
+                unsafe { sqlbatch_backup_init(d, ptr::null(), 0, s2, ptr::null(), 0, &mut backup) }
+            }
+            19 if !backup.is_null() => match arg % 4 {
+                0 => {
+                    let rc = unsafe { sqlbatch_backup_finish(backup) };
+                    backup = ptr::null_mut();
+                    rc
+                }
+                1 => {
+                    drop(other.take()); // the other connection closes under the backup
+                    SQLBATCH_OK
+                }
+                _ => {
+                    let rc = unsafe { sqlbatch_backup_step(backup, (arg >> 2) as i32 - 8) };
+                    if closed || other.is_none() {
+                        assert_eq!(rc, SQLBATCH_E_CLOSED, "backup step with a connection closed");
+                    }
+                    rc
+                }
+            },
             _ => continue,
         };
-        assert!(known_status(rc) && rc != SQLBATCH_E_PANIC, "op {} returned {rc}", op % 16);
-        if closed && !matches!(op % 16, 9 | 10) {
-            assert_eq!(rc, SQLBATCH_E_CLOSED, "op {} on a statement of a closed connection", op % 16);
+        assert!(known_status(rc) && rc != SQLBATCH_E_PANIC, "call {call} returned {rc}");
+        if closed && !matches!(call, 9 | 10 | 16..=19) {
+            assert_eq!(rc, SQLBATCH_E_CLOSED, "call {call} on a statement of a closed connection");
         }
     }
+    // A backup into the connection makes it the backup's alone (SQLITE_BUSY) until finished.
+    // An open blob handle is a running statement to SQLite: an interrupt stays pending while
+    // it is open. Both are released here, then, in an order the input picks.
+    unsafe {
+        if k.bit() {
+            sqlbatch_blob_close(blob);
+            sqlbatch_backup_finish(backup);
+        } else {
+            sqlbatch_backup_finish(backup);
+            sqlbatch_blob_close(blob);
+        }
+    }
+    (blob, backup) = (ptr::null_mut(), ptr::null_mut());
     if let Some(c) = &open {
         // (Reset first: an interrupt made while another statement was running stays pending
         // until no statement runs.)
@@ -242,12 +357,20 @@ fuzz_target!(|data: &[u8]| {
         }
         c.check_usable();
     }
-    // Statements and connection released in either order.
+    // Statements, blob, backup and connections released in either order.
     if k.bit() {
         drop(open.take());
+    }
+    if k.bit() {
+        drop(other.take());
     }
     for s in stmts {
         unsafe { sqlbatch_stmt_finalize(s) };
     }
+    unsafe {
+        sqlbatch_blob_close(blob);
+        sqlbatch_backup_finish(backup);
+    }
     drop(open);
+    drop(other);
 });
