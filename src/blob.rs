@@ -398,4 +398,3 @@ pub unsafe extern "C" fn sqlbatch_blob_close(blob: *mut sqlbatch_blob) {
         unsafe { ffi::sqlite3_blob_close(b.raw.swap(ptr::null_mut(), Ordering::SeqCst)) };
     })
 }
-
