@@ -124,9 +124,9 @@ unsafe fn run_rows(
     params: &Params<'_>,
     result: &mut sqlbatch_write_result,
 ) -> Result<(), Error> {
+    // The row goes in `row_index`; the message stays SQLite's, as callers compare it.
     let at_row = |mut e: Error, row: usize| {
         e.row_index = row as i64;
-        e.message = format!("row {row}: {}", e.message).into();
         e
     };
     // SAFETY (every block in this function): as for this function.

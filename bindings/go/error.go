@@ -156,12 +156,7 @@ func lastError(h capi.Conn, rc int32, query string) *Error {
 		return codeError(rc, query)
 	}
 	c := ErrorCode(info.Code)
-	msg := info.Msg
-	if info.RowIndex >= 0 {
-		// The bulk write prefixes the message with "row N: " (src/write.rs); the row is in
-		// RowIndex, and Msg is SQLite's message alone, as mattn's.
-		msg = strings.TrimPrefix(msg, "row "+strconv.FormatInt(info.RowIndex, 10)+": ")
-	}
+	msg := info.Msg // SQLite's message alone, as mattn's; the row is in RowIndex
 	return &Error{
 		Code:            c.Primary(),
 		ExtendedCode:    c,
