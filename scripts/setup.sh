@@ -7,7 +7,7 @@ set -eu
 # Debian packages: GHC and cabal for the Haskell binding (only boot packages and libghc-*-dev
 # are used, since Hackage is not reachable), valgrind for leak checks, clang to build SQLite
 # with coverage instrumentation for the fuzz targets (fuzz/README.md).
-PKGS="ghc cabal-install libghc-hunit-dev valgrind clang"
+PKGS="ghc cabal-install libghc-hunit-dev libghc-quickcheck2-dev valgrind clang"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -11,7 +11,7 @@
 --
 -- With --impl NAME --workload W --input P --reps N --warmup W it follows the implementation
 -- protocol of benches/README.md (impls hs-sqlbatch-fold, hs-sqlbatch-query, hs-perrow-safe,
--- hs-perrow-unsafe; and, for instruction counts under valgrind, hs-native-c and hs-direct on
+-- hs-perrow-unsafe, hs-sqlbatch-direct (fetch workloads); and, for instruction counts under valgrind, hs-native-c and hs-direct on
 -- the fetch workloads: the table's native C loop and Direct-layer loop). The udf_scalar and
 -- udf_aggregate workloads (SQL functions written in Haskell, see 'udfSetup') are run by
 -- hs-sqlbatch-fold and hs-sqlbatch-query; the per-row baselines do not have them (exit 3).
@@ -49,6 +49,7 @@ import qualified Database.SQLBatch.Direct.Function as DF
 import qualified Database.SQLBatch.Function as F
 import Database.SQLBatch.Internal (connDatabase)
 import qualified PerRow as P
+import qualified SQLite3Loop as L3
 
 ------------------------------------------------------------------------------------------
 -- Native C loop (bench/cbits/native.c)
@@ -321,6 +322,13 @@ protocol impl workload input reps warmup = do
       hPutStrLn stderr ("hs-bench: workload " ++ workload ++ " not supported by " ++ impl)
       exitWith (ExitFailure 3)
     setup
+      | impl == "hs-sqlbatch-direct" =
+          -- direct-sqlite's API on batches (bench/SQLite3Loop.hs): the fetch workloads only
+          if workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"]
+            then do
+              db <- L3.openDb input
+              return (timed ((if workload == "fetch_wide" then L3.fetchWide else L3.fetchNarrow) db))
+            else unsupported
       | impl `notElem` ["hs-sqlbatch-fold", "hs-sqlbatch-query", "hs-perrow-safe", "hs-perrow-unsafe"]
           && not extraImpl =
           die' ("unknown impl " ++ impl)
