@@ -47,6 +47,7 @@ import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Direct.Function as DF
 import qualified Database.SQLBatch.Function as F
+import Database.SQLBatch.FromField (textBytes)
 import Database.SQLBatch.Internal (connDatabase)
 import qualified PerRow as P
 import qualified SQLite3Loop as L3
@@ -117,6 +118,14 @@ textLen :: Text -> Int64
 textLen = fromIntegral . T.length
 {-# INLINE textLen #-}
 
+-- | The UTF-8 bytes of a TEXT column (sqlite-simple's 'B.ByteString' instance takes BLOB
+-- only; 'textBytes' is the extension that reads TEXT as bytes).
+newtype Utf8Bytes = Utf8Bytes B.ByteString
+
+instance FromField Utf8Bytes where
+  fromField f = Utf8Bytes <$> textBytes f
+  {-# INLINE fromField #-}
+
 -- | Code points of UTF-8 bytes: the bytes that are not continuation bytes (the loop of the
 -- C implementations, @k += (p[i] & 0xC0) != 0x80@). 'B.foldl'' enters the buffer once; an
 -- index loop with 'Data.ByteString.Unsafe.unsafeIndex' pays GHC 9.0's @keepAlive#@ per byte.
@@ -132,8 +141,8 @@ sbFoldWideText c = do
 
 sbFoldWideBytes :: Connection -> IO (Int64, Int64)
 sbFoldWideBytes c = do
-  Acc n s <- fold_ c wideSql (Acc 0 0) $ \(Acc n s) (r :: Wide B.ByteString) ->
-    return $! Acc (n + 1) (s + wideSum bsLen r)
+  Acc n s <- fold_ c wideSql (Acc 0 0) $ \(Acc n s) (r :: Wide Utf8Bytes) ->
+    return $! Acc (n + 1) (s + wideSum (\(Utf8Bytes b) -> bsLen b) r)
   return (n, s)
 
 sbQueryWideText :: Connection -> IO (Int64, Int64)
@@ -143,8 +152,8 @@ sbQueryWideText c = do
 
 sbQueryWideBytes :: Connection -> IO (Int64, Int64)
 sbQueryWideBytes c = do
-  rows <- query_ c wideSql :: IO [Wide B.ByteString]
-  return $! foldl' (\(!n, !s) r -> (n + 1, s + wideSum bsLen r)) (0, 0) rows
+  rows <- query_ c wideSql :: IO [Wide Utf8Bytes]
+  return $! foldl' (\(!n, !s) r -> (n + 1, s + wideSum (\(Utf8Bytes b) -> bsLen b) r)) (0, 0) rows
 
 -- | The floor of the binding: "Database.SQLBatch.Direct" with a hand-written loop over the
 -- cells (what c-sqlbatch does in C), no row parser, no Haskell values.

@@ -93,7 +93,7 @@ functionTests = TestList
       createFunction c "three" (\a b (cc :: Int64) -> (a :: Int64) * 100 + (b :: Int64) * 10 + cc)
       createFunction c "none" (Nothing :: Maybe Int)
       [(g, r, h, o1, o2, nl, th, nt)] <- query_ c
-        "SELECT greet('héllo', 2), rev(x'010203'), half(5), orzero(NULL), orzero(41), \
+        "SELECT greet('héllo', 2), rev(x'010203'), half(5.0), orzero(NULL), orzero(41), \
         \nullflag(NULL), three(1, 2, 3), none()"
       g @?= ("héllohéllo!" :: Text)
       r @?= B.pack [3, 2, 1]

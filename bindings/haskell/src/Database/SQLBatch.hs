@@ -1,5 +1,6 @@
 {-# LANGUAGE TypeOperators #-}
 {-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE GeneralizedNewtypeDeriving #-}
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 -- |
@@ -61,9 +62,13 @@ module Database.SQLBatch
   , queryNamed
   , queryWith
   , queryWith_
+  , queryNamedWith
   , fold
   , fold_
   , foldNamed
+  , foldWith
+  , foldWith_
+  , foldNamedWith
   , forEach
   , forEach_
     -- * Statements that return no rows
@@ -91,12 +96,16 @@ module Database.SQLBatch
   , withStatement
   , bind
   , bindNamed
+  , withBind
   , reset
   , nextRow
   , nextRowWith
   , foldStatement
-  , columnNames
+  , ColumnIndex (..)
+  , columnName
   , columnCount
+  , columnNames
+  , connectionHandle
     -- * Types
   , Query (..)
   , Only (..)
@@ -114,11 +123,13 @@ module Database.SQLBatch
   , field
   , fieldWith
   , numFieldsRemaining
+  , Ok (..)
     -- * Errors
+  , FormatError (..)
+  , ResultError (..)
   , SQLError (..)
   , Error (..)
-  , ResultError (..)
-  , ColumnCountError (..)
+  , ManyErrors (..)
     -- * Library
   , sqliteVersion
   , sqlbatchVersion
@@ -126,10 +137,12 @@ module Database.SQLBatch
 
 import Control.Concurrent.MVar (withMVar)
 import Control.Exception
-import Control.Monad (unless, void, when)
+import Control.Monad (forM_, unless, void, when)
 import Data.IORef
 import Data.Int (Int64)
 import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
+import qualified Data.Text.Encoding.Error as TE
 import System.IO.Unsafe (unsafePerformIO)
 
 import Database.SQLBatch.Direct (Utf8 (..))
@@ -138,6 +151,7 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
+import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many)
 import Database.SQLBatch.Raw.Types (ExecResult (..), execResultSize, peekExecResult, valueSize,
                                     withCParams, writeResultSize)
@@ -186,22 +200,32 @@ setBusyTimeout c ms = withConnDirect c "setBusyTimeout" $ \db -> D.setBusyTimeou
 ------------------------------------------------------------------------------------------
 -- Queries
 
--- | Runs a query with positional parameters (@?@, @?NNN@) and returns all rows.
+-- | Runs a query with positional parameters (@?@) and returns all rows. The values must
+-- match the statement's parameters in number, and the statement may not have named ones
+-- ('FormatError'). Throws 'ResultError' (or what a 'FromField' instance returned) if a row
+-- does not convert, 'SQLError' for SQLite's errors.
 query :: (ToRow q, FromRow r) => Connection -> Query -> q -> IO [r]
 query conn q params = queryWith fromRow conn q params
 {-# INLINE query #-}
 
--- | Runs a query without parameters and returns all rows.
+-- | Runs a query without binding parameters (a parameter in it is NULL) and returns all
+-- rows.
 query_ :: FromRow r => Connection -> Query -> IO [r]
 query_ = queryWith_ fromRow
 {-# INLINE query_ #-}
 
--- | Runs a query with named parameters (@:name@, @\@name@, @$name@) and returns all rows.
+-- | Runs a query with named parameters (@:name@, @\@name@, @$name@, spelled as in the SQL;
+-- one value for each parameter) and returns all rows.
 queryNamed :: FromRow r => Connection -> Query -> [NamedParam] -> IO [r]
-queryNamed conn q params = withPrepared conn q $ \st -> do
-  bindNamedValues st (namedValues params)
-  collectStatementWith fromRow st
+queryNamed = queryNamedWith fromRow
 {-# INLINE queryNamed #-}
+
+-- | 'queryNamed' with an explicit row parser.
+queryNamedWith :: RowParser r -> Connection -> Query -> [NamedParam] -> IO [r]
+queryNamedWith rp conn q params = withPrepared conn q $ \st -> do
+  bindNamedChecked st params
+  collectStatementWith rp st
+{-# INLINE queryNamedWith #-}
 
 -- | 'query' with an explicit row parser.
 queryWith :: ToRow q => RowParser r -> Connection -> Query -> q -> IO [r]
@@ -219,22 +243,38 @@ queryWith_ rp conn q = withPrepared conn q (collectStatementWith rp)
 -- The accumulator is evaluated to WHNF at every row.
 fold :: (FromRow row, ToRow params)
      => Connection -> Query -> params -> a -> (a -> row -> IO a) -> IO a
-fold conn q params z f = withPrepared conn q $ \st -> do
-  bindParams st (toRow params)
-  foldStatementWith fromRow st z f
+fold = foldWith fromRow
 {-# INLINE fold #-}
 
--- | 'fold' without parameters.
+-- | 'fold' without binding parameters.
 fold_ :: FromRow row => Connection -> Query -> a -> (a -> row -> IO a) -> IO a
-fold_ conn q z f = withPrepared conn q $ \st -> foldStatementWith fromRow st z f
+fold_ = foldWith_ fromRow
 {-# INLINE fold_ #-}
 
 -- | 'fold' with named parameters.
 foldNamed :: FromRow row => Connection -> Query -> [NamedParam] -> a -> (a -> row -> IO a) -> IO a
-foldNamed conn q params z f = withPrepared conn q $ \st -> do
-  bindNamedValues st (namedValues params)
-  foldStatementWith fromRow st z f
+foldNamed = foldNamedWith fromRow
 {-# INLINE foldNamed #-}
+
+-- | 'fold' with an explicit row parser.
+foldWith :: ToRow params
+         => RowParser row -> Connection -> Query -> params -> a -> (a -> row -> IO a) -> IO a
+foldWith rp conn q params z f = withPrepared conn q $ \st -> do
+  bindParams st (toRow params)
+  foldStatementWith rp st z f
+{-# INLINE foldWith #-}
+
+-- | 'fold_' with an explicit row parser.
+foldWith_ :: RowParser row -> Connection -> Query -> a -> (a -> row -> IO a) -> IO a
+foldWith_ rp conn q z f = withPrepared conn q $ \st -> foldStatementWith rp st z f
+{-# INLINE foldWith_ #-}
+
+-- | 'foldNamed' with an explicit row parser.
+foldNamedWith :: RowParser row -> Connection -> Query -> [NamedParam] -> a -> (a -> row -> IO a) -> IO a
+foldNamedWith rp conn q params z f = withPrepared conn q $ \st -> do
+  bindNamedChecked st params
+  foldStatementWith rp st z f
+{-# INLINE foldNamedWith #-}
 
 -- | Runs an action on every row, streaming (see 'fold').
 forEach :: (FromRow r, ToRow q) => Connection -> Query -> q -> (r -> IO ()) -> IO ()
@@ -246,31 +286,95 @@ forEach_ :: FromRow r => Connection -> Query -> (r -> IO ()) -> IO ()
 forEach_ conn q act = fold_ conn q () (\_ r -> act r)
 {-# INLINE forEach_ #-}
 
+-- | Binds positional parameters after sqlite-simple's checks ('checkPositional').
 bindParams :: Statement -> [SQLData] -> IO ()
-bindParams st ps = case ps of
-  [] -> return ()
-  _ -> bindValues st ps
+bindParams st ps = do
+  checkPositional st ps
+  case ps of
+    [] -> return ()
+    _ -> bindValues st ps
 {-# INLINE bindParams #-}
 
-namedValues :: [NamedParam] -> [(T.Text, SQLData)]
-namedValues = map (\(k := v) -> (k, toField v))
+-- | The parameter names of a statement, by index (from 1): 'Nothing' for a plain @?@.
+paramNamesOf :: Statement -> IO [Maybe T.Text]
+paramNamesOf st = do
+  ns <- withConnDirect (stmtConn st) (contextOf "params" (stmtQuery st)) $ \_ ->
+    D.paramNames (stmtHandle st)
+  return [fmap (\(Utf8 b) -> TE.decodeUtf8With TE.lenientDecode b) n | n <- ns]
+
+-- | sqlite-simple's 'FormatError'.
+formatError :: Show v => String -> Query -> [v] -> IO a
+formatError msg q vs = throwIO (FormatError msg q (map show vs))
+
+-- | sqlite-simple's checks of positional values: as many as the statement has parameters,
+-- and no named parameter (nor @?NNN@) in the statement.
+checkPositional :: Statement -> [SQLData] -> IO ()
+checkPositional st vs = do
+  names <- paramNamesOf st
+  let n = length names
+  when (length vs /= n) $
+    formatError ("SQL query contains " ++ show n ++ " params, but " ++ show (length vs)
+                 ++ " arguments given") (stmtQuery st) vs
+  case [nm | Just nm <- names] of
+    nm : _ -> formatError ("Only unnamed '?' query parameters are accepted, '" ++ T.unpack nm
+                           ++ "' given") (stmtQuery st) vs
+    [] -> return ()
+
+-- | sqlite-simple's checks of named values (one per parameter, each name spelled as in the
+-- SQL), then the values bound by position (a name given twice: the last value counts).
+bindNamedChecked :: Statement -> [NamedParam] -> IO ()
+bindNamedChecked st params = do
+  vs <- namedPositional st params
+  unless (null vs) $ bindValues st vs
+
+-- | The positional values of named parameters, after sqlite-simple's checks.
+namedPositional :: Statement -> [NamedParam] -> IO [SQLData]
+namedPositional st params = do
+  names <- paramNamesOf st
+  let n = length names
+  when (length params /= n) $
+    formatError ("SQL query contains " ++ show n ++ " params, but " ++ show (length params)
+                 ++ " arguments given") (stmtQuery st) params
+  forM_ params $ \(k := _) ->
+    unless (Just k `elem` names) $
+      formatError ("Unknown named parameter '" ++ T.unpack k ++ "'") (stmtQuery st) params
+  let valueOf nm = case [toField v | (k := v) <- reverse params, Just k == nm] of
+        v : _ -> v
+        [] -> SQLNull
+  return (map valueOf names)
+
+-- | Runs a prepared statement once to completion with these values for its parameters
+-- (one row of the library's bulk write), discarding any rows.
+runOnce :: T.Text -> Statement -> [SQLData] -> IO ()
+runOnce ctx st vs =
+  withParams vs [] (\cells _ dat len ->
+    bulkWrite (stmtConn st) ctx st (castPtr cells) 1 (length vs) dat len 0)
+  `catch` \e -> throwIO e { sqlErrorRowIndex = Nothing }
 
 ------------------------------------------------------------------------------------------
 -- Statements that return no rows
 
--- | Runs SQL with positional parameters, discarding any rows. Like a script, the text may
--- hold several statements; the parameters are consumed in order across them.
--- Runs in one call into the library.
+-- | Runs one statement with positional parameters (checked as by 'query'), discarding any
+-- rows. SQL holding a second statement is refused ('ErrorMultipleStatements'; see
+-- 'executeScript').
 execute :: ToRow q => Connection -> Query -> q -> IO ()
-execute conn q params = void (runScript "execute" conn q (toRow params) [])
+execute conn q params = withPrepared conn q $ \st -> do
+  let vs = toRow params
+  checkPositional st vs
+  runOnce (contextOf "execute" q) st vs
 
--- | Runs SQL without parameters (one statement or several).
+-- | Runs one statement without binding parameters: a parameter in it is NULL (as in
+-- sqlite-simple).
 execute_ :: Connection -> Query -> IO ()
-execute_ conn q = void (runScript "execute_" conn q [] [])
+execute_ conn q = withPrepared conn q $ \st -> do
+  names <- paramNamesOf st
+  runOnce (contextOf "execute_" q) st (map (const SQLNull) names)
 
--- | Runs SQL with named parameters; a name goes to every parameter of that name.
+-- | Runs one statement with named parameters (checked as by 'queryNamed').
 executeNamed :: Connection -> Query -> [NamedParam] -> IO ()
-executeNamed conn q params = void (runScript "executeNamed" conn q [] (namedValues params))
+executeNamed conn q params = withPrepared conn q $ \st -> do
+  vs <- namedPositional st params
+  runOnce (contextOf "executeNamed" q) st vs
 
 -- | Runs a whole script (any number of statements, e.g. a schema or a dump) in one call.
 -- On failure, the statements before the failing one stay run (wrap the script in
@@ -284,6 +388,9 @@ executeScript conn q = void (runScript "executeScript" conn q [] [])
 executeScriptWith :: ToRow q => Connection -> Query -> q -> [NamedParam] -> IO ExecResult
 executeScriptWith conn q params named =
   runScript "executeScript" conn q (toRow params) (namedValues named)
+
+namedValues :: [NamedParam] -> [(T.Text, SQLData)]
+namedValues = map (\(k := v) -> (k, toField v))
 
 runScript :: T.Text -> Connection -> Query -> [SQLData] -> [(T.Text, SQLData)] -> IO ExecResult
 runScript what conn q positional named = do
@@ -312,7 +419,7 @@ runScript what conn q positional named = do
 executeMany :: forall q. ToRow q => Connection -> Query -> [q] -> IO ()
 executeMany _ _ [] = return ()
 executeMany conn q rows@(r0 : _) =
-  withPrepared conn q $ \st ->
+  withPrepared conn q $ \st -> checkPositional st (toRow r0) >>= \() ->
   bracket (mallocBytes (max 1 (chunkRows * ncols) * valueSize)) free $ \cells ->
   bracket (mallocBytes initialData >>= newIORef . flip (,) initialData) (\ref -> readIORef ref >>= free . fst) $ \dataRef -> do
     let send !base !n !dat !used = when (n > 0) $ bulkWrite conn ctx st cells n ncols dat used base
@@ -341,7 +448,8 @@ executeMany conn q rows@(r0 : _) =
                           fill base n cell dat' cap' used rs
                     else do
                       send base n dat used
-                      throwIO (widthError (base + n) (length (toRow r)))
+                      formatError ("SQL query contains " ++ show ncols ++ " params, but "
+                                   ++ show (length (toRow r)) ++ " arguments given") q (toRow r)
     (dat0, cap0) <- readIORef dataRef
     fill 0 0 (castPtr cells) dat0 cap0 0 rows
   where
@@ -351,9 +459,6 @@ executeMany conn q rows@(r0 : _) =
     chunkRows = 4096 :: Int
     initialData = 64 * 1024 :: Int
     maxData = 1024 * 1024 :: Int
-    widthError i w = SQLError ErrorParamCount 1004
-      (T.pack ("parameter row " ++ show i ++ " has " ++ show w ++ " values, row 0 has " ++ show ncols))
-      ctx Nothing Nothing Nothing (Just i)
 {-# INLINABLE executeMany #-}
 
 -- | Grows the data buffer of 'executeMany' to at least @need@ bytes (at least doubling
@@ -398,15 +503,15 @@ withExclusiveTransaction = transaction "BEGIN EXCLUSIVE"
 
 transaction :: Query -> Connection -> IO a -> IO a
 transaction begin conn act = mask $ \restore -> do
-  execute_ conn begin
+  executeScript conn begin
   r <- restore act `onException` rollback
-  execute_ conn "COMMIT" `onException` rollback
+  executeScript conn "COMMIT" `onException` rollback
   return r
   where
     -- SQLite may have rolled back already (some errors do); then there is nothing to undo.
     rollback = uninterruptibleMask_ $ do
       ac <- isAutocommit conn
-      unless ac $ execute_ conn "ROLLBACK" `catch` \(_ :: SQLError) -> return ()
+      unless ac $ executeScript conn "ROLLBACK" `catch` \(_ :: SQLError) -> return ()
 
 -- | Runs the action inside a savepoint, which nests (in a transaction or not): released on
 -- success, rolled back to (and released) on an exception.
@@ -414,12 +519,12 @@ withSavepoint :: Connection -> IO a -> IO a
 withSavepoint conn act = mask $ \restore -> do
   n <- atomicModifyIORef' savepointCounter (\k -> (k + 1, k))
   let name = "sqlbatch_sp_" <> T.pack (show n)
-  execute_ conn (Query ("SAVEPOINT " <> name))
+  executeScript conn (Query ("SAVEPOINT " <> name))
   let undo = uninterruptibleMask_ $
-        execute_ conn (Query ("ROLLBACK TO " <> name <> "; RELEASE " <> name))
+        executeScript conn (Query ("ROLLBACK TO " <> name <> "; RELEASE " <> name))
           `catch` \(_ :: SQLError) -> return ()
   r <- restore act `onException` undo
-  execute_ conn (Query ("RELEASE " <> name)) `onException` undo
+  executeScript conn (Query ("RELEASE " <> name)) `onException` undo
   return r
 
 savepointCounter :: IORef Int
@@ -462,19 +567,26 @@ closeStatement = finalizeStatement
 withStatement :: Connection -> Query -> (Statement -> IO a) -> IO a
 withStatement = withPrepared
 
--- | Binds positional parameters (resetting the statement if it has run).
+-- | Binds positional parameters (resetting the statement if it has run), checked as by
+-- 'query' ('FormatError').
 bind :: ToRow q => Statement -> q -> IO ()
 bind st params = do
   dropCursor st
-  bindValues st (toRow params)
+  bindParams st (toRow params)
 
--- | Binds named parameters (resetting the statement if it has run). Names are matched by
--- the library (see 'NamedParam'); a parameter without a value is 'ErrorParamCount', a name
--- that matches no parameter 'ErrorRange'.
+-- | Binds named parameters (resetting the statement if it has run), checked as by
+-- 'queryNamed' ('FormatError').
 bindNamed :: Statement -> [NamedParam] -> IO ()
 bindNamed st params = do
   dropCursor st
-  bindNamedValues st (namedValues params)
+  bindNamedChecked st params
+
+-- | Binds the parameters, runs the action and then 'reset's the statement, also on
+-- exceptions (so that an unfinished statement does not hold a transaction open).
+withBind :: ToRow params => Statement -> params -> IO a -> IO a
+withBind st params io = do
+  bind st params
+  io `finally` reset st
 
 -- | Rewinds the statement so that it runs again, keeping its bindings.
 reset :: Statement -> IO ()
@@ -520,13 +632,31 @@ foldStatement st z f = do
   foldStatementWith fromRow st z f
 {-# INLINE foldStatement #-}
 
--- | The names of the result columns.
+-- | The index of a result column, from 0.
+newtype ColumnIndex = ColumnIndex Int
+  deriving (Eq, Ord, Show, Enum, Num, Real, Integral)
+
+-- | The name of a result column. Throws 'IndexOutOfBounds' for an index out of range.
+columnName :: Statement -> ColumnIndex -> IO T.Text
+columnName st (ColumnIndex n) = do
+  ns <- columnNamesOf st
+  if n >= 0 && n < length ns
+    then return (ns !! n)
+    else throwIO (IndexOutOfBounds ("Column index " ++ show n ++ " out of bounds"))
+
+-- | The number of result columns.
+columnCount :: Statement -> IO ColumnIndex
+columnCount st = ColumnIndex . length <$> columnNamesOf st
+
+-- | Extension: the names of all result columns.
 columnNames :: Statement -> IO [T.Text]
 columnNames = columnNamesOf
 
--- | The number of result columns.
-columnCount :: Statement -> IO Int
-columnCount st = length <$> columnNamesOf st
+-- | The connection's handle in the layer below ("Database.SQLBatch.Direct"), for what this
+-- API does not offer. Use it only while the connection is open, and not while another
+-- thread uses the connection.
+connectionHandle :: Connection -> D.Database
+connectionHandle = connDatabase
 
 ------------------------------------------------------------------------------------------
 -- Library

@@ -13,7 +13,9 @@ module Database.SQLBatch.Error
   , isLibraryCode
     -- * Errors converting a result to Haskell values
   , ResultError (..)
-  , ColumnCountError (..)
+  , ColumnOutOfBounds (..)
+    -- * Errors in a query's parameters
+  , FormatError (..)
   ) where
 
 import Control.Exception (Exception (..))
@@ -28,6 +30,7 @@ import System.IO.Unsafe (unsafeDupablePerformIO)
 
 import Database.SQLBatch.Raw (c_sqlbatch_code_name)
 import Database.SQLBatch.Raw.Types
+import Database.SQLBatch.Types (Query)
 
 -- | The primary result code of a failure, as a sum type (the names follow direct-sqlite's
 -- @Error@), plus sqlbatch's own codes (1000 and up).
@@ -176,53 +179,35 @@ instance Show SQLError where
 
 instance Exception SQLError
 
--- | A value of a result could not be converted to the Haskell type asked for. Every
--- constructor names the column (index from 0, and its name), the SQL type found and the
--- Haskell type wanted.
+-- | A value of a result could not be converted to the Haskell type asked for
+-- (sqlite-simple's type: the SQL type found, the Haskell type wanted, and a message).
 data ResultError
-  = Incompatible
-      { errColumn :: !Int, errColumnName :: Text, errSQLType :: Text
-      , errHaskellType :: Text, errMessage :: Text }
-    -- ^ The SQL type cannot be converted to the Haskell type (e.g. TEXT to 'Int').
-  | UnexpectedNull
-      { errColumn :: !Int, errColumnName :: Text, errSQLType :: Text
-      , errHaskellType :: Text, errMessage :: Text }
-    -- ^ A NULL where the Haskell type has no room for one (use 'Maybe').
-  | ConversionFailed
-      { errColumn :: !Int, errColumnName :: Text, errSQLType :: Text
-      , errHaskellType :: Text, errMessage :: Text }
-    -- ^ The SQL type fits but the value does not (out of range, invalid UTF-8, a parse
-    -- error in a user instance).
-  deriving (Eq, Generic)
-
-instance Show ResultError where
-  show e =
-    what ++ ": column " ++ show (errColumn e)
-      ++ (if T.null (errColumnName e) then "" else " (" ++ show (errColumnName e) ++ ")")
-      ++ ": SQL " ++ T.unpack (errSQLType e) ++ " to Haskell " ++ T.unpack (errHaskellType e)
-      ++ (if T.null (errMessage e) then "" else ": " ++ T.unpack (errMessage e))
-    where
-      what = case e of
-        Incompatible {} -> "Incompatible"
-        UnexpectedNull {} -> "UnexpectedNull"
-        ConversionFailed {} -> "ConversionFailed"
+  = Incompatible { errSQLType :: String, errHaskellType :: String, errMessage :: String }
+    -- ^ The SQL and Haskell types are not compatible.
+  | UnexpectedNull { errSQLType :: String, errHaskellType :: String, errMessage :: String }
+    -- ^ A SQL @NULL@ where the Haskell type does not permit it.
+  | ConversionFailed { errSQLType :: String, errHaskellType :: String, errMessage :: String }
+    -- ^ The SQL value could not be converted (the library's instances report every
+    -- mismatch, NULL included, with this constructor, as sqlite-simple's do), or the
+    -- number of columns does not match the row parser.
+  deriving (Eq, Show, Generic)
 
 instance Exception ResultError
 
--- | A row parser asked for more columns than the result has, or left some unread.
-data ColumnCountError = ColumnCountError
-  { ccResultColumns :: !Int   -- ^ columns in the result
-  , ccParsedColumns :: !Int   -- ^ columns the row parser consumed, or the index it asked for
+-- | A query's text and its parameters do not match (sqlite-simple's type): a wrong number
+-- of values, a named parameter given a positional value, an unknown name.
+data FormatError = FormatError
+  { fmtMessage :: String
+  , fmtQuery :: Query
+  , fmtParams :: [String]
   }
-  deriving (Eq, Generic)
+  deriving (Eq, Show, Generic)
 
-instance Show ColumnCountError where
-  show (ColumnCountError have used)
-    | used >= have =
-        "ColumnCountError: the row parser asked for column " ++ show used
-          ++ " but the result has only " ++ show have ++ " column(s)"
-    | otherwise =
-        "ColumnCountError: the result has " ++ show have
-          ++ " column(s) but the row parser reads only " ++ show used
+instance Exception FormatError
 
-instance Exception ColumnCountError
+-- | A row parser asked for the column at this index (counted from 1) of a row that has
+-- fewer; 'Database.SQLBatch.query' reports it as a 'ConversionFailed', as sqlite-simple does.
+newtype ColumnOutOfBounds = ColumnOutOfBounds { errorColumnIndex :: Int }
+  deriving (Eq, Show, Generic)
+
+instance Exception ColumnOutOfBounds

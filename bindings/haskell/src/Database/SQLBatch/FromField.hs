@@ -3,22 +3,24 @@
 {-# LANGUAGE ScopedTypeVariables #-}
 -- |
 -- Module      : Database.SQLBatch.FromField
--- Description : Converting one value of a result to a Haskell value
+-- Description : Converting one value of a result to a Haskell value (sqlite-simple's class)
 --
--- A 'FieldParser' reads one cell of the current batch in place: the number, or the bytes of
--- TEXT and BLOB values where sqlbatch put them. It runs while its row is being parsed and
--- must not keep the 'Field'.
+-- The class, its instances and their rules are sqlite-simple's (this module is also
+-- "Database.SQLite.Simple.FromField"): a 'FieldParser' is a pure function of a 'Field' (the
+-- value, as 'SQLData', and its column index) to 'Ok'. The instances are strict about SQL
+-- types the way sqlite-simple's are:
 --
--- Conversions are strict about SQL types, like sqlite-simple's: an 'Int' needs an INTEGER,
--- 'Text' needs TEXT, a 'Double' takes REAL or INTEGER, a 'B.ByteString' takes BLOB or TEXT
--- (the UTF-8 bytes), and NULL needs 'Maybe' (or 'Null'). A failed conversion throws
--- 'ResultError', naming the column (index and name), the SQL type and the Haskell type.
+-- * integer types take INTEGER only, converted with 'fromIntegral' (a value out of the
+--   type's range wraps, as in sqlite-simple);
+-- * 'Double' and 'Float' take REAL only (not INTEGER);
+-- * 'Bool' takes INTEGER 0 or 1;
+-- * 'Text' and 'String' take TEXT, and also INTEGER and REAL (their 'show');
+-- * 'B.ByteString' takes BLOB only (see 'textBytes' for the bytes of TEXT);
+-- * 'UTCTime' and 'Day' take TEXT in the formats of "Database.SQLBatch.Time";
+-- * NULL needs 'Maybe' (or 'Null').
 --
--- Where a value is read as another storage class than its own, the result is SQLite's: a
--- 'Double' of an INTEGER is converted by the library's @sqlbatch_value_convert@ (exactly
--- @sqlite3_column_double@); the bytes of a TEXT read as a 'B.ByteString' are the value's
--- own, as @sqlite3_column_blob@ (and @sqlbatch_value_convert@) give them. No instance reads
--- a number from TEXT or text from a number.
+-- Every mismatch is a 'ConversionFailed' naming the SQL type found (@INTEGER@, @FLOAT@,
+-- @TEXT@, @BLOB@, @NULL@) and the Haskell type wanted, as sqlite-simple reports it.
 --
 -- = Writing an instance
 --
@@ -26,274 +28,250 @@
 -- > instance FromField Email where
 -- >   fromField f = do
 -- >     t <- fromField f                      -- reuse Text's conversion
--- >     if "@" `T.isInfixOf` t then return (Email t) else returnError ConversionFailed f "not an e-mail address"
+-- >     if "@" `T.isInfixOf` t then Ok (Email t) else returnError ConversionFailed f "not an e-mail address"
+--
+-- Values are read from the batch when the row parser reaches the column: a TEXT is decoded
+-- once, a BLOB is a zero-copy slice of the batch buffer (which lives as long as the slice;
+-- 'B.copy' a small one kept long).
 module Database.SQLBatch.FromField
   ( FromField (..)
   , FieldParser
+  , ResultError (..)
   , Field
+  , fieldData
+  , returnError
+    -- * Extensions
   , fieldColumn
   , fieldType
-  , fieldData
-  , fieldName
-  , fieldBytes
-  , fieldBytesCopy
-  , returnError
-  , incompatible
-  , ResultError (..)
+  , textBytes
   , ColumnType (..)
   ) where
 
-import Control.Exception (throwIO)
+import Control.Exception (Exception, SomeException (..))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as B8
 import qualified Data.ByteString.Lazy as BL
 import Data.Int (Int16, Int32, Int64, Int8)
-import Data.Proxy (Proxy (..))
 import Data.Text (Text)
 import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Lazy as TL
-import Data.Time (Day, UTCTime, defaultTimeLocale, parseTimeM)
-import Data.Typeable (Typeable, typeRep)
+import Data.Time (Day, UTCTime)
+import Data.Typeable (Typeable, typeOf)
 import Data.Word (Word16, Word32, Word64, Word8)
+import GHC.Float (double2Float)
 
 import Database.SQLBatch.Error
-import Database.SQLBatch.Internal
-import Database.SQLBatch.Raw.Types (kindBlob, kindFloat, kindInteger, kindNull, kindText)
+import Database.SQLBatch.Internal (Field (..), FieldParser, fieldData, gettypename)
+import Database.SQLBatch.Ok
+import Database.SQLBatch.Time (parseDay, parseUTCTime)
 import Database.SQLBatch.Types
 
 -- | Types a result value can be converted to.
 class FromField a where
+  -- | Converts a field, or returns why not (usually one 'ResultError').
   fromField :: FieldParser a
 
--- | The bytes of a TEXT or BLOB field as a zero-copy slice of the batch buffer: the slice
--- keeps that buffer (up to 1 MiB) alive; use 'fieldBytesCopy' (or 'B.copy') for a small
--- value kept long. Throws 'Incompatible' for other types.
-fieldBytes :: FieldParser B.ByteString
-fieldBytes f = do
-  k <- fieldKindOf f
-  if k == kindText || k == kindBlob then fieldByteSlice f else wrongType f k
-{-# INLINE fieldBytes #-}
+-- | The column index of the field, from 0.
+fieldColumn :: Field -> Int
+fieldColumn = column
+{-# INLINE fieldColumn #-}
 
--- | Like 'fieldBytes', but a fresh copy.
-fieldBytesCopy :: FieldParser B.ByteString
-fieldBytesCopy f = do
-  k <- fieldKindOf f
-  if k == kindText || k == kindBlob then fieldByteCopy f else wrongType f k
-{-# INLINE fieldBytesCopy #-}
+-- | The SQL type of the field's value.
+fieldType :: Field -> ColumnType
+fieldType f = case result f of
+  SQLInteger _ -> IntegerColumn
+  SQLFloat _ -> FloatColumn
+  SQLText _ -> TextColumn
+  SQLBlob _ -> BlobColumn
+  SQLNull -> NullColumn
 
-fieldKindOf :: Field -> IO Word8
-fieldKindOf = fieldKind
-{-# INLINE fieldKindOf #-}
+-- | Extension: the bytes of a TEXT (its UTF-8) or of a BLOB, as a 'B.ByteString'. Use it
+-- with 'Database.SQLBatch.FromRow.fieldWith' where sqlite-simple would need a 'Text' only
+-- to encode it again.
+textBytes :: FieldParser B.ByteString
+textBytes f = case result f of
+  SQLBlob b -> Ok b
+  SQLText t -> Ok (TE.encodeUtf8 t)
+  _ -> returnError ConversionFailed f "expecting SQLText or SQLBlob column type"
 
--- | Throws a 'ResultError' of the given constructor ('Incompatible', 'UnexpectedNull',
--- 'ConversionFailed') for this field, filling in the column, its name, the SQL type found
--- and the Haskell type @a@.
-returnError
-  :: forall a. Typeable a
-  => (Int -> Text -> Text -> Text -> Text -> ResultError) -> Field -> String -> IO a
-returnError mk f msg = do
-  k <- fieldKind f
-  name <- fieldName f
-  throwIO (mk (fieldColumn f) name (kindName k) (T.pack (show (typeRep (Proxy :: Proxy a))))
-             (T.pack msg))
+-- | Fails the conversion with a 'ResultError' of the given constructor, filling in the
+-- field's SQL type and the Haskell type @a@ (sqlite-simple's function).
+returnError :: forall a err. (Typeable a, Exception err)
+            => (String -> String -> String -> err) -> Field -> String -> Ok a
+returnError mk f msg =
+  Errors [SomeException (mk (B8.unpack (gettypename (result f))) (show (typeOf (undefined :: a))) msg)]
 {-# NOINLINE returnError #-}
 
--- | The error for a field whose SQL type the conversion does not take: 'UnexpectedNull' for
--- NULL, 'Incompatible' otherwise.
-incompatible :: forall a. Typeable a => Field -> IO a
-incompatible f = do
-  k <- fieldKind f
-  wrongType f k
-{-# NOINLINE incompatible #-}
+instance FromField a => FromField (Maybe a) where
+  fromField (Field SQLNull _) = Ok Nothing
+  fromField f = Just <$> fromField f
+  {-# INLINE fromField #-}
 
--- 'incompatible' at the types of the instances below, each one a call with a single
--- argument (no 'Typeable' dictionary): that keeps those conversions small enough for GHC to
--- inline a whole row parser into the loop of 'Database.SQLBatch.fold' even when the parser
--- is shared by several call sites (a shared parser is a top-level binding, inlined only
--- when its size is under GHC's threshold).
-incompatibleInt64 :: Field -> IO Int64
-incompatibleInt64 = incompatible
-{-# NOINLINE incompatibleInt64 #-}
+instance FromField Null where
+  fromField (Field SQLNull _) = Ok Null
+  fromField f = returnError ConversionFailed f "data is not null"
 
-incompatibleInt :: Field -> IO Int
-incompatibleInt = incompatible
-{-# NOINLINE incompatibleInt #-}
+-- Failures out of line, one per type, so that the conversions stay small enough for GHC
+-- to inline a whole row parser into the loop of 'Database.SQLBatch.fold'.
+needInt :: (Typeable a) => Field -> Ok a
+needInt f = returnError ConversionFailed f "need an int"
+{-# NOINLINE needInt #-}
 
-incompatibleInteger :: Field -> IO Integer
-incompatibleInteger = incompatible
-{-# NOINLINE incompatibleInteger #-}
+takeInt :: Num a => (Field -> Ok a) -> FieldParser a
+takeInt failed f = case result f of
+  SQLInteger i -> Ok (fromIntegral i)
+  _ -> failed f
+{-# INLINE takeInt #-}
 
-incompatibleDouble :: Field -> IO Double
-incompatibleDouble = incompatible
-{-# NOINLINE incompatibleDouble #-}
+needIntInt64 :: Field -> Ok Int64
+needIntInt64 = needInt
+{-# NOINLINE needIntInt64 #-}
 
-incompatibleBool :: Field -> IO Bool
-incompatibleBool = incompatible
-{-# NOINLINE incompatibleBool #-}
-
-wrongType :: forall a. Typeable a => Field -> Word8 -> IO a
-wrongType f k
-  | k == kindNull = returnError UnexpectedNull f "use Maybe for a column that may be NULL"
-  | otherwise = returnError Incompatible f ""
-{-# NOINLINE wrongType #-}
-
-integral :: forall a. (Typeable a, Integral a, Bounded a) => FieldParser a
-integral f = do
-  k <- fieldKind f
-  if k /= kindInteger
-    then wrongType f k
-    else do
-      v <- fieldInt64Unchecked f
-      if toInteger v < toInteger (minBound :: a) || toInteger v > toInteger (maxBound :: a)
-        then returnError ConversionFailed f ("value " ++ show v ++ " out of range")
-        else return (fromIntegral v)
-{-# INLINE integral #-}
+needIntInt :: Field -> Ok Int
+needIntInt = needInt
+{-# NOINLINE needIntInt #-}
 
 instance FromField Int64 where
-  fromField f = do
-    k <- fieldKind f
-    if k == kindInteger then fieldInt64Unchecked f else incompatibleInt64 f
+  fromField = takeInt needIntInt64
   {-# INLINE fromField #-}
 
 instance FromField Int where
-  fromField f = do
-    k <- fieldKind f
-    if k == kindInteger then fromIntegral <$> fieldInt64Unchecked f else incompatibleInt f
+  fromField = takeInt needIntInt
   {-# INLINE fromField #-}
 
 instance FromField Int32 where
-  fromField = integral
+  fromField = takeInt needInt
   {-# INLINE fromField #-}
 
 instance FromField Int16 where
-  fromField = integral
+  fromField = takeInt needInt
   {-# INLINE fromField #-}
 
 instance FromField Int8 where
-  fromField = integral
+  fromField = takeInt needInt
+  {-# INLINE fromField #-}
+
+instance FromField Integer where
+  fromField = takeInt needInt
   {-# INLINE fromField #-}
 
 instance FromField Word where
-  fromField = nonNegative
+  fromField = takeInt needInt
   {-# INLINE fromField #-}
 
 instance FromField Word64 where
-  fromField = nonNegative
+  fromField = takeInt needInt
   {-# INLINE fromField #-}
 
 instance FromField Word32 where
-  fromField = integral
+  fromField = takeInt needInt
   {-# INLINE fromField #-}
 
 instance FromField Word16 where
-  fromField = integral
+  fromField = takeInt needInt
   {-# INLINE fromField #-}
 
 instance FromField Word8 where
-  fromField = integral
+  fromField = takeInt needInt
   {-# INLINE fromField #-}
 
--- 64-bit unsigned types: any non-negative INTEGER fits.
-nonNegative :: forall a. (Typeable a, Num a) => FieldParser a
-nonNegative f = do
-  k <- fieldKind f
-  if k /= kindInteger
-    then wrongType f k
-    else do
-      v <- fieldInt64Unchecked f
-      if v < 0
-        then returnError ConversionFailed f ("value " ++ show v ++ " out of range")
-        else return (fromIntegral v)
-{-# INLINE nonNegative #-}
+needFloat :: Typeable a => Field -> Ok a
+needFloat f = returnError ConversionFailed f "expecting an SQLFloat column type"
+{-# NOINLINE needFloat #-}
 
-instance FromField Integer where
-  fromField f = do
-    k <- fieldKind f
-    if k == kindInteger then toInteger <$> fieldInt64Unchecked f else incompatibleInteger f
-  {-# INLINE fromField #-}
+needFloatDouble :: Field -> Ok Double
+needFloatDouble = needFloat
+{-# NOINLINE needFloatDouble #-}
 
--- | REAL, or INTEGER converted as @sqlite3_column_double@ converts it (by the library's
--- @sqlbatch_value_convert@).
+-- | REAL only.
 instance FromField Double where
-  fromField f = do
-    k <- fieldKind f
-    if k == kindFloat
-      then fieldDoubleUnchecked f
-      else if k == kindInteger then fieldDoubleConverted f else incompatibleDouble f
+  fromField f = case result f of
+    SQLFloat x -> Ok x
+    _ -> needFloatDouble f
   {-# INLINE fromField #-}
 
--- | REAL or INTEGER, converted with 'realToFrac'.
+-- | REAL only, narrowed with 'double2Float'.
 instance FromField Float where
-  fromField f = do
-    d <- fromField f :: IO Double
-    return $! realToFrac d
+  fromField f = case result f of
+    SQLFloat x -> Ok (double2Float x)
+    _ -> needFloat f
   {-# INLINE fromField #-}
 
--- | INTEGER: 0 is 'False', anything else 'True'.
+-- | INTEGER 0 or 1.
 instance FromField Bool where
-  fromField f = do
-    k <- fieldKind f
-    if k == kindInteger then (/= 0) <$> fieldInt64Unchecked f else incompatibleBool f
+  fromField f = case result f of
+    SQLInteger b
+      | b == 0 || b == 1 -> Ok (b /= 0)
+      | otherwise -> returnError ConversionFailed f ("bool must be 0 or 1, got " ++ show b)
+    _ -> returnError ConversionFailed f "expecting an SQLInteger column type"
   {-# INLINE fromField #-}
 
--- | TEXT, decoded from UTF-8 (invalid UTF-8 is a 'ConversionFailed').
+needText :: Field -> Ok Text
+needText f = returnError ConversionFailed f "need convertible to text"
+{-# NOINLINE needText #-}
+
+showText :: Field -> Ok Text
+showText f = case result f of
+  SQLInteger v -> Ok (T.pack (show v))
+  SQLFloat v -> Ok (T.pack (show v))
+  _ -> needText f
+{-# NOINLINE showText #-}
+
+-- | TEXT (invalid UTF-8 replaced with U+FFFD), or the 'show' of an INTEGER or REAL.
 instance FromField Text where
-  fromField f = do
-    k <- fieldKind f
-    if k /= kindText
-      then wrongType f k
-      else fieldTextOr f (returnError ConversionFailed f "invalid UTF-8")
+  fromField f = case result f of
+    SQLText t -> Ok t
+    _ -> showText f
   {-# INLINE fromField #-}
 
 instance FromField TL.Text where
   fromField f = TL.fromStrict <$> fromField f
   {-# INLINE fromField #-}
 
--- | TEXT, as a 'String'.
+-- | As 'Text'.
 instance FromField [Char] where
   fromField f = T.unpack <$> fromField f
 
--- | BLOB or TEXT: a zero-copy slice of the batch buffer (see 'fieldBytes').
+needBlob :: Typeable a => Field -> Ok a
+needBlob f = returnError ConversionFailed f "expecting SQLBlob column type"
+{-# NOINLINE needBlob #-}
+
+needBlobBS :: Field -> Ok B.ByteString
+needBlobBS = needBlob
+{-# NOINLINE needBlobBS #-}
+
+-- | BLOB only: a zero-copy slice of the batch buffer.
 instance FromField B.ByteString where
-  fromField = fieldBytes
+  fromField f = case result f of
+    SQLBlob b -> Ok b
+    _ -> needBlobBS f
   {-# INLINE fromField #-}
 
+-- | BLOB only.
 instance FromField BL.ByteString where
-  fromField f = BL.fromStrict <$> fieldBytes f
+  fromField f = case result f of
+    SQLBlob b -> Ok (BL.fromChunks [b])
+    _ -> needBlob f
   {-# INLINE fromField #-}
-
--- | NULL is 'Nothing'.
-instance FromField a => FromField (Maybe a) where
-  fromField f = do
-    k <- fieldKind f
-    if k == kindNull then return Nothing else Just <$> fromField f
-  {-# INLINE fromField #-}
-
--- | Only NULL.
-instance FromField Null where
-  fromField f = do
-    k <- fieldKind f
-    if k == kindNull then return Null else returnError Incompatible f "expected NULL"
 
 -- | Any value.
 instance FromField SQLData where
-  fromField = fieldData
+  fromField f = Ok (fieldData f)
   {-# INLINE fromField #-}
 
--- | TEXT @YYYY-MM-DD@.
-instance FromField Day where
-  fromField f = do
-    s <- B8.unpack <$> fieldBytesCopy f
-    case parseTimeM True defaultTimeLocale "%F" s of
-      Just d -> return d
-      Nothing -> returnError ConversionFailed f ("not a date (YYYY-MM-DD): " ++ show s)
-
--- | TEXT @YYYY-MM-DD HH:MM:SS[.SSS]@ (or with @T@), optionally followed by @Z@ or a
--- @+HH:MM@ offset, as written by SQLite's date functions and by 'Database.SQLBatch.ToField'.
+-- | TEXT, as 'parseUTCTime' reads it.
 instance FromField UTCTime where
-  fromField f = do
-    s <- B8.unpack <$> fieldBytesCopy f
-    let formats = [d ++ "%T%Q" ++ z | d <- ["%F ", "%FT"], z <- ["", "Z", "%Ez"]]
-    case [t | fmt <- formats, Just t <- [parseTimeM True defaultTimeLocale fmt s]] of
-      (t : _) -> return t
-      [] -> returnError ConversionFailed f ("not a timestamp (YYYY-MM-DD HH:MM:SS): " ++ show s)
+  fromField f = case result f of
+    SQLText t -> case parseUTCTime t of
+      Right v -> Ok v
+      Left e -> returnError ConversionFailed f ("couldn't parse UTCTime field: " ++ e)
+    _ -> returnError ConversionFailed f "expecting SQLText column type"
+
+-- | TEXT, as 'parseDay' reads it.
+instance FromField Day where
+  fromField f = case result f of
+    SQLText t -> case parseDay t of
+      Right v -> Ok v
+      Left e -> returnError ConversionFailed f ("couldn't parse Day field: " ++ e)
+    _ -> returnError ConversionFailed f "expecting SQLText column type"

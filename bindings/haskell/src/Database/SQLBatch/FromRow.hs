@@ -1,21 +1,29 @@
 {-# LANGUAGE TypeOperators #-}
+{-# LANGUAGE DefaultSignatures #-}
+{-# LANGUAGE FlexibleContexts #-}
 {-# LANGUAGE FlexibleInstances #-}
 -- |
 -- Module      : Database.SQLBatch.FromRow
 -- Description : Converting a result row to a Haskell value
 --
--- Instances exist for 'Only', tuples of up to 15 'FromField's, lists (all remaining
--- columns), and @a ':.' b@ (the columns of @a@ followed by those of @b@). For a record, write
--- a 'RowParser' with 'field':
+-- sqlite-simple's class (this module is also "Database.SQLite.Simple.FromRow"). Instances
+-- exist for 'Only', tuples of up to 15 'FromField's, lists (all remaining columns), and
+-- @a ':.' b@ (the columns of @a@ followed by those of @b@). A record with a 'Generic'
+-- instance gets one from the default method:
 --
--- > data Person = Person { name :: Text, age :: Int }
+-- > data Person = Person { name :: Text, age :: Int } deriving (Generic)
+-- > instance FromRow Person
+--
+-- or write a 'RowParser' with 'field':
+--
 -- > instance FromRow Person where
 -- >   fromRow = Person <$> field <*> field
 --
 -- A row parser must read every column of the result: a result wider or narrower than the
--- parser throws 'Database.SQLBatch.Error.ColumnCountError'.
+-- parser throws 'Database.SQLBatch.Error.ConversionFailed' (with sqlite-simple's texts).
 module Database.SQLBatch.FromRow
-  ( FromRow (..)
+  ( GFromRow (..)
+  , FromRow (..)
   , RowParser
   , field
   , fieldWith
@@ -23,14 +31,39 @@ module Database.SQLBatch.FromRow
   ) where
 
 import Control.Monad (replicateM)
+import GHC.Generics
 
 import Database.SQLBatch.FromField
 import Database.SQLBatch.Internal (RowParser, fieldWith, numFieldsRemaining)
 import Database.SQLBatch.Types
 
+-- | The generic implementation of 'FromRow', for product types: one 'field' per
+-- constructor field, in order.
+class GFromRow f where
+  gfromRow :: RowParser (f a)
+
+instance GFromRow U1 where
+  gfromRow = pure U1
+  {-# INLINE gfromRow #-}
+
+instance FromField a => GFromRow (K1 i a) where
+  gfromRow = K1 <$> field
+  {-# INLINE gfromRow #-}
+
+instance GFromRow a => GFromRow (M1 i c a) where
+  gfromRow = M1 <$> gfromRow
+  {-# INLINE gfromRow #-}
+
+instance (GFromRow a, GFromRow b) => GFromRow (a :*: b) where
+  gfromRow = (:*:) <$> gfromRow <*> gfromRow
+  {-# INLINE gfromRow #-}
+
 -- | Types a result row can be converted to.
 class FromRow a where
   fromRow :: RowParser a
+  default fromRow :: (Generic a, GFromRow (Rep a)) => RowParser a
+  fromRow = to <$> gfromRow
+  {-# INLINE fromRow #-}
 
 -- | Reads the next column.
 field :: FromField a => RowParser a

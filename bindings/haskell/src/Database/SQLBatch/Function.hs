@@ -4,7 +4,7 @@
 {-# LANGUAGE UndecidableInstances #-}
 -- |
 -- Module      : Database.SQLBatch.Function
--- Description : SQL functions written in Haskell, as sqlite-simple's Database.SQLite.Simple.Function
+-- Description : SQL functions written in Haskell (see also "Database.SQLite.Simple.Function")
 --
 -- Any Haskell function of 'FromField' arguments to a 'ToField' result (pure, or in 'IO')
 -- can be registered as an SQL function:
@@ -49,6 +49,7 @@ import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Direct.Function as DF
 import Database.SQLBatch.FromField (FromField (..))
 import Database.SQLBatch.Internal
+import Database.SQLBatch.Ok (Ok (..), ManyErrors (..))
 import Database.SQLBatch.Raw.Types
 import Database.SQLBatch.ToField (ToField (..))
 import Database.SQLBatch.Types
@@ -62,7 +63,7 @@ class Function a where
   -- | Whether SQLite may treat the function as deterministic.
   deterministicFn :: Proxy a -> Bool
   -- | Applies the function to the arguments from index @i@ on.
-  evalFunction :: (Int -> Field) -> Int -> a -> IO SQLData
+  evalFunction :: (Int -> Cell) -> Int -> a -> IO SQLData
 
 instance {-# OVERLAPPABLE #-} ToField a => Function a where
   argCount _ = 0
@@ -78,8 +79,11 @@ instance {-# OVERLAPPING #-} (FromField a, Function f) => Function (a -> f) wher
   argCount _ = 1 + argCount (Proxy :: Proxy f)
   deterministicFn _ = deterministicFn (Proxy :: Proxy f)
   evalFunction fields i f = do
-    x <- fromField (fields i)
-    evalFunction fields (i + 1) (f x)
+    fld <- cellField (fields i)
+    case fromField fld of
+      Ok x -> evalFunction fields (i + 1) (f x)
+      Errors [e] -> throwIO e
+      Errors es -> throwIO (ManyErrors es)
 
 -- | A connection that is always closed: the 'Statement' of argument fields points at it, so
 -- that a conversion error that looks up a "column name" gets none at once (instead of
@@ -106,7 +110,7 @@ scratchBytes = 80 + valueSize + convertBufSize
 -- | Runs an action with the call's arguments as 'Field's. The TEXT and BLOB bytes are first
 -- copied into a buffer of their own, so that a zero-copy 'B.ByteString' argument stays
 -- valid after the call.
-withArgFields :: DF.FuncArgs -> ((Int -> Field) -> IO a) -> IO a
+withArgFields :: DF.FuncArgs -> ((Int -> Cell) -> IO a) -> IO a
 withArgFields args k = allocaBytes scratchBytes $ \scratch -> do
   pokeByteOff scratch 64 (0 :: Word8)
   pokeByteOff scratch 72 (0 :: Int)
@@ -120,7 +124,7 @@ withArgFields args k = allocaBytes scratchBytes $ \scratch -> do
     chunk <- newTextChunk 0 >>= newIORef
     let ctx = BatchCtx base fp 0 (scratch `plusPtr` 64) (scratch `plusPtr` 72)
                 (scratch `plusPtr` 80) chunk noStatement
-    k (\i -> Field (cells `plusPtr` (i * valueSize)) i ctx)
+    k (\i -> Cell (cells `plusPtr` (i * valueSize)) i ctx)
 
 -- | The end of the bytes the TEXT and BLOB cells use.
 spanEnd :: Ptr Word8 -> Int -> IO Int

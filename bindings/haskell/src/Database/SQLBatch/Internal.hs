@@ -2,6 +2,7 @@
 {-# LANGUAGE MagicHash #-}
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
+{-# LANGUAGE UnboxedSums #-}
 {-# LANGUAGE UnboxedTuples #-}
 {-# OPTIONS_HADDOCK not-home #-}
 -- |
@@ -53,8 +54,13 @@ module Database.SQLBatch.Internal
   , TextChunk
   , newTextChunk
     -- * Fields
+  , Cell (..)
   , Field (..)
   , FieldParser
+  , fieldData
+  , cellData
+  , cellField
+  , gettypename
   , fieldKind
   , fieldType
   , fieldInt64Unchecked
@@ -66,7 +72,6 @@ module Database.SQLBatch.Internal
   , fieldTextOr
   , decodeUtf8At
   , fieldName
-  , fieldData
   , kindName
     -- * Row parsers
   , RowParser (..)
@@ -74,6 +79,7 @@ module Database.SQLBatch.Internal
   , fieldWith
   , numFieldsRemaining
   , runRow
+  , columnMismatch
   , foldBatch
   , collectBatch
   , RowArray
@@ -92,7 +98,9 @@ module Database.SQLBatch.Internal
   , contextOf
   ) where
 
+import Control.Applicative (Alternative (..))
 import Control.Concurrent.MVar
+import Control.Monad (MonadPlus)
 import Control.Exception
 import Control.Monad (filterM, unless, when)
 import qualified Data.ByteString as B
@@ -120,6 +128,7 @@ import GHC.IO (IO (..), unIO)
 import Database.SQLBatch.Direct (Database (..), Utf8 (..), Value (..))
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error
+import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Types
 import Database.SQLBatch.Types
@@ -623,23 +632,21 @@ fetchAt f maxRows bfp size off want = do
 ------------------------------------------------------------------------------------------
 -- Fields
 
--- | One value of a result row, read in place. Valid only while its row is being parsed.
-data Field = Field
-  { fieldCell :: {-# UNPACK #-} !(Ptr Word8)   -- ^ the @sqlbatch_value@
-  , fieldColumn :: {-# UNPACK #-} !Int         -- ^ column index, from 0
-  , fieldCtx :: !BatchCtx
+-- | One value of a batch, read in place: valid only while its batch is current. The
+-- low-level readers below take one; a 'Field' is made of it by 'cellField'.
+data Cell = Cell
+  { cellPtr :: {-# UNPACK #-} !(Ptr Word8)   -- ^ the @sqlbatch_value@
+  , cellColumn :: {-# UNPACK #-} !Int        -- ^ column index, from 0
+  , cellCtx :: !BatchCtx
   }
 
--- | A conversion of one field (see "Database.SQLBatch.FromField").
-type FieldParser a = Field -> IO a
-
 -- | The cell's kind tag.
-fieldKind :: Field -> IO Word8
-fieldKind f = peekByteOff (fieldCell f) valueKindOff
+fieldKind :: Cell -> IO Word8
+fieldKind f = peekByteOff (cellPtr f) valueKindOff
 {-# INLINE fieldKind #-}
 
 -- | The SQL type of the value.
-fieldType :: Field -> IO ColumnType
+fieldType :: Cell -> IO ColumnType
 fieldType f = do
   k <- fieldKind f
   return $! kindType k
@@ -654,66 +661,65 @@ kindType k
   | otherwise = NullColumn
 {-# INLINE kindType #-}
 
--- | The SQL name of a kind, for error messages.
+-- | The SQL name of a kind, for error messages (sqlite-simple's names: @FLOAT@ for REAL).
 kindName :: Word8 -> Text
 kindName k = case kindType k of
   IntegerColumn -> "INTEGER"
-  FloatColumn -> "REAL"
+  FloatColumn -> "FLOAT"
   TextColumn -> "TEXT"
   BlobColumn -> "BLOB"
   NullColumn -> "NULL"
 
 -- | The value of an INTEGER cell (no check of the kind).
-fieldInt64Unchecked :: Field -> IO Int64
-fieldInt64Unchecked f = peekByteOff (fieldCell f) valueBitsOff
+fieldInt64Unchecked :: Cell -> IO Int64
+fieldInt64Unchecked f = peekByteOff (cellPtr f) valueBitsOff
 {-# INLINE fieldInt64Unchecked #-}
 
 -- | The value of a FLOAT cell (no check of the kind).
-fieldDoubleUnchecked :: Field -> IO Double
+fieldDoubleUnchecked :: Cell -> IO Double
 -- The cell holds the IEEE-754 bits of the double in the machine's byte order, so it is read
 -- as a 'Double' directly (castWord64ToDouble is an out-of-line call in GHC 9.0).
-fieldDoubleUnchecked f = peekByteOff (fieldCell f) valueBitsOff
+fieldDoubleUnchecked f = peekByteOff (cellPtr f) valueBitsOff
 {-# INLINE fieldDoubleUnchecked #-}
 
 -- | The value of a cell of another class read as a FLOAT, as @sqlite3_column_double@ gives
 -- it: converted by @sqlbatch_value_convert@ (one unsafe call), so that the binding makes no
 -- conversion of its own. For cells without bytes (INTEGER, NULL); throws
 -- 'ConversionFailed' if the library refuses the value.
-fieldDoubleConverted :: Field -> IO Double
+fieldDoubleConverted :: Cell -> IO Double
 fieldDoubleConverted f = do
-  let out = bcConv (fieldCtx f)
-  rc <- c_sqlbatch_value_convert (castPtr (fieldCell f)) nullPtr 0 kindFloat (castPtr out)
+  let out = bcConv (cellCtx f)
+  rc <- c_sqlbatch_value_convert (castPtr (cellPtr f)) nullPtr 0 kindFloat (castPtr out)
           (out `plusPtr` valueSize) (fromIntegral convertBufSize)
   if rc == sqlbatchOk
     then peekByteOff out valueBitsOff
     else do
       k <- fieldKind f
-      name <- fieldName f
-      throwIO (ConversionFailed (fieldColumn f) name (kindName k) "Double"
-                 (T.pack ("sqlbatch_value_convert: " ++ errorCodeName rc)))
+      throwIO (ConversionFailed (T.unpack (kindName k)) "Double"
+                 ("sqlbatch_value_convert: " ++ errorCodeName rc))
 {-# NOINLINE fieldDoubleConverted #-}
 
 -- | The byte length of a TEXT or BLOB cell.
-fieldLength :: Field -> IO Int
-fieldLength f = fromIntegral <$> (peekByteOff (fieldCell f) valueLenOff :: IO Word32)
+fieldLength :: Cell -> IO Int
+fieldLength f = fromIntegral <$> (peekByteOff (cellPtr f) valueLenOff :: IO Word32)
 {-# INLINE fieldLength #-}
 
 -- | The bytes of a TEXT or BLOB cell as a zero-copy slice of the batch buffer (which then
 -- lives as long as the slice).
-fieldByteSlice :: Field -> IO B.ByteString
+fieldByteSlice :: Cell -> IO B.ByteString
 fieldByteSlice f = do
-  let ctx = fieldCtx f
-  off <- peekByteOff (fieldCell f) valueBitsOff :: IO Word64
+  let ctx = cellCtx f
+  off <- peekByteOff (cellPtr f) valueBitsOff :: IO Word64
   len <- fieldLength f
   pokeByteOff (bcFlag ctx) 0 (1 :: Word8)
   return $! BI.PS (bcFP ctx) (bcOff ctx + fromIntegral off) len
 {-# INLINE fieldByteSlice #-}
 
 -- | A copy of the bytes of a TEXT or BLOB cell (sharing nothing with the batch buffer).
-fieldByteCopy :: Field -> IO B.ByteString
+fieldByteCopy :: Cell -> IO B.ByteString
 fieldByteCopy f = do
-  let ctx = fieldCtx f
-  off <- peekByteOff (fieldCell f) valueBitsOff :: IO Word64
+  let ctx = cellCtx f
+  off <- peekByteOff (cellPtr f) valueBitsOff :: IO Word64
   len <- fieldLength f
   return $! B.copy (BI.PS (bcFP ctx) (bcOff ctx + fromIntegral off) len)
 {-# INLINE fieldByteCopy #-}
@@ -722,11 +728,11 @@ fieldByteCopy f = do
 -- valid UTF-8. One unsafe C call per value (@hs_sqlbatch_utf8_to_utf16@ in
 -- @cbits/hs_sqlbatch.c@) writes the UTF-16 straight into the fetcher's current text chunk,
 -- and the 'Text' is a slice of that chunk (no per-value allocation but the 'Text' itself).
-fieldTextOr :: Field -> IO Text -> IO Text
+fieldTextOr :: Cell -> IO Text -> IO Text
 fieldTextOr f onBad = do
-  off <- peekByteOff (fieldCell f) valueBitsOff :: IO Word64
+  off <- peekByteOff (cellPtr f) valueBitsOff :: IO Word64
   len <- fieldLength f
-  let ctx = fieldCtx f
+  let ctx = cellCtx f
       src = bcBase ctx `plusPtr` fromIntegral off
   if len == 0
     then return T.empty
@@ -766,14 +772,14 @@ decodeUtf8At p len onBad
       TextChunk mba ba _ <- newTextChunk len
       decodeInto nullPtr mba ba 0 p len onBad
 
--- | The name of the field's column (looked up when asked; used in error messages).
-fieldName :: Field -> IO Text
-fieldName f = columnNameAt (bcStmt (fieldCtx f)) (fieldColumn f)
+-- | The name of the cell's column (looked up when asked).
+fieldName :: Cell -> IO Text
+fieldName f = columnNameAt (bcStmt (cellCtx f)) (cellColumn f)
 
 -- | The value as 'SQLData': TEXT decoded to 'Text' (invalid UTF-8 is replaced with
--- U+FFFD), BLOB as a zero-copy slice.
-fieldData :: Field -> IO SQLData
-fieldData f = do
+-- U+FFFD, as direct-sqlite's @columnText@ does), BLOB as a zero-copy slice.
+cellData :: Cell -> IO SQLData
+cellData f = do
   k <- fieldKind f
   case kindType k of
     IntegerColumn -> SQLInteger <$> fieldInt64Unchecked f
@@ -786,6 +792,46 @@ fieldData f = do
       return (SQLText t)
     BlobColumn -> SQLBlob <$> fieldByteSlice f
     NullColumn -> return SQLNull
+{-# INLINE cellData #-}
+
+-- | One value of a result row, as sqlite-simple has it: the value and its column index
+-- (from 0). It holds no pointer into a batch: 'cellField' reads the whole value (decodes
+-- TEXT, slices BLOB) when the row parser reaches the column, so a 'Field' stays valid
+-- whatever a parser keeps of it.
+data Field = Field
+  { result :: SQLData
+  , column :: {-# UNPACK #-} !Int
+  }
+
+-- | A conversion of one field (see "Database.SQLBatch.FromField").
+type FieldParser a = Field -> Ok a
+
+-- | The value of a field.
+fieldData :: Field -> SQLData
+fieldData = result
+{-# INLINE fieldData #-}
+
+-- | The 'Field' of a cell: its value read whole (evaluated before the 'Field' is made).
+cellField :: Cell -> IO Field
+cellField c = do
+  d <- cellData c
+  case d of
+    SQLInteger _ -> return (Field d (cellColumn c))
+    SQLFloat _ -> return (Field d (cellColumn c))
+    SQLText _ -> return (Field d (cellColumn c))
+    SQLBlob _ -> return (Field d (cellColumn c))
+    SQLNull -> return (Field d (cellColumn c))
+{-# INLINE cellField #-}
+
+-- | sqlite-simple's name of the SQL type of a value (@FLOAT@ for REAL), as error messages
+-- give it.
+gettypename :: SQLData -> B.ByteString
+gettypename d = case d of
+  SQLInteger _ -> "INTEGER"
+  SQLFloat _ -> "FLOAT"
+  SQLText _ -> "TEXT"
+  SQLBlob _ -> "BLOB"
+  SQLNull -> "NULL"
 
 ------------------------------------------------------------------------------------------
 -- Row parsers
@@ -797,75 +843,120 @@ data Row = Row
   , rowCtx :: !BatchCtx
   }
 
--- | Reads a row, one column after another. Build one with 'fieldWith' /
--- 'Database.SQLBatch.FromRow.field' and the 'Applicative' (or 'Monad') instance:
+-- | Reads a row, one column after another (sqlite-simple's type). Build one with
+-- 'fieldWith' / 'Database.SQLBatch.FromRow.field' and the 'Applicative', 'Monad' and
+-- 'Alternative' instances:
 --
 -- > data User = User { userId :: Int, userName :: Text }
 -- > instance FromRow User where
 -- >   fromRow = User <$> field <*> field
 --
+-- A failed conversion ends the parse with its 'Ok' errors, unless an alternative
+-- (@p '<|>' q@) succeeds from the same column; a row that fails is thrown by the query.
+--
 -- (Internally a state-passing function over unboxed values, so a parser built from
 -- @field@s compiles to straight-line reads of the cells.)
 newtype RowParser a = RowParser
-  { unRowParser :: Row -> Int# -> State# RealWorld -> (# State# RealWorld, Int#, a #) }
+  { unRowParser :: Row -> Int# -> State# RealWorld
+                -> (# State# RealWorld, Int#, (# a | [SomeException] #) #) }
 
 instance Functor RowParser where
   fmap f (RowParser p) = RowParser $ \r c s -> case p r c s of
-    (# s1, c1, a #) -> (# s1, c1, f a #)
+    (# s1, c1, (# a | #) #) -> (# s1, c1, (# f a | #) #)
+    (# s1, c1, (# | es #) #) -> (# s1, c1, (# | es #) #)
   {-# INLINE fmap #-}
 
 instance Applicative RowParser where
-  pure a = RowParser $ \_ c s -> (# s, c, a #)
+  pure a = RowParser $ \_ c s -> (# s, c, (# a | #) #)
   {-# INLINE pure #-}
   RowParser pf <*> RowParser pa = RowParser $ \r c s -> case pf r c s of
-    (# s1, c1, f #) -> case pa r c1 s1 of
-      (# s2, c2, a #) -> (# s2, c2, f a #)
+    (# s1, c1, (# f | #) #) -> case pa r c1 s1 of
+      (# s2, c2, (# a | #) #) -> (# s2, c2, (# f a | #) #)
+      (# s2, c2, (# | es #) #) -> (# s2, c2, (# | es #) #)
+    (# s1, c1, (# | es #) #) -> (# s1, c1, (# | es #) #)
   {-# INLINE (<*>) #-}
 
 instance Monad RowParser where
   RowParser p >>= k = RowParser $ \r c s -> case p r c s of
-    (# s1, c1, a #) -> unRowParser (k a) r c1 s1
+    (# s1, c1, (# a | #) #) -> unRowParser (k a) r c1 s1
+    (# s1, c1, (# | es #) #) -> (# s1, c1, (# | es #) #)
   {-# INLINE (>>=) #-}
 
+-- | Backtracking: @p '<|>' q@ runs @q@ from the column where @p@ started if @p@ fails;
+-- if both fail, the errors of both are kept. 'empty' fails with no error.
+instance Alternative RowParser where
+  empty = RowParser $ \_ c s -> (# s, c, (# | [] #) #)
+  RowParser p <|> RowParser q = RowParser $ \r c s -> case p r c s of
+    (# s1, c1, (# a | #) #) -> (# s1, c1, (# a | #) #)
+    (# s1, _, (# | es #) #) -> case q r c s1 of
+      (# s2, c2, (# b | #) #) -> (# s2, c2, (# b | #) #)
+      (# s2, c2, (# | fs #) #) -> (# s2, c2, (# | es ++ fs #) #)
+
+instance MonadPlus RowParser
+
+-- | @fail@ fails the row with an 'ErrorCall' (as 'Ok'\'s @fail@).
 instance MonadFail RowParser where
-  fail msg = RowParser $ \r c s -> case unIO (failAt r (I# c) msg) s of
-    (# s1, a #) -> (# s1, c, a #)
+  fail msg = RowParser $ \_ c s -> (# s, c, (# | [SomeException (ErrorCall msg)] #) #)
 
-failAt :: Row -> Int -> String -> IO a
-failAt r i msg = do
-  name <- if i < rowCols r then columnNameAt (bcStmt (rowCtx r)) i else return T.empty
-  throwIO (ConversionFailed i name "row" "row" (T.pack msg))
-
--- | Reads the next column with the given conversion.
+-- | Reads the next column with the given conversion (the 'Ok' is evaluated, so the
+-- converted value is in WHNF). Past the last column it fails with 'ColumnOutOfBounds'.
 fieldWith :: FieldParser a -> RowParser a
 fieldWith fp = RowParser $ \r c s ->
   let i = I# c
   in if i >= rowCols r
-       then let !(I# cols) = rowCols r in tooFewColumns cols c s
-       else case unIO (fp (Field (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r))) s of
-              (# s1, a #) -> (# s1, c +# 1#, a #)
+       then (# s, c, (# | [outOfBounds (i + 1)] #) #)
+       else case unIO (cellField (Cell (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r))) s of
+              (# s1, fld #) -> case fp fld of
+                Ok a -> (# s1, c +# 1#, (# a | #) #)
+                Errors es -> (# s1, c, (# | es #) #)
 {-# INLINE fieldWith #-}
 
--- | The failure of 'fieldWith' past the last column, out of line (keeps parsers small).
-tooFewColumns :: Int# -> Int# -> State# RealWorld -> (# State# RealWorld, Int#, a #)
-tooFewColumns cols c s = case unIO (throwIO (ColumnCountError (I# cols) (I# c))) s of
-  (# s1, a #) -> (# s1, c, a #)
-{-# NOINLINE tooFewColumns #-}
+outOfBounds :: Int -> SomeException
+outOfBounds i = SomeException (ColumnOutOfBounds i)
+{-# NOINLINE outOfBounds #-}
 
 -- | How many columns of the row are left to read.
 numFieldsRemaining :: RowParser Int
-numFieldsRemaining = RowParser $ \r c s -> (# s, c, rowCols r - I# c #)
+numFieldsRemaining = RowParser $ \r c s -> (# s, c, (# rowCols r - I# c | #) #)
 {-# INLINE numFieldsRemaining #-}
 
--- | Runs a row parser over a row, checking that it read every column.
+-- | Runs a row parser over a row, checking that it read every column. Throws what
+-- sqlite-simple throws: the error of a parse that failed with one, 'ManyErrors' for
+-- several, and 'ConversionFailed' (with sqlite-simple's texts) when the parser reads fewer
+-- or more columns than the row has.
 runRow :: RowParser a -> Row -> IO a
 runRow (RowParser p) row = IO $ \s -> case p row 0# s of
-  (# s1, c, a #)
+  (# s1, c, (# a | #) #)
     | isTrue# (c ==# cols) -> (# s1, a #)
-    | otherwise -> unIO (throwIO (ColumnCountError (I# cols) (I# c))) s1
+    | otherwise -> unIO (columnMismatch row (I# c)) s1
+  (# s1, _, (# | es #) #) -> unIO (rowFailed row es) s1
   where
     !(I# cols) = rowCols row
 {-# INLINE runRow #-}
+
+-- | The errors of a failed row, thrown.
+rowFailed :: Row -> [SomeException] -> IO a
+rowFailed row es = case es of
+  [] -> throwIO (ConversionFailed "" "" "unknown error")
+  [e] -> case fromException e of
+    Just (ColumnOutOfBounds c) -> columnMismatch row c
+    Nothing -> throwIO e
+  _ -> throwIO (ManyErrors es)
+{-# NOINLINE rowFailed #-}
+
+-- | sqlite-simple's error for a row parser that does not read every column (@c@ is the
+-- column count it needed, or read).
+columnMismatch :: Row -> Int -> IO a
+columnMismatch row c = do
+  vals <- mapM (\i -> cellData (Cell (rowCells row `plusPtr` (i * valueSize)) i (rowCtx row)))
+            [0 .. rowCols row - 1]
+  let shown = [(gettypename v, ellipsis v) | v <- vals]
+      ellipsis v = let t = T.pack (show v)
+                   in if T.length t > 20 then T.take 15 t <> "[...]" else t
+  throwIO (ConversionFailed (show (rowCols row) ++ " values: " ++ show shown)
+             ("at least " ++ show c ++ " slots in target type")
+             "mismatch between number of columns to convert and number in target type")
+{-# NOINLINE columnMismatch #-}
 
 -- | Folds over the rows of a batch, strictly (the accumulator is forced to WHNF).
 foldBatch :: RowParser r -> BatchView -> (a -> r -> IO a) -> a -> IO a

@@ -15,7 +15,12 @@ import Data.Int (Int16, Int32, Int64, Int8)
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Lazy as TL
-import Data.Time (Day, UTCTime, defaultTimeLocale, formatTime)
+import Data.ByteString.Builder (Builder, toLazyByteString)
+import qualified Data.Text.Encoding as TE
+import Data.Time (Day, UTCTime)
+import GHC.Float (float2Double)
+
+import Database.SQLBatch.Time (dayToBuilder, utcTimeToBuilder)
 import Data.Word (Word16, Word32, Word64, Word8)
 
 import Database.SQLBatch.Types
@@ -24,16 +29,15 @@ import Database.SQLBatch.Types
 class ToField a where
   toField :: a -> SQLData
 
--- | A named parameter: @\":id\" := 3@. The name is written with its prefix (@:@, @\@@ or
--- @$@) as in the SQL, and then matches that spelling only; without a prefix it matches
--- @:id@, @\@id@ or @$id@. The library does the matching (the rule of
--- @sqlbatch_conn_exec@ and @sqlbatch_stmt_param_index@).
+-- | A named parameter: @\":id\" := 3@. The name must be spelled as in the SQL, prefix
+-- (@:@, @\@@ or @$@) included, as in sqlite-simple: a name the statement does not have is
+-- a 'Database.SQLBatch.Error.FormatError'.
 data NamedParam = forall v. ToField v => Text := v
 
 infixr 3 :=
 
 instance Show NamedParam where
-  show (k := v) = show k ++ " := " ++ show (toField v)
+  show (k := v) = show (k, toField v)
 
 instance ToField SQLData where
   toField = id
@@ -71,23 +75,22 @@ instance ToField Word8 where
   toField = SQLInteger . fromIntegral
   {-# INLINE toField #-}
 
--- | Values above 'maxBound' :: 'Int64' cannot be stored as INTEGER and raise an error.
+-- | Converted with 'fromIntegral', as sqlite-simple does: values above 'maxBound' ::
+-- 'Int64' wrap around to negative numbers (and read back as the same 'Word64').
 instance ToField Word64 where
-  toField w
-    | w > fromIntegral (maxBound :: Int64) =
-        error ("Database.SQLBatch.ToField: Word64 " ++ show w ++ " does not fit in an SQLite INTEGER")
-    | otherwise = SQLInteger (fromIntegral w)
+  toField = SQLInteger . fromIntegral
+  {-# INLINE toField #-}
 
 -- | As 'Word64'.
 instance ToField Word where
-  toField w = toField (fromIntegral w :: Word64)
+  toField = SQLInteger . fromIntegral
+  {-# INLINE toField #-}
 
--- | Values outside the 'Int64' range cannot be stored as INTEGER and raise an error.
+-- | Converted with 'fromIntegral', as sqlite-simple does: values outside the 'Int64'
+-- range wrap (keep their low 64 bits).
 instance ToField Integer where
-  toField i
-    | i < toInteger (minBound :: Int64) || i > toInteger (maxBound :: Int64) =
-        error ("Database.SQLBatch.ToField: Integer " ++ show i ++ " does not fit in an SQLite INTEGER")
-    | otherwise = SQLInteger (fromInteger i)
+  toField = SQLInteger . fromIntegral
+  {-# INLINE toField #-}
 
 -- | Note that SQLite stores NaN as NULL.
 instance ToField Double where
@@ -95,7 +98,7 @@ instance ToField Double where
   {-# INLINE toField #-}
 
 instance ToField Float where
-  toField = SQLFloat . realToFrac
+  toField = SQLFloat . float2Double
   {-# INLINE toField #-}
 
 -- | As INTEGER 0 or 1.
@@ -134,10 +137,13 @@ instance ToField Null where
   toField _ = SQLNull
   {-# INLINE toField #-}
 
--- | As TEXT @YYYY-MM-DD@ (what SQLite's date functions use).
+-- | As TEXT @YYYY-MM-DD@, the year padded to 4 digits ('dayToBuilder').
 instance ToField Day where
-  toField = SQLText . T.pack . formatTime defaultTimeLocale "%F"
+  toField = SQLText . builderText . dayToBuilder
 
--- | As TEXT @YYYY-MM-DD HH:MM:SS[.SSSSSSSSSSSS]@ in UTC (what SQLite's date functions use).
+-- | As TEXT @YYYY-MM-DD HH:MM:SS[.S...]@ in UTC ('utcTimeToBuilder').
 instance ToField UTCTime where
-  toField = SQLText . T.pack . formatTime defaultTimeLocale "%F %T%Q"
+  toField = SQLText . builderText . utcTimeToBuilder
+
+builderText :: Builder -> Text
+builderText = TE.decodeLatin1 . BL.toStrict . toLazyByteString

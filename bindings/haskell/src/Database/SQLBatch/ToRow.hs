@@ -1,24 +1,54 @@
 {-# LANGUAGE TypeOperators #-}
+{-# LANGUAGE DefaultSignatures #-}
+{-# LANGUAGE FlexibleContexts #-}
 {-# LANGUAGE FlexibleInstances #-}
 -- |
 -- Module      : Database.SQLBatch.ToRow
 -- Description : Converting a Haskell value to the parameters of a statement
 --
 -- Instances exist for @()@ (no parameters), 'Only', tuples of up to 15 'ToField's, lists,
--- and @a ':.' b@. For a record, list its fields:
+-- and @a ':.' b@. A record with a 'Generic' instance gets one from the default method
+-- (@instance ToRow Person@), or list its fields:
 --
 -- > instance ToRow Person where
 -- >   toRow (Person n a) = toRow (n, a)
 module Database.SQLBatch.ToRow
-  ( ToRow (..)
+  ( GToRow (..)
+  , ToRow (..)
   ) where
+
+import GHC.Generics
 
 import Database.SQLBatch.ToField
 import Database.SQLBatch.Types
 
+-- | The generic implementation of 'ToRow', for product types: the constructor's fields
+-- in order.
+class GToRow f where
+  gtoRow :: f a -> [SQLData]
+
+instance GToRow U1 where
+  gtoRow U1 = []
+  {-# INLINE gtoRow #-}
+
+instance ToField a => GToRow (K1 i a) where
+  gtoRow (K1 a) = [toField a]
+  {-# INLINE gtoRow #-}
+
+instance (GToRow a, GToRow b) => GToRow (a :*: b) where
+  gtoRow (a :*: b) = gtoRow a ++ gtoRow b
+  {-# INLINE gtoRow #-}
+
+instance GToRow a => GToRow (M1 i c a) where
+  gtoRow (M1 a) = gtoRow a
+  {-# INLINE gtoRow #-}
+
 -- | Types that can be bound as a statement's parameters, in order.
 class ToRow a where
   toRow :: a -> [SQLData]
+  default toRow :: (Generic a, GToRow (Rep a)) => a -> [SQLData]
+  toRow = gtoRow . from
+  {-# INLINE toRow #-}
 
 instance ToRow () where
   toRow () = []

@@ -63,7 +63,9 @@ data ColumnType
   | NullColumn
   deriving (Eq, Ord, Show, Enum, Bounded, Generic)
 
--- | A single-column row or a single parameter, since Haskell has no 1-tuple:
+-- | A single-column row or a single parameter, since Haskell has no 1-tuple (the
+-- definition of the @Only@ package's @Data.Tuple.Only@, which sqlite-simple re-exports;
+-- that package is not available here, so this is a type of its own with the same shape):
 -- @query conn \"SELECT name FROM t WHERE id = ?\" (Only 3) :: IO [Only Text]@.
 newtype Only a = Only { fromOnly :: a }
   deriving (Eq, Ord, Show, Read, Functor, Generic)
@@ -71,9 +73,15 @@ newtype Only a = Only { fromOnly :: a }
 instance NFData a => NFData (Only a) where
   rnf (Only a) = rnf a
 
--- | SQL NULL as a parameter, or a column that must be NULL in a result.
+-- | SQL NULL as a parameter, or a column that must be NULL in a result. As in SQL (and in
+-- sqlite-simple), a NULL equals nothing, itself included: @Null == Null@ is 'False', and
+-- so is @Null /= Null@.
 data Null = Null
-  deriving (Eq, Ord, Show, Read, Generic)
+  deriving (Show, Read, Generic)
+
+instance Eq Null where
+  _ == _ = False
+  _ /= _ = False
 
 -- | Two rows side by side: @a :. b@ reads (or writes) the columns of @a@ and then those of
 -- @b@, so rows wider than the largest tuple, or made of records, compose.
