@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
@@ -50,6 +51,8 @@ type Conn struct {
 	closed  bool
 	scratch Params // argument encoding for the ...any methods
 	box     boxer  // boxes row values for Rows.Values (see box.go)
+	// backups counts the unfinished backups that use c, as source or destination.
+	backups atomic.Int32
 }
 
 // Open opens the database file path for reading and writing, creating it if needed.

@@ -455,7 +455,7 @@ func (c *Conn) Ping(ctx context.Context) error {
 // left open outside database/sql's Tx (a BEGIN run with Exec) is rolled back, so that it
 // never leaks to the next user.
 func (c *Conn) ResetSession(ctx context.Context) error {
-	if c.closed || c.bad {
+	if c.closed || c.bad || c.c.ActiveBackups() != 0 {
 		return driver.ErrBadConn
 	}
 	if c.inTx {
@@ -470,8 +470,10 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	return nil
 }
 
-// IsValid reports whether the connection can go back to the pool.
-func (c *Conn) IsValid() bool { return !c.closed && !c.bad }
+// IsValid reports whether the connection can go back to the pool: not while a backup that
+// uses it is unfinished (its destination refuses every call until then, and a step would use
+// it from another goroutine), so the pool closes such a connection, which ends the backup.
+func (c *Conn) IsValid() bool { return !c.closed && !c.bad && c.c.ActiveBackups() == 0 }
 
 // ExecMany runs query (one statement) once per row of parameter values in p, in one call
 // into C: the bulk insert. Cancelling ctx interrupts it. See sqlbatch.Stmt.ExecMany; fill p
