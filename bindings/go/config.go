@@ -33,7 +33,9 @@ const (
 // an in-memory database (sqlite3_deserialize). The library copies b: the caller keeps it
 // and may change it afterwards. b is not checked here: bytes that are not a database, or a
 // corrupt one, make later statements fail with ErrNotADB or ErrCorrupt, never crash. No
-// statement of c may be running (ErrBusy); "temp" and unknown schemas give ErrError.
+// statement of c may be running (ErrBusy); "temp" and unknown schemas give ErrError. Once
+// a corrupt database is a schema of c, SQLite cannot deserialize into c again (it prepares
+// an ATTACH, which reads the corrupt schema, and fails with ErrCorrupt): close c instead.
 func (c *Conn) Deserialize(b []byte, schema string, flags DeserializeFlags) error {
 	if rc := c.h.Deserialize(schema, b, uint32(flags)); rc != capi.OK {
 		return c.err(rc, "")
