@@ -139,3 +139,7 @@ func (c *Conn) BackupToFile(schema, path string) error { return c.c.BackupToFile
 func (c *Conn) RestoreFromFile(schema, path string) error {
 	return c.c.RestoreFromFile(schema, path)
 }
+
+// SQLiteBackup is Backup under mattn/go-sqlite3's name, so that code written for mattn's
+// backup ports by changing the package.
+type SQLiteBackup = Backup
