@@ -74,6 +74,20 @@
 // initialized from its C entry point with Conn.InitExtension, or on every new connection
 // with AutoExtension; see InitExtension for how to link one.
 //
+// # Backup, serialize, blob I/O and the connection's knobs
+//
+// Conn.Backup starts an online backup (Backup.Step copies pages, Backup.Finish ends it;
+// mattn/go-sqlite3's names and argument order), Conn.BackupToFile and Conn.RestoreFromFile
+// copy a whole database to or from a file in one call, and Conn.Serialize and
+// Conn.Deserialize turn a database into bytes and back. Conn.OpenBlob opens a BlobHandle
+// for incremental I/O on one value (io.Reader, io.Writer, io.Seeker, io.ReaderAt,
+// io.WriterAt; each read or write one call into C whatever its length), and
+// BlobHandle.ReadMany reads any number of (rowid, range) pairs in one call. Conn.Limit,
+// Conn.DBConfig and Conn.SetDBConfig, Conn.Checkpoint, Conn.Status and Stmt.Status,
+// Conn.TxnState, Conn.ReadOnly and Conn.Filename are SQLite's limits, switches, WAL
+// checkpoints, counters and states. Blob handles and backups may be closed before or after
+// their connections.
+//
 // # Threads and goroutines
 //
 // A Conn, with its statements and rows, is used by one goroutine at a time: the caller

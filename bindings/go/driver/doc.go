@@ -184,7 +184,15 @@
 //     batch.
 //   - LoadExtension with an empty entry uses SQLite's default entry point, as Extensions does
 //     (mattn hands SQLite the empty name, which no library defines).
-//   - No hooks (update, commit, rollback, authorizer) or backups yet.
+//   - Deserialize makes a database that can grow (SQLITE_DESERIALIZE_RESIZEABLE); mattn's
+//     fails with "database or disk is full" once a write needs a page past the buffer. A
+//     database of no pages serializes to an empty slice (mattn: an error).
+//   - A Backup has no finalizer (mattn's finishes a forgotten one from the garbage
+//     collector's goroutine, which races with the connections' users); a connection given
+//     back to the pool with an unfinished backup is closed instead of reused. Until the
+//     backup is finished, its destination refuses every other call with ErrBusy (SQLite
+//     leaves that use undefined).
+//   - No hooks (update, commit, rollback, authorizer) yet.
 //
 // Like mattn/go-sqlite3 1.14.53, Query takes the statement's first step before it returns,
 // so an error of that step (SQLITE_BUSY, a constraint of INSERT ... RETURNING) comes from
@@ -204,6 +212,34 @@
 // or on one connection through sql.Conn.Raw. A Go panic in a function becomes an SQL error
 // of the statement. The package sqlbatch has the same without reflection, and aggregates
 // whose Step takes a batch of rows per call (Conn.CreateAggregate).
+//
+// # Backup, serialize, blob I/O, limits
+//
+// Conn (SQLiteConn) has mattn's Backup (with SQLiteBackup's Step, Remaining, PageCount,
+// Finish and Close), Serialize, Deserialize, GetLimit, SetLimit (with the SQLITE_LIMIT_*
+// constants) and GetFilename, and, beyond mattn, BackupToFile, RestoreFromFile and
+// OpenBlob, an incremental blob handle (io.Reader, io.Writer, io.Seeker, io.ReaderAt,
+// io.WriterAt, io.Closer; ReadMany reads many small values in one call). Reach them
+// through sql.Conn.Raw; a backup needs two connections, so nest two Raw callbacks and
+// finish the backup inside them:
+//
+//	err := destConn.Raw(func(d any) error {
+//		return srcConn.Raw(func(s any) error {
+//			b, err := d.(*driver.SQLiteConn).Backup("main", s.(*driver.SQLiteConn), "main")
+//			if err != nil {
+//				return err
+//			}
+//			if _, err := b.Step(-1); err != nil {
+//				b.Finish()
+//				return err
+//			}
+//			return b.Finish()
+//		})
+//	})
+//
+// Set limits and switches for every connection of a pool in a ConnectHook. The rest of the
+// surface (DBConfig switches such as defensive mode, WAL checkpoints, status counters,
+// transaction state, read-only state) is on the low-level connection, c.Raw().
 //
 // # Extensions
 //
