@@ -288,6 +288,23 @@
 #define SQLBATCH_FUNCTION_INNOCUOUS 2097152
 
 /**
+ * Change feed `reason`: the feed's buffer is full in the middle of a transaction (these
+ * changes may still be rolled back; a later batch says how the transaction ended).
+ */
+#define SQLBATCH_FEED_FULL 0
+
+/**
+ * The transaction committed: these are its last changes.
+ */
+#define SQLBATCH_FEED_COMMIT 1
+
+/**
+ * The transaction rolled back: these changes were undone (and so were those of the batches
+ * since its last COMMIT batch).
+ */
+#define SQLBATCH_FEED_ROLLBACK 2
+
+/**
  * `sqlbatch_conn_deserialize` flag: the database is read-only.
  */
 #define SQLBATCH_DESERIALIZE_READONLY 4
@@ -598,6 +615,127 @@ typedef int32_t (*sqlbatch_collation_fn)(void *user_data,
                                          size_t b_len);
 
 /**
+ * An update hook: a row of table `table` (NUL-terminated UTF-8) of database `schema` was
+ * inserted (`op` 18, `SQLITE_INSERT`), deleted (9, `SQLITE_DELETE`) or updated (23,
+ * `SQLITE_UPDATE`); `rowid` is its rowid (the new one for an insert). Not called for
+ * WITHOUT ROWID tables, or for rows a truncating DELETE removes. The strings are valid during
+ * the call. It must not use the connection (SQLite's rule for this hook).
+ */
+typedef void (*sqlbatch_update_hook_fn)(void *user_data,
+                                        int32_t op,
+                                        const char *schema,
+                                        const char *table,
+                                        int64_t rowid);
+
+/**
+ * A commit hook: a transaction is about to commit; returning non-zero turns the commit into
+ * a rollback (the statement then fails with `SQLITE_CONSTRAINT_COMMITHOOK`). It must not use
+ * the connection.
+ */
+typedef int32_t (*sqlbatch_commit_hook_fn)(void *user_data);
+
+/**
+ * A rollback hook: a transaction was rolled back (not called for `ROLLBACK TO`, nor when the
+ * connection closes with a transaction open). It must not use the connection.
+ */
+typedef void (*sqlbatch_rollback_hook_fn)(void *user_data);
+
+/**
+ * A WAL hook: a transaction committed in WAL mode; `pages` frames are now in the log of
+ * database `schema` (NUL-terminated). Returns an SQLite code: `SQLITE_OK` (0), or an error,
+ * which the committing statement then reports (the commit itself stands). It may run SQL, e.g.
+ * a checkpoint.
+ */
+typedef int32_t (*sqlbatch_wal_hook_fn)(void *user_data, const char *schema, int32_t pages);
+
+/**
+ * A progress handler: called about every N virtual machine steps of a running statement;
+ * returning non-zero interrupts it (`SQLITE_INTERRUPT`). It must not use the connection.
+ */
+typedef int32_t (*sqlbatch_progress_fn)(void *user_data);
+
+/**
+ * A busy handler: a table is locked by another connection; `count` is how many times it was
+ * called for this lock. Returning non-zero retries, zero gives up (`SQLITE_BUSY`). It must
+ * not use the connection.
+ */
+typedef int32_t (*sqlbatch_busy_fn)(void *user_data, int32_t count);
+
+/**
+ * An authorizer: called while statements are prepared, once per action (`action` an
+ * `SQLITE_*` authorizer code, e.g. `SQLITE_READ` 20, `SQLITE_INSERT` 18, `SQLITE_PRAGMA` 19),
+ * with up to four NUL-terminated strings that depend on the action (each may be NULL; `schema`
+ * is the database, `trigger` the innermost trigger or view). Returns `SQLITE_OK` (0),
+ * `SQLITE_DENY` (1: the prepare fails with `SQLITE_AUTH`) or `SQLITE_IGNORE` (2: the column
+ * reads as NULL, or the action is skipped). It must not use the connection.
+ */
+typedef int32_t (*sqlbatch_authorizer_fn)(void *user_data,
+                                          int32_t action,
+                                          const char *a,
+                                          const char *b,
+                                          const char *schema,
+                                          const char *trigger);
+
+/**
+ * One change of a batch of the change feed.
+ */
+typedef struct sqlbatch_change {
+  /**
+   * The row's rowid (the new one for an insert).
+   */
+  int64_t rowid;
+  /**
+   * `SQLITE_INSERT` (18), `SQLITE_DELETE` (9) or `SQLITE_UPDATE` (23).
+   */
+  int32_t op;
+  /**
+   * Index of its table in the batch's `tables`.
+   */
+  uint32_t table;
+} sqlbatch_change;
+
+/**
+ * A borrowed string: `len` bytes at `ptr`, NUL-terminated unless said otherwise.
+ * `ptr` is NULL when there is no string (e.g. a column without a declared type).
+ */
+typedef struct sqlbatch_str {
+  /**
+   * The bytes, or NULL.
+   */
+  const char *ptr;
+  /**
+   * Their length, without the terminating NUL.
+   */
+  size_t len;
+} sqlbatch_str;
+
+/**
+ * A table of a batch of the change feed.
+ */
+typedef struct sqlbatch_change_table {
+  /**
+   * The database: "main", "temp" or an attached name (NUL-terminated).
+   */
+  struct sqlbatch_str schema;
+  /**
+   * The table (NUL-terminated).
+   */
+  struct sqlbatch_str name;
+} sqlbatch_change_table;
+
+/**
+ * The change feed's callback: `n_changes` changes in the order they happened (`changes`),
+ * naming their tables by index into `tables` (`n_tables` of them). Both arrays and their
+ * strings are valid during the call only. It must not use the connection.
+ */
+typedef void (*sqlbatch_change_feed_fn)(void *user_data,
+                                        const struct sqlbatch_change *changes,
+                                        size_t n_changes,
+                                        const struct sqlbatch_change_table *tables,
+                                        size_t n_tables,
+                                        int32_t reason);
+
+/**
  * A set of parameter values, taken by `sqlbatch_conn_exec`, `sqlbatch_stmt_bind` and
  * `sqlbatch_stmt_execute_many`.
  *
@@ -666,21 +804,6 @@ typedef struct sqlbatch_exec_result {
    */
   size_t end_offset;
 } sqlbatch_exec_result;
-
-/**
- * A borrowed string: `len` bytes at `ptr`, NUL-terminated unless said otherwise.
- * `ptr` is NULL when there is no string (e.g. a column without a declared type).
- */
-typedef struct sqlbatch_str {
-  /**
-   * The bytes, or NULL.
-   */
-  const char *ptr;
-  /**
-   * Their length, without the terminating NUL.
-   */
-  size_t len;
-} sqlbatch_str;
 
 /**
  * Metadata of one result column, from `sqlbatch_stmt_columns`.
@@ -794,7 +917,8 @@ int32_t sqlbatch_backup_finish(struct sqlbatch_backup *backup);
 
 /**
  * sqlbatch_conn_backup_to_file copies the database `schema` of `conn` (NULL: "main") into
- * the file at `path` (`path_len` bytes of UTF-8), created or replaced, in one call (the
+ * the file at `path` (`path_len` bytes of UTF-8), created, or replaced if it holds a
+ * database (a file that is not one is left alone: `SQLITE_NOTADB`), in one call (the
  * online backup, all pages in one step; `VACUUM INTO` is the alternative that also
  * defragments). Uses `conn` for the length of the call.
  * NULL: `conn` or `path` NULL: `SQLBATCH_E_NULL_PARAMETER`.
@@ -1477,6 +1601,102 @@ int32_t sqlbatch_conn_create_collation(struct sqlbatch_conn *conn,
                                        sqlbatch_collation_fn compare,
                                        void *user_data,
                                        sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_update_hook sets the update hook of `conn` (`fn` NULL removes it): `fn` is
+ * called with `user_data` for every row inserted, updated or deleted, as it happens
+ * (`sqlite3_update_hook`), on the thread running the statement. The change feed
+ * (`sqlbatch_conn_change_feed`) gets the same events in batches; both may be set.
+ *
+ * Ownership: `destroy` (if not NULL) is called with `user_data` exactly once: when the hook
+ * is replaced or removed, when `conn` closes, or at once if this call fails or `fn` is NULL.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (called from
+ * inside a hook); `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_conn_update_hook(struct sqlbatch_conn *conn,
+                                  sqlbatch_update_hook_fn fn_,
+                                  void *user_data,
+                                  sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_commit_hook sets the commit hook of `conn` (`fn` NULL removes it): called
+ * before each commit; non-zero makes it a rollback (`sqlite3_commit_hook`). Ownership and
+ * errors as for `sqlbatch_conn_update_hook`.
+ */
+int32_t sqlbatch_conn_commit_hook(struct sqlbatch_conn *conn,
+                                  sqlbatch_commit_hook_fn fn_,
+                                  void *user_data,
+                                  sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_rollback_hook sets the rollback hook of `conn` (`fn` NULL removes it)
+ * (`sqlite3_rollback_hook`). Ownership and errors as for `sqlbatch_conn_update_hook`.
+ */
+int32_t sqlbatch_conn_rollback_hook(struct sqlbatch_conn *conn,
+                                    sqlbatch_rollback_hook_fn fn_,
+                                    void *user_data,
+                                    sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_wal_hook sets the WAL hook of `conn` (`fn` NULL removes it), called after
+ * each commit in WAL mode (`sqlite3_wal_hook`). It replaces SQLite's automatic checkpoints
+ * (`PRAGMA wal_autocheckpoint`), which use the same slot: set it back with that pragma after
+ * removing the hook. Ownership and errors as for `sqlbatch_conn_update_hook`.
+ */
+int32_t sqlbatch_conn_wal_hook(struct sqlbatch_conn *conn,
+                               sqlbatch_wal_hook_fn fn_,
+                               void *user_data,
+                               sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_progress_handler sets the progress handler of `conn`, called about every
+ * `every` virtual machine steps (`sqlite3_progress_handler`); `fn` NULL or `every` < 1
+ * removes it. Ownership and errors as for `sqlbatch_conn_update_hook`.
+ */
+int32_t sqlbatch_conn_progress_handler(struct sqlbatch_conn *conn,
+                                       int32_t every,
+                                       sqlbatch_progress_fn fn_,
+                                       void *user_data,
+                                       sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_busy_handler sets the busy handler of `conn` (`fn` NULL removes it)
+ * (`sqlite3_busy_handler`). It replaces `sqlbatch_conn_busy_timeout`'s handler, and a later
+ * busy timeout replaces it (SQLite keeps one). Ownership and errors as for
+ * `sqlbatch_conn_update_hook`.
+ */
+int32_t sqlbatch_conn_busy_handler(struct sqlbatch_conn *conn,
+                                   sqlbatch_busy_fn fn_,
+                                   void *user_data,
+                                   sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_authorizer sets the authorizer of `conn` (`fn` NULL removes it), consulted
+ * while statements are prepared (`sqlite3_set_authorizer`). Statements prepared before keep
+ * their verdicts. Ownership and errors as for `sqlbatch_conn_update_hook`.
+ */
+int32_t sqlbatch_conn_authorizer(struct sqlbatch_conn *conn,
+                                 sqlbatch_authorizer_fn fn_,
+                                 void *user_data,
+                                 sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_change_feed sets the change feed of `conn` (`fn` NULL removes it): the
+ * update events of `sqlbatch_conn_update_hook`, collected and handed to `fn` up to
+ * `max_changes` at a time (0: 1024), so that one call serves many changed rows. A batch is
+ * handed over when it is full (`SQLBATCH_FEED_FULL`), when its transaction commits (with
+ * whatever is pending, `SQLBATCH_FEED_COMMIT`: outside an explicit transaction, every
+ * statement is one) or rolls back (`SQLBATCH_FEED_ROLLBACK`). It holds at most
+ * `max_changes` changes (16 bytes each) and the names of their tables. `ROLLBACK TO` a
+ * savepoint is not reported (SQLite reports none). Ownership and errors as for
+ * `sqlbatch_conn_update_hook`; changes still pending when the feed is removed or replaced
+ * are dropped.
+ */
+int32_t sqlbatch_conn_change_feed(struct sqlbatch_conn *conn,
+                                  size_t max_changes,
+                                  sqlbatch_change_feed_fn fn_,
+                                  void *user_data,
+                                  sqlbatch_destroy_fn destroy);
 
 /**
  * sqlbatch_conn_exec runs every statement of a SQL script (`sql_len` bytes of UTF-8, e.g. a

@@ -225,7 +225,8 @@ unsafe fn with_file(
 }
 
 /// sqlbatch_conn_backup_to_file copies the database `schema` of `conn` (NULL: "main") into
-/// the file at `path` (`path_len` bytes of UTF-8), created or replaced, in one call (the
+/// the file at `path` (`path_len` bytes of UTF-8), created, or replaced if it holds a
+/// database (a file that is not one is left alone: `SQLITE_NOTADB`), in one call (the
 /// online backup, all pages in one step; `VACUUM INTO` is the alternative that also
 /// defragments). Uses `conn` for the length of the call.
 /// NULL: `conn` or `path` NULL: `SQLBATCH_E_NULL_PARAMETER`.

@@ -76,6 +76,13 @@ impl sqlbatch_blob {
     fn check_range(&self, offset: u64, n: usize) -> Result<(), Error> {
         let size = self.size()? as u64;
         if offset > size || n as u64 > size - offset {
+            if size == 0 {
+                // SQLite reads a dead handle's size as 0: a read of nothing says whether the
+                // handle died (SQLITE_ABORT), which is the error to report then.
+                let raw = self.open_raw()?;
+                // SAFETY: a live handle object; zero bytes are read.
+                self.check(unsafe { ffi::sqlite3_blob_read(raw, ptr::null_mut(), 0, 0) })?;
+            }
             return Err(Error::new(
                 SQLBATCH_E_RANGE,
                 format!(

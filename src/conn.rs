@@ -49,6 +49,9 @@ pub(crate) struct ConnShared {
     /// while the handle's statement lives, which a read that met a changed row ends, so
     /// `close` closes these first (their handles then say `SQLBATCH_E_CLOSED`).
     blobs: Mutex<Vec<Arc<AtomicPtr<ffi::sqlite3_blob>>>>,
+    /// The hook dispatcher; SQLite's hooks point at it, so it lives here, with the state
+    /// that outlives the handle, and its registrations are released once the handle closed.
+    hooks: crate::hooks::Hooks,
 }
 
 extern "C" {
@@ -125,6 +128,11 @@ impl ConnShared {
         self.backup_destination.store(backups.len(), Ordering::Release);
     }
 
+    /// The hook dispatcher.
+    pub(crate) fn hooks(&self) -> &crate::hooks::Hooks {
+        &self.hooks
+    }
+
     /// Records a blob handle, for `close` to close.
     pub fn adopt_blob(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_blob>>) {
         lock(&self.blobs).push(raw.clone());
@@ -165,6 +173,8 @@ impl ConnShared {
             }
             sqlite3_close_v2(db);
         }
+        // After the handle, so that no hook can run with released user data.
+        self.hooks.clear();
     }
 }
 
@@ -248,6 +258,7 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             backups: Mutex::new(Vec::new()),
             backup_destination: AtomicUsize::new(0),
             blobs: Mutex::new(Vec::new()),
+            hooks: Default::default(),
         });
         if rc == ffi::SQLITE_OK {
             // The bundled SQLite turns C-API extension loading on for every connection

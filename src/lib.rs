@@ -14,7 +14,7 @@
 //! `fetch` (with `mem`, direct reads of result values), `script`, `write`, `run`
 //! (stepping a statement to its end), `convert` (one value as `sqlite3_column_*` would
 //! convert it), `function` (SQL functions, aggregates, collations) with `call` (what their
-//! callbacks set), `extension`, `backup`, `blob` (incremental I/O), `serialize`, and `config`
+//! callbacks set), `extension`, `hooks` (and the batched change feed), `backup`, `blob` (incremental I/O), `serialize`, and `config`
 //! (limits, switches, checkpoints, counters).
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -36,6 +36,7 @@ pub mod extension;
 pub mod fetch;
 mod ffi;
 pub mod function;
+pub mod hooks;
 #[doc(hidden)]
 pub mod mem;
 mod panic;
@@ -59,6 +60,7 @@ pub use error::sqlbatch_error;
 pub use extension::*;
 pub use fetch::*;
 pub use function::*;
+pub use hooks::*;
 pub use script::*;
 pub use serialize::*;
 pub use stmt::*;

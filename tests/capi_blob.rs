@@ -131,6 +131,9 @@ fn a_row_changed_under_the_handle_aborts_until_reopened() {
     let b = open(&c, "data", 2, false).unwrap();
     c.exec("UPDATE b SET data = x'0909' WHERE id = 2");
     assert_eq!(read(b, 0, 1), Err(sq::SQLITE_ABORT));
+    // Once dead, every read and write says so (SQLite then reads its size as 0).
+    assert_eq!(read(b, 0, 1), Err(sq::SQLITE_ABORT));
+    assert_eq!(unsafe { sqlbatch_blob_write(b, 0, b"x".as_ptr(), 1) }, sq::SQLITE_ABORT);
     assert_eq!(unsafe { sqlbatch_blob_reopen(b, 2) }, SQLBATCH_OK);
     assert_eq!(read(b, 0, 2).unwrap(), vec![9, 9]);
     c.exec("DELETE FROM b WHERE id = 2");

@@ -1,0 +1,616 @@
+//! Hooks: callbacks SQLite makes while statements run (update, commit, rollback, WAL,
+//! progress, busy, authorizer), and a batched change feed that collects update events and
+//! hands them over many at a time, so that a binding pays one crossing of its FFI boundary per
+//! batch of changed rows instead of one per row.
+//!
+//! Each connection has one dispatcher ([`Hooks`]) that owns SQLite's hook slots: the update,
+//! commit and rollback slots serve both the per-event hooks and the feed. The registrations
+//! live behind a mutex that is held only to read or change them, never while a callback runs,
+//! so a callback that runs SQL (which SQLite allows for some hooks) cannot deadlock. While a
+//! callback runs, registrations cannot change (`SQLBATCH_E_INVALID_ARGUMENT`): replacing one
+//! would destroy the user data of a callback that is still running.
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use libsqlite3_sys as ffi;
+
+use crate::codes::*;
+use crate::conn::sqlbatch_conn;
+use crate::error::Error;
+use crate::function::sqlbatch_destroy_fn;
+use crate::panic::{boundary_value, ffi_boundary};
+use crate::value::sqlbatch_str;
+
+/// An update hook: a row of table `table` (NUL-terminated UTF-8) of database `schema` was
+/// inserted (`op` 18, `SQLITE_INSERT`), deleted (9, `SQLITE_DELETE`) or updated (23,
+/// `SQLITE_UPDATE`); `rowid` is its rowid (the new one for an insert). Not called for
+/// WITHOUT ROWID tables, or for rows a truncating DELETE removes. The strings are valid during
+/// the call. It must not use the connection (SQLite's rule for this hook).
+pub type sqlbatch_update_hook_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        op: i32,
+        schema: *const c_char,
+        table: *const c_char,
+        rowid: i64,
+    ),
+>;
+
+/// A commit hook: a transaction is about to commit; returning non-zero turns the commit into
+/// a rollback (the statement then fails with `SQLITE_CONSTRAINT_COMMITHOOK`). It must not use
+/// the connection.
+pub type sqlbatch_commit_hook_fn = Option<unsafe extern "C" fn(user_data: *mut c_void) -> i32>;
+
+/// A rollback hook: a transaction was rolled back (not called for `ROLLBACK TO`, nor when the
+/// connection closes with a transaction open). It must not use the connection.
+pub type sqlbatch_rollback_hook_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+/// A WAL hook: a transaction committed in WAL mode; `pages` frames are now in the log of
+/// database `schema` (NUL-terminated). Returns an SQLite code: `SQLITE_OK` (0), or an error,
+/// which the committing statement then reports (the commit itself stands). It may run SQL, e.g.
+/// a checkpoint.
+pub type sqlbatch_wal_hook_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, schema: *const c_char, pages: i32) -> i32>;
+
+/// A progress handler: called about every N virtual machine steps of a running statement;
+/// returning non-zero interrupts it (`SQLITE_INTERRUPT`). It must not use the connection.
+pub type sqlbatch_progress_fn = Option<unsafe extern "C" fn(user_data: *mut c_void) -> i32>;
+
+/// A busy handler: a table is locked by another connection; `count` is how many times it was
+/// called for this lock. Returning non-zero retries, zero gives up (`SQLITE_BUSY`). It must
+/// not use the connection.
+pub type sqlbatch_busy_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, count: i32) -> i32>;
+
+/// An authorizer: called while statements are prepared, once per action (`action` an
+/// `SQLITE_*` authorizer code, e.g. `SQLITE_READ` 20, `SQLITE_INSERT` 18, `SQLITE_PRAGMA` 19),
+/// with up to four NUL-terminated strings that depend on the action (each may be NULL; `schema`
+/// is the database, `trigger` the innermost trigger or view). Returns `SQLITE_OK` (0),
+/// `SQLITE_DENY` (1: the prepare fails with `SQLITE_AUTH`) or `SQLITE_IGNORE` (2: the column
+/// reads as NULL, or the action is skipped). It must not use the connection.
+pub type sqlbatch_authorizer_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        action: i32,
+        a: *const c_char,
+        b: *const c_char,
+        schema: *const c_char,
+        trigger: *const c_char,
+    ) -> i32,
+>;
+
+/// One change of a batch of the change feed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sqlbatch_change {
+    /// The row's rowid (the new one for an insert).
+    pub rowid: i64,
+    /// `SQLITE_INSERT` (18), `SQLITE_DELETE` (9) or `SQLITE_UPDATE` (23).
+    pub op: i32,
+    /// Index of its table in the batch's `tables`.
+    pub table: u32,
+}
+
+/// A table of a batch of the change feed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sqlbatch_change_table {
+    /// The database: "main", "temp" or an attached name (NUL-terminated).
+    pub schema: sqlbatch_str,
+    /// The table (NUL-terminated).
+    pub name: sqlbatch_str,
+}
+
+/// Change feed `reason`: the feed's buffer is full in the middle of a transaction (these
+/// changes may still be rolled back; a later batch says how the transaction ended).
+pub const SQLBATCH_FEED_FULL: i32 = 0;
+/// The transaction committed: these are its last changes.
+pub const SQLBATCH_FEED_COMMIT: i32 = 1;
+/// The transaction rolled back: these changes were undone (and so were those of the batches
+/// since its last COMMIT batch).
+pub const SQLBATCH_FEED_ROLLBACK: i32 = 2;
+
+/// The change feed's callback: `n_changes` changes in the order they happened (`changes`),
+/// naming their tables by index into `tables` (`n_tables` of them). Both arrays and their
+/// strings are valid during the call only. It must not use the connection.
+pub type sqlbatch_change_feed_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        changes: *const sqlbatch_change,
+        n_changes: usize,
+        tables: *const sqlbatch_change_table,
+        n_tables: usize,
+        reason: i32,
+    ),
+>;
+
+/// A registration: the callback, its user data and the destructor that releases it once.
+struct Reg<F: Copy> {
+    f: F,
+    user: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+}
+
+impl<F: Copy> Drop for Reg<F> {
+    fn drop(&mut self) {
+        if let Some(d) = self.destroy {
+            // SAFETY: the caller's destructor, called once with its user data.
+            boundary_value((), || unsafe { d(self.user) });
+        }
+    }
+}
+
+/// What the change feed holds between deliveries.
+struct Feed {
+    reg: Reg<sqlbatch_change_feed_fn>,
+    max: usize,
+    changes: Vec<sqlbatch_change>,
+    /// (schema, table) of each index used by `changes`.
+    tables: Vec<(CString, CString)>,
+}
+
+#[derive(Default)]
+struct Slots {
+    update: Option<Reg<sqlbatch_update_hook_fn>>,
+    commit: Option<Reg<sqlbatch_commit_hook_fn>>,
+    rollback: Option<Reg<sqlbatch_rollback_hook_fn>>,
+    wal: Option<Reg<sqlbatch_wal_hook_fn>>,
+    progress: Option<Reg<sqlbatch_progress_fn>>,
+    busy: Option<Reg<sqlbatch_busy_fn>>,
+    authorizer: Option<Reg<sqlbatch_authorizer_fn>>,
+    feed: Option<Feed>,
+}
+
+/// A connection's hook dispatcher. Its address is what SQLite's hooks get as their argument,
+/// so it lives as long as the connection's shared state, which outlives the SQLite handle.
+#[derive(Default)]
+pub(crate) struct Hooks {
+    slots: Mutex<Slots>,
+    /// Callbacks running now (hooks may nest: a WAL hook's checkpoint, say).
+    running: AtomicUsize,
+}
+
+// The user data pointers are the caller's, used as the header says (on the thread running the
+// connection's statements); the dispatcher itself is behind a mutex.
+unsafe impl Send for Hooks {}
+unsafe impl Sync for Hooks {}
+
+fn lock(m: &Mutex<Slots>) -> MutexGuard<'_, Slots> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Hooks {
+    /// Runs a user callback with the "running" count held.
+    fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.running.fetch_add(1, Ordering::SeqCst);
+        let r = f();
+        self.running.fetch_sub(1, Ordering::SeqCst);
+        r
+    }
+
+    /// Releases every registration (their destructors run): the connection has closed.
+    pub(crate) fn clear(&self) {
+        let old = std::mem::take(&mut *lock(&self.slots));
+        drop(old);
+    }
+
+    /// Hands the feed's pending changes to its callback, if there are any.
+    fn deliver(&self, reason: i32) {
+        let (f, user, changes, tables) = {
+            let mut s = lock(&self.slots);
+            let Some(feed) = s.feed.as_mut() else { return };
+            if feed.changes.is_empty() {
+                return;
+            }
+            (feed.reg.f, feed.reg.user, std::mem::take(&mut feed.changes), std::mem::take(&mut feed.tables))
+        };
+        let view: Vec<sqlbatch_change_table> = tables
+            .iter()
+            .map(|(s, t)| sqlbatch_change_table { schema: str_of(s), name: str_of(t) })
+            .collect();
+        if let Some(f) = f {
+            // SAFETY: the caller's callback; the arrays live until it returns.
+            self.call(|| unsafe {
+                f(user, changes.as_ptr(), changes.len(), view.as_ptr(), view.len(), reason)
+            });
+        }
+        // Keep the buffers' capacity for the next batch (registrations cannot have changed
+        // while the callback ran).
+        let mut s = lock(&self.slots);
+        if let Some(feed) = s.feed.as_mut() {
+            let (mut changes, mut tables) = (changes, tables);
+            changes.clear();
+            tables.clear();
+            feed.changes = changes;
+            feed.tables = tables;
+        }
+    }
+
+    /// Points SQLite's slots at the trampolines for what is registered, or clears them.
+    ///
+    /// # Safety
+    /// `db` is open and used by this thread only; `self` outlives it.
+    unsafe fn install(&self, db: *mut ffi::sqlite3, s: &Slots) {
+        let me = self as *const Hooks as *mut c_void;
+        // SAFETY: as for this function.
+        unsafe {
+            let feed = s.feed.is_some();
+            ffi::sqlite3_update_hook(db, (s.update.is_some() || feed).then_some(update_tramp as _), me);
+            ffi::sqlite3_commit_hook(db, (s.commit.is_some() || feed).then_some(commit_tramp as _), me);
+            ffi::sqlite3_rollback_hook(db, (s.rollback.is_some() || feed).then_some(rollback_tramp as _), me);
+            ffi::sqlite3_wal_hook(db, s.wal.is_some().then_some(wal_tramp as _), me);
+            ffi::sqlite3_set_authorizer(db, s.authorizer.is_some().then_some(auth_tramp as _), me);
+        }
+    }
+}
+
+fn str_of(s: &CStr) -> sqlbatch_str {
+    sqlbatch_str { ptr: s.as_ptr(), len: s.to_bytes().len() }
+}
+
+/// The dispatcher behind a hook's argument.
+///
+/// # Safety
+/// `p` is the argument a trampoline was installed with.
+unsafe fn hooks<'a>(p: *mut c_void) -> &'a Hooks {
+    // SAFETY: the caller's contract.
+    unsafe { &*(p as *const Hooks) }
+}
+
+unsafe extern "C" fn update_tramp(
+    p: *mut c_void,
+    op: c_int,
+    schema: *const c_char,
+    table: *const c_char,
+    rowid: i64,
+) {
+    boundary_value((), || {
+        // SAFETY: installed with our dispatcher; SQLite's strings are NUL-terminated.
+        let h = unsafe { hooks(p) };
+        let (cb, full) = {
+            let mut s = lock(&h.slots);
+            let cb = s.update.as_ref().map(|r| (r.f, r.user));
+            let full = s.feed.as_mut().is_some_and(|feed| {
+                // SAFETY: as above.
+                let (sc, tb) = unsafe { (CStr::from_ptr(schema), CStr::from_ptr(table)) };
+                let index =
+                    match feed.tables.iter().position(|(a, b)| a.as_c_str() == sc && b.as_c_str() == tb) {
+                        Some(i) => i,
+                        None => {
+                            feed.tables.push((sc.to_owned(), tb.to_owned()));
+                            feed.tables.len() - 1
+                        }
+                    };
+                feed.changes.push(sqlbatch_change { rowid, op, table: index as u32 });
+                feed.changes.len() >= feed.max
+            });
+            (cb, full)
+        };
+        if let Some((Some(f), user)) = cb {
+            // SAFETY: the caller's callback with SQLite's arguments.
+            h.call(|| unsafe { f(user, op, schema, table, rowid) });
+        }
+        if full {
+            h.deliver(SQLBATCH_FEED_FULL);
+        }
+    })
+}
+
+unsafe extern "C" fn commit_tramp(p: *mut c_void) -> c_int {
+    boundary_value(0, || {
+        // SAFETY: installed with our dispatcher.
+        let h = unsafe { hooks(p) };
+        let cb = lock(&h.slots).commit.as_ref().map(|r| (r.f, r.user));
+        if let Some((Some(f), user)) = cb {
+            // SAFETY: the caller's callback.
+            if h.call(|| unsafe { f(user) }) != 0 {
+                return 1; // a rollback follows, and the rollback hook delivers the feed
+            }
+        }
+        h.deliver(SQLBATCH_FEED_COMMIT);
+        0
+    })
+}
+
+unsafe extern "C" fn rollback_tramp(p: *mut c_void) {
+    boundary_value((), || {
+        // SAFETY: installed with our dispatcher.
+        let h = unsafe { hooks(p) };
+        let cb = lock(&h.slots).rollback.as_ref().map(|r| (r.f, r.user));
+        if let Some((Some(f), user)) = cb {
+            // SAFETY: the caller's callback.
+            h.call(|| unsafe { f(user) });
+        }
+        h.deliver(SQLBATCH_FEED_ROLLBACK);
+    })
+}
+
+unsafe extern "C" fn wal_tramp(
+    p: *mut c_void,
+    _db: *mut ffi::sqlite3,
+    schema: *const c_char,
+    pages: c_int,
+) -> c_int {
+    boundary_value(ffi::SQLITE_ERROR, || {
+        // SAFETY: installed with our dispatcher.
+        let h = unsafe { hooks(p) };
+        let cb = lock(&h.slots).wal.as_ref().map(|r| (r.f, r.user));
+        match cb {
+            // SAFETY: the caller's callback.
+            Some((Some(f), user)) => h.call(|| unsafe { f(user, schema, pages) }),
+            _ => ffi::SQLITE_OK,
+        }
+    })
+}
+
+unsafe extern "C" fn progress_tramp(p: *mut c_void) -> c_int {
+    boundary_value(1, || {
+        // SAFETY: installed with our dispatcher.
+        let h = unsafe { hooks(p) };
+        let cb = lock(&h.slots).progress.as_ref().map(|r| (r.f, r.user));
+        match cb {
+            // SAFETY: the caller's callback.
+            Some((Some(f), user)) => h.call(|| unsafe { f(user) }),
+            _ => 0,
+        }
+    })
+}
+
+unsafe extern "C" fn busy_tramp(p: *mut c_void, count: c_int) -> c_int {
+    boundary_value(0, || {
+        // SAFETY: installed with our dispatcher.
+        let h = unsafe { hooks(p) };
+        let cb = lock(&h.slots).busy.as_ref().map(|r| (r.f, r.user));
+        match cb {
+            // SAFETY: the caller's callback.
+            Some((Some(f), user)) => h.call(|| unsafe { f(user, count) }),
+            _ => 0,
+        }
+    })
+}
+
+unsafe extern "C" fn auth_tramp(
+    p: *mut c_void,
+    action: c_int,
+    a: *const c_char,
+    b: *const c_char,
+    schema: *const c_char,
+    trigger: *const c_char,
+) -> c_int {
+    boundary_value(ffi::SQLITE_DENY, || {
+        // SAFETY: installed with our dispatcher.
+        let h = unsafe { hooks(p) };
+        let cb = lock(&h.slots).authorizer.as_ref().map(|r| (r.f, r.user));
+        match cb {
+            // SAFETY: the caller's callback.
+            Some((Some(f), user)) => h.call(|| unsafe { f(user, action, a, b, schema, trigger) }),
+            _ => ffi::SQLITE_OK,
+        }
+    })
+}
+
+/// Replaces one registration of `conn` (`fn` NULL removes it), then points SQLite's slots at
+/// what is registered. The replaced registration's destructor runs after the change; the new
+/// one's runs now when the call fails.
+///
+/// # Safety
+/// `conn` NULL or live; `user`/`destroy` the caller's.
+unsafe fn register<F: Copy>(
+    conn: *mut sqlbatch_conn,
+    new: Option<Reg<F>>,
+    slot: impl FnOnce(&mut Slots) -> &mut Option<Reg<F>>,
+    after: impl FnOnce(*mut ffi::sqlite3, &Hooks, bool),
+) -> i32 {
+    ffi_boundary!(conn: conn => |c| {
+        let db = c.shared.db()?;
+        let h = c.shared.hooks();
+        if h.running.load(Ordering::SeqCst) != 0 {
+            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "hooks cannot change while a hook runs"));
+        }
+        let set = new.is_some();
+        let old = {
+            let mut s = lock(&h.slots);
+            let old = std::mem::replace(slot(&mut s), new);
+            // SAFETY: `db` is open and used by this thread only; `h` outlives it.
+            unsafe { h.install(db, &s) };
+            old
+        };
+        after(db, h, set);
+        drop(old);
+        Ok(SQLBATCH_OK)
+    })
+}
+
+fn reg<F: Copy>(f: Option<F>, user: *mut c_void, destroy: sqlbatch_destroy_fn) -> Option<Reg<F>> {
+    match f {
+        Some(f) => Some(Reg { f, user, destroy }),
+        None => {
+            // Removing: the user data given with no callback is not kept, so release it now.
+            if let Some(d) = destroy {
+                // SAFETY: the caller's destructor, called once with its user data.
+                boundary_value((), || unsafe { d(user) });
+            }
+            None
+        }
+    }
+}
+
+/// sqlbatch_conn_update_hook sets the update hook of `conn` (`fn` NULL removes it): `fn` is
+/// called with `user_data` for every row inserted, updated or deleted, as it happens
+/// (`sqlite3_update_hook`), on the thread running the statement. The change feed
+/// (`sqlbatch_conn_change_feed`) gets the same events in batches; both may be set.
+///
+/// Ownership: `destroy` (if not NULL) is called with `user_data` exactly once: when the hook
+/// is replaced or removed, when `conn` closes, or at once if this call fails or `fn` is NULL.
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (called from
+/// inside a hook); `SQLBATCH_E_NULL_PARAMETER`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_update_hook(
+    conn: *mut sqlbatch_conn,
+    fn_: sqlbatch_update_hook_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { register(conn, reg(fn_.map(Some), user_data, destroy), |s| &mut s.update, |_, _, _| {}) }
+}
+
+/// sqlbatch_conn_commit_hook sets the commit hook of `conn` (`fn` NULL removes it): called
+/// before each commit; non-zero makes it a rollback (`sqlite3_commit_hook`). Ownership and
+/// errors as for `sqlbatch_conn_update_hook`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_commit_hook(
+    conn: *mut sqlbatch_conn,
+    fn_: sqlbatch_commit_hook_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { register(conn, reg(fn_.map(Some), user_data, destroy), |s| &mut s.commit, |_, _, _| {}) }
+}
+
+/// sqlbatch_conn_rollback_hook sets the rollback hook of `conn` (`fn` NULL removes it)
+/// (`sqlite3_rollback_hook`). Ownership and errors as for `sqlbatch_conn_update_hook`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_rollback_hook(
+    conn: *mut sqlbatch_conn,
+    fn_: sqlbatch_rollback_hook_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { register(conn, reg(fn_.map(Some), user_data, destroy), |s| &mut s.rollback, |_, _, _| {}) }
+}
+
+/// sqlbatch_conn_wal_hook sets the WAL hook of `conn` (`fn` NULL removes it), called after
+/// each commit in WAL mode (`sqlite3_wal_hook`). It replaces SQLite's automatic checkpoints
+/// (`PRAGMA wal_autocheckpoint`), which use the same slot: set it back with that pragma after
+/// removing the hook. Ownership and errors as for `sqlbatch_conn_update_hook`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_wal_hook(
+    conn: *mut sqlbatch_conn,
+    fn_: sqlbatch_wal_hook_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { register(conn, reg(fn_.map(Some), user_data, destroy), |s| &mut s.wal, |_, _, _| {}) }
+}
+
+/// sqlbatch_conn_progress_handler sets the progress handler of `conn`, called about every
+/// `every` virtual machine steps (`sqlite3_progress_handler`); `fn` NULL or `every` < 1
+/// removes it. Ownership and errors as for `sqlbatch_conn_update_hook`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_progress_handler(
+    conn: *mut sqlbatch_conn,
+    every: i32,
+    fn_: sqlbatch_progress_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    let f = if every < 1 { None } else { fn_.map(Some) };
+    // SAFETY: the caller's contract; the dispatcher outlives the handle.
+    unsafe {
+        register(
+            conn,
+            reg(f, user_data, destroy),
+            |s| &mut s.progress,
+            |db, h, set| {
+                let me = h as *const Hooks as *mut c_void;
+                ffi::sqlite3_progress_handler(db, every, set.then_some(progress_tramp as _), me);
+            },
+        )
+    }
+}
+
+/// sqlbatch_conn_busy_handler sets the busy handler of `conn` (`fn` NULL removes it)
+/// (`sqlite3_busy_handler`). It replaces `sqlbatch_conn_busy_timeout`'s handler, and a later
+/// busy timeout replaces it (SQLite keeps one). Ownership and errors as for
+/// `sqlbatch_conn_update_hook`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_busy_handler(
+    conn: *mut sqlbatch_conn,
+    fn_: sqlbatch_busy_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    // SAFETY: the caller's contract; the dispatcher outlives the handle.
+    unsafe {
+        register(
+            conn,
+            reg(fn_.map(Some), user_data, destroy),
+            |s| &mut s.busy,
+            |db, h, set| {
+                let me = h as *const Hooks as *mut c_void;
+                ffi::sqlite3_busy_handler(db, set.then_some(busy_tramp as _), me);
+            },
+        )
+    }
+}
+
+/// sqlbatch_conn_authorizer sets the authorizer of `conn` (`fn` NULL removes it), consulted
+/// while statements are prepared (`sqlite3_set_authorizer`). Statements prepared before keep
+/// their verdicts. Ownership and errors as for `sqlbatch_conn_update_hook`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_authorizer(
+    conn: *mut sqlbatch_conn,
+    fn_: sqlbatch_authorizer_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { register(conn, reg(fn_.map(Some), user_data, destroy), |s| &mut s.authorizer, |_, _, _| {}) }
+}
+
+/// sqlbatch_conn_change_feed sets the change feed of `conn` (`fn` NULL removes it): the
+/// update events of `sqlbatch_conn_update_hook`, collected and handed to `fn` up to
+/// `max_changes` at a time (0: 1024), so that one call serves many changed rows. A batch is
+/// handed over when it is full (`SQLBATCH_FEED_FULL`), when its transaction commits (with
+/// whatever is pending, `SQLBATCH_FEED_COMMIT`: outside an explicit transaction, every
+/// statement is one) or rolls back (`SQLBATCH_FEED_ROLLBACK`). It holds at most
+/// `max_changes` changes (16 bytes each) and the names of their tables. `ROLLBACK TO` a
+/// savepoint is not reported (SQLite reports none). Ownership and errors as for
+/// `sqlbatch_conn_update_hook`; changes still pending when the feed is removed or replaced
+/// are dropped.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_change_feed(
+    conn: *mut sqlbatch_conn,
+    max_changes: usize,
+    fn_: sqlbatch_change_feed_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    let max = if max_changes == 0 { 1024 } else { max_changes };
+    let new = reg(fn_.map(Some), user_data, destroy).map(|reg| Feed {
+        reg,
+        max,
+        changes: Vec::with_capacity(max.min(1 << 16)),
+        tables: Vec::new(),
+    });
+    // SAFETY: the caller's contract.
+    unsafe { register_feed(conn, new) }
+}
+
+/// [`register`] for the feed, whose slot holds more than a registration.
+///
+/// # Safety
+/// As for [`register`].
+unsafe fn register_feed(conn: *mut sqlbatch_conn, new: Option<Feed>) -> i32 {
+    ffi_boundary!(conn: conn => |c| {
+        let db = c.shared.db()?;
+        let h = c.shared.hooks();
+        if h.running.load(Ordering::SeqCst) != 0 {
+            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "hooks cannot change while a hook runs"));
+        }
+        let old = {
+            let mut s = lock(&h.slots);
+            let old = std::mem::replace(&mut s.feed, new);
+            // SAFETY: `db` is open and used by this thread only; `h` outlives it.
+            unsafe { h.install(db, &s) };
+            old
+        };
+        drop(old);
+        Ok(SQLBATCH_OK)
+    })
+}

@@ -1,0 +1,272 @@
+//! Hooks and the batched change feed through the C ABI.
+
+mod common;
+use common::*;
+use libsqlite3_sys as sq;
+use std::ffi::{c_char, c_void, CStr};
+use std::ptr;
+use std::sync::Mutex;
+
+/// One change: its operation, "schema.table" and rowid.
+type Event = (i32, String, i64);
+
+/// What the callbacks of one test saw, behind their user data.
+#[derive(Default)]
+struct Seen {
+    events: Vec<Event>,
+    commits: usize,
+    veto: bool,
+    rollbacks: usize,
+    batches: Vec<(i32, Vec<Event>)>,
+    progress: usize,
+    busy: Vec<i32>,
+    wal_pages: Vec<i32>,
+    destroyed: usize,
+    nested_rc: i32,
+}
+
+fn seen(p: *mut c_void) -> &'static Mutex<Seen> {
+    unsafe { &*(p as *const Mutex<Seen>) }
+}
+
+/// The state behind a callback's user data (poisoned or not: a failed assertion elsewhere
+/// must not turn into a second panic inside a callback).
+fn st(p: *mut c_void) -> std::sync::MutexGuard<'static, Seen> {
+    seen(p).lock().unwrap_or_else(|e| e.into_inner())
+}
+
+unsafe extern "C" fn on_update(
+    u: *mut c_void,
+    op: i32,
+    schema: *const c_char,
+    table: *const c_char,
+    rowid: i64,
+) {
+    let (s, t) = unsafe { (CStr::from_ptr(schema), CStr::from_ptr(table)) };
+    let name = format!("{}.{}", s.to_str().unwrap(), t.to_str().unwrap());
+    st(u).events.push((op, name, rowid));
+}
+
+unsafe extern "C" fn on_commit(u: *mut c_void) -> i32 {
+    let mut s = st(u);
+    s.commits += 1;
+    s.veto as i32
+}
+
+unsafe extern "C" fn on_rollback(u: *mut c_void) {
+    st(u).rollbacks += 1;
+}
+
+unsafe extern "C" fn on_feed(
+    u: *mut c_void,
+    changes: *const sqlbatch_change,
+    n: usize,
+    tables: *const sqlbatch_change_table,
+    n_tables: usize,
+    reason: i32,
+) {
+    let (changes, tables) =
+        unsafe { (std::slice::from_raw_parts(changes, n), std::slice::from_raw_parts(tables, n_tables)) };
+    let name = |i: u32| {
+        let t = &tables[i as usize];
+        let s = unsafe { CStr::from_ptr(t.schema.ptr) }.to_str().unwrap();
+        let n = unsafe { CStr::from_ptr(t.name.ptr) }.to_str().unwrap();
+        assert_eq!((s.len(), n.len()), (t.schema.len, t.name.len));
+        format!("{s}.{n}")
+    };
+    let batch = changes.iter().map(|c| (c.op, name(c.table), c.rowid)).collect();
+    st(u).batches.push((reason, batch));
+}
+
+unsafe extern "C" fn count_destroy(u: *mut c_void) {
+    st(u).destroyed += 1;
+}
+
+fn new_seen() -> (Box<Mutex<Seen>>, *mut c_void) {
+    let b = Box::new(Mutex::new(Seen::default()));
+    let p = &*b as *const Mutex<Seen> as *mut c_void;
+    (b, p)
+}
+
+#[test]
+fn the_update_commit_and_rollback_hooks_see_every_event() {
+    // (The callbacks' state first: it must outlive the connection, also when a test fails.)
+    let (s, p) = new_seen();
+    let c = Conn::memory();
+    unsafe {
+        assert_eq!(sqlbatch_conn_update_hook(c.0, Some(on_update), p, Some(count_destroy)), SQLBATCH_OK);
+        assert_eq!(sqlbatch_conn_commit_hook(c.0, Some(on_commit), p, Some(count_destroy)), SQLBATCH_OK);
+        assert_eq!(sqlbatch_conn_rollback_hook(c.0, Some(on_rollback), p, Some(count_destroy)), SQLBATCH_OK);
+    }
+    c.exec("CREATE TABLE t(a); INSERT INTO t VALUES (1), (2); UPDATE t SET a = 3 WHERE rowid = 2; DELETE FROM t WHERE rowid = 1");
+    let want = vec![
+        (sq::SQLITE_INSERT, "main.t".to_string(), 1),
+        (sq::SQLITE_INSERT, "main.t".to_string(), 2),
+        (sq::SQLITE_UPDATE, "main.t".to_string(), 2),
+        (sq::SQLITE_DELETE, "main.t".to_string(), 1),
+    ];
+    assert_eq!(s.lock().unwrap().events, want);
+    assert_eq!(s.lock().unwrap().commits, 4, "each statement commits");
+    // A vetoed commit rolls back, and the statement says why.
+    s.lock().unwrap().veto = true;
+    assert_eq!(c.try_exec("INSERT INTO t VALUES (9)").0, sq::SQLITE_CONSTRAINT_COMMITHOOK);
+    assert_eq!(s.lock().unwrap().rollbacks, 1);
+    s.lock().unwrap().veto = false;
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(1)]]);
+    c.exec("BEGIN; INSERT INTO t VALUES (5); ROLLBACK");
+    assert_eq!(s.lock().unwrap().rollbacks, 2);
+    // Removing one hook releases its user data once; close releases the others.
+    unsafe { assert_eq!(sqlbatch_conn_update_hook(c.0, None, ptr::null_mut(), None), SQLBATCH_OK) };
+    assert_eq!(s.lock().unwrap().destroyed, 1);
+    let n = s.lock().unwrap().events.len();
+    c.exec("INSERT INTO t VALUES (6)");
+    assert_eq!(s.lock().unwrap().events.len(), n, "removed");
+    drop(c);
+    assert_eq!(s.lock().unwrap().destroyed, 3);
+}
+
+#[test]
+fn the_change_feed_hands_over_batches_at_full_commit_and_rollback() {
+    // (The callbacks' state first: it must outlive the connection, also when a test fails.)
+    let (s, p) = new_seen();
+    let c = Conn::memory();
+    c.exec("CREATE TABLE a(x); CREATE TABLE b(y)");
+    unsafe {
+        assert_eq!(sqlbatch_conn_change_feed(c.0, 1000, Some(on_feed), p, Some(count_destroy)), SQLBATCH_OK);
+        // The per-event hook beside it sees the same events.
+        assert_eq!(sqlbatch_conn_update_hook(c.0, Some(on_update), p, None), SQLBATCH_OK);
+    }
+    c.exec(
+        "BEGIN;
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500) INSERT INTO a SELECT i FROM n;
+         INSERT INTO b VALUES (1);
+         COMMIT",
+    );
+    {
+        let g = s.lock().unwrap();
+        let sizes: Vec<(i32, usize)> = g.batches.iter().map(|(r, b)| (*r, b.len())).collect();
+        assert_eq!(
+            sizes,
+            vec![(SQLBATCH_FEED_FULL, 1000), (SQLBATCH_FEED_FULL, 1000), (SQLBATCH_FEED_COMMIT, 501)]
+        );
+        let all: Vec<_> = g.batches.iter().flat_map(|(_, b)| b.clone()).collect();
+        assert_eq!(all, g.events, "the same events, in the same order");
+        assert_eq!(g.batches[2].1.last().unwrap(), &(sq::SQLITE_INSERT, "main.b".to_string(), 1));
+    }
+    s.lock().unwrap().batches.clear();
+    c.exec("BEGIN; DELETE FROM b WHERE y > 0; ROLLBACK"); // (a DELETE without WHERE truncates: no events)
+    c.exec("UPDATE b SET y = 2; DELETE FROM a WHERE x > 2498");
+    let g = s.lock().unwrap();
+    let got: Vec<(i32, usize)> = g.batches.iter().map(|(r, b)| (*r, b.len())).collect();
+    assert_eq!(got, vec![(SQLBATCH_FEED_ROLLBACK, 1), (SQLBATCH_FEED_COMMIT, 1), (SQLBATCH_FEED_COMMIT, 2)]);
+    drop(g);
+    drop(c);
+    assert_eq!(s.lock().unwrap().destroyed, 1);
+}
+
+unsafe extern "C" fn on_progress(u: *mut c_void) -> i32 {
+    let mut s = st(u);
+    s.progress += 1;
+    (s.progress >= 5) as i32
+}
+
+unsafe extern "C" fn on_busy(u: *mut c_void, count: i32) -> i32 {
+    let mut s = st(u);
+    s.busy.push(count);
+    (count < 3) as i32
+}
+
+unsafe extern "C" fn deny_secret(
+    _u: *mut c_void,
+    action: i32,
+    a: *const c_char,
+    b: *const c_char,
+    _schema: *const c_char,
+    _trigger: *const c_char,
+) -> i32 {
+    if action == sq::SQLITE_READ && !a.is_null() && unsafe { CStr::from_ptr(a) }.to_bytes() == b"secret" {
+        return sq::SQLITE_DENY;
+    }
+    if action == sq::SQLITE_READ && !b.is_null() && unsafe { CStr::from_ptr(b) }.to_bytes() == b"pin" {
+        return sq::SQLITE_IGNORE;
+    }
+    sq::SQLITE_OK
+}
+
+#[test]
+fn progress_busy_and_authorizer() {
+    // (The callbacks' state first: it must outlive the connection, also when a test fails.)
+    let (s, p) = new_seen();
+    let c = Conn::memory();
+    unsafe { assert_eq!(sqlbatch_conn_progress_handler(c.0, 100, Some(on_progress), p, None), SQLBATCH_OK) };
+    let endless = "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k) SELECT count(*) FROM k";
+    assert_eq!(c.try_rows(endless, 1), Err(sq::SQLITE_INTERRUPT));
+    assert_eq!(s.lock().unwrap().progress, 5);
+    unsafe { assert_eq!(sqlbatch_conn_progress_handler(c.0, 0, Some(on_progress), p, None), SQLBATCH_OK) };
+    c.exec("SELECT 1");
+
+    c.exec("CREATE TABLE secret(x); CREATE TABLE card(n, pin); INSERT INTO card VALUES (1, 1234)");
+    unsafe { assert_eq!(sqlbatch_conn_authorizer(c.0, Some(deny_secret), p, None), SQLBATCH_OK) };
+    assert_eq!(c.try_prepare(b"SELECT * FROM secret", 0).0, sq::SQLITE_AUTH);
+    assert_eq!(c.rows("SELECT n, pin FROM card"), vec![vec![Val::Int(1), Val::Null]]);
+    unsafe { assert_eq!(sqlbatch_conn_authorizer(c.0, None, ptr::null_mut(), None), SQLBATCH_OK) };
+    c.exec("SELECT * FROM secret");
+
+    // Busy: a second connection holds the write lock of a file database.
+    let path = std::env::temp_dir().join(format!("sqlbatch-hooks-{}.db", std::process::id()));
+    let path = path.to_str().unwrap().to_owned();
+    let (w, r) = (Conn::open(&path), Conn::open(&path));
+    w.exec("CREATE TABLE t(a); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)");
+    unsafe { assert_eq!(sqlbatch_conn_busy_handler(r.0, Some(on_busy), p, None), SQLBATCH_OK) };
+    assert_eq!(r.try_exec("INSERT INTO t VALUES (2)").0 & 0xff, sq::SQLITE_BUSY);
+    assert_eq!(s.lock().unwrap().busy, vec![0, 1, 2, 3]);
+    drop((w, r));
+    let _ = std::fs::remove_file(&path);
+}
+
+unsafe extern "C" fn on_wal(u: *mut c_void, schema: *const c_char, pages: i32) -> i32 {
+    assert_eq!(unsafe { CStr::from_ptr(schema) }.to_bytes(), b"main");
+    st(u).wal_pages.push(pages);
+    sq::SQLITE_OK
+}
+
+/// An update hook that tries to change the hooks: refused while it runs.
+unsafe extern "C" fn meddling(u: *mut c_void, _op: i32, _s: *const c_char, _t: *const c_char, _rowid: i64) {
+    let conn = st(u).nested_rc as usize as *mut sqlbatch_conn;
+    let rc = unsafe { sqlbatch_conn_update_hook(conn, None, ptr::null_mut(), None) };
+    st(u).nested_rc = rc;
+}
+
+#[test]
+fn wal_hook_and_no_changes_from_inside_a_hook() {
+    let path = std::env::temp_dir().join(format!("sqlbatch-wal-{}.db", std::process::id()));
+    let path = path.to_str().unwrap().to_owned();
+    let c = Conn::open(&path);
+    c.exec("PRAGMA journal_mode = WAL");
+    let (s, p) = new_seen();
+    unsafe { assert_eq!(sqlbatch_conn_wal_hook(c.0, Some(on_wal), p, None), SQLBATCH_OK) };
+    c.exec("CREATE TABLE t(a); INSERT INTO t VALUES (1)");
+    assert!(s.lock().unwrap().wal_pages.len() == 2 && s.lock().unwrap().wal_pages[1] > 0);
+
+    // (nested_rc carries the connection pointer in, and the status out.)
+    let (m, q) = new_seen();
+    m.lock().unwrap().nested_rc = c.0 as usize as i32;
+    if c.0 as usize > i32::MAX as usize {
+        // A pointer above 2 GiB does not fit the field: skip this part (64-bit heaps usually are).
+        let _ = q;
+    } else {
+        unsafe { assert_eq!(sqlbatch_conn_update_hook(c.0, Some(meddling), q, None), SQLBATCH_OK) };
+        c.exec("INSERT INTO t VALUES (2)");
+        assert_eq!(m.lock().unwrap().nested_rc, SQLBATCH_E_INVALID_ARGUMENT);
+    }
+    drop(c);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{path}{suffix}"));
+    }
+    unsafe {
+        assert_eq!(
+            sqlbatch_conn_update_hook(ptr::null_mut(), None, ptr::null_mut(), None),
+            SQLBATCH_E_NULL_PARAMETER
+        )
+    };
+}
