@@ -900,15 +900,34 @@ instance MonadFail RowParser where
 
 -- | Reads the next column with the given conversion (the 'Ok' is evaluated, so the
 -- converted value is in WHNF). Past the last column it fails with 'ColumnOutOfBounds'.
-fieldWith :: FieldParser a -> RowParser a
+fieldWith :: forall a. FieldParser a -> RowParser a
 fieldWith fp = RowParser $ \r c s ->
   let i = I# c
   in if i >= rowCols r
        then (# s, c, (# | [outOfBounds (i + 1)] #) #)
-       else case unIO (cellField (Cell (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r))) s of
-              (# s1, fld #) -> case fp fld of
-                Ok a -> (# s1, c +# 1#, (# a | #) #)
-                Errors es -> (# s1, c, (# | es #) #)
+       else
+         -- One branch per kind, each applying the conversion to a known constructor, so
+         -- that GHC resolves the conversion's case on it and allocates no 'SQLData' (a
+         -- shared continuation would take the value boxed).
+         let cell = Cell (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r)
+             finish :: State# RealWorld -> Ok a
+                    -> (# State# RealWorld, Int#, (# a | [SomeException] #) #)
+             finish s1 ok = case ok of
+               Ok a -> (# s1, c +# 1#, (# a | #) #)
+               Errors es -> (# s1, c, (# | es #) #)
+             {-# INLINE finish #-}
+         in case unIO (fieldKind cell) s of
+              (# s0, k #)
+                | k == kindInteger -> case unIO (fieldInt64Unchecked cell) s0 of
+                    (# s1, x #) -> finish s1 (fp (Field (SQLInteger x) i))
+                | k == kindFloat -> case unIO (fieldDoubleUnchecked cell) s0 of
+                    (# s1, x #) -> finish s1 (fp (Field (SQLFloat x) i))
+                | k == kindNull -> finish s0 (fp (Field SQLNull i))
+                | otherwise -> case unIO (cellData cell) s0 of
+                    (# s1, d #) -> case d of
+                      SQLText t -> finish s1 (fp (Field (SQLText t) i))
+                      SQLBlob b -> finish s1 (fp (Field (SQLBlob b) i))
+                      _ -> finish s1 (fp (Field d i))
 {-# INLINE fieldWith #-}
 
 outOfBounds :: Int -> SomeException
