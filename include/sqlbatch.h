@@ -288,6 +288,32 @@
 #define SQLBATCH_FUNCTION_INNOCUOUS 2097152
 
 /**
+ * Trace event: a statement starts running (`SQLITE_TRACE_STMT`).
+ */
+#define SQLBATCH_TRACE_STMT 1
+
+/**
+ * A statement finished, with its run time (`SQLITE_TRACE_PROFILE`).
+ */
+#define SQLBATCH_TRACE_PROFILE 2
+
+/**
+ * A statement produced a row (`SQLITE_TRACE_ROW`).
+ */
+#define SQLBATCH_TRACE_ROW 4
+
+/**
+ * The connection closes (`SQLITE_TRACE_CLOSE`).
+ */
+#define SQLBATCH_TRACE_CLOSE 8
+
+/**
+ * Trace flag: `STMT` events carry the SQL with the bound values in place of the parameters
+ * (`sqlite3_expanded_sql`).
+ */
+#define SQLBATCH_TRACE_EXPANDED 256
+
+/**
  * Change feed `reason`: the feed's buffer is full in the middle of a transaction (these
  * changes may still be rolled back; a later batch says how the transaction ended).
  */
@@ -675,6 +701,20 @@ typedef int32_t (*sqlbatch_authorizer_fn)(void *user_data,
                                           const char *b,
                                           const char *schema,
                                           const char *trigger);
+
+/**
+ * A trace callback (`sqlbatch_conn_trace`): `event` is one `SQLBATCH_TRACE_*` bit; `sql`
+ * (`sql_len` bytes, NUL-terminated; NULL for `SQLBATCH_TRACE_CLOSE`) is the statement's text:
+ * for `STMT` as it starts (a trigger's gives "-- " and its name), with its parameters'
+ * values in place when tracing with `SQLBATCH_TRACE_EXPANDED`; `nanoseconds` is how long the
+ * statement ran, for `PROFILE` (0 otherwise). Valid during the call; it must not use the
+ * connection.
+ */
+typedef void (*sqlbatch_trace_fn)(void *user_data,
+                                  uint32_t event,
+                                  const char *sql,
+                                  size_t sql_len,
+                                  int64_t nanoseconds);
 
 /**
  * One change of a batch of the change feed.
@@ -1679,6 +1719,19 @@ int32_t sqlbatch_conn_authorizer(struct sqlbatch_conn *conn,
                                  sqlbatch_authorizer_fn fn_,
                                  void *user_data,
                                  sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_trace sets the trace callback of `conn` for the events in `mask` (a bitwise
+ * OR of `SQLBATCH_TRACE_STMT`, `_PROFILE`, `_ROW`, `_CLOSE`, and `SQLBATCH_TRACE_EXPANDED`
+ * for statement text with its parameters' values; `sqlite3_trace_v2`); `fn` NULL or no event
+ * bit removes it. Called on the thread running the statement. Ownership and errors as for
+ * `sqlbatch_conn_update_hook`, and `SQLBATCH_E_INVALID_ARGUMENT` for unknown bits.
+ */
+int32_t sqlbatch_conn_trace(struct sqlbatch_conn *conn,
+                            uint32_t mask,
+                            sqlbatch_trace_fn fn_,
+                            void *user_data,
+                            sqlbatch_destroy_fn destroy);
 
 /**
  * sqlbatch_conn_change_feed sets the change feed of `conn` (`fn` NULL removes it): the

@@ -80,6 +80,34 @@ pub type sqlbatch_authorizer_fn = Option<
     ) -> i32,
 >;
 
+/// A trace callback (`sqlbatch_conn_trace`): `event` is one `SQLBATCH_TRACE_*` bit; `sql`
+/// (`sql_len` bytes, NUL-terminated; NULL for `SQLBATCH_TRACE_CLOSE`) is the statement's text:
+/// for `STMT` as it starts (a trigger's gives "-- " and its name), with its parameters'
+/// values in place when tracing with `SQLBATCH_TRACE_EXPANDED`; `nanoseconds` is how long the
+/// statement ran, for `PROFILE` (0 otherwise). Valid during the call; it must not use the
+/// connection.
+pub type sqlbatch_trace_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        event: u32,
+        sql: *const c_char,
+        sql_len: usize,
+        nanoseconds: i64,
+    ),
+>;
+
+/// Trace event: a statement starts running (`SQLITE_TRACE_STMT`).
+pub const SQLBATCH_TRACE_STMT: u32 = 1;
+/// A statement finished, with its run time (`SQLITE_TRACE_PROFILE`).
+pub const SQLBATCH_TRACE_PROFILE: u32 = 2;
+/// A statement produced a row (`SQLITE_TRACE_ROW`).
+pub const SQLBATCH_TRACE_ROW: u32 = 4;
+/// The connection closes (`SQLITE_TRACE_CLOSE`).
+pub const SQLBATCH_TRACE_CLOSE: u32 = 8;
+/// Trace flag: `STMT` events carry the SQL with the bound values in place of the parameters
+/// (`sqlite3_expanded_sql`).
+pub const SQLBATCH_TRACE_EXPANDED: u32 = 0x100;
+
 /// One change of a batch of the change feed.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -159,6 +187,9 @@ struct Slots {
     progress: Option<Reg<sqlbatch_progress_fn>>,
     busy: Option<Reg<sqlbatch_busy_fn>>,
     authorizer: Option<Reg<sqlbatch_authorizer_fn>>,
+    trace: Option<Reg<sqlbatch_trace_fn>>,
+    /// The `SQLBATCH_TRACE_*` bits asked for, with `SQLBATCH_TRACE_EXPANDED`.
+    trace_mask: u32,
     feed: Option<Feed>,
 }
 
@@ -370,6 +401,51 @@ unsafe extern "C" fn busy_tramp(p: *mut c_void, count: c_int) -> c_int {
     })
 }
 
+unsafe extern "C" fn trace_tramp(
+    event: std::ffi::c_uint,
+    p: *mut c_void,
+    stmt: *mut c_void,
+    x: *mut c_void,
+) -> c_int {
+    boundary_value(0, || {
+        // SAFETY: installed with our dispatcher.
+        let h = unsafe { hooks(p) };
+        let (cb, mask) = {
+            let s = lock(&h.slots);
+            (s.trace.as_ref().map(|r| (r.f, r.user)), s.trace_mask)
+        };
+        let Some((Some(f), user)) = cb else { return 0 };
+        let stmt = stmt as *mut ffi::sqlite3_stmt;
+        // SAFETY: SQLite's arguments for each event (sqlite3_trace_v2's documentation).
+        unsafe {
+            let (mut sql, mut ns, mut owned): (*const c_char, i64, *mut c_char) =
+                (std::ptr::null(), 0, std::ptr::null_mut());
+            match event {
+                SQLBATCH_TRACE_STMT => {
+                    sql = x as *const c_char;
+                    let trigger = !sql.is_null() && CStr::from_ptr(sql).to_bytes().starts_with(b"--");
+                    if mask & SQLBATCH_TRACE_EXPANDED != 0 && !trigger {
+                        owned = ffi::sqlite3_expanded_sql(stmt);
+                        if !owned.is_null() {
+                            sql = owned;
+                        }
+                    }
+                }
+                SQLBATCH_TRACE_PROFILE => {
+                    sql = ffi::sqlite3_sql(stmt);
+                    ns = *(x as *const i64);
+                }
+                SQLBATCH_TRACE_ROW => sql = ffi::sqlite3_sql(stmt),
+                _ => {}
+            }
+            let len = if sql.is_null() { 0 } else { CStr::from_ptr(sql).to_bytes().len() };
+            h.call(|| f(user, event, sql, len, ns));
+            ffi::sqlite3_free(owned.cast());
+        }
+        0
+    })
+}
+
 unsafe extern "C" fn auth_tramp(
     p: *mut c_void,
     action: c_int,
@@ -561,6 +637,46 @@ pub unsafe extern "C" fn sqlbatch_conn_authorizer(
 ) -> i32 {
     // SAFETY: the caller's contract.
     unsafe { register(conn, reg(fn_.map(Some), user_data, destroy), |s| &mut s.authorizer, |_, _, _| {}) }
+}
+
+/// sqlbatch_conn_trace sets the trace callback of `conn` for the events in `mask` (a bitwise
+/// OR of `SQLBATCH_TRACE_STMT`, `_PROFILE`, `_ROW`, `_CLOSE`, and `SQLBATCH_TRACE_EXPANDED`
+/// for statement text with its parameters' values; `sqlite3_trace_v2`); `fn` NULL or no event
+/// bit removes it. Called on the thread running the statement. Ownership and errors as for
+/// `sqlbatch_conn_update_hook`, and `SQLBATCH_E_INVALID_ARGUMENT` for unknown bits.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_trace(
+    conn: *mut sqlbatch_conn,
+    mask: u32,
+    fn_: sqlbatch_trace_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    const KNOWN: u32 = SQLBATCH_TRACE_STMT
+        | SQLBATCH_TRACE_PROFILE
+        | SQLBATCH_TRACE_ROW
+        | SQLBATCH_TRACE_CLOSE
+        | SQLBATCH_TRACE_EXPANDED;
+    if mask & !KNOWN != 0 {
+        // SAFETY: the caller's destructor, once.
+        let _ = reg::<sqlbatch_trace_fn>(None, user_data, destroy);
+        return ffi_boundary!(conn: conn => |_c| Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown trace bits {:#x}", mask & !KNOWN))));
+    }
+    let events = mask & !SQLBATCH_TRACE_EXPANDED;
+    let f = if events == 0 { None } else { fn_.map(Some) };
+    // SAFETY: the caller's contract; the dispatcher outlives the handle.
+    unsafe {
+        register(
+            conn,
+            reg(f, user_data, destroy),
+            |s| &mut s.trace,
+            |db, h, set| {
+                lock(&h.slots).trace_mask = mask;
+                let me = h as *const Hooks as *mut c_void;
+                ffi::sqlite3_trace_v2(db, if set { events } else { 0 }, set.then_some(trace_tramp as _), me);
+            },
+        )
+    }
 }
 
 /// sqlbatch_conn_change_feed sets the change feed of `conn` (`fn` NULL removes it): the

@@ -270,3 +270,53 @@ fn wal_hook_and_no_changes_from_inside_a_hook() {
         )
     };
 }
+
+#[derive(Default)]
+struct Traced(Vec<(u32, Option<String>, i64)>);
+
+unsafe extern "C" fn on_trace(u: *mut c_void, event: u32, sql: *const c_char, len: usize, ns: i64) {
+    let text = (!sql.is_null()).then(|| {
+        let t = unsafe { CStr::from_ptr(sql) }.to_str().unwrap().to_owned();
+        assert_eq!(t.len(), len);
+        t
+    });
+    unsafe { &*(u as *const Mutex<Traced>) }.lock().unwrap().0.push((event, text, ns));
+}
+
+#[test]
+fn trace_reports_statements_rows_times_and_close() {
+    let t = Box::new(Mutex::new(Traced::default()));
+    let p = &*t as *const Mutex<Traced> as *mut c_void;
+    let c = Conn::memory();
+    let all = SQLBATCH_TRACE_STMT | SQLBATCH_TRACE_PROFILE | SQLBATCH_TRACE_ROW | SQLBATCH_TRACE_CLOSE;
+    unsafe {
+        assert_eq!(
+            sqlbatch_conn_trace(c.0, all | SQLBATCH_TRACE_EXPANDED, Some(on_trace), p, None),
+            SQLBATCH_OK
+        )
+    };
+    let s = c.prepare("SELECT ?1 + 1 UNION ALL SELECT 'x'");
+    assert_eq!(s.bind(&Params::of(&[Val::Int(41)])), SQLBATCH_OK);
+    assert_eq!(s.all(10, usize::MAX).len(), 2);
+    drop(s);
+    drop(c);
+    let got = &t.lock().unwrap().0;
+    let events: Vec<u32> = got.iter().map(|e| e.0).collect();
+    assert_eq!(
+        events,
+        vec![
+            SQLBATCH_TRACE_STMT,
+            SQLBATCH_TRACE_ROW,
+            SQLBATCH_TRACE_ROW,
+            SQLBATCH_TRACE_PROFILE,
+            SQLBATCH_TRACE_CLOSE
+        ]
+    );
+    assert_eq!(got[0].1.as_deref(), Some("SELECT 41 + 1 UNION ALL SELECT 'x'"), "expanded");
+    assert_eq!(got[1].1.as_deref(), Some("SELECT ?1 + 1 UNION ALL SELECT 'x'"));
+    assert!(got[3].2 >= 0 && got[4].1.is_none());
+    let c = Conn::memory();
+    unsafe {
+        assert_eq!(sqlbatch_conn_trace(c.0, 0x8000, Some(on_trace), p, None), SQLBATCH_E_INVALID_ARGUMENT)
+    };
+}
