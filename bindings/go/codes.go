@@ -61,6 +61,7 @@ const (
 	ErrCantOpenIsDir        = ErrCantOpen | 2<<8
 	ErrCantOpenFullPath     = ErrCantOpen | 3<<8
 	ErrConstraintCheck      = ErrConstraint | 1<<8
+	ErrConstraintCommitHook = ErrConstraint | 2<<8 // a commit hook vetoed the commit
 	ErrConstraintForeignKey = ErrConstraint | 3<<8
 	ErrConstraintFunction   = ErrConstraint | 4<<8
 	ErrConstraintNotNull    = ErrConstraint | 5<<8

@@ -53,6 +53,13 @@ type Conn struct {
 	box     boxer  // boxes row values for Rows.Values (see box.go)
 	// backups counts the unfinished backups that use c, as source or destination.
 	backups atomic.Int32
+	// hookPanic is the panic of a hook not yet reported (hooks.go); hooks run on the
+	// goroutine that is using c.
+	hookPanic *HookPanicError
+	panicVeto bool // set when that panic should veto the statement's commit
+	// The hooks that decide what the commit slot holds (hooks.go: installCommit).
+	userCommit         func() int
+	updateSet, feedSet bool
 }
 
 // Open opens the database file path for reading and writing, creating it if needed.
@@ -106,7 +113,10 @@ func (c *Conn) Interrupt() {
 
 func (c *Conn) err(rc int32, query string) error {
 	if c.closed {
-		return codeError(capi.EClosed, query)
+		return c.takePanic(codeError(capi.EClosed, query))
+	}
+	if c.hookPanic != nil {
+		return c.takePanic(lastError(c.h, rc, query))
 	}
 	return lastError(c.h, rc, query)
 }
@@ -173,7 +183,7 @@ func (c *Conn) ExecScript(sql string, args ...any) (ExecResult, error) {
 		if rc != capi.OK {
 			return execResult(r), c.err(rc, sql)
 		}
-		return execResult(r), nil
+		return execResult(r), c.takePanic(nil)
 	}
 	p := &c.scratch
 	p.Reset()
@@ -192,7 +202,7 @@ func (c *Conn) ExecScriptParams(sql string, p *Params) (ExecResult, error) {
 	if rc != capi.OK {
 		return execResult(r), c.err(rc, sql)
 	}
-	return execResult(r), nil
+	return execResult(r), c.takePanic(nil)
 }
 
 // Prepare compiles sql, which must hold one statement (or none: an empty statement that
@@ -215,6 +225,10 @@ func (c *Conn) PrepareTail(sql string, flags PrepareFlags) (stmt *Stmt, tail str
 	}
 	if t > len(sql) {
 		t = len(sql)
+	}
+	if c.hookPanic != nil {
+		h.Finalize()
+		return nil, "", c.takePanic(nil)
 	}
 	return newStmt(c, h, sql[:t]), sql[t:], nil
 }

@@ -161,6 +161,12 @@ func (r *Rows) fetch() bool {
 			r.nrows, r.left = 0, 0
 			return false
 		}
+		if s.conn.hookPanic != nil {
+			r.err = s.conn.takePanic(nil)
+			r.done = true
+			r.nrows, r.left = 0, 0
+			return false
+		}
 		r.ncols, r.nrows = b.NCols, b.NRows
 		r.arena, r.goData, r.nums, r.inGo = nil, nil, nil, false
 		if b.DataLen > 0 {

@@ -1,6 +1,7 @@
 package sqlbatch
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
@@ -62,7 +63,8 @@ func (s *Stmt) err(rc int32) error { return s.conn.err(rc, s.sql) }
 // of one row: the ABI's row index 0 of that row means nothing to the caller, so it is -1.
 func (s *Stmt) errOne(rc int32) error {
 	err := s.conn.err(rc, s.sql)
-	if e, ok := err.(*Error); ok {
+	var e *Error
+	if errors.As(err, &e) {
 		e.RowIndex = -1
 	}
 	return err
@@ -377,7 +379,7 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 	if rc != capi.OK {
 		return Result{}, s.errOne(rc)
 	}
-	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, nil
+	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, s.conn.takePanic(nil)
 }
 
 // ExecParams runs the statement once with the values of p bound to parameters 1, 2, ...
@@ -395,7 +397,7 @@ func (s *Stmt) ExecParams(p *Params) (Result, error) {
 	if rc != capi.OK {
 		return Result{}, s.errOne(rc)
 	}
-	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, nil
+	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, s.conn.takePanic(nil)
 }
 
 func hasNamed(args []any) bool {
@@ -446,5 +448,5 @@ func (s *Stmt) ExecMany(p *Params) (WriteResult, error) {
 	if rc != capi.OK {
 		return res, s.err(rc)
 	}
-	return res, nil
+	return res, s.conn.takePanic(nil)
 }

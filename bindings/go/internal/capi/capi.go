@@ -64,6 +64,13 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 typedef struct { int32_t rc; sqlbatch_batch b; } gosb_fetch_ret;
 typedef struct { int32_t rc; sqlbatch_exec_result r; } gosb_exec_ret;
 typedef struct { int32_t rc; sqlbatch_write_result r; } gosb_write_ret;
+typedef struct { int32_t rc; sqlbatch_stmt *s; size_t tail; } gosb_prepare_ret;
+
+static inline gosb_prepare_ret gosb_stmt_prepare(sqlbatch_conn *conn, const char *sql, size_t sql_len, uint32_t flags) {
+	gosb_prepare_ret out = {0};
+	out.rc = sqlbatch_stmt_prepare(conn, sql, sql_len, flags, &out.s, &out.tail);
+	return out;
+}
 
 static inline gosb_fetch_ret gosb_stmt_fetch(sqlbatch_stmt *stmt, size_t max_rows, size_t max_bytes) {
 	gosb_fetch_ret out = {0};
@@ -104,7 +111,6 @@ static inline gosb_write_ret gosb_stmt_execute_many_v(sqlbatch_stmt *stmt, const
 #cgo noescape sqlbatch_conn_total_changes
 #cgo noescape sqlbatch_conn_last_insert_rowid
 #cgo noescape sqlbatch_conn_autocommit
-#cgo noescape sqlbatch_stmt_prepare
 #cgo noescape sqlbatch_stmt_columns
 #cgo noescape sqlbatch_stmt_column_not_null
 #cgo noescape sqlbatch_stmt_params
@@ -114,11 +120,13 @@ static inline gosb_write_ret gosb_stmt_execute_many_v(sqlbatch_stmt *stmt, const
 #cgo noescape sqlbatch_stmt_expanded_sql
 #cgo noescape sqlbatch_value_convert
 
-// The calls that cannot call back into Go. The others can, once a Go function, aggregate or
-// collation is registered on the connection (function.go): fetch, fetch_into, exec and
-// execute_many run SQL that calls them; reset and finalize end a statement mid-aggregate,
-// which runs the groups' finish callbacks; close runs the registrations' destroy callbacks.
-// Prepare runs no SQL function or collation and keeps nocallback.
+// The calls that cannot call back into Go. The others can, once a Go function, aggregate,
+// collation or hook is registered on the connection (function.go, hooks.go): fetch,
+// fetch_into, exec and execute_many run SQL that calls them (and every hook); reset and
+// finalize end a statement mid-aggregate, which runs the groups' finish callbacks; close runs
+// the registrations' destroy callbacks and may roll back (the rollback hook); prepare runs the
+// authorizer, and reading the schema runs the busy and progress handlers (so it is neither
+// nocallback nor noescape: its out-parameters are on the C stack of gosb_stmt_prepare).
 #cgo nocallback gosb_stmt_bind
 #cgo nocallback sqlbatch_code_str
 #cgo nocallback sqlbatch_code_name
@@ -132,7 +140,6 @@ static inline gosb_write_ret gosb_stmt_execute_many_v(sqlbatch_stmt *stmt, const
 #cgo nocallback sqlbatch_conn_total_changes
 #cgo nocallback sqlbatch_conn_last_insert_rowid
 #cgo nocallback sqlbatch_conn_autocommit
-#cgo nocallback sqlbatch_stmt_prepare
 #cgo nocallback sqlbatch_stmt_clear_bindings
 #cgo nocallback sqlbatch_stmt_columns
 #cgo nocallback sqlbatch_stmt_column_not_null
@@ -355,10 +362,8 @@ func (c Conn) Exec(sql string, values, names []Value, data []byte) (ExecResult, 
 
 // Prepare is sqlbatch_stmt_prepare; tail is the byte offset just past the first statement.
 func (c Conn) Prepare(sql string, flags uint32) (s Stmt, tail int, rc int32) {
-	var p *C.sqlbatch_stmt
-	var t C.size_t
-	r := C.sqlbatch_stmt_prepare(c.p, cstr(sql), C.size_t(len(sql)), C.uint32_t(flags), &p, &t)
-	return Stmt{p}, int(t), int32(r)
+	out := C.gosb_stmt_prepare(c.p, cstr(sql), C.size_t(len(sql)), C.uint32_t(flags))
+	return Stmt{out.s}, int(out.tail), int32(out.rc)
 }
 
 // Finalize is sqlbatch_stmt_finalize.

@@ -8,31 +8,60 @@ package capi
 // Online backup, serialize/deserialize, incremental blob I/O, limits, db_config, checkpoints,
 // status counters, txn_state, readonly, filename.
 //
-// None of these runs SQL that could call a Go function, aggregate or collation, and none
-// destroys a registration, so none calls back into Go today: all are nocallback. The Go
-// memory they take (names, paths, blob buffers, the ranges of read_many, out-parameters on
-// the Go stack) is read or written during the call only, so all are noescape.
+// Some of these run SQL or take locks, and so may call back into Go once a Go hook is set
+// (hooks.go): backup_step takes the source's and destination's locks (the busy handler);
+// backup_finish ends the destination's transaction; backup_to_file and restore_from_file step
+// a whole backup; checkpoint waits on locks (busy handler); serialize runs a PRAGMA and
+// deserialize an ATTACH (authorizer, progress handler); blob_open and blob_reopen step a small
+// program (authorizer at its prepare, progress handler), blob_read_many reopens for each row;
+// blob_close finalizes that program, which commits a writable handle's transaction in
+// autocommit mode (commit and WAL hooks). Those are neither nocallback nor noescape: what
+// they write goes to the C stack of the gosb_* helpers below and comes back by value, and the
+// Go memory they read (names, paths, the buffer of deserialize, the ranges and buffer of
+// read_many) escapes to the heap, where a callback growing the stack cannot move it.
 //
-// When hooks arrive (issue 11: busy handler, progress handler, authorizer, trace, WAL hook),
-// review this list: backup_step and checkpoint may run the busy handler; blob_open,
-// blob_reopen and blob_read_many step a small program (progress handler, trace);
-// restore_from_file and backup_to_file step a backup (busy handler). Those must then lose
-// nocallback (and noescape, for Go memory that must stay put) while a hook is set.
+// The others take no lock and run no SQL: nocallback, and noescape for the Go memory (names,
+// blob buffers, out-parameters on the Go stack) that they read or write during the call only.
+
+typedef struct { int32_t rc; sqlbatch_blob *b; } gosb_blob_ret;
+typedef struct { int32_t rc; int32_t log; int32_t ckpt; } gosb_ckpt_ret;
+typedef struct { int32_t rc; size_t n; } gosb_many_ret;
+typedef struct { int32_t rc; uint8_t *data; size_t n; } gosb_ser_ret;
+
+static inline gosb_blob_ret gosb_blob_open(sqlbatch_conn *c, const char *s, size_t sl,
+		const char *t, size_t tl, const char *col, size_t cl, int64_t rowid, bool w) {
+	gosb_blob_ret out = {0};
+	out.rc = sqlbatch_blob_open(c, s, sl, t, tl, col, cl, rowid, w, &out.b);
+	return out;
+}
+
+static inline gosb_ckpt_ret gosb_checkpoint(sqlbatch_conn *c, const char *s, size_t sl, int32_t mode) {
+	gosb_ckpt_ret out = {0};
+	out.rc = sqlbatch_conn_checkpoint(c, s, sl, mode, &out.log, &out.ckpt);
+	return out;
+}
+
+static inline gosb_many_ret gosb_blob_read_many(sqlbatch_blob *b, sqlbatch_blob_range *r,
+		size_t n, uint8_t *buf, size_t len) {
+	gosb_many_ret out = {0};
+	out.rc = sqlbatch_blob_read_many(b, r, n, buf, len, &out.n);
+	return out;
+}
+
+static inline gosb_ser_ret gosb_serialize(sqlbatch_conn *c, const char *s, size_t sl) {
+	gosb_ser_ret out = {0};
+	out.rc = sqlbatch_conn_serialize(c, s, sl, &out.data, &out.n);
+	return out;
+}
+
 #cgo noescape sqlbatch_backup_init
 #cgo noescape sqlbatch_backup_remaining
 #cgo noescape sqlbatch_backup_pagecount
-#cgo noescape sqlbatch_conn_backup_to_file
-#cgo noescape sqlbatch_conn_restore_from_file
-#cgo noescape sqlbatch_conn_serialize
-#cgo noescape sqlbatch_conn_deserialize
-#cgo noescape sqlbatch_blob_open
 #cgo noescape sqlbatch_blob_size
 #cgo noescape sqlbatch_blob_read
 #cgo noescape sqlbatch_blob_write
-#cgo noescape sqlbatch_blob_read_many
 #cgo noescape sqlbatch_conn_limit
 #cgo noescape sqlbatch_conn_db_config
-#cgo noescape sqlbatch_conn_checkpoint
 #cgo noescape sqlbatch_conn_status
 #cgo noescape sqlbatch_stmt_status
 #cgo noescape sqlbatch_conn_txn_state
@@ -40,25 +69,14 @@ package capi
 #cgo noescape sqlbatch_conn_filename
 
 #cgo nocallback sqlbatch_backup_init
-#cgo nocallback sqlbatch_backup_step
 #cgo nocallback sqlbatch_backup_remaining
 #cgo nocallback sqlbatch_backup_pagecount
-#cgo nocallback sqlbatch_backup_finish
-#cgo nocallback sqlbatch_conn_backup_to_file
-#cgo nocallback sqlbatch_conn_restore_from_file
-#cgo nocallback sqlbatch_conn_serialize
-#cgo nocallback sqlbatch_conn_deserialize
 #cgo nocallback sqlbatch_free
-#cgo nocallback sqlbatch_blob_open
 #cgo nocallback sqlbatch_blob_size
 #cgo nocallback sqlbatch_blob_read
 #cgo nocallback sqlbatch_blob_write
-#cgo nocallback sqlbatch_blob_reopen
-#cgo nocallback sqlbatch_blob_read_many
-#cgo nocallback sqlbatch_blob_close
 #cgo nocallback sqlbatch_conn_limit
 #cgo nocallback sqlbatch_conn_db_config
-#cgo nocallback sqlbatch_conn_checkpoint
 #cgo nocallback sqlbatch_conn_status
 #cgo nocallback sqlbatch_stmt_status
 #cgo nocallback sqlbatch_conn_txn_state
@@ -165,9 +183,8 @@ func (c Conn) RestoreFromFile(schema, path string) int32 {
 // buffer freed (nil for a database of no pages).
 func (c Conn) Serialize(schema string) ([]byte, int32) {
 	s, sl := optstr(schema)
-	var data *C.uint8_t
-	var n C.size_t
-	rc := C.sqlbatch_conn_serialize(c.p, s, sl, &data, &n)
+	ret := C.gosb_serialize(c.p, s, sl)
+	rc, data, n := ret.rc, ret.data, ret.n
 	if rc != OK {
 		return nil, int32(rc)
 	}
@@ -188,12 +205,11 @@ func (c Conn) Deserialize(schema string, b []byte, flags uint32) int32 {
 
 // BlobOpen is sqlbatch_blob_open.
 func (c Conn) BlobOpen(schema, table, column string, rowid int64, writable bool) (Blob, int32) {
-	var p *C.sqlbatch_blob
 	s, sl := optstr(schema)
 	t, tl := reqstr(table)
 	col, cl := reqstr(column)
-	rc := C.sqlbatch_blob_open(c.p, s, sl, t, tl, col, cl, C.int64_t(rowid), C.bool(writable), &p)
-	return Blob{p}, int32(rc)
+	out := C.gosb_blob_open(c.p, s, sl, t, tl, col, cl, C.int64_t(rowid), C.bool(writable))
+	return Blob{out.b}, int32(out.rc)
 }
 
 // Size is sqlbatch_blob_size.
@@ -245,10 +261,9 @@ var (
 
 // ReadMany is sqlbatch_blob_read_many; done is the number of ranges read.
 func (b Blob) ReadMany(ranges []BlobRange, buf []byte) (done int, rc int32) {
-	var n C.size_t
-	r := C.sqlbatch_blob_read_many(b.p, (*C.sqlbatch_blob_range)(unsafe.Pointer(unsafe.SliceData(ranges))),
-		C.size_t(len(ranges)), bptr(buf), C.size_t(len(buf)), &n)
-	return int(n), int32(r)
+	out := C.gosb_blob_read_many(b.p, (*C.sqlbatch_blob_range)(unsafe.Pointer(unsafe.SliceData(ranges))),
+		C.size_t(len(ranges)), bptr(buf), C.size_t(len(buf)))
+	return int(out.n), int32(out.rc)
 }
 
 // Limit is sqlbatch_conn_limit: the old value; value < 0 only reads.
@@ -268,9 +283,8 @@ func (c Conn) DBConfig(op, value int32) (int32, int32) {
 // Checkpoint is sqlbatch_conn_checkpoint.
 func (c Conn) Checkpoint(schema string, mode int32) (log, checkpointed int32, rc int32) {
 	s, sl := optstr(schema)
-	var l, ck C.int32_t
-	r := C.sqlbatch_conn_checkpoint(c.p, s, sl, C.int32_t(mode), &l, &ck)
-	return int32(l), int32(ck), int32(r)
+	out := C.gosb_checkpoint(c.p, s, sl, C.int32_t(mode))
+	return int32(out.log), int32(out.ckpt), int32(out.rc)
 }
 
 // Status is sqlbatch_conn_status.

@@ -1,0 +1,34 @@
+// The C callbacks of Go hooks (see hooks.go): each passes its arguments on to an exported Go
+// function, with the user data as an integer (a cgo.Handle value).
+#include <stdint.h>
+#include "sqlbatch.h"
+#include "_cgo_export.h"
+
+void gosb_update_hook_tramp(void *ud, int32_t op, const char *schema, const char *table,
+		int64_t rowid) {
+	gosbUpdateHook((uintptr_t)ud, op, (char *)schema, (char *)table, rowid);
+}
+
+int32_t gosb_commit_hook_tramp(void *ud) { return gosbCommitHook((uintptr_t)ud); }
+
+void gosb_rollback_hook_tramp(void *ud) { gosbRollbackHook((uintptr_t)ud); }
+
+int32_t gosb_wal_hook_tramp(void *ud, const char *schema, int32_t pages) {
+	return gosbWALHook((uintptr_t)ud, (char *)schema, pages);
+}
+
+int32_t gosb_progress_tramp(void *ud) { return gosbProgress((uintptr_t)ud); }
+
+int32_t gosb_busy_tramp(void *ud, int32_t count) { return gosbBusy((uintptr_t)ud, count); }
+
+int32_t gosb_authorizer_tramp(void *ud, int32_t action, const char *a, const char *b,
+		const char *schema, const char *trigger) {
+	return gosbAuthorizer((uintptr_t)ud, action, (char *)a, (char *)b, (char *)schema,
+		(char *)trigger);
+}
+
+void gosb_change_feed_tramp(void *ud, const sqlbatch_change *changes, size_t n_changes,
+		const sqlbatch_change_table *tables, size_t n_tables, int32_t reason) {
+	gosbChangeFeed((uintptr_t)ud, (sqlbatch_change *)changes, n_changes,
+		(sqlbatch_change_table *)tables, n_tables, reason);
+}
