@@ -70,6 +70,77 @@ module Database.SQLite3
     -- * Interrupting a long-running query
   , interrupt
   , interruptibly
+    -- * Incremental blob I/O
+    --
+    -- | <https://www.sqlite.org/c3ref/blob_open.html>. 'withBlob' and 'blobReadMany' are
+    -- not in direct-sqlite. A handle may be closed twice, and before or after its
+    -- connection (closing a connection closes its blob handles; using one then throws
+    -- 'ErrorMisuse').
+  , blobOpen
+  , blobClose
+  , blobReopen
+  , blobBytes
+  , blobRead
+  , blobReadBuf
+  , blobWrite
+  , blobReadMany
+  , withBlob
+    -- * Online Backup API
+    --
+    -- | <https://www.sqlite.org/backup.html> and
+    -- <https://www.sqlite.org/c3ref/backup_finish.html>. 'withBackup', 'backupToFile' and
+    -- 'restoreFromFile' are not in direct-sqlite.
+  , backupInit
+  , backupFinish
+  , backupStep
+  , backupRemaining
+  , backupPagecount
+  , withBackup
+  , backupToFile
+  , restoreFromFile
+    -- * Serialization
+  , serialize
+  , deserialize
+  , DeserializeFlag (..)
+    -- * Limits, switches and state
+  , getLimit
+  , setLimit
+  , Limit (..)
+  , getDbConfig
+  , setDbConfig
+  , DbConfig (..)
+  , walCheckpoint
+  , CheckpointMode (..)
+  , dbStatus
+  , DbStatus (..)
+  , txnState
+  , TxnState (..)
+  , dbReadOnly
+  , dbFilename
+    -- * Hooks
+    --
+    -- | Not in direct-sqlite. An exception thrown by a hook never unwinds through SQLite:
+    -- it is kept for 'takeHookException' and the hook answers no (a commit hook vetoes, a
+    -- progress handler interrupts, a busy handler gives up, an authorizer denies, a WAL hook
+    -- makes the statement fail). A hook must not use its own connection (it gets a
+    -- 'HookReentry' exception), except the WAL hook. See
+    -- "Database.SQLite3.Internal.Extra". There is no @setTrace@: sqlbatch's C ABI has no
+    -- trace call yet.
+  , setUpdateHook
+  , ChangeOp (..)
+  , setChangeFeed
+  , Change (..)
+  , FeedReason (..)
+  , setCommitHook
+  , setRollbackHook
+  , setWalHook
+  , setProgressHandler
+  , setBusyHandler
+  , setAuthorizer
+  , AuthAction (..)
+  , AuthResult (..)
+  , takeHookException
+  , HookReentry (..)
     -- * Types
   , Database
   , Statement
@@ -78,8 +149,11 @@ module Database.SQLite3
   , SQLVFS (..)
   , SQLError (..)
   , ColumnType (..)
+  , Blob
+  , Backup
     -- ** Results and errors
   , StepResult (..)
+  , BackupStepResult (..)
   , Error (..)
     -- ** Special integers
   , ParamIndex (..)
@@ -87,7 +161,7 @@ module Database.SQLite3
   , ColumnCount
   ) where
 
-import Control.Exception (Exception, evaluate, throw, throwIO)
+import Control.Exception (Exception, evaluate, mask, onException, throw, throwIO)
 import Control.Monad (when, zipWithM, zipWithM_)
 import Data.Bits ((.|.))
 import Data.ByteString (ByteString)
@@ -105,6 +179,13 @@ import Database.SQLite3.Internal
   , columnBlob, columnCount, columnDouble, columnInt64, columnType, interrupt
   , lastInsertRowId )
 import qualified Database.SQLite3.Internal as I
+import Database.SQLite3.Internal.Extra
+  ( Backup, BackupStepResult (..), Blob, Change (..), ChangeOp (..), CheckpointMode (..)
+  , DbConfig (..), DbStatus (..), DeserializeFlag (..), FeedReason (..), HookReentry (..)
+  , Limit (..), TxnState (..), AuthAction (..), AuthResult (..), backupPagecount
+  , backupRemaining, blobBytes, takeHookException )
+import qualified Database.SQLite3.Internal.Extra as X
+import Foreign.Ptr (Ptr)
 
 -- | A value of a column or parameter.
 data SQLData
@@ -415,3 +496,211 @@ typedColumns st = zipWithM f [0 ..]
   where
     f i Nothing = column st i
     f i (Just t) = typedColumn t st i
+
+------------------------------------------------------------------------------------------
+-- Blob I/O
+
+-- | <https://www.sqlite.org/c3ref/blob_open.html>: opens a value for incremental I/O.
+blobOpen
+  :: Database
+  -> Text   -- ^ The symbolic name of the database (e.g. \"main\").
+  -> Text   -- ^ The table name.
+  -> Text   -- ^ The column name.
+  -> Int64  -- ^ The @ROWID@ of the row.
+  -> Bool   -- ^ Open the blob for read-write.
+  -> IO Blob
+blobOpen db zDb zTable zColumn rowid rw =
+  X.blobOpen db (toUtf8 zDb) (toUtf8 zTable) (toUtf8 zColumn) rowid rw
+    >>= checkError (DetailDatabase db) "blobOpen"
+
+-- | <https://www.sqlite.org/c3ref/blob_close.html>: never throws; closing twice is a no-op.
+blobClose :: Blob -> IO ()
+blobClose b = X.blobClose b >>= checkError (DetailDatabase (X.blobDatabase b)) "blobClose"
+
+-- | <https://www.sqlite.org/c3ref/blob_reopen.html>
+blobReopen
+  :: Blob
+  -> Int64  -- ^ The @ROWID@ of the row.
+  -> IO ()
+blobReopen b rowid = X.blobReopen b rowid >>= checkError (DetailDatabase (X.blobDatabase b)) "blobReopen"
+
+-- | <https://www.sqlite.org/c3ref/blob_read.html>
+blobRead
+  :: Blob
+  -> Int  -- ^ Number of bytes to read.
+  -> Int  -- ^ Offset within the blob.
+  -> IO ByteString
+blobRead b len off = X.blobRead b len off >>= checkError (DetailDatabase (X.blobDatabase b)) "blobRead"
+
+-- | Like 'blobRead', into a buffer of at least that many bytes.
+blobReadBuf :: Blob -> Ptr a -> Int -> Int -> IO ()
+blobReadBuf b buf len off =
+  X.blobReadBuf b buf len off >>= checkError (DetailDatabase (X.blobDatabase b)) "blobReadBuf"
+
+-- | <https://www.sqlite.org/c3ref/blob_write.html>
+blobWrite
+  :: Blob
+  -> ByteString
+  -> Int  -- ^ Offset within the blob.
+  -> IO ()
+blobWrite b bs off = X.blobWrite b bs off >>= checkError (DetailDatabase (X.blobDatabase b)) "blobWrite"
+
+-- | Reads many @(rowid, offset, length)@ ranges of the handle's column ('Nothing': to the
+-- end of the value) in as few calls as the bytes allow (usually one).
+blobReadMany :: Blob -> [(Int64, Int, Maybe Int)] -> IO [ByteString]
+blobReadMany b rs = X.blobReadMany b rs >>= checkError (DetailDatabase (X.blobDatabase b)) "blobReadMany"
+
+-- | Opens a blob handle for the action and closes it afterwards, also on an exception.
+withBlob :: Database -> Text -> Text -> Text -> Int64 -> Bool -> (Blob -> IO a) -> IO a
+withBlob db zDb zTable zColumn rowid rw act = mask $ \restore -> do
+  b <- blobOpen db zDb zTable zColumn rowid rw
+  r <- restore (act b) `onException` X.blobClose b
+  blobClose b
+  return r
+
+------------------------------------------------------------------------------------------
+-- Backup
+
+-- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backupinit>
+backupInit
+  :: Database  -- ^ Destination database handle.
+  -> Text      -- ^ Destination database name.
+  -> Database  -- ^ Source database handle.
+  -> Text      -- ^ Source database name.
+  -> IO Backup
+backupInit dst dn src sn =
+  X.backupInit dst (toUtf8 dn) src (toUtf8 sn) >>= checkError (DetailDatabase dst) "backupInit"
+
+-- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backupfinish>: throws the error
+-- that ended the backup, if any; finishing twice is a no-op.
+backupFinish :: Backup -> IO ()
+backupFinish bk = X.backupFinish bk >>= checkError (DetailDatabase (X.backupDestination bk)) "backupFinish"
+
+-- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backupstep>: copies up to that
+-- many pages (negative: all). 'ErrorBusy' and 'ErrorLocked' lose nothing: step again. The
+-- error's details are the destination's message (direct-sqlite says \"failed\").
+backupStep :: Backup -> Int -> IO BackupStepResult
+backupStep bk pages =
+  X.backupStep bk pages >>= checkError (DetailDatabase (X.backupDestination bk)) "backupStep"
+
+-- | Starts a backup for the action and finishes it afterwards (also on an exception, then
+-- without throwing a second error).
+withBackup :: Database -> Text -> Database -> Text -> (Backup -> IO a) -> IO a
+withBackup dst dn src sn act = mask $ \restore -> do
+  bk <- backupInit dst dn src sn
+  r <- restore (act bk) `onException` X.backupFinish bk
+  backupFinish bk
+  return r
+
+-- | Copies database @schema@ of the connection to the file at the path, in one call.
+backupToFile :: Database -> Text -> Text -> IO ()
+backupToFile db schema path = X.backupToFile db (toUtf8 schema) (toUtf8 path)
+  >>= checkError (DetailDatabase db) ("backupToFile " `appendShow` path)
+
+-- | Replaces database @schema@ of the connection with the database in the file at the path.
+restoreFromFile :: Database -> Text -> Text -> IO ()
+restoreFromFile db schema path = X.restoreFromFile db (toUtf8 schema) (toUtf8 path)
+  >>= checkError (DetailDatabase db) ("restoreFromFile " `appendShow` path)
+
+------------------------------------------------------------------------------------------
+-- Serialization, limits, switches, state
+
+-- | <https://www.sqlite.org/c3ref/serialize.html>: database @schema@ as its file's bytes.
+serialize :: Database -> Text -> IO ByteString
+serialize db schema = X.serialize db (toUtf8 schema) >>= checkError (DetailDatabase db) "serialize"
+
+-- | <https://www.sqlite.org/c3ref/deserialize.html>: replaces database @schema@ with a copy
+-- of the bytes (a corrupt buffer makes later statements fail, never crash).
+deserialize :: Database -> Text -> ByteString -> [DeserializeFlag] -> IO ()
+deserialize db schema bs flags =
+  X.deserialize db (toUtf8 schema) bs flags >>= checkError (DetailDatabase db) "deserialize"
+
+-- | <https://www.sqlite.org/c3ref/limit.html>
+getLimit :: Database -> Limit -> IO Int
+getLimit db l = X.getLimit db l >>= checkError (DetailDatabase db) "getLimit"
+
+-- | Sets a limit, returning the previous value.
+setLimit :: Database -> Limit -> Int -> IO Int
+setLimit db l v = X.setLimit db l v >>= checkError (DetailDatabase db) "setLimit"
+
+-- | A @sqlite3_db_config@ switch's state.
+getDbConfig :: Database -> DbConfig -> IO Bool
+getDbConfig db o = X.getDbConfig db o >>= checkError (DetailDatabase db) "getDbConfig"
+
+-- | Sets a @sqlite3_db_config@ switch, returning its new state.
+setDbConfig :: Database -> DbConfig -> Bool -> IO Bool
+setDbConfig db o v = X.setDbConfig db o v >>= checkError (DetailDatabase db) "setDbConfig"
+
+-- | <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>: (frames in the log, frames
+-- checkpointed).
+walCheckpoint :: Database -> Maybe Text -> CheckpointMode -> IO (Int, Int)
+walCheckpoint db schema mode =
+  X.walCheckpoint db (toUtf8 <$> schema) mode >>= checkError (DetailDatabase db) "walCheckpoint"
+
+-- | <https://www.sqlite.org/c3ref/db_status.html>: (current, high-water).
+dbStatus :: Database -> DbStatus -> Bool -> IO (Int64, Int64)
+dbStatus db op rst = X.dbStatus db op rst >>= checkError (DetailDatabase db) "dbStatus"
+
+-- | <https://www.sqlite.org/c3ref/txn_state.html>
+txnState :: Database -> Maybe Text -> IO TxnState
+txnState db schema = X.txnState db (toUtf8 <$> schema) >>= checkError (DetailDatabase db) "txnState"
+
+-- | <https://www.sqlite.org/c3ref/db_readonly.html>
+dbReadOnly :: Database -> Text -> IO Bool
+dbReadOnly db schema = X.dbReadOnly db (toUtf8 schema) >>= checkError (DetailDatabase db) "dbReadOnly"
+
+-- | <https://www.sqlite.org/c3ref/db_filename.html>: empty for an in-memory database.
+dbFilename :: Database -> Text -> IO Text
+dbFilename db schema = do
+  Utf8 b <- X.dbFilename db (toUtf8 schema) >>= checkError (DetailDatabase db) "dbFilename"
+  return (TE.decodeUtf8With lenientDecode b)
+
+------------------------------------------------------------------------------------------
+-- Hooks
+
+decodeName :: Utf8 -> Text
+decodeName (Utf8 b) = TE.decodeUtf8With lenientDecode b
+
+-- | <https://www.sqlite.org/c3ref/update_hook.html>: called for every row inserted, deleted
+-- or updated, with the database, the table and the rowid; 'Nothing' removes it.
+setUpdateHook :: Database -> Maybe (ChangeOp -> Text -> Text -> Int64 -> IO ()) -> IO ()
+setUpdateHook db mf = X.setUpdateHook db (fmap (\f op s t -> f op (decodeName s) (decodeName t)) mf)
+  >>= checkError (DetailDatabase db) "setUpdateHook"
+
+-- | The update hook's events in batches of up to @max@ (@< 1@: 1024), handed over when
+-- full, at commit and at rollback: one call for many rows.
+setChangeFeed :: Database -> Int -> Maybe ([Change] -> FeedReason -> IO ()) -> IO ()
+setChangeFeed db n mf = X.setChangeFeed db n mf >>= checkError (DetailDatabase db) "setChangeFeed"
+
+-- | <https://www.sqlite.org/c3ref/commit_hook.html>: 'True' turns the commit into a rollback.
+setCommitHook :: Database -> Maybe (IO Bool) -> IO ()
+setCommitHook db mf = X.setCommitHook db mf >>= checkError (DetailDatabase db) "setCommitHook"
+
+-- | <https://www.sqlite.org/c3ref/commit_hook.html>: called when a transaction rolls back.
+setRollbackHook :: Database -> Maybe (IO ()) -> IO ()
+setRollbackHook db mf = X.setRollbackHook db mf >>= checkError (DetailDatabase db) "setRollbackHook"
+
+-- | <https://www.sqlite.org/c3ref/wal_hook.html>: after each commit in WAL mode, with the
+-- database and its log's frames; it may use the connection (e.g. 'walCheckpoint').
+setWalHook :: Database -> Maybe (Text -> Int -> IO ()) -> IO ()
+setWalHook db mf = X.setWalHook db (fmap (\f s -> f (decodeName s)) mf)
+  >>= checkError (DetailDatabase db) "setWalHook"
+
+-- | <https://www.sqlite.org/c3ref/progress_handler.html>: every @n@ virtual machine steps;
+-- 'True' interrupts the statement.
+setProgressHandler :: Database -> Int -> Maybe (IO Bool) -> IO ()
+setProgressHandler db n mf =
+  X.setProgressHandler db n mf >>= checkError (DetailDatabase db) "setProgressHandler"
+
+-- | <https://www.sqlite.org/c3ref/busy_handler.html>: 'True' retries.
+setBusyHandler :: Database -> Maybe (Int -> IO Bool) -> IO ()
+setBusyHandler db mf = X.setBusyHandler db mf >>= checkError (DetailDatabase db) "setBusyHandler"
+
+-- | <https://www.sqlite.org/c3ref/set_authorizer.html>
+setAuthorizer
+  :: Database
+  -> Maybe (AuthAction -> Maybe Text -> Maybe Text -> Maybe Text -> Maybe Text -> IO AuthResult)
+  -> IO ()
+setAuthorizer db mf = X.setAuthorizer db (fmap wrap mf) >>= checkError (DetailDatabase db) "setAuthorizer"
+  where
+    wrap f a x y s t = f a (decodeName <$> x) (decodeName <$> y) (decodeName <$> s) (decodeName <$> t)

@@ -58,12 +58,79 @@ module Database.SQLite3.Direct
   , totalChanges
     -- * Interrupting a long-running query
   , interrupt
+    -- * Incremental blob I/O
+    --
+    -- | <https://www.sqlite.org/c3ref/blob_open.html>. 'blobReadMany' is sqlbatch's: many
+    -- (rowid, range) pairs in one call.
+  , blobOpen
+  , blobClose
+  , blobReopen
+  , blobBytes
+  , blobRead
+  , blobReadBuf
+  , blobWrite
+  , blobReadMany
+  , blobDatabase
+    -- * Online Backup API
+    --
+    -- | <https://www.sqlite.org/backup.html> and
+    -- <https://www.sqlite.org/c3ref/backup_finish.html>
+  , backupInit
+  , backupFinish
+  , backupStep
+  , backupRemaining
+  , backupPagecount
+  , backupDestination
+  , backupToFile
+  , restoreFromFile
+    -- * Serialization
+  , serialize
+  , deserialize
+  , DeserializeFlag (..)
+    -- * Limits, switches and state
+  , getLimit
+  , setLimit
+  , Limit (..)
+  , getDbConfig
+  , setDbConfig
+  , DbConfig (..)
+  , walCheckpoint
+  , CheckpointMode (..)
+  , dbStatus
+  , DbStatus (..)
+  , txnState
+  , TxnState (..)
+  , dbReadOnly
+  , dbFilename
+    -- * Hooks
+    --
+    -- | Not in direct-sqlite; see "Database.SQLite3.Internal.Extra" for how exceptions in
+    -- hooks are handled and what a hook may do with its connection. There is no @setTrace@
+    -- yet: sqlbatch's C ABI has no trace call.
+  , setUpdateHook
+  , ChangeOp (..)
+  , setChangeFeed
+  , Change (..)
+  , FeedReason (..)
+  , setCommitHook
+  , setRollbackHook
+  , setWalHook
+  , setProgressHandler
+  , setBusyHandler
+  , setAuthorizer
+  , AuthAction (..)
+  , AuthResult (..)
+  , takeHookException
+  , HookReentry (..)
     -- * Types
   , Database
   , Statement
   , ColumnType (..)
+  , Blob
+  , Backup
     -- ** Results and errors
   , StepResult (..)
+  , BackupStepResult (..)
   , Error (..)
     -- ** Special types
   , Utf8 (..)
@@ -73,6 +140,7 @@ module Database.SQLite3.Direct
   ) where
 
 import Database.SQLite3.Internal
+import Database.SQLite3.Internal.Extra
 
 -- | The same as 'step' (direct-sqlite's unsafe-call variant). A 'step' that reads the
 -- current batch makes no foreign call at all, and the one that fetches must stay @safe@:

@@ -88,10 +88,21 @@ module Database.SQLite3.Internal
   , columnTextWith
   , liveStatements
   , decodeCode
+    -- * For "Database.SQLite3.Internal.Extra"
+  , withLock
+  , withLocks
+  , dbIdent
+  , libraryFailure
+  , ownFailure
+  , codeText
+  , HookReentry (..)
+  , runHook
+  , takeHookException
   ) where
 
+import Control.Concurrent (ThreadId, myThreadId)
 import Control.Concurrent.MVar
-import Control.Exception (mask_, onException)
+import Control.Exception (Exception, SomeException, evaluate, mask, mask_, onException, throwIO, try)
 import Control.Monad (forM, unless, when)
 import Data.Bits ((.&.), (.|.))
 import qualified Data.ByteString as B
@@ -369,6 +380,12 @@ data Database = Database
     -- ^ the last failure made here (misuse, index out of range), shown by 'errmsg' until
     -- the library reports a newer one
   , dbId :: !Int
+  , dbHookThreads :: !(IORef [(ThreadId, Maybe (Ptr CConn))])
+    -- ^ the Haskell threads running a hook of this connection now, each with the handle it
+    -- may use (the WAL hook's, which SQLite lets run SQL) or 'Nothing' (every other hook:
+    -- using the connection throws 'HookReentry' instead of waiting for its own lock)
+  , dbHookError :: !(IORef (Maybe SomeException))
+    -- ^ the first exception a hook threw that nobody has taken yet
   }
 
 instance Eq Database where
@@ -416,7 +433,9 @@ newDatabase c = do
   stmts <- newIORef IM.empty
   own <- newIORef Nothing
   i <- nextId
-  let db = Database lock guard stmts own i
+  hooks <- newIORef []
+  herr <- newIORef Nothing
+  let db = Database lock guard stmts own i hooks herr
   -- A connection nobody references any more is closed by the garbage collector (its
   -- statements are unreachable too, so 'close' finds none alive).
   _ <- mkWeakMVar lock (() <$ close db)
@@ -453,9 +472,70 @@ sqliteBusy = 5
 
 -- | Runs an action with the connection's lock (interruptibly: waiting for the lock can be
 -- interrupted by an asynchronous exception).
+--
+-- Inside a hook of this connection (which runs while the call that fired it holds the
+-- lock), the lock is not taken: the WAL hook gets the connection's handle, every other hook
+-- gets a 'HookReentry' exception (SQLite forbids them to use the connection; waiting for
+-- the lock would never end).
 withLock :: Database -> (Ptr CConn -> IO a) -> IO a
-withLock db = withMVar (dbLock db)
+withLock db k = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs then withMVar (dbLock db) k else do
+    t <- myThreadId
+    case lookup t hs of
+      Nothing -> withMVar (dbLock db) k
+      Just (Just c) -> k c
+      Just Nothing -> throwIO HookReentry
 {-# INLINE withLock #-}
+
+-- | Both connections' locks, always taken in the same order (by id), so that two threads
+-- running backups in opposite directions cannot deadlock. The two must differ.
+withLocks :: Database -> Database -> (Ptr CConn -> Ptr CConn -> IO a) -> IO a
+withLocks a b k
+  | dbId a <= dbId b = withLock a $ \ca -> withLock b $ \cb -> k ca cb
+  | otherwise = withLock b $ \cb -> withLock a $ \ca -> k ca cb
+
+-- | Throws 'HookReentry' when called from a hook of the connection.
+notInHook :: Database -> IO ()
+notInHook db = do
+  hs <- readIORef (dbHookThreads db)
+  unless (null hs) $ do
+    t <- myThreadId
+    when (maybe False (const True) (lookup t hs)) (throwIO HookReentry)
+
+-- | The connection's identity (unique in the process).
+dbIdent :: Database -> Int
+dbIdent = dbId
+
+-- | Thrown inside a hook (update, commit, rollback, progress, busy, authorizer, change feed)
+-- that uses its own connection, which SQLite forbids; the hook's runner catches it like any
+-- other exception of the hook (see "Database.SQLite3.Internal.Extra").
+data HookReentry = HookReentry
+
+instance Show HookReentry where
+  show _ = "Database.SQLite3: a hook used its own connection (SQLite forbids it; only the WAL hook may)"
+
+instance Exception HookReentry
+
+-- | Runs a hook's Haskell code: registers the running thread (see 'withLock'), catches every
+-- exception (none may unwind through C), records the first one on the connection and
+-- returns the default instead. The result is forced inside.
+runHook :: Database -> Maybe (Ptr CConn) -> a -> IO a -> IO a
+runHook db c dflt act = mask $ \restore -> do
+  t <- myThreadId
+  atomicModifyIORef' (dbHookThreads db) (\hs -> ((t, c) : hs, ()))
+  r <- try (restore (act >>= evaluate))
+  atomicModifyIORef' (dbHookThreads db) (\hs -> (filter ((/= t) . fst) hs, ()))
+  case r of
+    Right x -> return x
+    Left e -> do
+      atomicModifyIORef' (dbHookError db) (\m -> (maybe (Just e) Just m, ()))
+      return dflt
+
+-- | The first exception a hook of the connection threw since the last call, if any (and
+-- forgets it).
+takeHookException :: Database -> IO (Maybe SomeException)
+takeHookException db = atomicModifyIORef' (dbHookError db) (\m -> (Nothing, m))
 
 -- | <https://www.sqlite.org/c3ref/close.html>. As @sqlite3_close@, returns 'ErrorBusy' (and
 -- leaves the connection open) while a statement of the connection is not finalized, such
@@ -464,7 +544,7 @@ withLock db = withMVar (dbLock db)
 -- garbage collector once if live-looking statements remain). Closing a closed connection
 -- is a no-op (@Right ()@).
 close :: Database -> IO (Either Error ())
-close db = do
+close db = notInHook db >> do
   busy <- liveStatementsWith finalizeCore db
   busy' <- if busy == 0 then return 0 else performMajorGC >> liveStatementsWith finalizeCore db
   if busy' > 0

@@ -1,0 +1,930 @@
+{-# LANGUAGE CApiFFI #-}
+{-# LANGUAGE OverloadedStrings #-}
+-- |
+-- Module      : Database.SQLite3.Internal.Extra
+-- Description : Blob I/O, online backup, serialization, limits, switches and hooks for
+--               "Database.SQLite3.Direct" and "Database.SQLite3"
+--
+-- The rest of SQLite's surface for direct-sqlite's API, over sqlbatch's C ABI: incremental
+-- blob I/O ('blobOpen' ... 'blobReadMany'), the online backup ('backupInit' ...
+-- 'backupFinish', 'backupToFile', 'restoreFromFile'), 'serialize' / 'deserialize', limits,
+-- @db_config@ switches, checkpoints, status counters, and the hooks (update, commit,
+-- rollback, WAL, progress, busy, authorizer, and the batched change feed). Every function
+-- returns its error (direct-sqlite's "Direct" style); "Database.SQLite3" has the throwing
+-- forms.
+--
+-- = Safety
+--
+-- Every call that does I/O or can run a hook written in Haskell is a @safe@ foreign call;
+-- only pure getters (sizes, page counts, limits, switches, counters) are @unsafe@. A 'Blob'
+-- or 'Backup' may be closed twice, before or after its connection, in any order, from any
+-- thread: a closed one gives 'ErrorMisuse' (its getters 0); one nobody references any more is
+-- closed by the garbage collector. Closing a connection closes its blob handles and finishes
+-- the backups it is the destination of (the C library does); they then give 'ErrorMisuse'
+-- and still close cleanly. Calls take the connection's lock (a backup takes both, always in
+-- the same order).
+--
+-- = Hooks
+--
+-- Each hook's closure is held by a 'StablePtr' passed to the library as its user data, and
+-- called through one 'FunPtr' per hook kind, made once (@foreign import ccall "wrapper"@).
+-- The library calls the destroy callback exactly once per registration (when it is replaced
+-- or removed, when the connection closes, or at once if the registration fails), which
+-- frees the 'StablePtr'; 'liveHookCount' counts the registrations not yet destroyed.
+--
+-- An exception thrown by a hook never unwinds through C. It is caught, the first one is kept
+-- on the connection for 'takeHookException', and the hook answers as if it had said no: a
+-- commit hook vetoes the commit, a progress handler interrupts the statement, a busy handler
+-- gives up ('ErrorBusy'), an authorizer denies ('ErrorAuthorization'), a WAL hook makes the
+-- committing statement report 'ErrorError' (the commit stands). An update hook, rollback
+-- hook or change feed cannot stop anything: its exception is only kept.
+--
+-- A hook must not use its own connection (SQLite's rule); here such a use throws
+-- 'HookReentry' inside the hook (instead of waiting forever for the connection's lock, which
+-- the call that fired the hook holds), which is then handled as above. The WAL hook is the
+-- exception SQLite makes: it may run SQL on its connection (e.g. 'walCheckpoint').
+module Database.SQLite3.Internal.Extra
+  ( -- * Incremental blob I/O
+    Blob
+  , blobOpen
+  , blobClose
+  , blobReopen
+  , blobBytes
+  , blobRead
+  , blobReadBuf
+  , blobWrite
+  , blobReadMany
+  , blobDatabase
+    -- * Online backup
+  , Backup
+  , BackupStepResult (..)
+  , backupInit
+  , backupStep
+  , backupRemaining
+  , backupPagecount
+  , backupFinish
+  , backupDestination
+  , backupToFile
+  , restoreFromFile
+    -- * Serialization
+  , DeserializeFlag (..)
+  , serialize
+  , deserialize
+    -- * Limits, switches and state
+  , Limit (..)
+  , getLimit
+  , setLimit
+  , DbConfig (..)
+  , getDbConfig
+  , setDbConfig
+  , CheckpointMode (..)
+  , walCheckpoint
+  , DbStatus (..)
+  , dbStatus
+  , TxnState (..)
+  , txnState
+  , dbReadOnly
+  , dbFilename
+    -- * Hooks
+  , ChangeOp (..)
+  , setUpdateHook
+  , setCommitHook
+  , setRollbackHook
+  , setWalHook
+  , setProgressHandler
+  , setBusyHandler
+  , AuthAction (..)
+  , AuthResult (..)
+  , setAuthorizer
+  , Change (..)
+  , FeedReason (..)
+  , setChangeFeed
+  , takeHookException
+  , HookReentry (..)
+  , liveHookCount
+  ) where
+
+import Control.Exception (mask_)
+import Control.Monad (forM, when)
+import Data.Bits ((.|.))
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Internal as BI
+import qualified Data.ByteString.Unsafe as BU
+import Data.Int (Int32, Int64)
+import Data.IORef
+import qualified Data.IntMap.Strict as IM
+import Data.Text (Text)
+import qualified Data.Text.Encoding as TE
+import qualified Data.Text.Encoding.Error as TE
+import Data.Word (Word32, Word64, Word8)
+import Foreign.C.String (CString)
+import Foreign.C.Types (CBool (..), CChar, CSize (..))
+import Foreign.ForeignPtr (newForeignPtr, withForeignPtr)
+import Foreign.Marshal.Alloc (alloca, allocaBytes)
+import Foreign.Ptr (FunPtr, Ptr, castPtr, nullFunPtr, nullPtr, plusPtr)
+import Foreign.StablePtr
+import Foreign.Storable (peek, peekByteOff, pokeByteOff)
+import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
+import System.IO.Unsafe (unsafePerformIO)
+import System.Mem.Weak (Weak)
+
+import Database.SQLBatch.Raw.Types (CConn, sqlbatchDone, sqlbatchEBufferTooSmall,
+                                    sqlbatchERange, sqlbatchOk)
+import Database.SQLite3.Internal
+
+#include "sqlbatch.h"
+
+------------------------------------------------------------------------------------------
+-- Foreign imports
+
+-- | @sqlbatch_blob@ (opaque).
+data CBlob
+
+-- | @sqlbatch_backup@ (opaque).
+data CBackup
+
+foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_open"
+  c_blob_open :: Ptr CConn -> CString -> CSize -> CString -> CSize -> CString -> CSize -> Int64
+              -> CBool -> Ptr (Ptr CBlob) -> IO Int32
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_blob_size"
+  c_blob_size :: Ptr CBlob -> Ptr Word64 -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_read"
+  c_blob_read :: Ptr CBlob -> Word64 -> Ptr Word8 -> CSize -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_write"
+  c_blob_write :: Ptr CBlob -> Word64 -> Ptr Word8 -> CSize -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_reopen"
+  c_blob_reopen :: Ptr CBlob -> Int64 -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_read_many"
+  c_blob_read_many :: Ptr CBlob -> Ptr () -> CSize -> Ptr Word8 -> CSize -> Ptr CSize -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_close"
+  c_blob_close :: Ptr CBlob -> IO ()
+
+foreign import capi safe "hs_sqlbatch.h sqlbatch_backup_init"
+  c_backup_init :: Ptr CConn -> CString -> CSize -> Ptr CConn -> CString -> CSize
+                -> Ptr (Ptr CBackup) -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_backup_step"
+  c_backup_step :: Ptr CBackup -> Int32 -> IO Int32
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_backup_remaining"
+  c_backup_remaining :: Ptr CBackup -> Ptr Int64 -> IO Int32
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_backup_pagecount"
+  c_backup_pagecount :: Ptr CBackup -> Ptr Int64 -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_backup_finish"
+  c_backup_finish :: Ptr CBackup -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_backup_to_file"
+  c_backup_to_file :: Ptr CConn -> CString -> CSize -> CString -> CSize -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_restore_from_file"
+  c_restore_from_file :: Ptr CConn -> CString -> CSize -> CString -> CSize -> IO Int32
+
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_serialize"
+  c_serialize :: Ptr CConn -> CString -> CSize -> Ptr (Ptr Word8) -> Ptr CSize -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_deserialize"
+  c_deserialize :: Ptr CConn -> CString -> CSize -> Ptr Word8 -> CSize -> Word32 -> IO Int32
+foreign import capi "hs_sqlbatch.h &sqlbatch_free"
+  p_sqlbatch_free :: FunPtr (Ptr Word8 -> IO ())
+
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_limit"
+  c_limit :: Ptr CConn -> Int32 -> Int32 -> Ptr Int32 -> IO Int32
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_db_config"
+  c_db_config :: Ptr CConn -> Int32 -> Int32 -> Ptr Int32 -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_checkpoint"
+  c_checkpoint :: Ptr CConn -> CString -> CSize -> Int32 -> Ptr Int32 -> Ptr Int32 -> IO Int32
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_status"
+  c_status :: Ptr CConn -> Int32 -> CBool -> Ptr Int64 -> Ptr Int64 -> IO Int32
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_txn_state"
+  c_txn_state :: Ptr CConn -> CString -> CSize -> Ptr Int32 -> IO Int32
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_readonly"
+  c_readonly :: Ptr CConn -> CString -> CSize -> Ptr CBool -> IO Int32
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_filename"
+  c_filename :: Ptr CConn -> CString -> CSize -> Ptr CString -> IO Int32
+
+type DestroyFn = Ptr () -> IO ()
+type UpdateFn = Ptr () -> Int32 -> CString -> CString -> Int64 -> IO ()
+type CommitFn = Ptr () -> IO Int32
+type RollbackFn = Ptr () -> IO ()
+type WalFn = Ptr () -> CString -> Int32 -> IO Int32
+type BusyFn = Ptr () -> Int32 -> IO Int32
+type AuthFn = Ptr () -> Int32 -> CString -> CString -> CString -> CString -> IO Int32
+type FeedFn = Ptr () -> Ptr () -> CSize -> Ptr () -> CSize -> Int32 -> IO ()
+
+-- | The Haskell closures behind each kind (the C signature without the user data).
+type UpdateH = Int32 -> CString -> CString -> Int64 -> IO ()
+type WalH = CString -> Int32 -> IO Int32
+type BusyH = Int32 -> IO Int32
+type AuthH = Int32 -> CString -> CString -> CString -> CString -> IO Int32
+type FeedH = Ptr () -> CSize -> Ptr () -> CSize -> Int32 -> IO ()
+
+-- | A hook kind's static 'FunPtr', tagged with the type of closure its user data holds.
+newtype HookFP f h = HookFP (FunPtr f)
+
+-- Registration calls are safe: replacing or removing a hook runs the old one's destroy.
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_update_hook"
+  c_update_hook :: Ptr CConn -> FunPtr UpdateFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_commit_hook"
+  c_commit_hook :: Ptr CConn -> FunPtr CommitFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_rollback_hook"
+  c_rollback_hook :: Ptr CConn -> FunPtr RollbackFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_wal_hook"
+  c_wal_hook :: Ptr CConn -> FunPtr WalFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_progress_handler"
+  c_progress_handler :: Ptr CConn -> Int32 -> FunPtr CommitFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_busy_handler"
+  c_busy_handler :: Ptr CConn -> FunPtr BusyFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_authorizer"
+  c_authorizer :: Ptr CConn -> FunPtr AuthFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_change_feed"
+  c_change_feed :: Ptr CConn -> CSize -> FunPtr FeedFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+
+foreign import ccall "wrapper" mkDestroy :: DestroyFn -> IO (FunPtr DestroyFn)
+foreign import ccall "wrapper" mkUpdate :: UpdateFn -> IO (FunPtr UpdateFn)
+foreign import ccall "wrapper" mkCommit :: CommitFn -> IO (FunPtr CommitFn)
+foreign import ccall "wrapper" mkRollback :: RollbackFn -> IO (FunPtr RollbackFn)
+foreign import ccall "wrapper" mkWal :: WalFn -> IO (FunPtr WalFn)
+foreign import ccall "wrapper" mkBusy :: BusyFn -> IO (FunPtr BusyFn)
+foreign import ccall "wrapper" mkAuth :: AuthFn -> IO (FunPtr AuthFn)
+foreign import ccall "wrapper" mkFeed :: FeedFn -> IO (FunPtr FeedFn)
+
+------------------------------------------------------------------------------------------
+-- Helpers
+
+-- | Passes a name as (pointer, length); an empty one as NULL, which the library reads as
+-- @\"main\"@.
+withName :: Utf8 -> (CString -> CSize -> IO a) -> IO a
+withName (Utf8 b) k
+  | B.null b = k nullPtr 0
+  | otherwise = BU.unsafeUseAsCStringLen b $ \(p, n) -> k p (fromIntegral n)
+
+-- | Like 'withName' for an optional name ('Nothing': NULL).
+withMaybeName :: Maybe Utf8 -> (CString -> CSize -> IO a) -> IO a
+withMaybeName = maybe (\k -> k nullPtr 0) withName
+
+-- | A library call's status as a result, recording the failure on the connection.
+result :: Database -> a -> Int32 -> IO (Either Error a)
+result db x rc
+  | rc == sqlbatchOk = return (Right x)
+  | otherwise = Left <$> libraryFailure db rc
+
+misuse :: Database -> IO (Either Error a)
+misuse db = ownFailure db 21
+
+-- | Runs @k@ with the open connection's handle, or fails with 'ErrorMisuse'.
+withOpen :: Database -> (Ptr CConn -> IO (Either Error a)) -> IO (Either Error a)
+withOpen db k = withLock db $ \c -> if c == nullPtr then misuse db else k c
+
+{-# NOINLINE handleIds #-}
+handleIds :: IORef Int
+handleIds = unsafePerformIO (newIORef 0)
+
+nextHandleId :: IO Int
+nextHandleId = atomicModifyIORef' handleIds (\n -> (n + 1, n + 1))
+
+------------------------------------------------------------------------------------------
+-- Blobs
+
+-- | A handle on one value (one column of one row) for incremental I/O
+-- (<https://www.sqlite.org/c3ref/blob.html>). Closed by 'blobClose', or by the garbage
+-- collector once unreachable.
+data Blob = Blob
+  { blDb :: !Database
+  , blHandle :: !(IORef (Ptr CBlob))   -- ^ 'nullPtr' once closed (under the lock)
+  , blId :: !Int
+  }
+
+instance Eq Blob where
+  a == b = blId a == blId b
+
+instance Show Blob where
+  show b = "Blob <" ++ show (blId b) ++ ">"
+
+-- | The connection a blob handle belongs to.
+blobDatabase :: Blob -> Database
+blobDatabase = blDb
+
+-- | <https://www.sqlite.org/c3ref/blob_open.html>: opens column @column@ of row @rowid@ of
+-- @table@ in database @db@ (@\"main\"@; empty means @\"main\"@), for writing too if the
+-- flag is set. The value's size is fixed (set it with @zeroblob(N)@ first).
+blobOpen :: Database -> Utf8 -> Utf8 -> Utf8 -> Int64 -> Bool -> IO (Either Error Blob)
+blobOpen db schema table column rowid rw = mask_ $ withOpen db $ \c ->
+  withName schema $ \sp sn -> withName table $ \tp tn -> withName column $ \cp cn ->
+  alloca $ \out -> do
+    rc <- c_blob_open c sp sn tp tn cp cn rowid (CBool (if rw then 1 else 0)) out
+    if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
+      h <- peek out
+      ref <- newIORef h
+      i <- nextHandleId
+      let b = Blob db ref i
+      _ <- mkWeakIORef ref (() <$ blobClose b) :: IO (Weak (IORef (Ptr CBlob)))
+      return (Right b)
+
+-- | <https://www.sqlite.org/c3ref/blob_close.html>: closes the handle. Closing again, or
+-- after the connection was closed, is fine (@Right ()@).
+blobClose :: Blob -> IO (Either Error ())
+blobClose b = mask_ $ withLock (blDb b) $ \_ -> do
+  h <- readIORef (blHandle b)
+  when (h /= nullPtr) $ do
+    writeIORef (blHandle b) nullPtr
+    c_blob_close h
+  return (Right ())
+
+-- | Runs @k@ with the blob's handle (and the connection's lock), or fails with 'ErrorMisuse'
+-- once closed.
+withBlobHandle :: Blob -> (Ptr CBlob -> IO (Either Error a)) -> IO (Either Error a)
+withBlobHandle b k = withLock (blDb b) $ \_ -> do
+  h <- readIORef (blHandle b)
+  if h == nullPtr then misuse (blDb b) else k h
+
+-- | A blob call's status: a range outside the value is 'ErrorError', as SQLite reports it.
+blobResult :: Database -> a -> Int32 -> IO (Either Error a)
+blobResult db x rc
+  | rc == sqlbatchERange = do
+      _ <- libraryFailure db rc
+      return (Left ErrorError)
+  | otherwise = result db x rc
+
+-- | <https://www.sqlite.org/c3ref/blob_reopen.html>: moves the handle to row @rowid@ (same
+-- table and column). Also revives a handle whose row changed ('ErrorAbort').
+blobReopen :: Blob -> Int64 -> IO (Either Error ())
+blobReopen b rowid = withBlobHandle b $ \h -> c_blob_reopen h rowid >>= result (blDb b) ()
+
+-- | <https://www.sqlite.org/c3ref/blob_bytes.html>: the value's size in bytes (0 once the
+-- handle is closed).
+blobBytes :: Blob -> IO Int
+blobBytes b = either (const 0) id <$> withBlobHandle b (\h -> alloca $ \p -> do
+  rc <- c_blob_size h p
+  if rc == sqlbatchOk then Right . fromIntegral <$> peek p else return (Right 0))
+
+-- | <https://www.sqlite.org/c3ref/blob_read.html>: @blobRead blob len offset@ reads @len@
+-- bytes at @offset@, in one call whatever the length. A range outside the value is
+-- 'ErrorError'; a row changed since the handle was opened or moved, 'ErrorAbort'.
+blobRead :: Blob -> Int -> Int -> IO (Either Error B.ByteString)
+blobRead b len off
+  | len < 0 || off < 0 = rangeError (blDb b)
+  | otherwise = do
+      fp <- BI.mallocByteString len
+      r <- withForeignPtr fp $ \p -> blobReadBuf b p len off
+      return (BI.fromForeignPtr fp 0 len <$ r)
+
+rangeError :: Database -> IO (Either Error a)
+rangeError db = ownFailure db 1
+
+-- | Like 'blobRead', into memory the caller provides (at least @len@ bytes at the pointer).
+blobReadBuf :: Blob -> Ptr a -> Int -> Int -> IO (Either Error ())
+blobReadBuf b buf len off
+  | len < 0 || off < 0 = rangeError (blDb b)
+  | otherwise = withBlobHandle b $ \h ->
+      c_blob_read h (fromIntegral off) (castPtr buf) (fromIntegral len) >>= blobResult (blDb b) ()
+
+-- | <https://www.sqlite.org/c3ref/blob_write.html>: @blobWrite blob bytes offset@ writes the
+-- bytes over the value at @offset@ (in one call); the handle must be writable and the range
+-- inside the value.
+blobWrite :: Blob -> B.ByteString -> Int -> IO (Either Error ())
+blobWrite b bs off
+  | off < 0 = rangeError (blDb b)
+  | otherwise = withBlobHandle b $ \h -> BU.unsafeUseAsCStringLen bs $ \(p, n) ->
+      c_blob_write h (fromIntegral off) (castPtr p) (fromIntegral n) >>= blobResult (blDb b) ()
+
+-- | Reads many ranges, each @(rowid, offset, length)@ of the handle's column ('Nothing': to
+-- the end of that row's value), in as few library calls as the bytes allow (usually one):
+-- e.g. thousands of small values by rowid. The handle is left on the last row read. The
+-- results share one buffer per call (slices, not copies). A failing range fails the whole
+-- call (a missing row: 'ErrorError').
+blobReadMany :: Blob -> [(Int64, Int, Maybe Int)] -> IO (Either Error [B.ByteString])
+blobReadMany b reqs0
+  | any (\(_, o, l) -> o < 0 || maybe False (< 0) l) reqs0 = rangeError (blDb b)
+  | otherwise = go reqs0 []
+  where
+    rangeSize = #{size sqlbatch_blob_range}
+    go [] acc = return (Right (concat (reverse acc)))
+    go reqs acc = do
+      let known = sum [l | (_, _, Just l) <- reqs]
+          bufLen = max 4096 (known + 4096 * length [() | (_, _, Nothing) <- reqs])
+      r <- call reqs bufLen
+      case r of
+        Left e -> return (Left e)
+        Right (done, slices, need) ->
+          case (drop done reqs, need) of
+            -- The range at done did not fit: again from there, with its length known.
+            ((rid, o, _) : more, Just n) -> go ((rid, o, Just n) : more) (slices : acc)
+            (rest, _) -> go rest (slices : acc)
+    call reqs bufLen = allocaBytes (n * rangeSize) $ \rs -> do
+      mapM_ (poke1 rs) (zip [0 ..] reqs)
+      fp <- mallocPlainForeignPtrBytes bufLen
+      withBlobHandle b $ \h -> withForeignPtr fp $ \buf -> alloca $ \pdone -> do
+        rc <- c_blob_read_many h (castPtr rs) (fromIntegral n) buf (fromIntegral bufLen) pdone
+        done <- fromIntegral <$> peek pdone
+        slices <- forM [0 .. done - 1] $ \i -> do
+          let p = rs `plusPtr` (i * rangeSize)
+          len <- #{peek sqlbatch_blob_range, len} p :: IO Word64
+          at <- #{peek sqlbatch_blob_range, at} p :: IO Word64
+          return (BI.fromForeignPtr fp (fromIntegral at) (fromIntegral len))
+        if rc == sqlbatchOk then return (Right (n, slices, Nothing))
+          else if rc == sqlbatchEBufferTooSmall && done < n then do
+            need <- #{peek sqlbatch_blob_range, len} (rs `plusPtr` (done * rangeSize)) :: IO Word64
+            return (Right (done, slices, Just (fromIntegral need)))
+          else blobResult (blDb b) (0, [], Nothing) rc
+      where
+        n = length reqs
+    poke1 rs (i, (rid, o, l)) = do
+      let p = rs `plusPtr` (i * rangeSize)
+      #{poke sqlbatch_blob_range, rowid} p rid
+      #{poke sqlbatch_blob_range, offset} p (fromIntegral o :: Word64)
+      #{poke sqlbatch_blob_range, len} p (maybe maxBound fromIntegral l :: Word64)
+      #{poke sqlbatch_blob_range, at} p (0 :: Word64)
+
+------------------------------------------------------------------------------------------
+-- Backups
+
+-- | What 'backupStep' did (direct-sqlite's type).
+data BackupStepResult
+  = BackupOK    -- ^ There are still more pages to be copied.
+  | BackupDone  -- ^ All pages were successfully copied.
+  deriving (Eq, Show)
+
+-- | An online backup from one connection's database to another's
+-- (<https://www.sqlite.org/backup.html>). Finished by 'backupFinish', or by the garbage
+-- collector once unreachable. Until it is finished, the destination connection is the
+-- backup's alone: every other use of it fails with 'ErrorBusy'.
+data Backup = Backup
+  { bkDest :: !Database
+  , bkSrc :: !Database
+  , bkHandle :: !(IORef (Ptr CBackup))
+  , bkId :: !Int
+  }
+
+instance Eq Backup where
+  a == b = bkId a == bkId b
+
+instance Show Backup where
+  show b = "Backup <" ++ show (bkId b) ++ ">"
+
+-- | The destination connection of a backup.
+backupDestination :: Backup -> Database
+backupDestination = bkDest
+
+-- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backupinit>: @backupInit dest
+-- destName src srcName@ prepares to copy database @srcName@ of @src@ over @destName@ of
+-- @dest@ (names such as @\"main\"@; empty means @\"main\"@). The connections must differ
+-- ('ErrorMisuse' otherwise).
+backupInit :: Database -> Utf8 -> Database -> Utf8 -> IO (Either Error Backup)
+backupInit dest dn src sn
+  | dest == src = misuse dest
+  | otherwise = mask_ $ withLocks dest src $ \cd cs ->
+      if cd == nullPtr || cs == nullPtr then misuse dest else
+      withName dn $ \dp dl -> withName sn $ \sp sl -> alloca $ \out -> do
+        rc <- c_backup_init cd dp dl cs sp sl out
+        if rc /= sqlbatchOk then Left <$> libraryFailure dest rc else do
+          h <- peek out
+          ref <- newIORef h
+          i <- nextHandleId
+          let bk = Backup dest src ref i
+          _ <- mkWeakIORef ref (() <$ backupFinish bk) :: IO (Weak (IORef (Ptr CBackup)))
+          return (Right bk)
+
+withBackupHandle :: Backup -> (Ptr CBackup -> IO (Either Error a)) -> IO (Either Error a)
+withBackupHandle bk k = withLocks (bkDest bk) (bkSrc bk) $ \_ _ -> do
+  h <- readIORef (bkHandle bk)
+  if h == nullPtr then misuse (bkDest bk) else k h
+
+-- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backupstep>: copies up to that
+-- many pages (all that remain if negative). 'ErrorBusy' or 'ErrorLocked' (a lock held
+-- elsewhere) lose nothing: step again later. Another error is final (only 'backupFinish'
+-- remains). The message is the destination's ('Database.SQLite3.Direct.errmsg').
+backupStep :: Backup -> Int -> IO (Either Error BackupStepResult)
+backupStep bk pages = withBackupHandle bk $ \h -> do
+  rc <- c_backup_step h (fromIntegral (max (-1) (min 0x7fffffff pages)))
+  if rc == sqlbatchOk then return (Right BackupOK)
+    else if rc == sqlbatchDone then return (Right BackupDone)
+    else Left <$> libraryFailure (bkDest bk) rc
+
+-- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backupremaining>: pages still
+-- to copy as of the last step (0 once finished).
+backupRemaining :: Backup -> IO Int
+backupRemaining bk = backupGetter bk c_backup_remaining
+
+-- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backuppagecount>: the source's
+-- pages as of the last step (0 before the first, and once finished).
+backupPagecount :: Backup -> IO Int
+backupPagecount bk = backupGetter bk c_backup_pagecount
+
+backupGetter :: Backup -> (Ptr CBackup -> Ptr Int64 -> IO Int32) -> IO Int
+backupGetter bk f = either (const 0) id <$> withBackupHandle bk (\h -> alloca $ \p -> do
+  rc <- f h p
+  if rc == sqlbatchOk then Right . fromIntegral <$> peek p else return (Right 0))
+
+-- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backupfinish>: ends the backup,
+-- complete or not (the destination keeps the copy only if it completed), returning the
+-- error that ended it, if any. Finishing again, or after either connection was closed, is
+-- fine.
+backupFinish :: Backup -> IO (Either Error ())
+backupFinish bk = mask_ $ withLocks (bkDest bk) (bkSrc bk) $ \_ _ -> do
+  h <- readIORef (bkHandle bk)
+  if h == nullPtr then return (Right ()) else do
+    writeIORef (bkHandle bk) nullPtr
+    rc <- c_backup_finish h
+    if rc == sqlbatchOk then return (Right ()) else Left <$> libraryFailure (bkDest bk) rc
+
+-- | Copies database @schema@ (empty: @\"main\"@) of the connection into the file at the
+-- path (created, or replaced if it holds a database; a file that is not one is left alone:
+-- 'ErrorNotADatabase'), in one call.
+backupToFile :: Database -> Utf8 -> Utf8 -> IO (Either Error ())
+backupToFile db schema path = withOpen db $ \c -> withName schema $ \sp sl ->
+  withName path $ \pp pl -> c_backup_to_file c sp sl pp pl >>= result db ()
+
+-- | Replaces database @schema@ (empty: @\"main\"@) of the connection with the database in
+-- the file at the path, in one call.
+restoreFromFile :: Database -> Utf8 -> Utf8 -> IO (Either Error ())
+restoreFromFile db schema path = withOpen db $ \c -> withName schema $ \sp sl ->
+  withName path $ \pp pl -> c_restore_from_file c sp sl pp pl >>= result db ()
+
+------------------------------------------------------------------------------------------
+-- Serialization
+
+-- | How 'deserialize' opens the bytes.
+data DeserializeFlag
+  = DeserializeReadOnly    -- ^ the database refuses writes
+  | DeserializeResizeable  -- ^ writes may grow it past the buffer's size
+  deriving (Eq, Show)
+
+-- | <https://www.sqlite.org/c3ref/serialize.html>: database @schema@ (empty: @\"main\"@) as
+-- the bytes its file would hold. The bytes are the library's buffer, handed over without a
+-- copy and freed by the garbage collector.
+serialize :: Database -> Utf8 -> IO (Either Error B.ByteString)
+serialize db schema = mask_ $ withOpen db $ \c -> withName schema $ \sp sl ->
+  alloca $ \pd -> alloca $ \pl -> do
+    rc <- c_serialize c sp sl pd pl
+    if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
+      d <- peek pd
+      n <- fromIntegral <$> peek pl
+      if d == nullPtr then return (Right B.empty) else do
+        fp <- newForeignPtr p_sqlbatch_free d
+        return (Right (BI.fromForeignPtr fp 0 n))
+
+-- | <https://www.sqlite.org/c3ref/deserialize.html>: replaces database @schema@ (empty:
+-- @\"main\"@) with a copy of the bytes. A buffer that is not a database, or a corrupt one,
+-- is not checked here: later statements fail with 'ErrorNotADatabase' or 'ErrorCorrupt'.
+deserialize :: Database -> Utf8 -> B.ByteString -> [DeserializeFlag] -> IO (Either Error ())
+deserialize db schema bytes flags = withOpen db $ \c -> withName schema $ \sp sl ->
+  BU.unsafeUseAsCStringLen bytes $ \(p, n) ->
+    c_deserialize c sp sl (castPtr p) (fromIntegral n) (foldr ((.|.) . bit) 0 flags) >>= result db ()
+  where
+    bit DeserializeReadOnly = #{const SQLBATCH_DESERIALIZE_READONLY}
+    bit DeserializeResizeable = #{const SQLBATCH_DESERIALIZE_RESIZEABLE}
+
+------------------------------------------------------------------------------------------
+-- Limits, switches, state
+
+-- | SQLite's run-time limits (<https://www.sqlite.org/c3ref/c_limit_attached.html>).
+data Limit
+  = LimitLength | LimitSqlLength | LimitColumn | LimitExprDepth | LimitCompoundSelect
+  | LimitVdbeOp | LimitFunctionArg | LimitAttached | LimitLikePatternLength
+  | LimitVariableNumber | LimitTriggerDepth | LimitWorkerThreads
+  deriving (Eq, Show, Enum, Bounded)
+
+-- | <https://www.sqlite.org/c3ref/limit.html>: a limit's current value.
+getLimit :: Database -> Limit -> IO (Either Error Int)
+getLimit db l = limitCall db l (-1)
+
+-- | Sets a limit (SQLite lowers a value above the compile-time maximum to it), returning
+-- the value before. A negative value only reads.
+setLimit :: Database -> Limit -> Int -> IO (Either Error Int)
+setLimit db l v = limitCall db l (fromIntegral (max (-1) (min 0x7fffffff v)))
+
+limitCall :: Database -> Limit -> Int32 -> IO (Either Error Int)
+limitCall db l v = withOpen db $ \c -> alloca $ \p -> do
+  rc <- c_limit c (fromIntegral (fromEnum l)) v p
+  if rc == sqlbatchOk then Right . fromIntegral <$> peek p else Left <$> libraryFailure db rc
+
+-- | On/off switches of @sqlite3_db_config@
+-- (<https://www.sqlite.org/c3ref/c_dbconfig_defensive.html>).
+data DbConfig
+  = DbConfigEnableFKey | DbConfigEnableTrigger | DbConfigEnableView | DbConfigDefensive
+  | DbConfigTrustedSchema | DbConfigDqsDml | DbConfigDqsDdl | DbConfigResetDatabase
+  | DbConfigWritableSchema | DbConfigLegacyAlterTable | DbConfigNoCkptOnClose
+  | DbConfigEnableQpsg | DbConfigTriggerEqp | DbConfigLegacyFileFormat
+  | DbConfigOther !Int  -- ^ any other @SQLITE_DBCONFIG_*@ switch, by number
+  deriving (Eq, Show)
+
+dbConfigOp :: DbConfig -> Int32
+dbConfigOp o = case o of
+  DbConfigEnableFKey -> 1002
+  DbConfigEnableTrigger -> 1003
+  DbConfigNoCkptOnClose -> 1006
+  DbConfigEnableQpsg -> 1007
+  DbConfigTriggerEqp -> 1008
+  DbConfigResetDatabase -> 1009
+  DbConfigDefensive -> 1010
+  DbConfigWritableSchema -> 1011
+  DbConfigLegacyAlterTable -> 1012
+  DbConfigDqsDml -> 1013
+  DbConfigDqsDdl -> 1014
+  DbConfigEnableView -> 1015
+  DbConfigLegacyFileFormat -> 1016
+  DbConfigTrustedSchema -> 1017
+  DbConfigOther n -> fromIntegral n
+
+-- | A switch's state.
+getDbConfig :: Database -> DbConfig -> IO (Either Error Bool)
+getDbConfig db o = dbConfigCall db o (-1)
+
+-- | Sets a switch, returning its state after the call.
+setDbConfig :: Database -> DbConfig -> Bool -> IO (Either Error Bool)
+setDbConfig db o v = dbConfigCall db o (if v then 1 else 0)
+
+dbConfigCall :: Database -> DbConfig -> Int32 -> IO (Either Error Bool)
+dbConfigCall db o v = withOpen db $ \c -> alloca $ \p -> do
+  rc <- c_db_config c (dbConfigOp o) v p
+  if rc == sqlbatchOk then Right . (/= 0) <$> peek p else Left <$> libraryFailure db rc
+
+-- | Modes of 'walCheckpoint' (<https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>).
+data CheckpointMode = CheckpointPassive | CheckpointFull | CheckpointRestart | CheckpointTruncate
+  deriving (Eq, Show, Enum, Bounded)
+
+-- | <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>: checkpoints database @schema@
+-- ('Nothing': every attached one), returning the frames in the log and the frames
+-- checkpointed (-1 each when not in WAL mode). 'ErrorBusy' if another connection held a
+-- lock (the checkpoint did what it could).
+walCheckpoint :: Database -> Maybe Utf8 -> CheckpointMode -> IO (Either Error (Int, Int))
+walCheckpoint db schema mode = withOpen db $ \c -> withMaybeName schema $ \sp sl ->
+  alloca $ \pl -> alloca $ \pc -> do
+    rc <- c_checkpoint c sp sl (fromIntegral (fromEnum mode)) pl pc
+    if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
+      l <- peek pl
+      k <- peek pc
+      return (Right (fromIntegral l, fromIntegral k))
+
+-- | Connection status counters (<https://www.sqlite.org/c3ref/c_dbstatus_options.html>).
+data DbStatus
+  = DbStatusLookasideUsed | DbStatusCacheUsed | DbStatusSchemaUsed | DbStatusStmtUsed
+  | DbStatusLookasideHit | DbStatusLookasideMissSize | DbStatusLookasideMissFull
+  | DbStatusCacheHit | DbStatusCacheMiss | DbStatusCacheWrite | DbStatusDeferredFks
+  | DbStatusCacheUsedShared | DbStatusCacheSpill
+  deriving (Eq, Show, Enum, Bounded)
+
+-- | <https://www.sqlite.org/c3ref/db_status.html>: a counter's (current, high-water) values,
+-- resetting it (the high-water mark, or for hits and misses the counter) if asked.
+dbStatus :: Database -> DbStatus -> Bool -> IO (Either Error (Int64, Int64))
+dbStatus db op rst = withOpen db $ \c -> alloca $ \pc -> alloca $ \ph -> do
+  rc <- c_status c (fromIntegral (fromEnum op)) (CBool (if rst then 1 else 0)) pc ph
+  if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
+    cur <- peek pc
+    hi <- peek ph
+    return (Right (cur, hi))
+
+-- | A transaction's state (<https://www.sqlite.org/c3ref/txn_state.html>).
+data TxnState = TxnNone | TxnRead | TxnWrite
+  deriving (Eq, Show, Enum, Bounded)
+
+-- | The transaction state of database @schema@ ('Nothing': the most advanced of all).
+txnState :: Database -> Maybe Utf8 -> IO (Either Error TxnState)
+txnState db schema = withOpen db $ \c -> withMaybeName schema $ \sp sl -> alloca $ \p -> do
+  rc <- c_txn_state c sp sl p
+  if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
+    v <- peek p
+    return (Right (toEnum (fromIntegral (max 0 (min 2 v)))))
+
+-- | <https://www.sqlite.org/c3ref/db_readonly.html>: whether database @schema@ (empty:
+-- @\"main\"@) is read-only.
+dbReadOnly :: Database -> Utf8 -> IO (Either Error Bool)
+dbReadOnly db schema = withOpen db $ \c -> withName schema $ \sp sl -> alloca $ \p -> do
+  rc <- c_readonly c sp sl p
+  if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
+    CBool v <- peek p
+    return (Right (v /= 0))
+
+-- | <https://www.sqlite.org/c3ref/db_filename.html>: the absolute path of the file behind
+-- database @schema@ (empty: @\"main\"@); empty for an in-memory or temporary database.
+dbFilename :: Database -> Utf8 -> IO (Either Error Utf8)
+dbFilename db schema = withOpen db $ \c -> withName schema $ \sp sl -> alloca $ \p -> do
+  rc <- c_filename c sp sl p
+  if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
+    s <- peek p
+    if s == nullPtr then return (Right (Utf8 B.empty)) else Right . Utf8 <$> B.packCString s
+
+------------------------------------------------------------------------------------------
+-- Hooks
+
+{-# NOINLINE liveHooks #-}
+liveHooks :: IORef Int
+liveHooks = unsafePerformIO (newIORef 0)
+
+-- | The number of hook registrations (of every connection) whose closure the library still
+-- holds: it goes up with each registration and down when the library destroys it (on
+-- replacement, removal, close, or a failed registration). For tests and leak checks.
+liveHookCount :: IO Int
+liveHookCount = readIORef liveHooks
+
+destroyFP :: FunPtr DestroyFn
+destroyFP = unsafePerformIO $ mkDestroy $ \ud -> do
+  freeStablePtr (castPtrToStablePtr ud)
+  atomicModifyIORef' liveHooks (\n -> (n - 1, ()))
+{-# NOINLINE destroyFP #-}
+
+-- | Registers a hook: @install c fn userData destroy@ is the library call; @fp@ the kind's
+-- 'FunPtr'; @mk c@ builds the closure (given the connection's handle). 'Nothing' removes.
+register :: Database -> (Ptr CConn -> FunPtr f -> Ptr () -> FunPtr DestroyFn -> IO Int32)
+         -> HookFP f h -> Maybe (Ptr CConn -> h) -> IO (Either Error ())
+register db install (HookFP fp) mk = mask_ $ withOpen db $ \c -> case mk of
+  Nothing -> install c nullFunPtr nullPtr nullFunPtr >>= result db ()
+  Just k -> do
+    sp <- newStablePtr (k c)
+    atomicModifyIORef' liveHooks (\n -> (n + 1, ()))
+    install c fp (castStablePtrToPtr sp) destroyFP >>= result db ()
+
+callSP :: Ptr () -> IO h
+callSP = deRefStablePtr . castPtrToStablePtr
+{-# INLINE callSP #-}
+
+-- | What a row change was (the update hook's and the change feed's operation).
+data ChangeOp = ChangeInsert | ChangeDelete | ChangeUpdate
+  deriving (Eq, Show)
+
+decodeOp :: Int32 -> ChangeOp
+decodeOp 18 = ChangeInsert
+decodeOp 9 = ChangeDelete
+decodeOp _ = ChangeUpdate
+
+updateFP :: HookFP UpdateFn UpdateH
+updateFP = HookFP $ unsafePerformIO $ mkUpdate $ \ud op s t r -> do
+  f <- callSP ud
+  f op s t r
+{-# NOINLINE updateFP #-}
+
+-- | <https://www.sqlite.org/c3ref/update_hook.html>: calls the function for every row
+-- inserted, deleted or updated, as it happens, with the database (@\"main\"@...), the table
+-- and the rowid; 'Nothing' removes it. Not called for WITHOUT ROWID tables or a truncating
+-- DELETE. 'setChangeFeed' gets the same events in batches. See the module's description
+-- for exceptions and for using the connection from a hook.
+setUpdateHook :: Database -> Maybe (ChangeOp -> Utf8 -> Utf8 -> Int64 -> IO ()) -> IO (Either Error ())
+setUpdateHook db mf = register db c_update_hook updateFP $ fmap (\f _ op s t r ->
+  runHook db Nothing () $ do
+    sb <- B.packCString s
+    tb <- B.packCString t
+    f (decodeOp op) (Utf8 sb) (Utf8 tb) r) mf
+
+commitFP :: HookFP CommitFn (IO Int32)
+commitFP = HookFP $ unsafePerformIO $ mkCommit $ \ud -> callSP ud >>= id
+{-# NOINLINE commitFP #-}
+
+-- | <https://www.sqlite.org/c3ref/commit_hook.html>: called before each commit; returning
+-- 'True' turns the commit into a rollback (as a non-zero return of SQLite's hook does; the
+-- statement then fails with 'ErrorConstraint'). An exception vetoes too.
+setCommitHook :: Database -> Maybe (IO Bool) -> IO (Either Error ())
+setCommitHook db mf = register db c_commit_hook commitFP $ fmap (\f _ ->
+  runHook db Nothing 1 (fromBool <$> f)) mf
+
+fromBool :: Bool -> Int32
+fromBool b = if b then 1 else 0
+
+rollbackFP :: HookFP RollbackFn (IO ())
+rollbackFP = HookFP $ unsafePerformIO $ mkRollback $ \ud -> callSP ud >>= id
+{-# NOINLINE rollbackFP #-}
+
+-- | <https://www.sqlite.org/c3ref/commit_hook.html>: called when a transaction rolls back
+-- (not for @ROLLBACK TO@, nor when the connection closes with a transaction open).
+setRollbackHook :: Database -> Maybe (IO ()) -> IO (Either Error ())
+setRollbackHook db mf = register db c_rollback_hook rollbackFP $ fmap (\f _ ->
+  runHook db Nothing () f) mf
+
+walFP :: HookFP WalFn WalH
+walFP = HookFP $ unsafePerformIO $ mkWal $ \ud s n -> do
+  f <- callSP ud
+  f s n
+{-# NOINLINE walFP #-}
+
+-- | <https://www.sqlite.org/c3ref/wal_hook.html>: called after each commit in WAL mode with
+-- the database and the frames now in its log. It may use the connection (e.g.
+-- 'walCheckpoint'). It replaces SQLite's automatic checkpoints (set them back with
+-- @PRAGMA wal_autocheckpoint@ after removing it). An exception makes the committing
+-- statement fail with 'ErrorError' (the commit stands).
+setWalHook :: Database -> Maybe (Utf8 -> Int -> IO ()) -> IO (Either Error ())
+setWalHook db mf = register db c_wal_hook walFP $ fmap (\f c s n ->
+  runHook db (Just c) 1 $ do
+    sb <- B.packCString s
+    f (Utf8 sb) (fromIntegral n)
+    return 0) mf
+
+progressFP :: HookFP CommitFn (IO Int32)
+progressFP = HookFP $ unsafePerformIO $ mkCommit $ \ud -> callSP ud >>= id
+{-# NOINLINE progressFP #-}
+
+-- | <https://www.sqlite.org/c3ref/progress_handler.html>: called about every @n@ virtual
+-- machine steps of a running statement; returning 'True' interrupts it
+-- ('ErrorInterrupt'), and so does an exception. 'Nothing' or @n < 1@ removes it.
+setProgressHandler :: Database -> Int -> Maybe (IO Bool) -> IO (Either Error ())
+setProgressHandler db n mf = register db (\c -> c_progress_handler c every) progressFP $
+  fmap (\f _ -> runHook db Nothing 1 (fromBool <$> f)) (if n < 1 then Nothing else mf)
+  where
+    every = fromIntegral (max 0 (min 0x7fffffff n))
+
+busyFP :: HookFP BusyFn BusyH
+busyFP = HookFP $ unsafePerformIO $ mkBusy $ \ud k -> do
+  f <- callSP ud
+  f k
+{-# NOINLINE busyFP #-}
+
+-- | <https://www.sqlite.org/c3ref/busy_handler.html>: called when a table is locked by
+-- another connection, with how many times it was called for this lock; 'True' retries,
+-- 'False' (or an exception) gives up with 'ErrorBusy'. It replaces the busy timeout, and a
+-- later busy timeout replaces it.
+setBusyHandler :: Database -> Maybe (Int -> IO Bool) -> IO (Either Error ())
+setBusyHandler db mf = register db c_busy_handler busyFP $ fmap (\f _ k ->
+  runHook db Nothing 0 (fromBool <$> f (fromIntegral k))) mf
+
+-- | An authorizer action code (@SQLITE_CREATE_INDEX@ 1 ... @SQLITE_RECURSIVE@ 33;
+-- <https://www.sqlite.org/c3ref/c_alter_table.html>), e.g. 'AuthAction' 20 is
+-- @SQLITE_READ@, 18 @SQLITE_INSERT@, 19 @SQLITE_PRAGMA@, 21 @SQLITE_SELECT@.
+newtype AuthAction = AuthAction Int
+  deriving (Eq, Ord, Show)
+
+-- | An authorizer's verdict.
+data AuthResult
+  = AuthOk      -- ^ allowed
+  | AuthDeny    -- ^ the prepare fails with 'ErrorAuthorization'
+  | AuthIgnore  -- ^ the column reads as NULL, or the action is skipped
+  deriving (Eq, Show)
+
+authFP :: HookFP AuthFn AuthH
+authFP = HookFP $ unsafePerformIO $ mkAuth $ \ud a x y s t -> do
+  f <- callSP ud
+  f a x y s t
+{-# NOINLINE authFP #-}
+
+-- | <https://www.sqlite.org/c3ref/set_authorizer.html>: consulted while statements are
+-- prepared, once per action, with up to four names that depend on the action (the last two
+-- are the database and the innermost trigger or view). An exception denies. Statements
+-- prepared before keep their verdicts.
+setAuthorizer :: Database
+              -> Maybe (AuthAction -> Maybe Utf8 -> Maybe Utf8 -> Maybe Utf8 -> Maybe Utf8 -> IO AuthResult)
+              -> IO (Either Error ())
+setAuthorizer db mf = register db c_authorizer authFP $ fmap (\f _ a x y s t ->
+  runHook db Nothing 1 $ do
+    x' <- opt x
+    y' <- opt y
+    s' <- opt s
+    t' <- opt t
+    r <- f (AuthAction (fromIntegral a)) x' y' s' t'
+    return $! case r of
+      AuthOk -> 0
+      AuthDeny -> 1
+      AuthIgnore -> 2) mf
+  where
+    opt p = if p == nullPtr then return Nothing else Just . Utf8 <$> B.packCString p
+
+-- | One change of a batch of the change feed.
+data Change = Change
+  { changeOp :: !ChangeOp
+  , changeDatabase :: !Text   -- ^ @\"main\"@, @\"temp\"@ or an attached name
+  , changeTable :: !Text
+  , changeRowId :: !Int64     -- ^ the new rowid for an insert
+  }
+  deriving (Eq, Show)
+
+-- | Why a batch of the change feed was handed over.
+data FeedReason
+  = FeedFull      -- ^ the batch was full; its transaction goes on
+  | FeedCommit    -- ^ its transaction committed (outside BEGIN, every statement is one)
+  | FeedRollback  -- ^ its transaction rolled back: these changes (and those of the batches
+                  -- since its last 'FeedCommit') were undone
+  deriving (Eq, Show)
+
+feedFP :: HookFP FeedFn FeedH
+feedFP = HookFP $ unsafePerformIO $ mkFeed $ \ud cs n ts nt why -> do
+  f <- callSP ud
+  f cs n ts nt why
+{-# NOINLINE feedFP #-}
+
+-- | The batched form of 'setUpdateHook': the changes are collected and handed to the
+-- function up to @max@ at a time (@max < 1@: 1024), in the order they happened, when the
+-- batch is full, when its transaction commits (with whatever is pending) or rolls back:
+-- one Haskell call for many changed rows. Changes pending when the feed is removed or
+-- replaced are dropped; @ROLLBACK TO@ a savepoint is not reported (SQLite reports none).
+setChangeFeed :: Database -> Int -> Maybe ([Change] -> FeedReason -> IO ()) -> IO (Either Error ())
+setChangeFeed db maxChanges mf =
+  register db (\c -> c_change_feed c (fromIntegral (max 0 maxChanges))) feedFP $
+    fmap (\f _ cs n ts nt why -> runHook db Nothing () $ do
+      tables <- fmap IM.fromList $ forM [0 .. fromIntegral nt - 1] $ \i -> do
+        let p = ts `plusPtr` (i * tableSize)
+        s <- str (p `plusPtr` #{offset sqlbatch_change_table, schema})
+        t <- str (p `plusPtr` #{offset sqlbatch_change_table, name})
+        return (i, (s, t))
+      evs <- forM [0 .. fromIntegral n - 1] $ \i -> do
+        let p = cs `plusPtr` (i * changeSize)
+        rowid <- #{peek sqlbatch_change, rowid} p :: IO Int64
+        op <- #{peek sqlbatch_change, op} p :: IO Int32
+        ti <- #{peek sqlbatch_change, table} p :: IO Word32
+        let (s, t) = IM.findWithDefault ("", "") (fromIntegral ti) tables
+        return $! Change (decodeOp op) s t rowid
+      f evs (reason why)) mf
+  where
+    changeSize = #{size sqlbatch_change}
+    tableSize = #{size sqlbatch_change_table}
+    str :: Ptr () -> IO Text
+    str p = do
+      sp <- #{peek sqlbatch_str, ptr} p :: IO (Ptr CChar)
+      sl <- #{peek sqlbatch_str, len} p :: IO CSize
+      if sp == nullPtr then return "" else
+        TE.decodeUtf8With TE.lenientDecode <$> B.packCStringLen (sp, fromIntegral sl)
+    reason :: Int32 -> FeedReason
+    reason r
+      | r == #{const SQLBATCH_FEED_COMMIT} = FeedCommit
+      | r == #{const SQLBATCH_FEED_ROLLBACK} = FeedRollback
+      | otherwise = FeedFull
