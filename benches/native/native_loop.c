@@ -52,6 +52,7 @@ void sqlite3_result_int64(struct sqlite3_context *, long long);
 void sqlite3_result_null(struct sqlite3_context *);
 void sqlite3_result_error_nomem(struct sqlite3_context *);
 void *sqlite3_aggregate_context(struct sqlite3_context *, int);
+void *sqlite3_update_hook(struct sqlite3 *, void (*)(void *, int, const char *, const char *, long long), void *);
 
 /* SQLite's values (sqlite3.h). */
 enum {
@@ -273,5 +274,31 @@ int nb_udf_aggregate(sqlite3 *db, int64_t *count, int64_t *checksum) {
   nb_sumsq_rows = 0;
   int rc = nb_query_int64(db, "SELECT sumsq(x) FROM udf", checksum);
   *count = nb_sumsq_rows;
+  return rc;
+}
+
+/* ---- update_hook ---- */
+
+static int64_t nb_hook_rows, nb_hook_rowids;
+
+static void nb_count_update(void *ud, int op, const char *schema, const char *table, long long rowid) {
+  (void)ud;
+  (void)op;
+  (void)schema;
+  (void)table;
+  nb_hook_rows++;
+  nb_hook_rowids += rowid;
+}
+
+int nb_update_hook_set(sqlite3 *db) {
+  sqlite3_update_hook(db, nb_count_update, NULL);
+  return NB_SQLITE_OK;
+}
+
+int nb_update_hook(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  nb_hook_rows = nb_hook_rowids = 0;
+  int rc = sqlite3_exec(db, "UPDATE udf SET x = x + 1", NULL, NULL, NULL);
+  *count = nb_hook_rows;
+  *checksum = nb_hook_rowids;
   return rc;
 }

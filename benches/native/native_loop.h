@@ -58,6 +58,14 @@ int nb_udf_register(sqlite3 *db);
 int nb_udf_scalar(sqlite3 *db, int64_t *count, int64_t *checksum);
 int nb_udf_aggregate(sqlite3 *db, int64_t *count, int64_t *checksum);
 
+/* update_hook: sets an update hook (sqlite3_update_hook) on db that counts the rows it sees
+ * and sums their rowids; untimed set-up. nb_update_hook runs UPDATE udf SET x = x + 1 (one
+ * sqlite3_exec) with the counters reset first: *count is the rows the hook saw, *checksum the
+ * sum of their rowids. The caller brackets it with BEGIN and ROLLBACK (untimed), so that every
+ * repetition starts from the same file. */
+int nb_update_hook_set(sqlite3 *db);
+int nb_update_hook(sqlite3 *db, int64_t *count, int64_t *checksum);
+
 /* The version of the SQLite the loop runs (sqlite3_libversion). */
 const char *nb_sqlite_version(void);
 /* UTF-8 code points of n bytes (bytes that are not continuation bytes): fetch_wide's text term,

@@ -12,10 +12,11 @@ import (
 
 // Impls are the implementations of this package, by the names the runner knows them by.
 var Impls = map[string]workload.Impl{
-	"go-sqlbatch":     LowLevel,
-	"go-sqlbatch-sql": SQL.Impl(),
-	"go-native-c":     Native,
-	"go-c-sqlbatch":   CSqlbatch,
+	"go-sqlbatch":       LowLevel,
+	"go-sqlbatch-event": sbwork.LowLevelEvent,
+	"go-sqlbatch-sql":   SQL.Impl(),
+	"go-native-c":       Native,
+	"go-c-sqlbatch":     CSqlbatch,
 }
 
 // The sqlbatch implementations (see internal/sbwork).

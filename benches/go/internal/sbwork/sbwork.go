@@ -112,8 +112,52 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 		}
 		query := func(q string) (int64, error) { return queryInt(c, q) }
 		return workload.UDFRep(w, query), func() { c.Close() }, nil
+	case workload.UpdateHook:
+		return updateHook(input, true)
 	}
 	return nil, nil, workload.ErrUnsupported
+}
+
+// LowLevelEvent is the low-level package with a per-event update hook (Conn.UpdateHook) for
+// update_hook; it supports no other workload (LowLevel, with the change feed, is the batched
+// form).
+func LowLevelEvent(w, input string) (workload.Rep, func(), error) {
+	if w != workload.UpdateHook {
+		return nil, nil, workload.ErrUnsupported
+	}
+	return updateHook(input, false)
+}
+
+// updateHook opens the udf database with a counting change feed (batched) or update hook.
+func updateHook(input string, batched bool) (workload.Rep, func(), error) {
+	if _, err := os.Stat(input); err != nil {
+		return nil, nil, err
+	}
+	c, err := sqlbatch.Open(input)
+	if err != nil {
+		return nil, nil, err
+	}
+	if batched {
+		err = c.ChangeFeed(workload.UpdateFeedBatch, func(ch []sqlbatch.Change, _ sqlbatch.FeedReason) {
+			var sum int64
+			for i := range ch {
+				sum += ch[i].RowID
+			}
+			workload.HookRows += int64(len(ch))
+			workload.HookRowIDs += sum
+		})
+	} else {
+		err = c.UpdateHook(workload.CountUpdate)
+	}
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	exec := func(q string) error {
+		_, err := c.ExecScript(q)
+		return err
+	}
+	return workload.UpdateHookRep(exec), func() { c.Close() }, nil
 }
 
 // UDFBatchRows is how many rows of a group sumsq's Step takes per call (per crossing from C

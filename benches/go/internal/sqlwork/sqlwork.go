@@ -87,6 +87,8 @@ func (d Driver) Impl() workload.Impl {
 				return v, err
 			}
 			return workload.UDFRep(w, query), func() { db.Close() }, nil
+		case workload.UpdateHook:
+			return d.updateHook(input)
 		}
 		return nil, nil, workload.ErrUnsupported
 	}
@@ -389,4 +391,40 @@ func RegisterUDF(c Registrar) error {
 		return err
 	}
 	return c.RegisterAggregator("sumsq", NewSumSq, true)
+}
+
+// updateHook sets the counting update hook through sql.Conn.Raw, with the method both
+// mattn/go-sqlite3's and sqlbatch's driver connections have (a driver without it does not
+// support the workload), and runs update_hook on that connection.
+func (d Driver) updateHook(input string) (workload.Rep, func(), error) {
+	db, err := d.openFile(input)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	cleanup := func() { conn.Close(); db.Close() }
+	err = conn.Raw(func(dc any) error {
+		h, ok := dc.(interface {
+			RegisterUpdateHook(func(int, string, string, int64))
+		})
+		if !ok {
+			return workload.ErrUnsupported
+		}
+		h.RegisterUpdateHook(workload.CountUpdate)
+		return nil
+	})
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	exec := func(q string) error {
+		_, err := conn.ExecContext(ctx, q)
+		return err
+	}
+	return workload.UpdateHookRep(exec), cleanup, nil
 }

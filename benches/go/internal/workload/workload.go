@@ -28,6 +28,7 @@ const (
 	BulkInsert    = "bulk_insert"
 	UDFScalar     = "udf_scalar"
 	UDFAggregate  = "udf_aggregate"
+	UpdateHook    = "update_hook"
 )
 
 // The SQL of the workloads.
@@ -42,6 +43,10 @@ const (
 	DefaultBulkN  = 1000000
 	UDFScalarQ    = "SELECT sum(f(x)) FROM udf"
 	UDFAggregateQ = "SELECT sumsq(x) FROM udf"
+	UpdateHookQ   = "UPDATE udf SET x = x + 1"
+	// UpdateFeedBatch is the batch size of the change feed implementations of update_hook:
+	// 1,000,000 rows make 1000 full batches, all handed over while the UPDATE runs.
+	UpdateFeedBatch = 1000
 )
 
 // ErrUnsupported is returned by an Impl for a workload it does not implement; the runner
@@ -110,7 +115,38 @@ func IsUDF(w string) bool { return w == UDFScalar || w == UDFAggregate }
 
 // WarmsCache reports whether w reads a database file whose pages its process warms with at
 // least one unmeasured repetition: the fetch and udf workloads.
-func WarmsCache(w string) bool { return IsFetch(w) || IsUDF(w) }
+func WarmsCache(w string) bool { return IsFetch(w) || IsUDF(w) || w == UpdateHook }
+
+// The counters of update_hook: the rows the hook saw and the sum of their rowids, added to
+// by every implementation's hook (or change feed) itself.
+var HookRows, HookRowIDs int64
+
+// CountUpdate is an update hook in mattn/go-sqlite3's shape that counts into HookRows and
+// HookRowIDs.
+func CountUpdate(op int, db, table string, rowid int64) {
+	HookRows++
+	HookRowIDs += rowid
+}
+
+// UpdateHookRep is the repetition of update_hook over an implementation's exec function: BEGIN
+// (untimed), the UPDATE of every row of udf (timed, the hook counting), ROLLBACK (untimed, so
+// every repetition starts from the same file); the count is the rows the hook saw, the
+// checksum the sum of their rowids (including any the ROLLBACK hands over).
+func UpdateHookRep(exec func(q string) error) Rep {
+	return func(t Timer) (count, checksum int64, err error) {
+		HookRows, HookRowIDs = 0, 0
+		if err := exec("BEGIN"); err != nil {
+			return 0, 0, err
+		}
+		t.Start()
+		err = exec(UpdateHookQ)
+		t.Stop()
+		if rerr := exec("ROLLBACK"); err == nil {
+			err = rerr
+		}
+		return HookRows, HookRowIDs, err
+	}
+}
 
 // The counters of the udf workloads. Every implementation's f adds 1 to UDFCalls per call,
 // and its sumsq's step adds the number of rows it saw (a batch's row count, when batched)
@@ -246,7 +282,7 @@ func Input(w string) string {
 		return filepath.Join(Dir(), w+".db")
 	case ExecScript, ExecScript10k:
 		return filepath.Join(Dir(), w+".sql")
-	case UDFScalar, UDFAggregate:
+	case UDFScalar, UDFAggregate, UpdateHook:
 		return filepath.Join(Dir(), "udf.db")
 	case BulkInsert:
 		if n := os.Getenv("SQLBATCH_BULK_ROWS"); n != "" {
