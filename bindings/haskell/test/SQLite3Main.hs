@@ -29,6 +29,8 @@ import Database.SQLite3
 import qualified Database.SQLite3.Direct as Direct
 import qualified Database.SQLite3.Internal as I
 
+import SQLite3Extra (extraTests)
+
 main :: IO ()
 main = do
   hSetBuffering stdout LineBuffering
@@ -69,7 +71,8 @@ endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELEC
 
 tests :: Test
 tests = TestList
-  [ TestLabel "basics" $ TestList
+  [ TestLabel "extra (blob, backup, serialize, limits, hooks)" extraTests
+  , TestLabel "basics" $ TestList
     [ TestLabel "step/column over every type" $ TestCase $ withDb $ \db -> do
         exec db "CREATE TABLE t(a, b, c, d, e); INSERT INTO t VALUES (1, 2.5, 'x\233', x'00ff', NULL)"
         rows <- queryAll db "SELECT * FROM t"

@@ -511,6 +511,7 @@ dbIdent = dbId
 -- that uses its own connection, which SQLite forbids; the hook's runner catches it like any
 -- other exception of the hook (see "Database.SQLite3.Internal.Extra").
 data HookReentry = HookReentry
+  deriving (Eq)
 
 instance Show HookReentry where
   show _ = "Database.SQLite3: a hook used its own connection (SQLite forbids it; only the WAL hook may)"
