@@ -396,7 +396,9 @@ blobReadMany b reqs0
     go [] acc = return (Right (concat (reverse acc)))
     go reqs acc = do
       let known = sum [l | (_, _, Just l) <- reqs]
-          bufLen = max 4096 (known + 4096 * length [() | (_, _, Nothing) <- reqs])
+          -- Ranges to the end get 4 KiB each, up to 1 MiB in all: a call that runs out of
+          -- room returns what fit, and the rest goes in the next call.
+          bufLen = max 4096 (known + min (1024 * 1024) (4096 * length [() | (_, _, Nothing) <- reqs]))
       r <- call reqs bufLen
       case r of
         Left e -> return (Left e)
