@@ -115,13 +115,11 @@ func (e *HookPanicError) Error() string {
 // see the statement's error.
 func (e *HookPanicError) Unwrap() error { return e.Err }
 
-// recoverHook records a panic of a hook of c (deferred by every hook); with stop, it also
-// interrupts the running statement, for hooks that have no answer that stops it.
-func (c *Conn) recoverHook(hook string, stop bool) {
-	r := recover()
-	if r == nil {
-		return
-	}
+// recordPanic records the panic r of a hook of c, recovered by the hook's deferred function,
+// which then gives the answer that fails the statement (veto, interrupt, deny, give up);
+// with stop, the running statement is interrupted too, and its commit vetoed, for the hooks
+// that have no such answer (update hook, change feed).
+func (c *Conn) recordPanic(hook string, r any, stop bool) {
 	if c.hookPanic == nil { // the first panic is the one that matters
 		c.hookPanic = &HookPanicError{Hook: hook, Value: r, Stack: debug.Stack()}
 		c.panicVeto = stop
@@ -129,12 +127,7 @@ func (c *Conn) recoverHook(hook string, stop bool) {
 	if stop {
 		c.h.Interrupt()
 	}
-	panic(hookPanicked{}) // tells capi's guard to give the answer that fails the statement
 }
-
-// hookPanicked is re-panicked by recoverHook: capi's deferred recover turns it into the
-// hook's failing answer (veto, interrupt, deny, give up).
-type hookPanicked struct{}
 
 // takePanic returns err wrapped in the recorded hook panic, if there is one (and forgets it).
 func (c *Conn) takePanic(err error) error {
@@ -181,9 +174,9 @@ func (n *names) get(b []byte) string {
 }
 
 type updateHook struct {
-	c     *Conn
-	fn    func(op int, schema, table string, rowid int64)
-	names names
+	c              *Conn
+	fn             func(op int, schema, table string, rowid int64)
+	schemas, names names
 }
 
 // The commit slot holds a guard while an update hook or a change feed is set: it vetoes the
@@ -198,8 +191,12 @@ func (c *Conn) installCommit() int32 {
 }
 
 func (h *updateHook) Update(op int32, schema, table []byte, rowid int64) {
-	defer h.c.recoverHook("update hook", true)
-	h.fn(int(op), h.names.get(schema), h.names.get(table), rowid)
+	defer func() {
+		if r := recover(); r != nil {
+			h.c.recordPanic("update hook", r, true)
+		}
+	}()
+	h.fn(int(op), h.schemas.get(schema), h.names.get(table), rowid)
 }
 
 // UpdateHook sets fn to be called for every row inserted, updated or deleted on c, as it
@@ -231,14 +228,19 @@ type commitHook struct {
 	fn func() int
 }
 
-func (h *commitHook) Commit() int32 {
+func (h *commitHook) Commit() (veto int32) {
 	if h.c.hookPanic != nil && h.c.panicVeto {
 		return 1 // an update hook or the change feed panicked during this statement
 	}
 	if h.fn == nil {
 		return 0
 	}
-	defer h.c.recoverHook("commit hook", false)
+	defer func() {
+		if r := recover(); r != nil {
+			h.c.recordPanic("commit hook", r, false)
+			veto = 1
+		}
+	}()
 	if h.fn() != 0 {
 		return 1
 	}
@@ -264,7 +266,11 @@ type rollbackHook struct {
 }
 
 func (h *rollbackHook) Rollback() {
-	defer h.c.recoverHook("rollback hook", false)
+	defer func() {
+		if r := recover(); r != nil {
+			h.c.recordPanic("rollback hook", r, false)
+		}
+	}()
 	h.fn()
 }
 
@@ -284,8 +290,13 @@ type walHook struct {
 	fn func(schema string, pages int) error
 }
 
-func (h *walHook) WAL(schema []byte, pages int32) int32 {
-	defer h.c.recoverHook("WAL hook", false)
+func (h *walHook) WAL(schema []byte, pages int32) (rc int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.c.recordPanic("WAL hook", r, false)
+			rc = capi.SQLiteError
+		}
+	}()
 	err := h.fn(string(schema), int(pages))
 	if err == nil {
 		return capi.OK
@@ -314,8 +325,13 @@ type progressHandler struct {
 	fn func() bool
 }
 
-func (h *progressHandler) Progress() int32 {
-	defer h.c.recoverHook("progress handler", false)
+func (h *progressHandler) Progress() (stop int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.c.recordPanic("progress handler", r, false)
+			stop = 1
+		}
+	}()
 	if h.fn() {
 		return 1
 	}
@@ -340,8 +356,13 @@ type busyHandler struct {
 	fn func(count int) bool
 }
 
-func (h *busyHandler) Busy(count int32) int32 {
-	defer h.c.recoverHook("busy handler", false)
+func (h *busyHandler) Busy(count int32) (retry int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.c.recordPanic("busy handler", r, false)
+			retry = 0
+		}
+	}()
 	if h.fn(int(count)) {
 		return 1
 	}
@@ -364,8 +385,13 @@ type authorizer struct {
 	fn func(action int, arg1, arg2, schema, trigger string) int
 }
 
-func (h *authorizer) Authorize(action int32, a, b, schema, trigger []byte) int32 {
-	defer h.c.recoverHook("authorizer", false)
+func (h *authorizer) Authorize(action int32, a, b, schema, trigger []byte) (verdict int32) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.c.recordPanic("authorizer", r, false)
+			verdict = AuthDeny
+		}
+	}()
 	return int32(h.fn(int(action), string(a), string(b), string(schema), string(trigger)))
 }
 
@@ -426,7 +452,11 @@ type changeFeed struct {
 }
 
 func (f *changeFeed) Changes(ch []capi.Change, tb []capi.ChangeTable, reason int32) {
-	defer f.c.recoverHook("change feed", reason == capi.FeedFull)
+	defer func() {
+		if r := recover(); r != nil {
+			f.c.recordPanic("change feed", r, reason == capi.FeedFull)
+		}
+	}()
 	tabs := f.tabs[:0]
 	for i := range tb {
 		tabs = append(tabs, [2]string{f.names.get(tb[i].Schema()), f.names.get(tb[i].Name())})

@@ -1,12 +1,14 @@
 // The C callbacks of Go hooks (see hooks.go): each passes its arguments on to an exported Go
-// function, with the user data as an integer (a cgo.Handle value).
+// function, with the user data as an integer (a cgo.Handle value) and each string with its
+// length (measured here: a strlen called from Go would be one more cgo call per string).
 #include <stdint.h>
+#include <string.h>
 #include "sqlbatch.h"
 #include "_cgo_export.h"
 
 void gosb_update_hook_tramp(void *ud, int32_t op, const char *schema, const char *table,
 		int64_t rowid) {
-	gosbUpdateHook((uintptr_t)ud, op, (char *)schema, (char *)table, rowid);
+	gosbUpdateHook((uintptr_t)ud, op, (char *)schema, strlen(schema), (char *)table, strlen(table), rowid);
 }
 
 int32_t gosb_commit_hook_tramp(void *ud) { return gosbCommitHook((uintptr_t)ud); }
@@ -14,7 +16,7 @@ int32_t gosb_commit_hook_tramp(void *ud) { return gosbCommitHook((uintptr_t)ud);
 void gosb_rollback_hook_tramp(void *ud) { gosbRollbackHook((uintptr_t)ud); }
 
 int32_t gosb_wal_hook_tramp(void *ud, const char *schema, int32_t pages) {
-	return gosbWALHook((uintptr_t)ud, (char *)schema, pages);
+	return gosbWALHook((uintptr_t)ud, (char *)schema, strlen(schema), pages);
 }
 
 int32_t gosb_progress_tramp(void *ud) { return gosbProgress((uintptr_t)ud); }
@@ -23,8 +25,8 @@ int32_t gosb_busy_tramp(void *ud, int32_t count) { return gosbBusy((uintptr_t)ud
 
 int32_t gosb_authorizer_tramp(void *ud, int32_t action, const char *a, const char *b,
 		const char *schema, const char *trigger) {
-	return gosbAuthorizer((uintptr_t)ud, action, (char *)a, (char *)b, (char *)schema,
-		(char *)trigger);
+	return gosbAuthorizer((uintptr_t)ud, action, (char *)a, a ? strlen(a) : 0, (char *)b, b ? strlen(b) : 0,
+		(char *)schema, schema ? strlen(schema) : 0, (char *)trigger, trigger ? strlen(trigger) : 0);
 }
 
 void gosb_change_feed_tramp(void *ud, const sqlbatch_change *changes, size_t n_changes,
