@@ -34,7 +34,7 @@ import Control.Monad (replicateM)
 import GHC.Generics
 
 import Database.SQLBatch.FromField
-import Database.SQLBatch.Internal (RowParser, fieldWith, numFieldsRemaining)
+import Database.SQLBatch.Internal (RowParser, fieldWith, fieldWithKinds, numFieldsRemaining)
 import Database.SQLBatch.Types
 
 -- | The generic implementation of 'FromRow', for product types: one 'field' per
@@ -67,7 +67,7 @@ class FromRow a where
 
 -- | Reads the next column.
 field :: FromField a => RowParser a
-field = fieldWith fromField
+field = fieldWithKinds fieldInlineKinds fromField
 {-# INLINE field #-}
 
 instance FromField a => FromRow (Only a) where

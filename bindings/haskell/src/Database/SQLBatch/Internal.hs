@@ -2,7 +2,6 @@
 {-# LANGUAGE MagicHash #-}
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
-{-# LANGUAGE UnboxedSums #-}
 {-# LANGUAGE UnboxedTuples #-}
 {-# OPTIONS_HADDOCK not-home #-}
 -- |
@@ -77,8 +76,15 @@ module Database.SQLBatch.Internal
   , RowParser (..)
   , Row (..)
   , fieldWith
+  , fieldWithKinds
+  , InlineKinds (..)
+  , allKinds
+  , inlineKinds
+  , orNullKind
   , numFieldsRemaining
   , runRow
+  , runRowRaw
+  , catchRowFailure
   , columnMismatch
   , foldBatch
   , collectBatch
@@ -103,6 +109,7 @@ import Control.Concurrent.MVar
 import Control.Monad (MonadPlus)
 import Control.Exception
 import Control.Monad (filterM, unless, when)
+import Data.Bits (shiftL, testBit, (.|.))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
@@ -119,7 +126,7 @@ import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
-import GHC.Exts (oneShot, Array#, ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, indexArray#, isTrue#, newArray#, newByteArray#, unsafeFreezeArray#, unsafeFreezeByteArray#, writeArray#, (*#), (+#), (-#), (<#), (==#), (>=#))
+import GHC.Exts (oneShot, raiseIO#, Array#, ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, indexArray#, isTrue#, newArray#, newByteArray#, unsafeFreezeArray#, unsafeFreezeByteArray#, writeArray#, (*#), (+#), (-#), (<#), (==#), (>=#))
 import GHC.ByteOrder (ByteOrder (..), targetByteOrder)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 
@@ -854,89 +861,162 @@ data Row = Row
 -- A failed conversion ends the parse with its 'Ok' errors, unless an alternative
 -- (@p '<|>' q@) succeeds from the same column; a row that fails is thrown by the query.
 --
--- (Internally a state-passing function over unboxed values, so a parser built from
--- @field@s compiles to straight-line reads of the cells.)
+-- (Internally a state-passing function over unboxed values whose only result is the
+-- value: a failure leaves it as a private exception, 'RowFailure', which '<|>' catches and
+-- the query turns into sqlite-simple's exception. So a parser built from @field@s compiles
+-- to straight-line reads of the cells that construct the row at the end, and nothing is
+-- allocated for the success of a field.)
 newtype RowParser a = RowParser
-  { unRowParser :: Row -> Int# -> State# RealWorld
-                -> (# State# RealWorld, Int#, (# a | [SomeException] #) #) }
+  { unRowParser :: Row -> Int# -> State# RealWorld -> (# State# RealWorld, Int#, a #) }
+
+-- | A failed row parse on its way out: the errors sqlite-simple's parser would have in its
+-- 'Ok'. Private: 'runRow' and the batch loops turn it into what sqlite-simple throws
+-- ('rowFailed'); no user code sees it.
+data RowFailure = RowFailure !Row [SomeException]
+
+instance Show RowFailure where
+  show (RowFailure _ es) = "RowFailure " ++ show es
+
+instance Exception RowFailure
+
+-- | Fails the parse with these errors.
+rowFail :: Row -> [SomeException] -> State# RealWorld -> (# State# RealWorld, Int#, a #)
+rowFail r es s = case raiseIO# (toException (RowFailure r es)) s of
+  (# s1, a #) -> (# s1, 0#, a #)
+{-# NOINLINE rowFail #-}
 
 instance Functor RowParser where
   fmap f (RowParser p) = RowParser $ \r c s -> case p r c s of
-    (# s1, c1, (# a | #) #) -> (# s1, c1, (# f a | #) #)
-    (# s1, c1, (# | es #) #) -> (# s1, c1, (# | es #) #)
+    (# s1, c1, a #) -> (# s1, c1, f a #)
   {-# INLINE fmap #-}
 
 instance Applicative RowParser where
-  pure a = RowParser $ \_ c s -> (# s, c, (# a | #) #)
+  pure a = RowParser $ \_ c s -> (# s, c, a #)
   {-# INLINE pure #-}
   RowParser pf <*> RowParser pa = RowParser $ \r c s -> case pf r c s of
-    (# s1, c1, (# f | #) #) -> case pa r c1 s1 of
-      (# s2, c2, (# a | #) #) -> (# s2, c2, (# f a | #) #)
-      (# s2, c2, (# | es #) #) -> (# s2, c2, (# | es #) #)
-    (# s1, c1, (# | es #) #) -> (# s1, c1, (# | es #) #)
+    (# s1, c1, f #) -> case pa r c1 s1 of
+      (# s2, c2, a #) -> (# s2, c2, f a #)
   {-# INLINE (<*>) #-}
 
 instance Monad RowParser where
   RowParser p >>= k = RowParser $ \r c s -> case p r c s of
-    (# s1, c1, (# a | #) #) -> unRowParser (k a) r c1 s1
-    (# s1, c1, (# | es #) #) -> (# s1, c1, (# | es #) #)
+    (# s1, c1, a #) -> unRowParser (k a) r c1 s1
   {-# INLINE (>>=) #-}
 
 -- | Backtracking: @p '<|>' q@ runs @q@ from the column where @p@ started if @p@ fails;
 -- if both fail, the errors of both are kept. 'empty' fails with no error.
 instance Alternative RowParser where
-  empty = RowParser $ \_ c s -> (# s, c, (# | [] #) #)
-  RowParser p <|> RowParser q = RowParser $ \r c s -> case p r c s of
-    (# s1, c1, (# a | #) #) -> (# s1, c1, (# a | #) #)
-    (# s1, _, (# | es #) #) -> case q r c s1 of
-      (# s2, c2, (# b | #) #) -> (# s2, c2, (# b | #) #)
-      (# s2, c2, (# | fs #) #) -> (# s2, c2, (# | es ++ fs #) #)
+  empty = RowParser $ \r _ s -> rowFail r [] s
+  RowParser p <|> RowParser q = RowParser $ \r c s ->
+    case unIO (tryRow (IO (\s0 -> case p r c s0 of (# s1, c1, a #) -> (# s1, (I# c1, a) #)))) s of
+      (# s1, Right (I# c1, a) #) -> (# s1, c1, a #)
+      (# s1, Left es #) ->
+        case unIO (tryRow (IO (\s2 -> case q r c s2 of (# s3, c3, b #) -> (# s3, (I# c3, b) #)))) s1 of
+          (# s3, Right (I# c3, b) #) -> (# s3, c3, b #)
+          (# s3, Left fs #) -> rowFail r (es ++ fs) s3
+
+-- | The value, or the errors of a failed parse.
+tryRow :: IO a -> IO (Either [SomeException] a)
+tryRow act = (Right <$> act) `catch` \(RowFailure _ es) -> return (Left es)
 
 instance MonadPlus RowParser
 
 -- | @fail@ fails the row with an 'ErrorCall' (as 'Ok'\'s @fail@).
 instance MonadFail RowParser where
-  fail msg = RowParser $ \_ c s -> (# s, c, (# | [SomeException (ErrorCall msg)] #) #)
+  fail msg = RowParser $ \r _ s -> rowFail r [SomeException (ErrorCall msg)] s
+
+-- | The SQL kinds of value (a bit per @SQLBATCH_*@ kind) for which a row parser applies a
+-- field's conversion in line, at type @a@; for the others it makes one out-of-line call of
+-- the same conversion ('fieldSlow'). Only the speed and the size of the compiled parser
+-- depend on it, never the result: both paths apply the conversion to the same 'Field'.
+newtype InlineKinds a = InlineKinds Int
+
+-- | Every kind in line (what a conversion that says nothing gets).
+allKinds :: InlineKinds a
+allKinds = InlineKinds 0x3e
+{-# INLINE allKinds #-}
+
+-- | The given kinds in line (@kindInteger@, ... from "Database.SQLBatch.Raw.Types").
+inlineKinds :: [Word8] -> InlineKinds a
+inlineKinds = InlineKinds . foldr (\k m -> m .|. shiftL 1 (fromIntegral k)) 0
+{-# INLINE inlineKinds #-}
+
+-- | The kinds of @a@ and NULL (for @Maybe a@).
+orNullKind :: InlineKinds a -> InlineKinds (Maybe a)
+orNullKind (InlineKinds m) = InlineKinds (m .|. shiftL 1 (fromIntegral kindNull))
+{-# INLINE orNullKind #-}
+
+inKinds :: InlineKinds a -> Word8 -> Bool
+inKinds (InlineKinds m) k = testBit m (fromIntegral k)
+{-# INLINE inKinds #-}
 
 -- | Reads the next column with the given conversion (the 'Ok' is evaluated, so the
 -- converted value is in WHNF). Past the last column it fails with 'ColumnOutOfBounds'.
-fieldWith :: forall a. FieldParser a -> RowParser a
-fieldWith fp = RowParser $ \r c s ->
-  let i = I# c
-  in if i >= rowCols r
-       then (# s, c, (# | [outOfBounds (i + 1)] #) #)
-       else
-         -- One branch per kind, each applying the conversion to a known constructor, so
-         -- that GHC resolves the conversion's case on it and allocates no 'SQLData' (a
-         -- shared continuation would take the value boxed).
-         let cell = Cell (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r)
-             finish :: State# RealWorld -> Ok a
-                    -> (# State# RealWorld, Int#, (# a | [SomeException] #) #)
-             finish s1 ok = case ok of
-               Ok a -> (# s1, c +# 1#, (# a | #) #)
-               Errors es -> (# s1, c, (# | es #) #)
-             {-# INLINE finish #-}
-         in case unIO (fieldKind cell) s of
-              (# s0, k #)
-                | k == kindInteger -> case unIO (fieldInt64Unchecked cell) s0 of
-                    (# s1, x #) -> finish s1 (fp (Field (SQLInteger x) i))
-                | k == kindFloat -> case unIO (fieldDoubleUnchecked cell) s0 of
-                    (# s1, x #) -> finish s1 (fp (Field (SQLFloat x) i))
-                | k == kindNull -> finish s0 (fp (Field SQLNull i))
-                | otherwise -> case unIO (cellData cell) s0 of
-                    (# s1, d #) -> case d of
-                      SQLText t -> finish s1 (fp (Field (SQLText t) i))
-                      SQLBlob b -> finish s1 (fp (Field (SQLBlob b) i))
-                      _ -> finish s1 (fp (Field d i))
+fieldWith :: FieldParser a -> RowParser a
+fieldWith = fieldWithKinds allKinds
 {-# INLINE fieldWith #-}
 
-outOfBounds :: Int -> SomeException
-outOfBounds i = SomeException (ColumnOutOfBounds i)
+-- | 'fieldWith' that applies the conversion in line only for values of the given kinds
+-- (see 'InlineKinds'); 'Database.SQLBatch.FromRow.field' passes the kinds of the
+-- 'Database.SQLBatch.FromField.FromField' instance.
+fieldWithKinds :: forall a. InlineKinds a -> FieldParser a -> RowParser a
+fieldWithKinds kinds fp = RowParser $ \r c s ->
+  let i = I# c
+  in if i >= rowCols r
+       then outOfBounds r i s
+       else
+         -- One branch per kind in line, each applying the conversion to a known
+         -- constructor, so that GHC resolves the conversion's case on it and allocates no
+         -- 'SQLData'; every other kind goes to one out-of-line call.
+         let cell = Cell (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r)
+             done :: State# RealWorld -> Ok a -> (# State# RealWorld, Int#, a #)
+             done s1 ok = case ok of
+               Ok a -> (# s1, c +# 1#, a #)
+               Errors es -> rowFail r es s1
+             {-# INLINE done #-}
+         in case unIO (fieldKind cell) s of
+              (# s0, k #)
+                | inKinds kinds kindInteger && k == kindInteger ->
+                    case unIO (fieldInt64Unchecked cell) s0 of
+                      (# s1, x #) -> done s1 (fp (Field (SQLInteger x) i))
+                | inKinds kinds kindFloat && k == kindFloat ->
+                    case unIO (fieldDoubleUnchecked cell) s0 of
+                      (# s1, x #) -> done s1 (fp (Field (SQLFloat x) i))
+                | inKinds kinds kindNull && k == kindNull -> done s0 (fp (Field SQLNull i))
+                | inKinds kinds kindText && k == kindText ->
+                    case unIO (fieldTextOr cell (lenientText cell)) s0 of
+                      (# s1, t #) -> done s1 (fp (Field (SQLText t) i))
+                | inKinds kinds kindBlob && k == kindBlob ->
+                    case unIO (fieldByteSlice cell) s0 of
+                      (# s1, b #) -> done s1 (fp (Field (SQLBlob b) i))
+                | otherwise -> case unIO (fieldSlow fp r cell) s0 of
+                    (# s1, a #) -> (# s1, c +# 1#, a #)
+{-# INLINE fieldWithKinds #-}
+
+-- | A field's conversion out of line: the value read whole ('cellField') and converted.
+fieldSlow :: FieldParser a -> Row -> Cell -> IO a
+fieldSlow fp r cell = do
+  f <- cellField cell
+  case fp f of
+    Ok a -> return a
+    Errors es -> throwIO (RowFailure r es)
+{-# NOINLINE fieldSlow #-}
+
+-- | A TEXT cell's bytes that are not valid UTF-8, decoded leniently (U+FFFD for bad bytes)
+-- from a copy, as 'cellData' does.
+lenientText :: Cell -> IO Text
+lenientText cell = do
+  bs <- fieldByteCopy cell
+  return $! TE.decodeUtf8With TE.lenientDecode bs
+{-# NOINLINE lenientText #-}
+
+outOfBounds :: Row -> Int -> State# RealWorld -> (# State# RealWorld, Int#, a #)
+outOfBounds r i = rowFail r [SomeException (ColumnOutOfBounds (i + 1))]
 {-# NOINLINE outOfBounds #-}
 
 -- | How many columns of the row are left to read.
 numFieldsRemaining :: RowParser Int
-numFieldsRemaining = RowParser $ \r c s -> (# s, c, (# rowCols r - I# c | #) #)
+numFieldsRemaining = RowParser $ \r c s -> (# s, c, rowCols r - I# c #)
 {-# INLINE numFieldsRemaining #-}
 
 -- | Runs a row parser over a row, checking that it read every column. Throws what
@@ -944,14 +1024,27 @@ numFieldsRemaining = RowParser $ \r c s -> (# s, c, (# rowCols r - I# c | #) #)
 -- several, and 'ConversionFailed' (with sqlite-simple's texts) when the parser reads fewer
 -- or more columns than the row has.
 runRow :: RowParser a -> Row -> IO a
-runRow (RowParser p) row = IO $ \s -> case p row 0# s of
-  (# s1, c, (# a | #) #)
+runRow rp row = catchRowFailure (runRowRaw rp row)
+{-# INLINE runRow #-}
+
+-- | 'runRow' that leaves a failed parse as 'RowFailure': for loops over many rows, which
+-- catch it once around the batch ('catchRowFailure').
+runRowRaw :: RowParser a -> Row -> IO a
+runRowRaw (RowParser p) row = IO $ \s -> case p row 0# s of
+  (# s1, c, a #)
     | isTrue# (c ==# cols) -> (# s1, a #)
     | otherwise -> unIO (columnMismatch row (I# c)) s1
-  (# s1, _, (# | es #) #) -> unIO (rowFailed row es) s1
   where
     !(I# cols) = rowCols row
-{-# INLINE runRow #-}
+{-# INLINE runRowRaw #-}
+
+-- | Runs an action that parses rows with 'runRowRaw' (a loop over batches), turning a
+-- 'RowFailure' into sqlite-simple's exception for its row. The row's batch must still be
+-- valid when the action ends: the failure ends the loop before the next fetch, and this
+-- runs inside 'withFetcher'.
+catchRowFailure :: IO a -> IO a
+catchRowFailure act = act `catch` \(RowFailure row es) -> rowFailed row es
+{-# INLINE catchRowFailure #-}
 
 -- | The errors of a failed row, thrown.
 rowFailed :: Row -> [SomeException] -> IO a
@@ -977,7 +1070,9 @@ columnMismatch row c = do
              "mismatch between number of columns to convert and number in target type")
 {-# NOINLINE columnMismatch #-}
 
--- | Folds over the rows of a batch, strictly (the accumulator is forced to WHNF).
+-- | Folds over the rows of a batch, strictly (the accumulator is forced to WHNF). A row
+-- that fails to parse leaves as 'RowFailure': run it inside 'catchRowFailure' (around the
+-- whole loop over the batches, so that the loop's variables stay local to it).
 foldBatch :: RowParser r -> BatchView -> (a -> r -> IO a) -> a -> IO a
 foldBatch rp bv f = go 0
   where
@@ -989,20 +1084,20 @@ foldBatch rp bv f = go 0
     go !i !acc
       | i >= n = return acc
       | otherwise = do
-          r <- runRow rp (Row (cells `plusPtr` (i * stride)) cols ctx)
+          r <- runRowRaw rp (Row (cells `plusPtr` (i * stride)) cols ctx)
           acc' <- f acc r
           go (i + 1) acc'
 {-# INLINE foldBatch #-}
 
 -- | The rows of a batch, parsed in order into an array (a large object that the garbage
--- collector scans but never copies).
+-- collector scans but never copies). Failures as for 'foldBatch'.
 collectBatch :: RowParser r -> BatchView -> IO (RowArray r)
 collectBatch rp bv = IO $ \s0 -> case newArray# n# undefinedRow s0 of
   (# s1, marr #) ->
     let go i s
           | isTrue# (i >=# n#) = case unsafeFreezeArray# marr s of
               (# s2, arr #) -> (# s2, RowArray arr n# #)
-          | otherwise = case unIO (runRow rp (Row (cells `plusPtr` (I# i * stride)) cols ctx)) s of
+          | otherwise = case unIO (runRowRaw rp (Row (cells `plusPtr` (I# i * stride)) cols ctx)) s of
               (# s2, r #) -> case writeArray# marr i r s2 of
                 s3 -> go (i +# 1#) s3
     in go 0# s1
@@ -1041,7 +1136,7 @@ foldStatementWith rp st z f = withFetcher foldBudget st $ \fr ->
         bv <- nextBatch fr
         acc' <- foldBatch rp bv f acc
         if bvDone bv then return acc' else loop acc'
-  in loop z
+  in catchRowFailure (loop z)
 {-# INLINE foldStatementWith #-}
 
 -- | Every remaining row of a statement, as a list.
@@ -1052,5 +1147,5 @@ collectStatementWith rp st = withFetcher collectBudget st $ \fr ->
         rows <- collectBatch rp bv
         let batches' = rows : batches
         if bvDone bv then return $! rowsToList batches' else loop batches'
-  in loop []
+  in catchRowFailure (loop [])
 {-# INLINE collectStatementWith #-}
