@@ -13,6 +13,7 @@ import qualified Data.ByteString as B
 import qualified Data.ByteString.Builder as BB
 import qualified Data.ByteString.Lazy as BL
 import Data.Int (Int64, Int8)
+import Data.IORef
 import qualified Data.Text as T
 import Data.Time
 import Data.Word (Word64)
@@ -193,6 +194,57 @@ simpleCompatTests = TestList
         SELECT ? + 1
         |] (Only (41 :: Int))
       rs @?= [Only (42 :: Int)]
+  , "setTrace: each statement's text as it runs, parameters expanded; Nothing stops it" ~: do
+      logRef <- newIORef []
+      let logger t = modifyIORef logRef (t :)
+          logged = reverse <$> readIORef logRef
+      withC $ \c -> do
+        setTrace c (Just logger)
+        execute_ c "CREATE TABLE t (a INTEGER, b TEXT)"
+        execute c "INSERT INTO t VALUES (?, ?)" (1 :: Int, "x" :: T.Text)
+        rs <- query c "SELECT a FROM t WHERE b = ?" (Only ("x" :: T.Text))
+        rs @?= [Only (1 :: Int)]
+        logged >>= (@?= [ "CREATE TABLE t (a INTEGER, b TEXT)"
+                        , "INSERT INTO t VALUES (1, 'x')"
+                        , "SELECT a FROM t WHERE b = 'x'" ])
+        -- a new logger replaces the old one (whose wrapper the library frees)
+        logRef2 <- newIORef []
+        setTrace c (Just (\t -> modifyIORef logRef2 (t :)))
+        execute_ c "DELETE FROM t"
+        readIORef logRef2 >>= (@?= ["DELETE FROM t"])
+        setTrace c Nothing
+        execute_ c "DROP TABLE t"
+        logged >>= (@?= [ "CREATE TABLE t (a INTEGER, b TEXT)"
+                        , "INSERT INTO t VALUES (1, 'x')"
+                        , "SELECT a FROM t WHERE b = 'x'" ])
+        readIORef logRef2 >>= (@?= ["DELETE FROM t"])
+        -- a logger that throws does not stop the statement
+        setTrace c (Just (\_ -> throwIO (userError "logger failed")))
+        query_ c "SELECT 7" >>= (@?= [Only (7 :: Int)])
+        -- left set: closing the connection releases it
+  , "setTrace on a closed connection throws and leaks nothing" ~: do
+      c <- open ":memory:"
+      close c
+      r <- try (setTrace c (Just (\_ -> return ())))
+      case r of
+        Left (_ :: SQLError) -> return ()
+        Right () -> assertFailure "expected SQLError"
+  , "a row that fails in a later batch throws sqlite-simple's error (fold and query)" ~: withC $ \c -> do
+      let q = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
+              \SELECT CASE WHEN i = 15000 THEN 'x' ELSE i END, i FROM n"
+      e1 <- caught (fold_ c q (0 :: Int) (\a (x, _ :: Int) -> return $! a + (x :: Int)))
+      e1 @?= ConversionFailed "TEXT" "Int" "need an int"
+      e2 <- caught (query_ c q :: IO [(Maybe Int64, Int)])
+      e2 @?= ConversionFailed "TEXT" "Int64" "need an int"
+      -- the slow path of a field (a kind its type does not take in line) converts the same
+      rs <- query_ c "SELECT 1, 2.5, NULL" :: IO [(T.Text, T.Text, Maybe T.Text)]
+      rs @?= [("1", "2.5", Nothing)]
+      ok <- query_ c "SELECT 1, 'a'" :: IO [(Int, T.Text)]
+      ok @?= [(1, "a")]
+      -- <|> over fields taken in line and out of line
+      alt <- queryWith_ ((Left <$> (field :: RowParser Int)) <|> (Right <$> (field :: RowParser T.Text)))
+               c "SELECT 'z' UNION ALL SELECT 3"
+      alt @?= [Right "z", Left 3]
   ]
   where
     forM' xs f = mapM_ f xs

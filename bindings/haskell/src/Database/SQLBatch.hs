@@ -1,4 +1,5 @@
 {-# LANGUAGE TypeOperators #-}
+{-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE BangPatterns #-}
 {-# LANGUAGE GeneralizedNewtypeDeriving #-}
 {-# LANGUAGE OverloadedStrings #-}
@@ -56,6 +57,7 @@ module Database.SQLBatch
   , withConnection
   , interrupt
   , setBusyTimeout
+  , setTrace
     -- * Queries that return rows
   , query
   , query_
@@ -139,7 +141,8 @@ import Control.Concurrent.MVar (withMVar)
 import Control.Exception
 import Control.Monad (forM_, unless, void, when)
 import Data.IORef
-import Data.Int (Int64)
+import Data.Bits ((.|.))
+import Data.Int (Int32, Int64)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
@@ -153,12 +156,17 @@ import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many)
-import Database.SQLBatch.Raw.Types (ExecResult (..), execResultSize, peekExecResult, valueSize,
+import Database.SQLBatch.Raw.Types (CConn, ExecResult (..), execResultSize, peekExecResult,
+                                    sqlbatchOk, valueSize,
                                     withCParams, writeResultSize)
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
-import Data.Word (Word8)
-import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
+import Data.Word (Word32, Word8)
+import Foreign.C.String (CString)
+import Foreign.C.Types (CSize (..))
+import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, castPtrToFunPtr, freeHaskellFunPtr,
+                    nullFunPtr, nullPtr, plusPtr)
+import System.IO (hPutStrLn, stderr)
 import Database.SQLBatch.ToField
 import Database.SQLBatch.ToRow
 import Database.SQLBatch.Types
@@ -196,6 +204,60 @@ interrupt c = withMVar (connGuard c) $ \_ -> do
 -- instead of failing at once with 'ErrorBusy'. 0 turns waiting off.
 setBusyTimeout :: Connection -> Int -> IO ()
 setBusyTimeout c ms = withConnDirect c "setBusyTimeout" $ \db -> D.setBusyTimeout db ms
+
+------------------------------------------------------------------------------------------
+-- Tracing
+
+-- | sqlite-simple's @setTrace@: @'setTrace' conn ('Just' logger)@ calls @logger@ with the
+-- text of every statement the connection runs, as it starts, with the values of its
+-- parameters in place (as SQLite's legacy @sqlite3_trace@, which sqlite-simple uses, gives
+-- it; a statement of a trigger gives @-- @ and the trigger's name); 'Nothing' stops
+-- tracing. A new logger replaces the previous one. The logger runs on the thread that runs
+-- the statement, while the connection is busy with it: it must not use the connection.
+--
+-- Unlike sqlite-simple (\"if the logger callback throws an exception, your whole program may
+-- crash\"), an exception thrown by the logger is caught: it is printed on @stderr@ and the
+-- statement goes on.
+setTrace :: Connection -> Maybe (T.Text -> IO ()) -> IO ()
+setTrace conn Nothing = withConn conn "setTrace" $ \c -> do
+  rc <- c_sqlbatch_conn_trace c 0 nullFunPtr nullPtr nullFunPtr
+  unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc "setTrace"
+setTrace conn (Just logger) = mask_ $ do
+  fp <- mkTraceFn $ \_ _ sql len _ ->
+    (do bs <- BU.unsafePackCStringLen (sql, fromIntegral len)
+        -- Decoding copies, so the text outlives the call.
+        logger $! TE.decodeUtf8With TE.lenientDecode bs)
+      `catch` \(e :: SomeException) ->
+        hPutStrLn stderr ("sqlbatch: the setTrace logger threw " ++ show e)
+  -- From the call on, the library owns the wrapper and frees it ('traceDestroy') when it is
+  -- replaced, removed or the connection closes, or at once if the call fails.
+  called <- newIORef False
+  withConn conn "setTrace" (\c -> do
+      writeIORef called True
+      rc <- c_sqlbatch_conn_trace c (traceStmt .|. traceExpanded) fp (castFunPtrToPtr fp)
+              traceDestroy
+      unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc "setTrace")
+    `onException` (readIORef called >>= \b -> unless b (freeHaskellFunPtr fp))
+
+-- | @sqlbatch_trace_fn@.
+type TraceFn = Ptr () -> Word32 -> CString -> CSize -> Int64 -> IO ()
+
+-- | @sqlbatch_conn_trace@ (safe: replacing a logger runs the old one's destroy callback,
+-- which is Haskell).
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_trace"
+  c_sqlbatch_conn_trace
+    :: Ptr CConn -> Word32 -> FunPtr TraceFn -> Ptr () -> FunPtr (Ptr () -> IO ()) -> IO Int32
+
+foreign import capi "hs_sqlbatch.h value SQLBATCH_TRACE_STMT" traceStmt :: Word32
+foreign import capi "hs_sqlbatch.h value SQLBATCH_TRACE_EXPANDED" traceExpanded :: Word32
+
+foreign import ccall "wrapper" mkTraceFn :: TraceFn -> IO (FunPtr TraceFn)
+foreign import ccall "wrapper" mkTraceDestroy :: (Ptr () -> IO ()) -> IO (FunPtr (Ptr () -> IO ()))
+
+-- | The destroy callback of a trace: its user data is the logger's wrapper, freed here.
+traceDestroy :: FunPtr (Ptr () -> IO ())
+traceDestroy = unsafePerformIO $ mkTraceDestroy $ \ud -> freeHaskellFunPtr (castPtrToFunPtr ud)
+{-# NOINLINE traceDestroy #-}
 
 ------------------------------------------------------------------------------------------
 -- Queries

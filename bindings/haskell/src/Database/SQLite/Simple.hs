@@ -23,6 +23,7 @@ module Database.SQLite.Simple
   , open
   , close
   , withConnection
+  , setTrace
   , connectionHandle
     -- * Queries that return results
   , query

@@ -5,7 +5,7 @@
 -- sqlite-simple's exports of this module, re-exported from "Database.SQLBatch.FromField",
 -- which may add extensions.
 module Database.SQLite.Simple.FromField
-  ( FromField (..), FieldParser, ResultError (..), Field, fieldData, returnError
+  ( FromField (fromField), FieldParser, ResultError (..), Field, fieldData, returnError
   ) where
 
 import Database.SQLBatch.FromField
