@@ -2,7 +2,7 @@
 //! statically linked extensions initialized through their `sqlite3_*_init` entry point, on one
 //! connection or on every new one.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -11,8 +11,8 @@ use libsqlite3_sys as ffi;
 
 use crate::codes::*;
 use crate::conn::sqlbatch_conn;
-use crate::error::{check_utf8, Error};
-use crate::ffi::try_bytes;
+use crate::error::Error;
+use crate::ffi::try_cstring;
 use crate::panic::ffi_boundary;
 
 /// An extension's entry point, as SQLite's loadable extensions define it:
@@ -122,19 +122,9 @@ pub unsafe extern "C" fn sqlbatch_conn_load_extension(
 ) -> i32 {
     ffi_boundary!(conn: conn => |c| {
         let db = c.shared.db()?;
-        if path.is_null() {
-            return Err(Error::null("path"));
-        }
-        let nul = |what: &'static str| move |_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("{what} contains a NUL byte"));
         // SAFETY: the caller vouches for `path` and `entry`.
-        let path = unsafe { try_bytes(path, path_len, "path")? };
-        let path = CString::new(check_utf8(path, "path")?).map_err(nul("path"))?;
-        let entry = if entry.is_null() {
-            None
-        } else {
-            let e = unsafe { try_bytes(entry, entry_len, "entry")? };
-            Some(CString::new(check_utf8(e, "entry")?).map_err(nul("entry"))?)
-        };
+        let path = unsafe { try_cstring(path, path_len, "path")? };
+        let entry = if entry.is_null() { None } else { Some(unsafe { try_cstring(entry, entry_len, "entry")? }) };
         let mut msg = ptr::null_mut();
         // SAFETY: `db` is open and used by this thread only; the strings are NUL-terminated.
         let rc = unsafe {

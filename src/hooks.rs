@@ -472,10 +472,10 @@ unsafe extern "C" fn auth_tramp(
 ///
 /// # Safety
 /// `conn` NULL or live; `user`/`destroy` the caller's.
-unsafe fn register<F: Copy>(
+unsafe fn register<T>(
     conn: *mut sqlbatch_conn,
-    new: Option<Reg<F>>,
-    slot: impl FnOnce(&mut Slots) -> &mut Option<Reg<F>>,
+    new: Option<T>,
+    slot: impl FnOnce(&mut Slots) -> &mut Option<T>,
     after: impl FnOnce(*mut ffi::sqlite3, &Hooks, bool),
 ) -> i32 {
     ffi_boundary!(conn: conn => |c| {
@@ -705,28 +705,5 @@ pub unsafe extern "C" fn sqlbatch_conn_change_feed(
         tables: Vec::new(),
     });
     // SAFETY: the caller's contract.
-    unsafe { register_feed(conn, new) }
-}
-
-/// [`register`] for the feed, whose slot holds more than a registration.
-///
-/// # Safety
-/// As for [`register`].
-unsafe fn register_feed(conn: *mut sqlbatch_conn, new: Option<Feed>) -> i32 {
-    ffi_boundary!(conn: conn => |c| {
-        let db = c.shared.db()?;
-        let h = c.shared.hooks();
-        if h.running.load(Ordering::SeqCst) != 0 {
-            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "hooks cannot change while a hook runs"));
-        }
-        let old = {
-            let mut s = lock(&h.slots);
-            let old = std::mem::replace(&mut s.feed, new);
-            // SAFETY: `db` is open and used by this thread only; `h` outlives it.
-            unsafe { h.install(db, &s) };
-            old
-        };
-        drop(old);
-        Ok(SQLBATCH_OK)
-    })
+    unsafe { register(conn, new, |s| &mut s.feed, |_, _, _| {}) }
 }
