@@ -15,6 +15,12 @@ Files (see benches/README.md for what each implementation does with them):
   exec_script_10k.sql  10,000 of them
   udf.db               udf(x INTEGER NOT NULL), 1,000,000 rows, x = 0, 1, ..., 999,999 in rowid
                        order (udf_scalar, udf_aggregate)
+  app.db               items(id INTEGER PRIMARY KEY, name TEXT NOT NULL, qty INTEGER NOT NULL,
+                       price REAL NOT NULL, tag TEXT), 100,000 rows, id = 1..100,000; tag NULL
+                       when id % 7 == 0; in WAL mode (point_query, few_rows)
+  big.db               big(id INTEGER PRIMARY KEY, t TEXT NOT NULL, b BLOB NOT NULL), 2,000
+                       rows of a ~200 KB TEXT (some non-ASCII) and a 200,000-byte BLOB; in WAL
+                       mode (large_values)
 """
 
 import os
@@ -31,7 +37,11 @@ SIZES = {
     "exec_script": 1_000,
     "exec_script_10k": 10_000,
     "udf": 1_000_000,
+    "app": 100_000,
+    "big": 2_000,
 }
+
+BIG_VALUE = 200_000  # bytes of each large_values BLOB, and at most that many of each TEXT
 
 WORDS = ["alpha", "beta", "gamma", "delta", "café", "naïve", "grüße", "żółw", "日本語", "ελληνικά", "x", "🙂ok"]
 
@@ -124,6 +134,53 @@ def udf(path, n):
     db.close()
 
 
+def app(path, n):
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT NOT NULL, qty INTEGER NOT NULL,"
+               " price REAL NOT NULL, tag TEXT)")
+    rng = Rng(3)
+
+    def row(i):
+        return (
+            i,
+            text(rng, 8, 24),
+            rng.below(1000),
+            rng.below(400_000) / 4.0,  # exact in binary: the x1000 truncation agrees everywhere
+            None if i % 7 == 0 else text(rng, 3, 12),
+        )
+
+    db.executemany("INSERT INTO items VALUES (?,?,?,?,?)", (row(i) for i in range(1, n + 1)))
+    db.commit()
+    db.close()
+
+
+def big(path, n):
+    """Values cut from two 1 MiB pools, at row-dependent offsets, so that every row differs
+    without drawing 800 MB from the PRNG."""
+    rng = Rng(4)
+    blob_pool = bytes(rng.below(256) for _ in range(1 << 20))
+    text_pool = text(rng, 1 << 20, 1 << 20).encode()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE big(id INTEGER PRIMARY KEY, t TEXT NOT NULL, b BLOB NOT NULL)")
+
+    def row(i):
+        o = rng.below(len(blob_pool) - BIG_VALUE)
+        t = rng.below(len(text_pool) - BIG_VALUE)
+        # start and end the TEXT on character boundaries (no UTF-8 continuation byte)
+        end = t + BIG_VALUE
+        while text_pool[t] & 0xC0 == 0x80:
+            t += 1
+        while text_pool[end] & 0xC0 == 0x80:
+            end -= 1
+        return (i, text_pool[t:end].decode(), blob_pool[o:o + BIG_VALUE])
+
+    db.executemany("INSERT INTO big VALUES (?,?,?)", (row(i) for i in range(1, n + 1)))
+    db.commit()
+    db.close()
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "build/workloads"
     os.makedirs(out, exist_ok=True)
@@ -138,6 +195,8 @@ def main():
         "exec_script.sql": lambda p: script(p, SIZES["exec_script"]),
         "exec_script_10k.sql": lambda p: script(p, SIZES["exec_script_10k"]),
         "udf.db": lambda p: udf(p, SIZES["udf"]),
+        "app.db": lambda p: app(p, SIZES["app"]),
+        "big.db": lambda p: big(p, SIZES["big"]),
     }
     for name, make in makers.items():
         path = os.path.join(out, name)
