@@ -41,6 +41,7 @@ int sqlite3_column_bytes(struct sqlite3_stmt *, int);
 int sqlite3_bind_int64(struct sqlite3_stmt *, int, long long);
 int sqlite3_bind_double(struct sqlite3_stmt *, int, double);
 int sqlite3_bind_text(struct sqlite3_stmt *, int, const char *, int, void (*)(void *));
+const void *sqlite3_column_blob(struct sqlite3_stmt *, int);
 struct sqlite3_context;
 struct sqlite3_value;
 int sqlite3_create_function_v2(struct sqlite3 *, const char *, int, int, void *,
@@ -62,7 +63,8 @@ enum {
   NB_SQLITE_INTEGER = 1,
   NB_SQLITE_FLOAT = 2,
   NB_SQLITE_TEXT = 3,
-  NB_SQLITE_BLOB = 4
+  NB_SQLITE_BLOB = 4,
+  NB_SQLITE_NULL = 5
 };
 #define NB_OPEN_FLAGS (0x00000002 /* READWRITE */ | 0x00000004 /* CREATE */ | 0x00008000 /* NOMUTEX */ | \
                        0x02000000 /* EXRESCODE */)
@@ -73,7 +75,8 @@ enum {
 #ifdef NB_USE_SQLITE3_H /* C99 has no _Static_assert: an array of size -1 fails to compile */
 typedef char nb_check_codes[NB_SQLITE_OK == SQLITE_OK && NB_SQLITE_ROW == SQLITE_ROW && NB_SQLITE_DONE == SQLITE_DONE ? 1 : -1];
 typedef char nb_check_types[NB_SQLITE_INTEGER == SQLITE_INTEGER && NB_SQLITE_FLOAT == SQLITE_FLOAT &&
-                                    NB_SQLITE_TEXT == SQLITE_TEXT && NB_SQLITE_BLOB == SQLITE_BLOB ? 1 : -1];
+                                    NB_SQLITE_TEXT == SQLITE_TEXT && NB_SQLITE_BLOB == SQLITE_BLOB &&
+                                    NB_SQLITE_NULL == SQLITE_NULL ? 1 : -1];
 typedef char nb_check_flags[NB_OPEN_FLAGS == (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
                                               SQLITE_OPEN_EXRESCODE) ? 1 : -1];
 typedef char nb_check_function_flags[NB_UTF8 == SQLITE_UTF8 && NB_DETERMINISTIC == SQLITE_DETERMINISTIC ? 1 : -1];
@@ -301,4 +304,153 @@ int nb_update_hook(sqlite3 *db, int64_t *count, int64_t *checksum) {
   *count = nb_hook_rows;
   *checksum = nb_hook_rowids;
   return rc;
+}
+
+/* ---- issue 15: point_query, few_rows, prepare_churn, small_tx, large_values ---- */
+
+int nb_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out) { return sqlite3_prepare_v2(db, sql, -1, out, NULL); }
+
+void nb_finalize(sqlite3_stmt *s) { sqlite3_finalize(s); }
+
+int nb_synchronous_normal(sqlite3 *db) { return sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL); }
+
+/* The five cells of an items row as their types: id, qty int64; name the code points of its
+ * text; price x 1000 truncated; tag NULL -> 1, else its code points. */
+static uint64_t nb_item_row(sqlite3_stmt *s) {
+  uint64_t sum = (uint64_t)sqlite3_column_int64(s, 0);
+  const unsigned char *name = sqlite3_column_text(s, 1);
+  sum += (uint64_t)nb_code_points(name, (size_t)sqlite3_column_bytes(s, 1));
+  sum += (uint64_t)sqlite3_column_int64(s, 2);
+  sum += (uint64_t)(int64_t)(sqlite3_column_double(s, 3) * 1000.0);
+  if (sqlite3_column_type(s, 4) == NB_SQLITE_NULL) {
+    sum += 1;
+  } else {
+    const unsigned char *tag = sqlite3_column_text(s, 4);
+    sum += (uint64_t)nb_code_points(tag, (size_t)sqlite3_column_bytes(s, 4));
+  }
+  return sum;
+}
+
+int nb_point_query(sqlite3_stmt *s, int64_t n, int64_t *count, int64_t *checksum) {
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    sqlite3_bind_int64(s, 1, NB_POINT_KEY(i));
+    int rc = sqlite3_step(s);
+    if (rc != NB_SQLITE_ROW) {
+      sqlite3_reset(s);
+      return rc == NB_SQLITE_DONE ? NB_SQLITE_DONE : rc; /* no row for a key is an error here */
+    }
+    sum += nb_item_row(s);
+    sqlite3_reset(s);
+  }
+  *count = n;
+  *checksum = (int64_t)sum;
+  return NB_SQLITE_OK;
+}
+
+int nb_few_rows(sqlite3_stmt *s, int64_t n, int64_t *count, int64_t *checksum) {
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    sqlite3_bind_int64(s, 1, NB_FEW_ROWS_START(i));
+    int rc;
+    while ((rc = sqlite3_step(s)) == NB_SQLITE_ROW) sum += nb_item_row(s);
+    sqlite3_reset(s);
+    if (rc != NB_SQLITE_DONE) return rc;
+  }
+  *count = n;
+  *checksum = (int64_t)sum;
+  return NB_SQLITE_OK;
+}
+
+/* path + suffix into buf (large enough for any path the benchmarks build), then removed. */
+static void nb_remove_with(const char *path, const char *suffix) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s%s", path, suffix) < (int)sizeof buf) remove(buf);
+}
+
+void nb_churn_remove(const char *path) {
+  nb_remove_with(path, "");
+  nb_remove_with(path, "-wal");
+  nb_remove_with(path, "-shm");
+}
+
+sqlite3 *nb_churn_open(const char *path, const char **err) {
+  nb_churn_remove(path);
+  sqlite3 *db = nb_open(path, err);
+  if (!db) return NULL;
+  static const char *const setup[] = {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+                                      "CREATE TABLE churn(a INTEGER, b REAL, c TEXT)"};
+  for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
+    int rc = sqlite3_exec(db, setup[i], NULL, NULL, NULL);
+    if (rc != NB_SQLITE_OK) {
+      *err = sqlite3_errstr(rc);
+      sqlite3_close(db);
+      return NULL;
+    }
+  }
+  return db;
+}
+
+/* Binds row i of prepare_churn and small_tx: (i, i * 0.25, "row-<i>"), the text in buf
+ * (SQLITE_STATIC: buf outlives the step). */
+static void nb_bind_churn_row(sqlite3_stmt *s, int64_t i, char *buf, size_t size) {
+  int k = snprintf(buf, size, "row-%lld", (long long)i);
+  sqlite3_bind_int64(s, 1, i);
+  sqlite3_bind_double(s, 2, (double)i * 0.25);
+  sqlite3_bind_text(s, 3, buf, k, NB_STATIC);
+}
+
+int nb_prepare_churn(sqlite3 *db, int64_t n) {
+  int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  char buf[32];
+  for (int64_t i = 0; i < n; i++) {
+    struct sqlite3_stmt *s;
+    if ((rc = sqlite3_prepare_v2(db, NB_CHURN_INSERT_SQL, -1, &s, NULL)) != NB_SQLITE_OK) return rc;
+    nb_bind_churn_row(s, i, buf, sizeof buf);
+    rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (rc != NB_SQLITE_DONE) return rc;
+  }
+  return sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+}
+
+int nb_small_tx(sqlite3 *db, sqlite3_stmt *ins, int64_t n) {
+  char buf[32];
+  for (int64_t i = 0; i < n; i++) {
+    int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    if (rc != NB_SQLITE_OK) return rc;
+    nb_bind_churn_row(ins, i, buf, sizeof buf);
+    rc = sqlite3_step(ins);
+    sqlite3_reset(ins);
+    if (rc != NB_SQLITE_DONE) return rc;
+    if ((rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) != NB_SQLITE_OK) return rc;
+  }
+  return NB_SQLITE_OK;
+}
+
+int64_t nb_blob_sum(const unsigned char *p, size_t n) {
+  int64_t sum = (int64_t)n;
+  for (size_t i = 0; i < n; i += 64) sum += p[i];
+  return sum;
+}
+
+int nb_large_values(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  struct sqlite3_stmt *s;
+  int rc = sqlite3_prepare_v2(db, NB_LARGE_SQL, -1, &s, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  uint64_t sum = 0;
+  int64_t n = 0;
+  while ((rc = sqlite3_step(s)) == NB_SQLITE_ROW) {
+    sum += (uint64_t)sqlite3_column_int64(s, 0);
+    const unsigned char *t = sqlite3_column_text(s, 1);
+    sum += (uint64_t)nb_code_points(t, (size_t)sqlite3_column_bytes(s, 1));
+    const unsigned char *b = sqlite3_column_blob(s, 2);
+    sum += (uint64_t)nb_blob_sum(b, (size_t)sqlite3_column_bytes(s, 2));
+    n++;
+  }
+  sqlite3_finalize(s);
+  *count = n;
+  *checksum = (int64_t)sum;
+  return rc == NB_SQLITE_DONE ? NB_SQLITE_OK : rc;
 }

@@ -14,8 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef SQLITE3_H /* sqlite3.h, when a caller included it, has this typedef already */
+#ifndef SQLITE3_H /* sqlite3.h, when a caller included it, has these typedefs already */
 typedef struct sqlite3 sqlite3;
+typedef struct sqlite3_stmt sqlite3_stmt;
 #endif
 
 /* Opens path with the flags sqlbatch uses: READWRITE | CREATE | NOMUTEX | EXRESCODE.
@@ -65,6 +66,61 @@ int nb_udf_aggregate(sqlite3 *db, int64_t *count, int64_t *checksum);
  * repetition starts from the same file. */
 int nb_update_hook_set(sqlite3 *db);
 int nb_update_hook(sqlite3 *db, int64_t *count, int64_t *checksum);
+
+/* ---- issue 15's application-shaped workloads (benches/README.md, "Small queries and large
+ * values"). The timed part of each is one call: nb_point_query, nb_few_rows, nb_prepare_churn,
+ * nb_small_tx, nb_large_values. ---- */
+
+/* sqlite3_prepare_v2 of sql (NUL-terminated), no flags; sqlite3_finalize. Untimed set-up of
+ * the statements point_query, few_rows and small_tx keep prepared. */
+int nb_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out);
+void nb_finalize(sqlite3_stmt *s);
+/* PRAGMA synchronous=NORMAL, which every connection of these workloads runs after open. */
+int nb_synchronous_normal(sqlite3 *db);
+
+/* The statements, one text for every implementation. */
+#define NB_POINT_SQL "SELECT id, name, qty, price, tag FROM items WHERE id = ?"
+#define NB_FEW_ROWS_SQL "SELECT id, name, qty, price, tag FROM items WHERE id >= ? ORDER BY id LIMIT 10"
+#define NB_CHURN_INSERT_SQL "INSERT INTO churn(a, b, c) VALUES (?, ?, ?)"
+#define NB_LARGE_SQL "SELECT id, t, b FROM big ORDER BY id"
+/* The keys: query i of point_query looks up NB_POINT_KEY(i), query i of few_rows starts at
+ * NB_FEW_ROWS_START(i). */
+#define NB_POINT_QUERIES 100000
+#define NB_POINT_KEY(i) ((int64_t)(i) * 7919 % 100000 + 1)
+#define NB_FEW_ROWS_QUERIES 20000
+#define NB_FEW_ROWS_START(i) ((int64_t)(i) * 7919 % 99991 + 1)
+
+/* point_query: with s = NB_POINT_SQL prepared, for i = 0 .. n-1 bind NB_POINT_KEY(i), step,
+ * read the row's five cells as their types (id, qty int64; name text, its code points; price
+ * double x 1000 truncated; tag text or NULL -> 1), reset. *count = n (queries), *checksum the
+ * wrapping sum. A key without a row is an error (SQLITE_DONE is returned). */
+int nb_point_query(sqlite3_stmt *s, int64_t n, int64_t *count, int64_t *checksum);
+/* few_rows: the same with s = NB_FEW_ROWS_SQL, NB_FEW_ROWS_START(i), every row read (up to
+ * 10), reset; *count = n (queries). */
+int nb_few_rows(sqlite3_stmt *s, int64_t n, int64_t *count, int64_t *checksum);
+
+/* prepare_churn and small_tx set-up: removes path and its -wal and -shm files, opens it
+ * (nb_open), runs PRAGMA journal_mode=WAL, PRAGMA synchronous=NORMAL and
+ * CREATE TABLE churn(a INTEGER, b REAL, c TEXT). NULL on failure, with a message in *err
+ * (static). nb_churn_remove removes the three files (at exit). The caller builds the path:
+ * <$TMPDIR or /tmp>/sqlbatch-bench-<pid>.db. */
+sqlite3 *nb_churn_open(const char *path, const char **err);
+void nb_churn_remove(const char *path);
+/* prepare_churn: BEGIN; for i = 0 .. n-1: prepare NB_CHURN_INSERT_SQL, bind (i, i * 0.25,
+ * "row-<i>", the text built in the loop by snprintf, SQLITE_STATIC), step, finalize; COMMIT
+ * (BEGIN and COMMIT through sqlite3_exec). */
+int nb_prepare_churn(sqlite3 *db, int64_t n);
+/* small_tx: with ins = NB_CHURN_INSERT_SQL prepared, for i = 0 .. n-1: BEGIN; bind row i as
+ * prepare_churn does, step, reset; COMMIT (BEGIN and COMMIT through sqlite3_exec). */
+int nb_small_tx(sqlite3 *db, sqlite3_stmt *ins, int64_t n);
+/* The count and checksum of both: SELECT count(*), sum(a) + sum(length(c)) FROM churn. */
+#define NB_CHURN_CHECK_SQL "SELECT count(*), sum(a) + sum(length(c)) FROM churn"
+
+/* large_values: prepare NB_LARGE_SQL, read every row, finalize. Per row: id + the code points
+ * of t + nb_blob_sum of b. *count = rows. */
+int nb_large_values(sqlite3 *db, int64_t *count, int64_t *checksum);
+/* large_values' BLOB rule: n + the sum of the unsigned bytes at offsets 0, 64, 128, ... */
+int64_t nb_blob_sum(const unsigned char *p, size_t n);
 
 /* The version of the SQLite the loop runs (sqlite3_libversion). */
 const char *nb_sqlite_version(void);

@@ -8,7 +8,9 @@
  *               extended result codes); see benches/README.md, "The native C baseline".
  *   c-sqlbatch  the same work through the sqlbatch C ABI (for the udf workloads: f through
  *               sqlbatch_conn_create_function, sumsq through sqlbatch_conn_create_aggregate,
- *               batched).
+ *               batched; for issue 15's point_query, few_rows, prepare_churn, small_tx and
+ *               large_values: sqlbatch_stmt_bind, sqlbatch_stmt_fetch, sqlbatch_stmt_reset,
+ *               sqlbatch_conn_exec for BEGIN/COMMIT, as a C user of the ABI writes them).
  *
  * Usage: c-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W
  *        c-bench --version
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "native_loop.h"
 #include "sqlbatch.h"
@@ -123,6 +126,66 @@ static rep n_update_hook(sqlite3 *db) {
   n_check(nb_update_hook(db, &r.count, &r.checksum), "update");
   r.ns = now_ns() - t0;
   if (nb_exec(db, "ROLLBACK", &err) != 0) die("rollback", err);
+  return r;
+}
+
+/* ---- issue 15 (native) ---- */
+
+/* The file of prepare_churn and small_tx: <$TMPDIR or /tmp>/sqlbatch-bench-<pid>.db. */
+static char churn_path[4096];
+
+static void set_churn_path(void) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  int k = snprintf(churn_path, sizeof churn_path, "%s/sqlbatch-bench-%ld.db", tmp, (long)getpid());
+  if (k < 0 || k >= (int)sizeof churn_path) die("TMPDIR", "too long");
+}
+
+static void remove_churn_files(void) {
+  if (churn_path[0]) nb_churn_remove(churn_path);
+}
+
+static int64_t churn_count(const char *input) {
+  char *end;
+  long long n = strtoll(input, &end, 10);
+  if (*end || n <= 0) die("row count", input);
+  return n;
+}
+
+/* point_query, few_rows: the statement prepared once per process (untimed). */
+static rep n_small_reads(sqlite3_stmt *s, int few) {
+  rep r = {0, 0, 0};
+  uint64_t t0 = now_ns();
+  n_check(few ? nb_few_rows(s, NB_FEW_ROWS_QUERIES, &r.count, &r.checksum)
+              : nb_point_query(s, NB_POINT_QUERIES, &r.count, &r.checksum),
+          "query");
+  r.ns = now_ns() - t0;
+  return r;
+}
+
+/* prepare_churn, small_tx: a fresh file per repetition (untimed), the INSERT of small_tx
+ * prepared untimed. */
+static rep n_churn(int64_t n, int small_tx) {
+  rep r = {0, 0, 0};
+  const char *err = NULL;
+  sqlite3 *db = nb_churn_open(churn_path, &err);
+  if (!db) die("churn open", err);
+  sqlite3_stmt *ins = NULL;
+  if (small_tx) n_check(nb_prepare(db, NB_CHURN_INSERT_SQL, &ins), "prepare");
+  uint64_t t0 = now_ns();
+  n_check(small_tx ? nb_small_tx(db, ins, n) : nb_prepare_churn(db, n), "insert");
+  r.ns = now_ns() - t0;
+  nb_finalize(ins);
+  n_check(nb_scalar2(db, NB_CHURN_CHECK_SQL, &r.count, &r.checksum), "check");
+  nb_close(db);
+  return r;
+}
+
+static rep n_large_values(sqlite3 *db) {
+  rep r = {0, 0, 0};
+  uint64_t t0 = now_ns();
+  n_check(nb_large_values(db, &r.count, &r.checksum), "large_values");
+  r.ns = now_ns() - t0;
   return r;
 }
 
@@ -351,6 +414,141 @@ static rep b_update_hook(sqlbatch_conn *c) {
   return r;
 }
 
+/* ---- issue 15 (sqlbatch) ---- */
+
+/* The five cells of an items row, as nb_item_row in native_loop.c reads them. */
+static uint64_t b_item_row(const sqlbatch_value *v, const uint8_t *data) {
+  uint64_t sum = v[0].bits;
+  sum += (uint64_t)nb_code_points(data + v[1].bits, v[1].len);
+  sum += v[2].bits;
+  sum += (uint64_t)(int64_t)(sqlbatch_cell_double(&v[3]) * 1000.0);
+  sum += v[4].kind == SQLBATCH_NULL ? 1 : (uint64_t)nb_code_points(data + v[4].bits, v[4].len);
+  return sum;
+}
+
+/* point_query, few_rows: the statement prepared once per process (untimed, flags 0 as the
+ * native sqlite3_prepare_v2); per query: bind the key, fetch (point_query: max_rows 1;
+ * few_rows: 10, the LIMIT), reset. A fetch steps once more after its last row, so both
+ * come back SQLBATCH_DONE. */
+static rep b_small_reads(sqlbatch_conn *c, sqlbatch_stmt *s, int few) {
+  rep r = {0, 0, 0};
+  int64_t n = few ? NB_FEW_ROWS_QUERIES : NB_POINT_QUERIES;
+  size_t max_rows = few ? 10 : 1;
+  uint64_t sum = 0;
+  uint64_t t0 = now_ns();
+  for (int64_t i = 0; i < n; i++) {
+    sqlbatch_value key = {.bits = (uint64_t)(few ? NB_FEW_ROWS_START(i) : NB_POINT_KEY(i)), .kind = SQLBATCH_INTEGER};
+    const sqlbatch_params p = {.values = &key, .n_values = 1};
+    int32_t rc = sqlbatch_stmt_bind(s, &p);
+    if (rc != SQLBATCH_OK) b_check(c, rc, "bind");
+    sqlbatch_batch b;
+    rc = sqlbatch_stmt_fetch(s, max_rows, SIZE_MAX, &b);
+    if (rc != SQLBATCH_DONE) {
+      b_check(c, rc, "fetch");
+      die("fetch", "more rows than expected");
+    }
+    if (!few && b.n_rows != 1) die("point_query", "no row for a key");
+    for (size_t row = 0; row < b.n_rows; row++) sum += b_item_row(b.cells + row * 5, b.data);
+    sqlbatch_stmt_reset(s);
+  }
+  r.ns = now_ns() - t0;
+  r.count = n;
+  r.checksum = (int64_t)sum;
+  return r;
+}
+
+static sqlbatch_conn *b_churn_open(void) {
+  nb_churn_remove(churn_path);
+  sqlbatch_conn *c = b_open(churn_path);
+  b_exec(c, "PRAGMA journal_mode=WAL");
+  b_exec(c, "PRAGMA synchronous=NORMAL");
+  b_exec(c, "CREATE TABLE churn(a INTEGER, b REAL, c TEXT)");
+  return c;
+}
+
+/* Row i of prepare_churn and small_tx, (i, i * 0.25, "row-<i>"), into v[3]; the text built
+ * into buf, which the params' data points at. */
+static sqlbatch_params b_churn_row(int64_t i, sqlbatch_value *v, char *buf, size_t size) {
+  int k = snprintf(buf, size, "row-%lld", (long long)i);
+  double d = (double)i * 0.25;
+  v[0] = (sqlbatch_value){.bits = (uint64_t)i, .kind = SQLBATCH_INTEGER};
+  v[1] = (sqlbatch_value){.kind = SQLBATCH_FLOAT};
+  memcpy(&v[1].bits, &d, sizeof d);
+  v[2] = (sqlbatch_value){.bits = 0, .len = (uint32_t)k, .kind = SQLBATCH_TEXT};
+  return (sqlbatch_params){.values = v, .n_values = 3, .data = (const uint8_t *)buf, .data_len = (size_t)k};
+}
+
+/* Runs a statement without rows to its end (the "step" of an INSERT through the ABI). */
+static void b_step_done(sqlbatch_conn *c, sqlbatch_stmt *s) {
+  sqlbatch_batch b;
+  int32_t rc = sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &b);
+  if (rc != SQLBATCH_DONE) b_check(c, rc, "step");
+}
+
+static rep b_churn(int64_t n, int small_tx) {
+  rep r = {0, 0, 0};
+  sqlbatch_conn *c = b_churn_open();
+  static const char q[] = NB_CHURN_INSERT_SQL;
+  sqlbatch_stmt *ins = small_tx ? b_prepare(c, q) : NULL;
+  sqlbatch_value v[3];
+  char buf[32];
+  uint64_t t0 = now_ns();
+  if (!small_tx) {
+    b_check(c, sqlbatch_conn_exec(c, "BEGIN", 5, NULL, NULL), "begin");
+    for (int64_t i = 0; i < n; i++) {
+      sqlbatch_stmt *s = NULL;
+      int32_t rc = sqlbatch_stmt_prepare(c, q, sizeof q - 1, 0, &s, NULL);
+      if (rc != SQLBATCH_OK) b_check(c, rc, "prepare");
+      const sqlbatch_params p = b_churn_row(i, v, buf, sizeof buf);
+      if ((rc = sqlbatch_stmt_bind(s, &p)) != SQLBATCH_OK) b_check(c, rc, "bind");
+      b_step_done(c, s);
+      sqlbatch_stmt_finalize(s);
+    }
+    b_check(c, sqlbatch_conn_exec(c, "COMMIT", 6, NULL, NULL), "commit");
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      int32_t rc = sqlbatch_conn_exec(c, "BEGIN", 5, NULL, NULL);
+      if (rc != SQLBATCH_OK) b_check(c, rc, "begin");
+      const sqlbatch_params p = b_churn_row(i, v, buf, sizeof buf);
+      if ((rc = sqlbatch_stmt_bind(ins, &p)) != SQLBATCH_OK) b_check(c, rc, "bind");
+      b_step_done(c, ins);
+      sqlbatch_stmt_reset(ins);
+      if ((rc = sqlbatch_conn_exec(c, "COMMIT", 6, NULL, NULL)) != SQLBATCH_OK) b_check(c, rc, "commit");
+    }
+  }
+  r.ns = now_ns() - t0;
+  sqlbatch_stmt_finalize(ins);
+  b_scalar2(c, NB_CHURN_CHECK_SQL, &r.count, &r.checksum);
+  sqlbatch_conn_close(c);
+  return r;
+}
+
+/* large_values: prepare, fetch in batches of BATCH_ROWS rows / BATCH_BYTES (each row is
+ * ~400 KB, so a batch holds one row), finalize. */
+static rep b_large_values(sqlbatch_conn *c) {
+  rep r = {0, 0, 0};
+  uint64_t sum = 0;
+  uint64_t t0 = now_ns();
+  sqlbatch_stmt *s = b_prepare(c, NB_LARGE_SQL);
+  sqlbatch_batch b;
+  int32_t rc;
+  do {
+    rc = sqlbatch_stmt_fetch(s, BATCH_ROWS, BATCH_BYTES, &b);
+    b_check(c, rc, "fetch");
+    const sqlbatch_value *v = b.cells;
+    for (size_t i = 0; i < b.n_rows; i++, v += 3) {
+      sum += v[0].bits;
+      sum += (uint64_t)nb_code_points(b.data + v[1].bits, v[1].len);
+      sum += (uint64_t)nb_blob_sum(b.data + v[2].bits, v[2].len);
+    }
+    r.count += (int64_t)b.n_rows;
+  } while (rc == SQLBATCH_ROW);
+  sqlbatch_stmt_finalize(s);
+  r.ns = now_ns() - t0;
+  r.checksum = (int64_t)sum;
+  return r;
+}
+
 /* ---------------- driver ---------------- */
 
 int main(int argc, char **argv) {
@@ -377,7 +575,23 @@ int main(int argc, char **argv) {
   char *script = NULL;
   nb_rows *rows = NULL;
   sqlbatch_value *values = NULL;
-  enum { NARROW, WIDE, SCRIPT, BULK, UDF_SCALAR, UDF_AGGREGATE, UPDATE_HOOK } kind;
+  sqlite3_stmt *nstmt = NULL;
+  sqlbatch_stmt *bstmt = NULL;
+  int64_t churn_n = 0;
+  enum {
+    NARROW,
+    WIDE,
+    SCRIPT,
+    BULK,
+    UDF_SCALAR,
+    UDF_AGGREGATE,
+    UPDATE_HOOK,
+    POINT_QUERY,
+    FEW_ROWS,
+    PREPARE_CHURN,
+    SMALL_TX,
+    LARGE_VALUES
+  } kind;
   if (!strncmp(workload, "fetch_narrow", 12)) kind = NARROW;
   else if (!strcmp(workload, "fetch_wide")) kind = WIDE;
   else if (!strncmp(workload, "exec_script", 11)) kind = SCRIPT;
@@ -385,6 +599,11 @@ int main(int argc, char **argv) {
   else if (!strcmp(workload, "udf_scalar")) kind = UDF_SCALAR;
   else if (!strcmp(workload, "udf_aggregate")) kind = UDF_AGGREGATE;
   else if (!strcmp(workload, "update_hook")) kind = UPDATE_HOOK;
+  else if (!strcmp(workload, "point_query")) kind = POINT_QUERY;
+  else if (!strcmp(workload, "few_rows")) kind = FEW_ROWS;
+  else if (!strcmp(workload, "prepare_churn")) kind = PREPARE_CHURN;
+  else if (!strcmp(workload, "small_tx")) kind = SMALL_TX;
+  else if (!strcmp(workload, "large_values")) kind = LARGE_VALUES;
   else {
     fprintf(stderr, "c-bench: workload %s not supported\n", workload);
     return 3;
@@ -401,6 +620,20 @@ int main(int argc, char **argv) {
       conn = b_open(input);
       b_check(conn, sqlbatch_conn_change_feed(conn, UPDATE_FEED_BATCH, b_feed, NULL, NULL), "change_feed");
     }
+  } else if (kind == POINT_QUERY || kind == FEW_ROWS || kind == LARGE_VALUES) {
+    /* Open read-write (the file stays in WAL mode), synchronous=NORMAL, untimed. */
+    const char *sql = kind == POINT_QUERY ? NB_POINT_SQL : NB_FEW_ROWS_SQL;
+    if (native) {
+      n_check(nb_synchronous_normal(db = n_open(input)), "synchronous");
+      if (kind != LARGE_VALUES) n_check(nb_prepare(db, sql, &nstmt), "prepare");
+    } else {
+      b_exec(conn = b_open(input), "PRAGMA synchronous=NORMAL");
+      if (kind != LARGE_VALUES) bstmt = b_prepare(conn, sql);
+    }
+  } else if (kind == PREPARE_CHURN || kind == SMALL_TX) {
+    churn_n = churn_count(input);
+    set_churn_path();
+    atexit(remove_churn_files);
   } else if (kind == SCRIPT) {
     script = read_file(input);
   } else {
@@ -416,10 +649,17 @@ int main(int argc, char **argv) {
       case UDF_SCALAR: r = native ? n_udf(db, 0) : b_udf(conn, 0); break;
       case UDF_AGGREGATE: r = native ? n_udf(db, 1) : b_udf(conn, 1); break;
       case UPDATE_HOOK: r = native ? n_update_hook(db) : b_update_hook(conn); break;
+      case POINT_QUERY: r = native ? n_small_reads(nstmt, 0) : b_small_reads(conn, bstmt, 0); break;
+      case FEW_ROWS: r = native ? n_small_reads(nstmt, 1) : b_small_reads(conn, bstmt, 1); break;
+      case PREPARE_CHURN: r = native ? n_churn(churn_n, 0) : b_churn(churn_n, 0); break;
+      case SMALL_TX: r = native ? n_churn(churn_n, 1) : b_churn(churn_n, 1); break;
+      case LARGE_VALUES: r = native ? n_large_values(db) : b_large_values(conn); break;
       default: r = native ? n_bulk_insert(rows) : b_bulk_insert(rows, values); break;
     }
     if (i >= warmup) printf("%llu %lld %lld\n", (unsigned long long)r.ns, (long long)r.count, (long long)r.checksum);
   }
+  nb_finalize(nstmt);
+  sqlbatch_stmt_finalize(bstmt);
   nb_close(db);
   sqlbatch_conn_close(conn);
   free(script);

@@ -6,6 +6,7 @@ Follows the implementation protocol in benches/README.md:
 """
 
 import argparse
+import os
 import sqlite3
 import sys
 import time
@@ -109,6 +110,104 @@ class Udf:
         return time.perf_counter_ns() - t0, self.rows, total
 
 
+# ---- issue 15: point_query, few_rows, prepare_churn, small_tx, large_values ----
+
+POINT_SQL = "SELECT id, name, qty, price, tag FROM items WHERE id = ?"
+FEW_ROWS_SQL = "SELECT id, name, qty, price, tag FROM items WHERE id >= ? ORDER BY id LIMIT 10"
+CHURN_INSERT_SQL = "INSERT INTO churn(a, b, c) VALUES (?, ?, ?)"
+CHURN_CHECK_SQL = "SELECT count(*), sum(a) + sum(length(c)) FROM churn"
+
+
+def item_row(row):
+    """The cell rule over an items row: (int, str, int, float, str or None)."""
+    i, name, qty, price, tag = row
+    return i + len(name) + qty + int(price * 1000.0) + (1 if tag is None else len(tag))
+
+
+def point_query(con):
+    """The statement stays prepared in the connection's statement cache (same SQL text)."""
+    t0 = time.perf_counter_ns()
+    total = 0
+    for i in range(100_000):
+        row = con.execute(POINT_SQL, ((i * 7919) % 100_000 + 1,)).fetchone()
+        total += item_row(row)
+    return time.perf_counter_ns() - t0, 100_000, wrap(total)
+
+
+def few_rows(con):
+    t0 = time.perf_counter_ns()
+    total = 0
+    for i in range(20_000):
+        for row in con.execute(FEW_ROWS_SQL, ((i * 7919) % 99_991 + 1,)):
+            total += item_row(row)
+    return time.perf_counter_ns() - t0, 20_000, wrap(total)
+
+
+def churn_path():
+    return os.path.join(os.environ.get("TMPDIR") or "/tmp", "sqlbatch-bench-%d.db" % os.getpid())
+
+
+def remove_churn(path):
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.remove(path + suffix)
+        except FileNotFoundError:
+            pass
+
+
+def churn_open(path, **kw):
+    remove_churn(path)
+    con = sqlite3.connect(path, isolation_level=None, **kw)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute("CREATE TABLE churn(a INTEGER, b REAL, c TEXT)")
+    return con
+
+
+def prepare_churn(path, n):
+    """cached_statements=0: Python's statement cache would otherwise keep the INSERT, and
+    con.execute has no way to ask for a fresh prepare; with no cache, each execute prepares
+    and finalizes its statement."""
+    con = churn_open(path, cached_statements=0)
+    t0 = time.perf_counter_ns()
+    con.execute("BEGIN")
+    for i in range(n):
+        con.execute(CHURN_INSERT_SQL, (i, i * 0.25, "row-%d" % i))
+    con.execute("COMMIT")
+    ns = time.perf_counter_ns() - t0
+    count, total = con.execute(CHURN_CHECK_SQL).fetchone()
+    con.close()
+    return ns, count, total
+
+
+def small_tx(path, n):
+    """isolation_level=None (autocommit, explicit BEGIN/COMMIT); the statement cache keeps
+    the INSERT prepared (prepared once, untimed, by a first execute inside a rolled-back
+    transaction)."""
+    con = churn_open(path)
+    con.execute("BEGIN")
+    con.execute(CHURN_INSERT_SQL, (0, 0.0, ""))
+    con.execute("ROLLBACK")
+    t0 = time.perf_counter_ns()
+    for i in range(n):
+        con.execute("BEGIN")
+        con.execute(CHURN_INSERT_SQL, (i, i * 0.25, "row-%d" % i))
+        con.execute("COMMIT")
+    ns = time.perf_counter_ns() - t0
+    count, total = con.execute(CHURN_CHECK_SQL).fetchone()
+    con.close()
+    return ns, count, total
+
+
+def large_values(con):
+    t0 = time.perf_counter_ns()
+    total = count = 0
+    for i, t, b in con.execute("SELECT id, t, b FROM big ORDER BY id"):
+        total += i + len(t) + len(b) + sum(b[::64])
+        count += 1
+    return time.perf_counter_ns() - t0, count, wrap(total)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--impl", required=True)
@@ -130,6 +229,17 @@ def main():
     elif w in ("udf_scalar", "udf_aggregate"):
         udf = Udf(sqlite3.connect(a.input, isolation_level=None))
         run = udf.scalar if w == "udf_scalar" else udf.aggregate
+    elif w in ("point_query", "few_rows", "large_values"):
+        con = sqlite3.connect(a.input, isolation_level=None)
+        con.execute("PRAGMA synchronous=NORMAL")
+        run = {"point_query": point_query, "few_rows": few_rows, "large_values": large_values}[w]
+        run = (lambda f: lambda: f(con))(run)
+    elif w in ("prepare_churn", "small_tx"):
+        path, n = churn_path(), int(a.input)
+        f = prepare_churn if w == "prepare_churn" else small_tx
+        run = lambda: f(path, n)  # noqa: E731
+        import atexit
+        atexit.register(remove_churn, path)
     elif w == "bulk_insert":
         rows = [(i, i * 0.25, "row-%d" % i) for i in range(int(a.input))]
         run = lambda: bulk_insert(rows)  # noqa: E731
