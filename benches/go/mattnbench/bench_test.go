@@ -28,3 +28,16 @@ func BenchmarkUDFScalar(b *testing.B) {
 func BenchmarkUDFAggregate(b *testing.B) {
 	workload.Bench(b, workload.UDFAggregate, "mattn", Driver.Impl())
 }
+
+// The application-shaped workloads (issue 15).
+func BenchmarkPointQuery(b *testing.B) {
+	workload.Bench(b, workload.PointQuery, "mattn", Driver.Impl())
+}
+func BenchmarkFewRows(b *testing.B) { workload.Bench(b, workload.FewRows, "mattn", Driver.Impl()) }
+func BenchmarkPrepareChurn(b *testing.B) {
+	workload.Bench(b, workload.PrepareChurn, "mattn", Driver.Impl())
+}
+func BenchmarkSmallTx(b *testing.B) { workload.Bench(b, workload.SmallTx, "mattn", Driver.Impl()) }
+func BenchmarkLargeValues(b *testing.B) {
+	workload.Bench(b, workload.LargeValues, "mattn", Driver.Impl())
+}

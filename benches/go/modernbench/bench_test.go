@@ -30,3 +30,16 @@ func BenchmarkUDFScalar(b *testing.B) {
 func BenchmarkUDFAggregate(b *testing.B) {
 	workload.Bench(b, workload.UDFAggregate, "modernc", Driver.Impl())
 }
+
+// The application-shaped workloads (issue 15).
+func BenchmarkPointQuery(b *testing.B) {
+	workload.Bench(b, workload.PointQuery, "modernc", Driver.Impl())
+}
+func BenchmarkFewRows(b *testing.B) { workload.Bench(b, workload.FewRows, "modernc", Driver.Impl()) }
+func BenchmarkPrepareChurn(b *testing.B) {
+	workload.Bench(b, workload.PrepareChurn, "modernc", Driver.Impl())
+}
+func BenchmarkSmallTx(b *testing.B) { workload.Bench(b, workload.SmallTx, "modernc", Driver.Impl()) }
+func BenchmarkLargeValues(b *testing.B) {
+	workload.Bench(b, workload.LargeValues, "modernc", Driver.Impl())
+}

@@ -30,3 +30,16 @@ func BenchmarkBulkInsert(b *testing.B) {
 }
 func BenchmarkUDFScalar(b *testing.B)    { run(b, workload.UDFScalar) }
 func BenchmarkUDFAggregate(b *testing.B) { run(b, workload.UDFAggregate) }
+
+// The application-shaped workloads (issue 15): the low-level package and the driver; the
+// native C loops of this package do not implement them (c-native is benches/native's).
+func runApp(b *testing.B, w string) {
+	workload.Bench(b, w, "sqlbatch", LowLevel)
+	workload.Bench(b, w, "sqlbatch-sql", SQL.Impl())
+}
+
+func BenchmarkPointQuery(b *testing.B)   { runApp(b, workload.PointQuery) }
+func BenchmarkFewRows(b *testing.B)      { runApp(b, workload.FewRows) }
+func BenchmarkPrepareChurn(b *testing.B) { runApp(b, workload.PrepareChurn) }
+func BenchmarkSmallTx(b *testing.B)      { runApp(b, workload.SmallTx) }
+func BenchmarkLargeValues(b *testing.B)  { runApp(b, workload.LargeValues) }

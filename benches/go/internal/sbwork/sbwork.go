@@ -23,9 +23,10 @@ const BulkChunk = 4096
 // SQL is the sqlbatch database/sql driver; its bulk insert goes through sql.Conn.Raw to
 // the driver's ExecMany.
 var SQL = sqlwork.Driver{
-	Name: sqldriver.DriverName,
-	DSN:  func(path string) string { return path },
-	UDF:  sqlUDF,
+	Name:   sqldriver.DriverName,
+	DSN:    func(path string) string { return path },
+	UDF:    sqlUDF,
+	Cached: true,
 	Bulk: func(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) error {
 		if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
 			return err
@@ -114,6 +115,10 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 		return workload.UDFRep(w, query), func() { c.Close() }, nil
 	case workload.UpdateHook:
 		return updateHook(input, true)
+	case workload.PointQuery, workload.FewRows, workload.LargeValues:
+		return appRead(w, input)
+	case workload.PrepareChurn, workload.SmallTx:
+		return appWrite(w, input)
 	}
 	return nil, nil, workload.ErrUnsupported
 }

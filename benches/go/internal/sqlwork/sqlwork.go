@@ -35,6 +35,11 @@ type Driver struct {
 	// UDFSetup, if set, runs once before the udf workloads open their database: for a driver
 	// whose functions are registered for the whole process (modernc.org/sqlite).
 	UDFSetup func() error
+	// Cached says that the driver keeps the statements of its Query and Exec calls prepared
+	// (sqlbatch's statement cache): point_query and few_rows then call db.QueryRowContext and
+	// db.QueryContext with the SQL text, as its users do; without, they use a *sql.Stmt from
+	// db.Prepare (the best case of a driver without a cache).
+	Cached bool
 }
 
 // Impl returns the workload.Impl of the driver.
@@ -89,6 +94,10 @@ func (d Driver) Impl() workload.Impl {
 			return workload.UDFRep(w, query), func() { db.Close() }, nil
 		case workload.UpdateHook:
 			return d.updateHook(input)
+		case workload.PointQuery, workload.FewRows, workload.LargeValues:
+			return d.appRead(w, input)
+		case workload.PrepareChurn, workload.SmallTx:
+			return d.appWrite(w, input)
 		}
 		return nil, nil, workload.ErrUnsupported
 	}

@@ -29,6 +29,12 @@ const (
 	UDFScalar     = "udf_scalar"
 	UDFAggregate  = "udf_aggregate"
 	UpdateHook    = "update_hook"
+	// The application-shaped workloads of issue 15 (see apps.go).
+	PointQuery   = "point_query"
+	FewRows      = "few_rows"
+	PrepareChurn = "prepare_churn"
+	SmallTx      = "small_tx"
+	LargeValues  = "large_values"
 )
 
 // The SQL of the workloads.
@@ -115,7 +121,9 @@ func IsUDF(w string) bool { return w == UDFScalar || w == UDFAggregate }
 
 // WarmsCache reports whether w reads a database file whose pages its process warms with at
 // least one unmeasured repetition: the fetch and udf workloads.
-func WarmsCache(w string) bool { return IsFetch(w) || IsUDF(w) || w == UpdateHook }
+func WarmsCache(w string) bool {
+	return IsFetch(w) || IsUDF(w) || w == UpdateHook || w == PointQuery || w == FewRows || w == LargeValues
+}
 
 // The counters of update_hook: the rows the hook saw and the sum of their rowids, added to
 // by every implementation's hook (or change feed) itself.
@@ -284,6 +292,14 @@ func Input(w string) string {
 		return filepath.Join(Dir(), w+".sql")
 	case UDFScalar, UDFAggregate, UpdateHook:
 		return filepath.Join(Dir(), "udf.db")
+	case PointQuery, FewRows:
+		return filepath.Join(Dir(), "app.db")
+	case LargeValues:
+		return filepath.Join(Dir(), "big.db")
+	case PrepareChurn:
+		return strconv.Itoa(DefaultChurnN)
+	case SmallTx:
+		return strconv.Itoa(DefaultSmallTxN)
 	case BulkInsert:
 		if n := os.Getenv("SQLBATCH_BULK_ROWS"); n != "" {
 			return n
@@ -301,8 +317,13 @@ func (t benchTimer) Stop()  { t.b.StopTimer() }
 
 // Unit is the unit of a workload's throughput metric.
 func Unit(w string) string {
-	if strings.HasPrefix(w, "exec_script") {
+	switch {
+	case strings.HasPrefix(w, "exec_script"), w == PrepareChurn:
 		return "stmts/s"
+	case w == PointQuery || w == FewRows:
+		return "queries/s"
+	case w == SmallTx:
+		return "tx/s"
 	}
 	return "rows/s"
 }
