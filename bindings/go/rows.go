@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -105,6 +106,8 @@ type Rows struct {
 	nums     []uint64 // boxes of the batch's numbers for Values, made by its first Values
 	box      *boxer   // the connection's slabs, for Values
 	lastData int      // bytes of the previous batch
+	rowEst   int      // bytes of the largest row so far (see chunkSize)
+	intoGo   bool     // batches are fetched into the statement's chunk (see fetchInto)
 	done     bool
 	closed   bool
 	err      error
@@ -145,7 +148,7 @@ func (r *Rows) fetch() bool {
 		}
 		var b capi.Batch
 		var rc int32
-		if s.chunk == nil {
+		if !r.intoGo {
 			b, rc = s.h.Fetch(s.batchRows, DefaultBatchBytes)
 		} else {
 			b, rc = r.fetchInto(s)
@@ -176,12 +179,13 @@ func (r *Rows) fetch() bool {
 				r.inGo, r.chunkEnd = true, s.keep+b.DataLen
 			} else {
 				r.arena = unsafe.Slice(b.Data, b.DataLen)
-				if rc == capi.Row && s.chunk == nil {
-					// More rows follow, with bytes: fetch them straight into Go memory.
-					s.chunk, s.keep = make([]byte, chunkSize(b.DataLen, 0)), 0
-				}
+			}
+			if b.NRows > 0 {
+				r.noteRow(b.DataLen / b.NRows)
 			}
 		}
+		// More rows follow, with bytes: fetch them straight into Go memory from now on.
+		r.intoGo = r.intoGo || (rc == capi.Row && b.DataLen > 0)
 		r.lastData = b.DataLen
 		if r.done {
 			// Let go of the chunk (this batch keeps what it uses of it alive): a statement
@@ -204,37 +208,71 @@ func (r *Rows) fetch() bool {
 // of the statement's (the chunk), one batch after the other, so that the strings and slices
 // Text, Blob and Values hand out point into the chunk with no copy. The part of the chunk
 // before s.keep holds bytes that were handed out and is never written again; a batch whose
-// bytes were not handed out is overwritten by the next one. A full chunk is dropped (the
-// values that point into it keep it alive) for a new one.
+// bytes were not handed out is overwritten by the next one (the chunk is reused). A chunk
+// whose free part would not hold the next batch is dropped (the values that point into it
+// keep it alive) for a new one.
 //
-// Chunks are at most 32 KiB (unless one row needs more), about one batch of a typical row
-// size: a string kept from a batch keeps its chunk alive, so chunks are kept close to the
-// size of the batch copy they replace.
+// Chunks are at most 32 KiB for rows of up to 8 KiB, about one batch of a typical row size:
+// a string kept from a batch keeps its chunk alive, so chunks are kept close to the size of
+// the batch copy they replace. Larger rows get chunks sized from the largest row the result
+// has shown so far (rowEst, the bytes of a row of a batch on average, or what the core said
+// the next row needs): room for as many such rows as DefaultBatchBytes holds, from two to
+// four, and an eighth of a row to spare, so that a stream of large rows costs one fetch per chunk, and a second fetch
+// (sqlbatch_stmt_fetch_into's SQLBATCH_E_BUFFER_TOO_SMALL, which says how much the row needs)
+// only when a row is larger than any before it.
+//
+// New chunks are not zeroed (makeNoZero): the core writes every byte that is read from
+// them.
 const (
 	minChunk = 8 << 10
 	maxChunk = 32 << 10
 )
 
-// chunkSize is the size of a new chunk after batches of batchBytes, for a row of need bytes:
-// room for up to four such batches, within [minChunk, maxChunk], and at least need.
-func chunkSize(batchBytes, need int) int {
-	n := min(max(4*batchBytes, minChunk), maxChunk)
-	return max(n, need)
+// noteRow records a row of n bytes in the result's estimate of the bytes of its rows.
+func (r *Rows) noteRow(n int) {
+	if n > r.rowEst {
+		r.rowEst = n
+	}
+}
+
+// chunkSize is the size of a new chunk after a batch of batchBytes, when the largest row so
+// far took rowEst bytes.
+func chunkSize(batchBytes, rowEst int) int {
+	if rowEst <= maxChunk/4 {
+		return min(max(4*batchBytes, minChunk), maxChunk)
+	}
+	k := min(max(DefaultBatchBytes/rowEst, 2), 4)
+	return k*rowEst + rowEst/8 // an eighth of a row to spare, for rows of varying sizes
 }
 
 // fetchInto fetches the next batch into the statement's chunk, starting a new chunk when
 // what is left of it would hold less than a quarter of a batch like the previous one, or
-// not even the next row.
+// not even a row as large as the largest so far.
 func (r *Rows) fetchInto(s *Stmt) (capi.Batch, int32) {
-	if len(s.chunk)-s.keep < max(r.lastData/4, 256) {
-		s.chunk, s.keep = make([]byte, chunkSize(r.lastData, 0)), 0
+	if len(s.chunk)-s.keep < max(r.lastData/4, 256, r.rowEst) {
+		s.chunk, s.keep = makeNoZero(chunkSize(r.lastData, r.rowEst)), 0
 	}
 	b, rc := s.h.FetchInto(s.batchRows, s.chunk[s.keep:])
 	if rc == capi.EBufferTooSmall {
-		s.chunk, s.keep = make([]byte, chunkSize(r.lastData, b.DataLen)), 0
+		// A row larger than any before it: b.DataLen is what it needs.
+		r.noteRow(b.DataLen)
+		s.chunk, s.keep = makeNoZero(chunkSize(r.lastData, r.rowEst)), 0
 		b, rc = s.h.FetchInto(s.batchRows, s.chunk)
 	}
 	return b, rc
+}
+
+// makeNoZero returns n bytes of new Go memory that are not zeroed first, through
+// strings.Builder.Grow (whose buffer the runtime allocates without clearing it: Go offers no
+// other such allocation outside the runtime). The Builder is dropped at once, so the slice is
+// the only reference to its buffer; the buffer holds no pointers, so the GC never reads its
+// bytes. Whatever it held before is never read: a chunk's bytes are read only where
+// sqlbatch_stmt_fetch_into wrote them.
+func makeNoZero(n int) []byte {
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(0) // a non-empty string, whose StringData is the buffer
+	return unsafe.Slice(unsafe.StringData(b.String()), n)
 }
 
 // Err returns the error that ended the iteration, if any.
