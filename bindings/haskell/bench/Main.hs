@@ -51,6 +51,7 @@ import Database.SQLBatch.FromField (textBytes)
 import Database.SQLBatch.Internal (connDatabase)
 import qualified PerRow as P
 import qualified SQLite3Loop as L3
+import qualified Small
 
 ------------------------------------------------------------------------------------------
 -- Native C loop (bench/cbits/native.c)
@@ -331,6 +332,12 @@ protocol impl workload input reps warmup = do
       hPutStrLn stderr ("hs-bench: workload " ++ workload ++ " not supported by " ++ impl)
       exitWith (ExitFailure 3)
     setup
+      | Small.isSmall workload = do
+          -- Issue 15's workloads (bench/Small.hs): fold, direct and per-row safe only.
+          r <- Small.smallSetup impl workload input
+          case r of
+            Just act -> return (fmap (\(ns, x) -> (fromIntegral ns, x)) act)
+            Nothing -> unsupported
       | impl == "hs-sqlbatch-direct" =
           -- direct-sqlite's API on batches (bench/SQLite3Loop.hs): the fetch workloads only
           if workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"]

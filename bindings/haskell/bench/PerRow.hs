@@ -22,6 +22,13 @@ module PerRow
   , execScript
   , bulkInsert
   , scalar2
+    -- * Issue 15's workloads
+  , Stmt
+  , prepareStmt
+  , itemQueries
+  , prepareChurn
+  , smallTx
+  , largeValues
   ) where
 
 import Control.Monad (when)
@@ -235,3 +242,110 @@ scalar2 db sql = do
   b <- c_column_int64 s 1
   finalize Safe s
   return (a, b)
+
+------------------------------------------------------------------------------------------
+-- Issue 15: point_query, few_rows, prepare_churn, small_tx, large_values, as direct-sqlite
+-- calls SQLite (safe prepare, step, finalize and exec; unsafe binds, reset and column reads;
+-- TEXT copied into a ByteString and decoded to 'T.Text', BLOB copied into a ByteString).
+
+-- | A statement kept prepared.
+newtype Stmt = Stmt (Ptr CStmt)
+
+-- | Prepares with a safe call.
+prepareStmt :: Db -> B.ByteString -> IO Stmt
+prepareStmt db sql = Stmt <$> prepare Safe db sql
+
+-- | The TEXT of a column, copied and decoded (direct-sqlite's columnText).
+columnText :: Ptr CStmt -> CInt -> IO T.Text
+columnText s c = do
+  p <- c_column_text s c
+  n <- c_column_bytes s c
+  bs <- B.packCStringLen (p, fromIntegral n)
+  return $! TE.decodeUtf8 bs
+
+-- | The BLOB of a column, copied (direct-sqlite's columnBlob).
+columnBlob :: Ptr CStmt -> CInt -> IO B.ByteString
+columnBlob s c = do
+  p <- c_column_blob s c
+  n <- c_column_bytes s c
+  if n == 0 then return B.empty else B.packCStringLen (p, fromIntegral n)
+
+-- | @count@ queries of the items statement, query @i@ bound to @key i@, every row read as
+-- (Int64, Text, Int64, Double, Maybe Text) and summed by the cell rule: (count, checksum).
+itemQueries :: Db -> Stmt -> Int64 -> (Int64 -> Int64) -> IO (Int64, Int64)
+itemQueries db (Stmt s) count key = go 0 0
+  where
+    go !i !acc
+      | i == count = return (count, acc)
+      | otherwise = do
+          _ <- c_bind_int64 s 1 (key i)
+          acc' <- rows acc
+          _ <- c_reset s
+          go (i + 1) acc'
+    rows !acc = do
+      rc <- c_step_safe s
+      if rc == sqliteRow
+        then do
+          a <- c_column_int64 s 0
+          n <- columnText s 1
+          q <- c_column_int64 s 2
+          p <- c_column_double s 3
+          ty <- c_column_type s 4
+          t <- if ty == 5 then return 1 else fromIntegral . T.length <$> columnText s 4
+          rows (acc + a + fromIntegral (T.length n) + q + fromIntegral (truncate (p * 1000) :: Int) + t)
+        else do
+          when (rc /= sqliteDone) $ failWith db "step"
+          return acc
+
+bindChurn :: Ptr CStmt -> (Int64, Double, T.Text) -> IO ()
+bindChurn s (a, b, c) = do
+  _ <- c_bind_int64 s 1 a
+  _ <- c_bind_double s 2 b
+  _ <- BU.unsafeUseAsCStringLen (TE.encodeUtf8 c) $ \(p, n) ->
+    c_bind_text s 3 p (fromIntegral n) (castPtrToFunPtr (intPtrToPtr (-1)))
+  return ()
+
+-- | prepare_churn's timed part: BEGIN, per row prepare, bind, step, finalize; COMMIT.
+prepareChurn :: Db -> [(Int64, Double, T.Text)] -> IO ()
+prepareChurn db rows = do
+  execScript Safe db "BEGIN"
+  let go [] = return ()
+      go (r : rest) = do
+        s <- prepare Safe db "INSERT INTO churn(a, b, c) VALUES (?, ?, ?)"
+        bindChurn s r
+        rc <- c_step_safe s
+        _ <- c_finalize_safe s
+        when (rc /= sqliteDone) $ failWith db "insert"
+        go rest
+  go rows
+  execScript Safe db "COMMIT"
+
+-- | small_tx's timed part: per row BEGIN, bind, step, reset, COMMIT.
+smallTx :: Db -> Stmt -> [(Int64, Double, T.Text)] -> IO ()
+smallTx db (Stmt s) = mapM_ $ \r -> do
+  execScript Safe db "BEGIN"
+  bindChurn s r
+  rc <- c_step_safe s
+  _ <- c_reset s
+  when (rc /= sqliteDone) $ failWith db "insert"
+  execScript Safe db "COMMIT"
+
+-- | large_values: prepare, every row's id, TEXT decoded to 'T.Text' (code points) and BLOB
+-- (by the given rule), finalize: (count, checksum).
+largeValues :: Db -> (B.ByteString -> Int64) -> IO (Int64, Int64)
+largeValues db blobRule = do
+  s <- prepare Safe db "SELECT id, t, b FROM big ORDER BY id"
+  let go !n !acc = do
+        rc <- c_step_safe s
+        if rc == sqliteRow
+          then do
+            i <- c_column_int64 s 0
+            t <- columnText s 1
+            b <- columnBlob s 2
+            go (n + 1) (acc + i + fromIntegral (T.length t) + blobRule b)
+          else do
+            when (rc /= sqliteDone) $ failWith db "step"
+            return (n, acc)
+  r <- go 0 0
+  finalize Safe s
+  return r
