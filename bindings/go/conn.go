@@ -219,7 +219,7 @@ func (c *Conn) Prepare(sql string) (*Stmt, error) {
 // (tail), where the next statement would start. If sql holds only whitespace and comments
 // the statement is empty: it has no columns and no parameters and does nothing.
 func (c *Conn) PrepareTail(sql string, flags PrepareFlags) (stmt *Stmt, tail string, err error) {
-	h, t, rc := c.h.Prepare(sql, uint32(flags))
+	h, t, np, rc := c.h.Prepare(sql, uint32(flags))
 	if rc != capi.OK {
 		return nil, "", c.err(rc, sql)
 	}
@@ -230,7 +230,7 @@ func (c *Conn) PrepareTail(sql string, flags PrepareFlags) (stmt *Stmt, tail str
 		h.Finalize()
 		return nil, "", c.takePanic(nil)
 	}
-	return newStmt(c, h, sql[:t]), sql[t:], nil
+	return newStmt(c, h, sql[:t], np), sql[t:], nil
 }
 
 // Query prepares sql (one statement), binds args as Stmt.Bind does, and returns its rows.

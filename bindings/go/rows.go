@@ -217,7 +217,7 @@ func (r *Rows) fetch() bool {
 // the batch copy they replace. Larger rows get chunks sized from the largest row the result
 // has shown so far (rowEst, the bytes of a row of a batch on average, or what the core said
 // the next row needs): room for as many such rows as DefaultBatchBytes holds, from two to
-// four, and an eighth of a row to spare, so that a stream of large rows costs one fetch per chunk, and a second fetch
+// four, and 1/64 of a row to spare, so that a stream of large rows costs one fetch per chunk, and a second fetch
 // (sqlbatch_stmt_fetch_into's SQLBATCH_E_BUFFER_TOO_SMALL, which says how much the row needs)
 // only when a row is larger than any before it.
 //
@@ -242,7 +242,7 @@ func chunkSize(batchBytes, rowEst int) int {
 		return min(max(4*batchBytes, minChunk), maxChunk)
 	}
 	k := min(max(DefaultBatchBytes/rowEst, 2), 4)
-	return k*rowEst + rowEst/8 // an eighth of a row to spare, for rows of varying sizes
+	return k*rowEst + rowEst/64 // a little to spare, for rows of varying sizes
 }
 
 // fetchInto fetches the next batch into the statement's chunk, starting a new chunk when

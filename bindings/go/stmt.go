@@ -39,7 +39,10 @@ type Stmt struct {
 	cols      []Column
 	colsFresh bool
 	colBytes  []capi.ColumnBytes
-	params    []string // nil until the parameter names are first needed
+	// nparams is the parameter count, from the prepare call (-1 if it could not be read
+	// then); params the names, nil until they are first needed (hasParams).
+	nparams   int
+	params    []string
 	hasParams bool
 	// stepped is set once the statement has been fetched since it was last reset or bound,
 	// so that Query knows to rewind it.
@@ -53,8 +56,8 @@ type Stmt struct {
 	closed bool
 }
 
-func newStmt(c *Conn, h capi.Stmt, sql string) *Stmt {
-	return &Stmt{conn: c, h: h, sql: sql, batchRows: DefaultBatchRows}
+func newStmt(c *Conn, h capi.Stmt, sql string, nparams int) *Stmt {
+	return &Stmt{conn: c, h: h, sql: sql, batchRows: DefaultBatchRows, nparams: nparams}
 }
 
 func (s *Stmt) err(rc int32) error { return s.conn.err(rc, s.sql) }
@@ -188,8 +191,13 @@ func (s *Stmt) paramNames() []string {
 }
 
 // ParamCount returns the number of parameters: the largest parameter index ("?3" alone
-// makes three).
-func (s *Stmt) ParamCount() int { return len(s.paramNames()) }
+// makes three). It is known from the prepare call: no call into C.
+func (s *Stmt) ParamCount() int {
+	if s.nparams < 0 {
+		return len(s.paramNames())
+	}
+	return s.nparams
+}
 
 // ParamName returns the name of parameter i (from 1) with its prefix (":a", "@a", "$a",
 // "?3"), or "" for a nameless "?" or an index out of range.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -334,5 +335,26 @@ func TestBindParamsByName(t *testing.T) {
 	defer s2.Close()
 	if s2.ParamIndex("x") != 3 || s2.ParamIndex("y") != 5 || s2.ParamIndex("$x") != 1 || s2.ParamIndex(":y") != 0 {
 		t.Errorf("ParamIndex: x %d, y %d, $x %d, :y %d", s2.ParamIndex("x"), s2.ParamIndex("y"), s2.ParamIndex("$x"), s2.ParamIndex(":y"))
+	}
+}
+
+// ParamCount is known from the prepare call, for every kind of parameter.
+func TestParamCountFromPrepare(t *testing.T) {
+	c := memory(t)
+	for q, n := range map[string]int{"SELECT 1": 0, "SELECT ?, ?": 2, "SELECT ?3": 3, "SELECT :a, :b, :a": 2, " ": 0} {
+		s, err := c.Prepare(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.ParamCount(); got != n {
+			t.Errorf("ParamCount of %q: %d, want %d", q, got, n)
+		}
+		if n > 0 && s.ParamName(1) != map[bool]string{true: ":a", false: ""}[strings.Contains(q, ":a")] {
+			t.Errorf("ParamName(1) of %q: %q", q, s.ParamName(1))
+		}
+		if _, err := s.Exec(make([]any, n+1)...); !errors.Is(err, sqlbatch.ErrParamCount) {
+			t.Errorf("Exec of %q with %d values: %v", q, n+1, err)
+		}
+		s.Close()
 	}
 }

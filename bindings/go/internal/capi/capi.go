@@ -64,11 +64,20 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 typedef struct { int32_t rc; sqlbatch_batch b; } gosb_fetch_ret;
 typedef struct { int32_t rc; sqlbatch_exec_result r; } gosb_exec_ret;
 typedef struct { int32_t rc; sqlbatch_write_result r; } gosb_write_ret;
-typedef struct { int32_t rc; sqlbatch_stmt *s; size_t tail; } gosb_prepare_ret;
+typedef struct { int32_t rc; sqlbatch_stmt *s; size_t tail; size_t nparams; } gosb_prepare_ret;
 
+// gosb_stmt_prepare prepares and, in the same crossing, reads the statement's parameter
+// count (sqlbatch_stmt_params; the names stay in C until the Go side asks for them), which
+// every Stmt needs (database/sql's NumInput, Bind).
 static inline gosb_prepare_ret gosb_stmt_prepare(sqlbatch_conn *conn, const char *sql, size_t sql_len, uint32_t flags) {
 	gosb_prepare_ret out = {0};
 	out.rc = sqlbatch_stmt_prepare(conn, sql, sql_len, flags, &out.s, &out.tail);
+	if (out.rc == SQLBATCH_OK && out.s != NULL) {
+		const sqlbatch_str *names;
+		if (sqlbatch_stmt_params(out.s, &names, &out.nparams) != SQLBATCH_OK) {
+			out.nparams = (size_t)-1; // unknown: asked again through Params
+		}
+	}
 	return out;
 }
 
@@ -360,10 +369,12 @@ func (c Conn) Exec(sql string, values, names []Value, data []byte) (ExecResult, 
 	}, int32(rc)
 }
 
-// Prepare is sqlbatch_stmt_prepare; tail is the byte offset just past the first statement.
-func (c Conn) Prepare(sql string, flags uint32) (s Stmt, tail int, rc int32) {
+// Prepare is sqlbatch_stmt_prepare; tail is the byte offset just past the first statement,
+// and nparams the statement's parameter count (sqlbatch_stmt_params' count, read in the same
+// call into C), -1 if that failed.
+func (c Conn) Prepare(sql string, flags uint32) (s Stmt, tail, nparams int, rc int32) {
 	out := C.gosb_stmt_prepare(c.p, cstr(sql), C.size_t(len(sql)), C.uint32_t(flags))
-	return Stmt{out.s}, int(out.tail), int32(out.rc)
+	return Stmt{out.s}, int(out.tail), int(int64(out.nparams)), int32(out.rc)
 }
 
 // Finalize is sqlbatch_stmt_finalize.

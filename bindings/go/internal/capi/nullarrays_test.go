@@ -26,7 +26,7 @@ func growStack(n int) int {
 
 func prepare(t *testing.T, c Conn, sql string) Stmt {
 	t.Helper()
-	s, _, rc := c.Prepare(sql, 0)
+	s, _, _, rc := c.Prepare(sql, 0)
 	if rc != OK {
 		info, _ := c.LastError()
 		t.Fatalf("prepare %q: %d %s", sql, rc, info.Msg)
