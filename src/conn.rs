@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, CString};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -12,6 +13,7 @@ use crate::codes::*;
 use crate::error::{sqlbatch_error, Error, ErrorSink, LastError};
 use crate::ffi::{try_bytes, try_mut};
 use crate::panic::{boundary, ffi_boundary};
+use crate::state::FetchBuffers;
 
 /// A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
 pub struct sqlbatch_conn {
@@ -37,7 +39,7 @@ pub(crate) struct ConnShared {
     /// The statements prepared through `sqlbatch_stmt_prepare` and not yet finalized, which
     /// `close` finalizes. Only these: virtual table modules (FTS3/4/5, R*Tree) keep prepared
     /// statements of their own on the connection and finalize them themselves when it closes.
-    stmts: Mutex<HashSet<usize>>,
+    stmts: Mutex<Statements>,
     /// The unfinished backups this connection is the destination of: SQLite keeps a closed
     /// source connection alive for its backups, but not a destination, so `close` finishes
     /// these first (their handles then say `SQLBATCH_E_CLOSED`).
@@ -52,6 +54,42 @@ pub(crate) struct ConnShared {
     /// The hook dispatcher; SQLite's hooks point at it, so it lives here, with the state
     /// that outlives the handle, and its registrations are released once the handle closed.
     hooks: crate::hooks::Hooks,
+}
+
+/// The statements of a connection (see `ConnShared::stmts`) and the fetch buffers of
+/// finalized ones.
+#[derive(Default)]
+struct Statements {
+    live: HashSet<usize, BuildHasherDefault<AddressHasher>>,
+    spare: Vec<FetchBuffers>,
+}
+
+impl Statements {
+    /// How many finalized statements' buffers are kept.
+    const SPARE: usize = 4;
+}
+
+/// Hashes a statement's address with one multiplication (SipHash, the default, costs about a
+/// hundred instructions per insert or remove, on a path taken by every prepare and finalize).
+/// The addresses are the library's own allocations, not input an attacker chooses.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_usize(self.0 as usize ^ b as usize);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        // Fibonacci hashing; the fold brings the well-mixed high bits down to the low ones
+        // that pick the bucket (heap addresses have their low 4 bits zero).
+        let m = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = m ^ (m >> 29);
+    }
 }
 
 extern "C" {
@@ -104,14 +142,23 @@ impl ConnShared {
         !self.db.load(Ordering::Acquire).is_null()
     }
 
-    /// Records a statement handle that `close` must finalize.
-    pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) {
-        lock(&self.stmts).insert(raw as usize);
+    /// Records a statement handle that `close` must finalize, and hands out the fetch
+    /// buffers a finalized statement left, if any (so that a statement prepared, run once and
+    /// finalized, as an ORM without a statement cache does, allocates nothing to fetch).
+    pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) -> FetchBuffers {
+        let mut stmts = lock(&self.stmts);
+        stmts.live.insert(raw as usize);
+        stmts.spare.pop().unwrap_or_default()
     }
 
-    /// Forgets a statement handle that its owner is about to finalize.
-    pub fn release(&self, raw: *mut ffi::sqlite3_stmt) {
-        lock(&self.stmts).remove(&(raw as usize));
+    /// Forgets a statement handle that its owner is about to finalize, and keeps its fetch
+    /// buffers for the next statement if they are small (at most `Statements::SPARE` sets).
+    pub fn release(&self, raw: *mut ffi::sqlite3_stmt, buffers: FetchBuffers) {
+        let mut stmts = lock(&self.stmts);
+        stmts.live.remove(&(raw as usize));
+        if stmts.spare.len() < Statements::SPARE && buffers.small() {
+            stmts.spare.push(buffers);
+        }
     }
 
     /// Records a backup this connection is the destination of, for `close` to finish.
@@ -168,7 +215,7 @@ impl ConnShared {
             for b in std::mem::take(&mut *lock(&self.blobs)) {
                 ffi::sqlite3_blob_close(b.swap(ptr::null_mut(), Ordering::SeqCst));
             }
-            for raw in std::mem::take(&mut *lock(&self.stmts)) {
+            for raw in std::mem::take(&mut lock(&self.stmts).live) {
                 ffi::sqlite3_finalize(raw as *mut ffi::sqlite3_stmt);
             }
             sqlite3_close_v2(db);
@@ -254,7 +301,7 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             last_error: Mutex::new(LastError::default()),
             direct_reads: flags & SQLBATCH_OPEN_FULLMUTEX == 0,
             interrupt: AtomicBool::new(false),
-            stmts: Mutex::new(HashSet::new()),
+            stmts: Mutex::new(Statements::default()),
             backups: Mutex::new(Vec::new()),
             backup_destination: AtomicUsize::new(0),
             blobs: Mutex::new(Vec::new()),

@@ -21,6 +21,22 @@ pub(crate) enum Phase {
     Failed,
 }
 
+/// The memory a statement fetches into: its cells and its arena, both empty. A finalized
+/// statement hands them to its connection, the next prepare takes them (see `ConnShared::adopt`).
+#[derive(Default)]
+pub(crate) struct FetchBuffers {
+    cells: Vec<sqlbatch_value>,
+    arena: Vec<u8>,
+}
+
+impl FetchBuffers {
+    /// Whether they are worth keeping: small enough that a connection's few spare sets bound
+    /// no memory worth mentioning (64 KiB of each at most).
+    pub fn small(&self) -> bool {
+        self.cells.capacity() <= 4096 && self.arena.capacity() <= 1 << 16
+    }
+}
+
 /// The statement-owned state of batched fetching.
 #[derive(Default)]
 pub(crate) struct FetchState {
@@ -32,6 +48,19 @@ pub(crate) struct FetchState {
 }
 
 impl FetchState {
+    /// A fresh state fetching into `buffers`.
+    pub fn new(buffers: FetchBuffers) -> Self {
+        FetchState { cells: buffers.cells, arena: buffers.arena, ..Default::default() }
+    }
+
+    /// Empties the state's buffers and takes them out (for the next statement).
+    pub fn take_buffers(&mut self) -> FetchBuffers {
+        let (mut cells, mut arena) = (std::mem::take(&mut self.cells), std::mem::take(&mut self.arena));
+        cells.clear();
+        arena.clear();
+        FetchBuffers { cells, arena }
+    }
+
     /// Whether the statement has been stepped since it was last reset.
     pub fn started(&self) -> bool {
         self.phase != Phase::Fresh

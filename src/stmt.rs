@@ -141,15 +141,13 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
                 });
             }
         }
-        if !raw.is_null() {
-            conn.shared.adopt(raw);
-        }
+        let buffers = if raw.is_null() { Default::default() } else { conn.shared.adopt(raw) };
         // SAFETY: a non-NULL `out_tail` is valid for writes.
         unsafe { write_opt(out_tail, tail) };
         let stmt = sqlbatch_stmt {
             conn: conn.shared.clone(),
             raw,
-            fetch: FetchState::default(),
+            fetch: FetchState::new(buffers),
             columns: Vec::new(),
             column_strings: Vec::new(),
             params: None,
@@ -214,10 +212,10 @@ pub unsafe extern "C" fn sqlbatch_stmt_finalize(stmt: *mut sqlbatch_stmt) {
     }
     crate::panic::boundary_value((), || {
         // SAFETY: `stmt` came from sqlbatch_stmt_prepare and is freed once (the caller's contract).
-        let stmt = unsafe { Box::from_raw(stmt) };
+        let mut stmt = unsafe { Box::from_raw(stmt) };
         // After sqlbatch_conn_close the handle was already finalized with the connection.
         if stmt.conn.is_open() && !stmt.raw.is_null() {
-            stmt.conn.release(stmt.raw);
+            stmt.conn.release(stmt.raw, stmt.fetch.take_buffers());
             // SAFETY: the handle is live and finalized once, here.
             unsafe { ffi::sqlite3_finalize(stmt.raw) };
         }

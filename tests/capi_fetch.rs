@@ -296,3 +296,26 @@ fn empty_arrays_of_a_batch_are_null_and_others_are_not() {
     assert!(!b.cells.is_null() && b.data.is_null());
     assert_eq!(batch_rows_in(&b, buf.as_ptr(), buf.len()), vec![vec![t("abc")]]);
 }
+
+#[test]
+fn statements_prepared_after_others_were_finalized_read_their_own_rows() {
+    // A finalized statement's fetch buffers go to the next statement prepared on the
+    // connection (small ones only): what they held must never show through, whatever sizes
+    // came before, and a statement left open keeps its own.
+    let c = Conn::memory();
+    let kept = c.prepare("SELECT 'kept', x'00ff'");
+    assert_eq!(kept.all(4, usize::MAX), vec![vec![t("kept"), Val::Blob(vec![0, 255])]]);
+    for round in 0..40usize {
+        // Alternate small values, one large enough that its arena is not kept, and none.
+        let width = [3usize, 200_000, 0, 70][round % 4];
+        let s = c.prepare(&format!("SELECT {round}, replace(hex(zeroblob({width})), '00', 'a'), zeroblob({width}) UNION ALL SELECT NULL, NULL, NULL"));
+        let want = vec![
+            vec![Val::Int(round as i64), t(&"a".repeat(width)), Val::Blob(vec![0; width])],
+            vec![Val::Null, Val::Null, Val::Null],
+        ];
+        assert_eq!(s.all(1 + round % 3, usize::MAX), want, "round {round}");
+        s.finalize();
+    }
+    assert_eq!(unsafe { sqlbatch_stmt_reset(kept.0) }, SQLBATCH_OK);
+    assert_eq!(kept.all(4, usize::MAX), vec![vec![t("kept"), Val::Blob(vec![0, 255])]]);
+}
