@@ -10,6 +10,8 @@
 #
 #   bench/icount.sh [WORKLOAD [IMPL...]]      (from bindings/haskell, after `make build`)
 #
+# Issue 15's point_query, few_rows (app.db), prepare_churn, small_tx and large_values (big.db)
+# run 1 and 2 times, "a row" being a query, statement, transaction or row of the workload.
 # WORKLOAD is fetch_narrow, fetch_wide, bulk_insert (1,000,000 rows, 1 and 3 runs), udf_scalar
 # or udf_aggregate (build/workloads/udf.db, 1,000,000 rows, 1 and 2 runs; default impls
 # hs-sqlbatch-fold hs-sqlbatch-query, "a row" being one call of f / one row of sumsq). With
@@ -32,10 +34,17 @@ case $workload in
   fetch_wide) rows=200000; lo=1; hi=3 ;;
   bulk_insert) rows=1000000; lo=1; hi=3 ;;
   udf_scalar|udf_aggregate) rows=1000000; lo=1; hi=2 ;;
-  *) echo "icount.sh: workload fetch_narrow, fetch_wide, bulk_insert, udf_scalar or udf_aggregate" >&2; exit 2 ;;
+  point_query) rows=100000; lo=1; hi=2 ;;
+  few_rows) rows=20000; lo=1; hi=2 ;;
+  prepare_churn) rows=50000; lo=1; hi=2 ;;
+  small_tx) rows=10000; lo=1; hi=2 ;;
+  large_values) rows=2000; lo=1; hi=2 ;;
+  *) echo "icount.sh: workload fetch_narrow, fetch_wide, bulk_insert, udf_scalar, udf_aggregate or an issue-15 one" >&2; exit 2 ;;
 esac
 case $workload in
-  bulk_insert) db=$rows ;;
+  bulk_insert|prepare_churn|small_tx) db=$rows ;;
+  point_query|few_rows) db=$root/build/workloads/app.db ;;
+  large_values) db=$root/build/workloads/big.db ;;
   udf_*) db=$root/build/workloads/udf.db ;;
   *) db=$root/build/workloads/$workload.db ;;
 esac

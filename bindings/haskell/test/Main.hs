@@ -666,6 +666,60 @@ statementTests = TestList
                   when (t /= "v" <> T.pack (show x)) $ assertFailure (show (x, t))
                   loop (acc + x)
         loop 0 >>= (@?= sum [1 .. 30000])
+  , "a kept statement run many times (its fetcher reused): values and slices intact" ~: withMem $ \c -> do
+      executeScript c "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, b BLOB)"
+      withTransaction c $ executeMany c "INSERT INTO t VALUES (?, ?, ?)"
+        [(i, "name " <> T.pack (show i), B8.pack (replicate (i `mod` 50) 'x' ++ show i)) | i <- [1 .. 500 :: Int]]
+      withStatement c "SELECT id, name, b FROM t WHERE id = ?" $ \st -> do
+        kept <- forM [1 .. 2000 :: Int] $ \k -> do
+          let key = (k * 7919) `mod` 500 + 1
+          bind st (Only key)
+          rs <- foldStatement st [] (\a r -> return (r : a))
+          reset st
+          return (key, rs)
+        forM_ kept $ \(key, rs) ->
+          rs @?= [(key, "name " <> T.pack (show key), B8.pack (replicate (key `mod` 50) 'x' ++ show key))]
+      -- and through nextRow, alternating with folds
+      withStatement c "SELECT id FROM t WHERE id >= ? ORDER BY id LIMIT 3" $ \st -> forM_ [1 .. 300 :: Int] $ \k -> do
+        bind st (Only k)
+        r <- nextRow st
+        r @?= Just (Only k)
+        rest <- foldStatement st [] (\a (Only x) -> return (x : a))
+        rest @?= reverse (take 2 [k + 1 .. 500 :: Int])
+  , "binding a kept statement checks the parameter count every time" ~: withMem $ \c ->
+      withStatement c "SELECT ? + ?" $ \st -> do
+        bind st (1 :: Int, 2 :: Int)
+        nextRow st >>= (@?= Just (Only (3 :: Int)))
+        r <- try (bind st (Only (1 :: Int)))
+        case r of
+          Left (e :: FormatError) -> fmtMessage e @?= "SQL query contains 2 params, but 1 arguments given"
+          Right () -> assertFailure "a wrong count was bound"
+        bind st (5 :: Int, 6 :: Int)
+        nextRow st >>= (@?= Just (Only (11 :: Int)))
+  , "bind and reset of a statement left in the middle of a write (RETURNING)" ~: withMem $ \c -> do
+      executeScript c "CREATE TABLE w(x)"
+      withStatement c "INSERT INTO w WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < ?) SELECT v FROM c RETURNING x" $ \st -> do
+        bind st (Only (3 :: Int))
+        nextRow st >>= (@?= Just (Only (1 :: Int)))
+        -- running: the rebind resets it (a safe call), ending its statement transaction
+        bind st (Only (2 :: Int))
+        rs <- foldStatement st [] (\a (Only x) -> return (x : a))
+        rs @?= [2, 1 :: Int]
+        bind st (Only (4 :: Int))
+        nextRow st >>= (@?= Just (Only (1 :: Int)))
+        reset st
+        isAutocommit c >>= (@?= True)
+      [Only n] <- query_ c "SELECT count(*) FROM w"
+      n @?= (3 + 2 + 4 :: Int)
+  , "one-row transactions with a kept INSERT (small_tx)" ~: withMem $ \c -> do
+      executeScript c "CREATE TABLE s(a INTEGER, b REAL, c TEXT)"
+      withStatement c "INSERT INTO s VALUES (?, ?, ?)" $ \st -> forM_ [0 .. 999 :: Int] $ \i ->
+        withTransaction c $ do
+          bind st (i, fromIntegral i * 0.25 :: Double, "row-" <> T.pack (show i))
+          _ <- nextRow st :: IO (Maybe [SQLData])
+          reset st
+      [(n, s)] <- query_ c "SELECT count(*), sum(a) + sum(length(c)) FROM s"
+      (n, s) @?= (1000 :: Int, sum [0 .. 999] + sum [length ("row-" ++ show i) | i <- [0 .. 999 :: Int]])
   ]
 
 -- | Zero-copy ByteString slices and buffer reuse.
@@ -692,6 +746,31 @@ bufferTests = TestList
       [(a, _, b, big, t), (a2, _, b2, small, t2)] <- return (rs :: [(Int, B.ByteString, Int, B.ByteString, Text)])
       (a, b, B.length big, B.all (== 0) big, t) @?= (1, 2, 5000000, True, "after")
       (a2, b2, small, t2) @?= (3, 4, B.pack [1], "end")
+  , "rows of growing sizes, and rows larger than the largest batch buffer, slices kept" ~: withMem $ \c -> do
+      -- sizes from 1 KB to 3 MB, then 2.5 MB rows again and again (bigger than the 1 MiB a
+      -- batch buffer grows to by itself), each BLOB a zero-copy slice kept to the end
+      let sizes = [1000 * 2 ^ k | k <- [0 .. 11 :: Int]] ++ replicate 6 2500000 ++ [10, 500000, 2500000]
+      executeScript c "CREATE TABLE g(i INTEGER, b BLOB, t TEXT)"
+      withTransaction c $ forM_ (zip [0 :: Int ..] sizes) $ \(i, n) ->
+        execute c "INSERT INTO g VALUES (?, ?, ?)"
+          (i, B.cons (fromIntegral (65 + i `mod` 26)) (B.replicate (n - 1) 0), T.replicate (n `div` 3) "\233")
+      kept <- fold_ c "SELECT i, b, t FROM g ORDER BY i" [] $ \acc (i :: Int, b :: B.ByteString, t :: Text) -> do
+        T.length t @?= (sizes !! i) `div` 3
+        T.all (== '\233') t @?= True
+        return ((i, b) : acc)
+      length kept @?= length sizes
+      forM_ kept $ \(i, b) -> do
+        B.length b @?= sizes !! i
+        B.head b @?= fromIntegral (65 + i `mod` 26)
+        B.all (== 0) (B.tail b) @?= True
+      -- the same through query (the list's larger batches) and a kept statement
+      rs <- query_ c "SELECT i, length(b), b FROM g ORDER BY i" :: IO [(Int, Int, B.ByteString)]
+      [B.length b | (_, _, b) <- rs] @?= sizes
+      withStatement c "SELECT b FROM g WHERE i = ?" $ \st -> forM_ [length sizes - 1, length sizes - 2 .. 0] $ \i -> do
+        bind st (Only i)
+        Just (Only b) <- nextRow st
+        B.length b @?= sizes !! i
+        reset st
   , "Text from large values" ~: withMem $ \c -> do
       [Only t] <- query_ c "SELECT replace(hex(zeroblob(300000)), '00', 'é')"
       T.length t @?= 300000

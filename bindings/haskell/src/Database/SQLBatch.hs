@@ -359,10 +359,7 @@ bindParams st ps = do
 
 -- | The parameter names of a statement, by index (from 1): 'Nothing' for a plain @?@.
 paramNamesOf :: Statement -> IO [Maybe T.Text]
-paramNamesOf st = do
-  ns <- withConnDirect (stmtConn st) (contextOf "params" (stmtQuery st)) $ \_ ->
-    D.paramNames (stmtHandle st)
-  return [fmap (\(Utf8 b) -> TE.decodeUtf8With TE.lenientDecode b) n | n <- ns]
+paramNamesOf = statementParamNames
 
 -- | sqlite-simple's 'FormatError'.
 formatError :: Show v => String -> Query -> [v] -> IO a
@@ -540,6 +537,7 @@ bulkWrite conn ctx st cells n ncols dat used base =
   withCParams cells nullPtr (n * ncols) dat used 0 $ \pp ->
   allocaBytes writeResultSize $ \pr ->
     withConn conn ctx $ \c -> do
+      writeIORef (stmtRan st) 2 -- may be left running: its next bind or reset is a safe call
       rc <- c_hs_sqlbatch_execute_many c (D.statementPtr (stmtHandle st)) pp (fromIntegral n)
               (castPtr pr)
       when (rc /= 0) $ do
@@ -666,7 +664,7 @@ nextRowWith rp st = do
   Cursor f posRef <- case cur of
     Just c -> return c
     Nothing -> mask_ $ do
-      f <- newFetcher foldBudget st
+      f <- acquireFetcher foldBudget st
       pr <- newIORef Nothing
       let c = Cursor f pr
       writeIORef (stmtCursor st) (Just c)

@@ -99,8 +99,11 @@ noConnection = unsafePerformIO $ do
 noStatement :: Statement
 noStatement = unsafePerformIO $ do
   cur <- newIORef Nothing
+  params <- newIORef (Just [])
+  idle <- newIORef Nothing
+  ran <- newIORef 0
   return (Statement (D.Statement nullPtr (Database nullPtr)) noConnection
-            (Query "function arguments") cur)
+            (Query "function arguments") cur params ran idle)
 {-# NOINLINE noStatement #-}
 
 -- | Scratch of a 'BatchCtx': flag at 64, units used at 72, conversion scratch at 80.

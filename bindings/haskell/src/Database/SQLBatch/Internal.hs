@@ -32,6 +32,7 @@ module Database.SQLBatch.Internal
   , Statement (..)
   , Cursor (..)
   , dropCursor
+  , statementParamNames
   , prepareStatement
   , finalizeStatement
   , withPrepared
@@ -45,6 +46,8 @@ module Database.SQLBatch.Internal
   , newFetcher
   , freeFetcher
   , withFetcher
+  , acquireFetcher
+  , releaseFetcher
   , foldBudget
   , collectBudget
   , BatchView (..)
@@ -236,6 +239,16 @@ data Statement = Statement
   , stmtQuery :: !Query
   , stmtCursor :: !(IORef (Maybe Cursor))
     -- ^ Row-at-a-time reading state ('Database.SQLBatch.nextRow').
+  , stmtParams :: !(IORef (Maybe [Maybe Text]))
+    -- ^ The parameter names, asked of the library once ('statementParamNames').
+  , stmtRan :: !(IORef Int)
+    -- ^ 'stmtReset' (reset or never run), 'stmtDone' (ran to its end) or 'stmtRunning'
+    -- (may be in the middle of a run): a bind or reset of a statement that is not running
+    -- is an unsafe call (it does no I/O), one of a running statement a safe call.
+  , stmtIdle :: !(IORef (Maybe Fetcher))
+    -- ^ The fetcher of the last run, kept for the next one ('acquireFetcher'): a statement
+    -- run again and again (a point query) allocates no new scratch memory, batch buffer or
+    -- text chunk per run.
   }
 
 -- | Where 'Database.SQLBatch.nextRow' stands.
@@ -261,7 +274,10 @@ prepareStatement conn q = mask_ $ do
   let ctx = contextOf "prepare" q
   (st, _) <- withConnDirect conn ctx (\db -> D.prepareWith db [D.PrepareSingle] (queryUtf8 q))
   cur <- newIORef Nothing
-  return (Statement st conn q cur)
+  params <- newIORef Nothing
+  idle <- newIORef Nothing
+  ran <- newIORef stmtReset
+  return (Statement st conn q cur params ran idle)
 
 -- | Finalizes a statement (and frees its row cursor, if any). Idempotent per statement only
 -- through 'withPrepared'; call it once.
@@ -272,6 +288,8 @@ finalizeStatement st = uninterruptibleMask_ $ do
   case cur of
     Just (Cursor f _) -> freeFetcher f
     Nothing -> return ()
+  idle <- atomicModifyIORef' (stmtIdle st) (\m -> (Nothing, m))
+  maybe (return ()) freeFetcher idle
   -- Finalizing works after close too, so no open check here.
   let c = stmtConn st
   takeMVar (connLock c)
@@ -424,13 +442,30 @@ withParams vs names k =
 bindValues :: Statement -> [SQLData] -> IO ()
 bindValues st vs = bindRaw st (contextOf "bind" (stmtQuery st)) vs []
 
--- | One @sqlbatch_stmt_bind@ of values (and, if not empty, as many names).
+-- | One @sqlbatch_stmt_bind@ of values (and, if not empty, as many names): an unsafe call
+-- if the statement is not running (the library has nothing to reset) and the values take
+-- at most 'unsafeBindBytes' bytes, else a safe one.
 bindRaw :: Statement -> Text -> [SQLData] -> [SQLData] -> IO ()
 bindRaw st ctx vs names = withParams vs names $ \cells nameCells dat len ->
   withCParams cells nameCells (length vs) dat len 0 $ \pp ->
     withConn (stmtConn st) ctx $ \_ -> do
-      rc <- c_sqlbatch_stmt_bind (D.statementPtr (stmtHandle st)) pp
+      ran <- readIORef (stmtRan st)
+      let h = D.statementPtr (stmtHandle st)
+      rc <- if ran /= stmtRunning && len <= unsafeBindBytes
+        then c_sqlbatch_stmt_bind_unsafe h pp
+        else c_sqlbatch_stmt_bind h pp
+      writeIORef (stmtRan st) stmtReset
       when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
+
+-- | The states of 'stmtRan'.
+stmtReset, stmtDone, stmtRunning :: Int
+stmtReset = 0
+stmtDone = 1
+stmtRunning = 2
+
+-- | The most bytes of TEXT and BLOB values an unsafe bind copies.
+unsafeBindBytes :: Int
+unsafeBindBytes = 64 * 1024
 
 -- | Binds named parameters, by the library's rules (@sqlbatch_stmt_bind@ with names): a
 -- name with its prefix (@\":id\"@) matches that parameter, a name without one (@\"id\"@)
@@ -458,13 +493,34 @@ dropCursor :: Statement -> IO ()
 dropCursor st = mask_ $ do
   cur <- readIORef (stmtCursor st)
   writeIORef (stmtCursor st) Nothing
-  maybe (return ()) (\(Cursor f _) -> freeFetcher f) cur
+  maybe (return ()) (\(Cursor f _) -> releaseFetcher st f) cur
+
+-- | The statement's parameter names by index (from 1), 'Nothing' for a plain @?@: asked of
+-- the library (@sqlbatch_stmt_params@) on first use only, then kept with the statement
+-- (they cannot change), so binding a kept statement again costs no extra call.
+statementParamNames :: Statement -> IO [Maybe Text]
+statementParamNames st = do
+  cached <- readIORef (stmtParams st)
+  case cached of
+    Just ns -> return ns
+    Nothing -> do
+      ns <- withConnDirect (stmtConn st) (contextOf "params" (stmtQuery st)) $ \_ ->
+        D.paramNames (stmtHandle st)
+      let names = [fmap (\(Utf8 b) -> TE.decodeUtf8With TE.lenientDecode b) n | n <- ns]
+      writeIORef (stmtParams st) (Just names)
+      return names
 
 -- | Rewinds the statement (keeping bindings) and drops its row cursor.
 resetStatement :: Statement -> IO ()
 resetStatement st = do
   dropCursor st
-  withConnDirect (stmtConn st) (contextOf "reset" (stmtQuery st)) $ \_ -> D.reset (stmtHandle st)
+  let ctx = contextOf "reset" (stmtQuery st)
+  withConn (stmtConn st) ctx $ \_ -> do
+    ran <- readIORef (stmtRan st)
+    let h = D.statementPtr (stmtHandle st)
+    rc <- if ran == stmtRunning then c_sqlbatch_stmt_reset h else c_sqlbatch_stmt_reset_unsafe h
+    writeIORef (stmtRan st) stmtReset
+    when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
 
 -- | The names of the result columns.
 columnNamesOf :: Statement -> IO [Text]
@@ -561,9 +617,27 @@ newFetcher budget st = do
 freeFetcher :: Fetcher -> IO ()
 freeFetcher f = free (fScratch f)
 
--- | 'newFetcher' and 'freeFetcher' around an action.
+-- | The statement's idle fetcher if it has one with this budget (the one its last run
+-- used: its batch buffer, text chunk and batch size carry over, as from one batch to the
+-- next), else a new one. Call with asynchronous exceptions masked.
+acquireFetcher :: Int -> Statement -> IO Fetcher
+acquireFetcher budget st = do
+  idle <- atomicModifyIORef' (stmtIdle st) (\m -> (Nothing, m))
+  case idle of
+    Just f | fBudget f == budget -> return f
+    Just f -> freeFetcher f >> newFetcher budget st
+    Nothing -> newFetcher budget st
+
+-- | Gives a fetcher back to its statement for the next run (freeing the one kept before,
+-- if another run put one back meanwhile).
+releaseFetcher :: Statement -> Fetcher -> IO ()
+releaseFetcher st f = do
+  old <- atomicModifyIORef' (stmtIdle st) (\m -> (Just f, m))
+  maybe (return ()) freeFetcher old
+
+-- | A fetcher of the statement ('acquireFetcher') around an action, given back after.
 withFetcher :: Int -> Statement -> (Fetcher -> IO a) -> IO a
-withFetcher budget st = bracket (newFetcher budget st) freeFetcher
+withFetcher budget st = bracket (acquireFetcher budget st) (releaseFetcher st)
 {-# INLINE withFetcher #-}
 
 -- | What a field needs to read a batch's bytes.
@@ -610,6 +684,7 @@ fetchAt f maxRows bfp size off want = do
       st = fStmt f
       base = unsafeForeignPtrToPtr bfp `plusPtr` off
   rc <- withConn (stmtConn st) "fetch" $ \c -> do
+    writeIORef (stmtRan st) stmtRunning
     r <- c_hs_sqlbatch_fetch_into c (D.statementPtr (stmtHandle st))
            (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
     when (r /= sqlbatchRow && r /= sqlbatchDone && r /= sqlbatchEBufferTooSmall) $
@@ -623,12 +698,16 @@ fetchAt f maxRows bfp size off want = do
       nfp <- mallocPlainForeignPtrBytes nsize
       fetchAt f maxRows nfp nsize 0 nsize
     else do
+      when (rc == sqlbatchDone) $ writeIORef (stmtRan st) stmtDone
       b <- peekBatch (castPtr scratch)
       let rows = batchRows b
           cols = batchCols b
           done = rc == sqlbatchDone
-          -- The buffer, not the row count, ended the batch: use a bigger one next time.
-          want' = if not done && rows < maxRows then min maxBuf (max want (size * 4)) else want
+          -- The buffer, not the row count, ended the batch: use a bigger one next time (up
+          -- to 'maxBuf', but never smaller than @want@, which is at least the largest row
+          -- so far: a row that did not fit set it. So only a row larger than every row
+          -- before costs a second fetch, and no buffer too small for the rows is allocated).
+          want' = if not done && rows < maxRows then max want (min maxBuf (size * 4)) else want
       writeIORef (fBuf f) $! Buf bfp size off (batchDataLen b) want'
       when (cols > 0) $
         writeIORef (fMaxRows f) $! max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))

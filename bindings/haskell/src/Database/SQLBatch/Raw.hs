@@ -56,8 +56,10 @@ module Database.SQLBatch.Raw
   , c_sqlbatch_stmt_prepare
   , c_sqlbatch_stmt_finalize
   , c_sqlbatch_stmt_reset
+  , c_sqlbatch_stmt_reset_unsafe
   , c_sqlbatch_stmt_clear_bindings
   , c_sqlbatch_stmt_bind
+  , c_sqlbatch_stmt_bind_unsafe
   , c_sqlbatch_stmt_columns
   , c_sqlbatch_stmt_column_not_null
   , c_sqlbatch_stmt_params
@@ -177,6 +179,12 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_finalize"
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_reset"
   c_sqlbatch_stmt_reset :: Ptr CStmt -> IO Int32
 
+-- | @sqlbatch_stmt_reset@, unsafe: only for a statement that is reset already or ran to
+-- its end (SQLite has ended its transaction then, so the reset does no I/O and takes no
+-- lock; "Database.SQLBatch.Internal" knows which).
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_reset"
+  c_sqlbatch_stmt_reset_unsafe :: Ptr CStmt -> IO Int32
+
 -- | @sqlbatch_stmt_clear_bindings@ (unsafe: sets parameters to NULL).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_clear_bindings"
   c_sqlbatch_stmt_clear_bindings :: Ptr CStmt -> IO Int32
@@ -185,6 +193,11 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_clear_bindings"
 -- statement that has run).
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_bind"
   c_sqlbatch_stmt_bind :: Ptr CStmt -> Ptr CParams -> IO Int32
+
+-- | @sqlbatch_stmt_bind@, unsafe: only for a statement that needs no reset (as
+-- 'c_sqlbatch_stmt_reset_unsafe') and values of a few KiB at most.
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_bind"
+  c_sqlbatch_stmt_bind_unsafe :: Ptr CStmt -> Ptr CParams -> IO Int32
 
 -- | @sqlbatch_stmt_columns@ (unsafe: reads the statement's metadata).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_columns"
