@@ -142,13 +142,14 @@ func (r *Rows) fetch() bool {
 			r.done = true
 			return false
 		}
-		if !s.stepped {
-			// The first step of a run may recompile the statement (see Stmt.Columns).
-			s.colsFresh = false
-		}
 		var b capi.Batch
 		var rc int32
-		if !r.intoGo {
+		if !s.stepped {
+			// The first step of a run may recompile the statement (see Stmt.Columns).
+			var reprepares int64
+			b, reprepares, rc = s.h.FetchFirst(s.batchRows, DefaultBatchBytes)
+			s.ranFirst(reprepares)
+		} else if !r.intoGo {
 			b, rc = s.h.Fetch(s.batchRows, DefaultBatchBytes)
 		} else {
 			b, rc = r.fetchInto(s)

@@ -35,10 +35,15 @@ type Stmt struct {
 	sql  string
 	// cols is the result columns as last read; colsFresh says no run can have recompiled the
 	// statement since (SQLite recompiles a statement whose schema changed when it next steps
-	// it, and the columns may change with it).
-	cols      []Column
-	colsFresh bool
-	colBytes  []capi.ColumnBytes
+	// it, and the columns may change with it). colsReprep is the statement's count of
+	// recompilations (SQLITE_STMTSTATUS_REPREPARE) when cols were read: the first fetch of a
+	// run reads the count in the same call into C, and the columns are read again only if it
+	// moved; after an Exec (colsCheck) Columns asks for the count itself.
+	cols       []Column
+	colsFresh  bool
+	colsCheck  bool
+	colsReprep int64
+	colBytes   []capi.ColumnBytes
 	// nparams is the parameter count, from the prepare call (-1 if it could not be read
 	// then); params the names, nil until they are first needed (hasParams).
 	nparams   int
@@ -118,15 +123,33 @@ func (s *Stmt) SetBatchRows(n int) {
 // changed): Columns says what the statement returns from the first Next (or Exec) of that
 // run on. The same slice comes back as long as nothing changed.
 func (s *Stmt) Columns() []Column {
-	if !s.colsFresh && !s.closed {
+	if s.closed {
+		return s.cols
+	}
+	if s.colsFresh && s.colsCheck {
+		s.colsCheck = false
+		if n := s.h.Reprepares(); n < 0 || n != s.colsReprep {
+			s.colsFresh = false
+		}
+	}
+	if !s.colsFresh {
 		s.refreshColumns()
 	}
 	return s.cols
 }
 
+// ranFirst records the recompilation count read by the first fetch of a run (or -1).
+func (s *Stmt) ranFirst(reprepares int64) {
+	s.colsCheck = false
+	if reprepares < 0 || reprepares != s.colsReprep {
+		s.colsFresh = false
+	}
+}
+
 // refreshColumns reads the columns again, keeping s.cols (and its strings) where nothing
 // changed, so that a statement run again and again does not allocate for them.
 func (s *Stmt) refreshColumns() {
+	s.colsReprep = s.h.Reprepares()
 	cb, rc := s.h.ColumnsBytes(s.colBytes)
 	s.colBytes = cb
 	if rc != capi.OK {
@@ -383,7 +406,7 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 		}
 	}
 	r, rc := s.h.ExecuteMany(p.vals, nil, 1, p.data)
-	s.stepped, s.colsFresh = false, false
+	s.stepped, s.colsCheck = false, true
 	if rc != capi.OK {
 		return Result{}, s.errOne(rc)
 	}
@@ -401,7 +424,7 @@ func (s *Stmt) ExecParams(p *Params) (Result, error) {
 		return Result{}, p.err
 	}
 	r, rc := s.h.ExecuteMany(p.vals, p.names, 1, p.data)
-	s.stepped, s.colsFresh = false, false
+	s.stepped, s.colsCheck = false, true
 	if rc != capi.OK {
 		return Result{}, s.errOne(rc)
 	}
@@ -451,7 +474,7 @@ func (s *Stmt) ExecMany(p *Params) (WriteResult, error) {
 			fmt.Sprintf("%d values do not make whole rows of %d parameters", p.Len(), n))
 	}
 	r, rc := s.h.ExecuteMany(p.vals, p.names, p.Len()/n, p.data)
-	s.stepped, s.colsFresh = false, false
+	s.stepped, s.colsCheck = false, true
 	res := WriteResult{Rows: int(r.Rows), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}
 	if rc != capi.OK {
 		return res, s.err(rc)

@@ -87,6 +87,20 @@ static inline gosb_fetch_ret gosb_stmt_fetch(sqlbatch_stmt *stmt, size_t max_row
 	return out;
 }
 
+// gosb_stmt_fetch_first is gosb_stmt_fetch for the first fetch of a run, which may have
+// recompiled the statement (a schema change): it also reads, in the same crossing, the
+// statement's count of recompilations (SQLITE_STMTSTATUS_REPREPARE), by which the Go side
+// knows whether its columns can have changed; -1 if that could not be read.
+typedef struct { int32_t rc; sqlbatch_batch b; int64_t reprepares; } gosb_fetch_first_ret;
+static inline gosb_fetch_first_ret gosb_stmt_fetch_first(sqlbatch_stmt *stmt, size_t max_rows, size_t max_bytes) {
+	gosb_fetch_first_ret out = {0};
+	out.rc = sqlbatch_stmt_fetch(stmt, max_rows, max_bytes, &out.b);
+	if (sqlbatch_stmt_status(stmt, 5, false, &out.reprepares) != SQLBATCH_OK) { // 5: SQLITE_STMTSTATUS_REPREPARE
+		out.reprepares = -1;
+	}
+	return out;
+}
+
 static inline gosb_fetch_ret gosb_stmt_fetch_into(sqlbatch_stmt *stmt, size_t max_rows, uint8_t *buf, size_t buf_len) {
 	gosb_fetch_ret out = {0};
 	out.rc = sqlbatch_stmt_fetch_into(stmt, max_rows, buf, buf_len, &out.b);
@@ -420,6 +434,24 @@ const NoByteBound = ^uint(0)
 func (s Stmt) Fetch(maxRows int, maxBytes uint) (Batch, int32) {
 	out := C.gosb_stmt_fetch(s.p, C.size_t(maxRows), C.size_t(maxBytes))
 	return batchOf(&out.b), int32(out.rc)
+}
+
+// FetchFirst is Fetch that also returns the statement's count of recompilations
+// (sqlbatch_stmt_status with SQLITE_STMTSTATUS_REPREPARE, in the same call into C; -1 if
+// unknown), for the first fetch of a run.
+func (s Stmt) FetchFirst(maxRows int, maxBytes uint) (Batch, int64, int32) {
+	out := C.gosb_stmt_fetch_first(s.p, C.size_t(maxRows), C.size_t(maxBytes))
+	return batchOf(&out.b), int64(out.reprepares), int32(out.rc)
+}
+
+// Reprepares is the statement's count of recompilations (SQLITE_STMTSTATUS_REPREPARE), -1
+// if it cannot be read.
+func (s Stmt) Reprepares() int64 {
+	var n C.int64_t
+	if C.sqlbatch_stmt_status(s.p, 5, false, &n) != OK {
+		return -1
+	}
+	return int64(n)
 }
 
 // FetchInto is sqlbatch_stmt_fetch_into. The returned Batch's Data is nil: the bytes are
