@@ -112,6 +112,27 @@ pub(crate) fn check_no_nul(sql: &[u8]) -> Result<(), Error> {
     })
 }
 
+/// Checks SQL text as `check_utf8(sql, "SQL")` and then `check_no_nul` do, with the same
+/// errors, in one pass for the common case: short ASCII text (a statement an application
+/// prepares or a `BEGIN`), where the two separate scans cost more than the rest of the call.
+pub(crate) fn check_sql(sql: &[u8]) -> Result<(), Error> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    if sql.len() <= 4096 {
+        let mut words = sql.chunks_exact(8);
+        // No byte >= 0x80 and no zero byte in any word (the classic has-zero-byte test).
+        let plain = words.by_ref().all(|w| {
+            let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+            (w | (w.wrapping_sub(ONES) & !w)) & HIGH == 0
+        }) && words.remainder().iter().all(|&b| b != 0 && b < 0x80);
+        if plain {
+            return Ok(());
+        }
+    }
+    check_utf8(sql, "SQL")?;
+    check_no_nul(sql)
+}
+
 /// Checks that `bytes` is UTF-8, naming `what` in the error.
 pub(crate) fn check_utf8<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str, Error> {
     std::str::from_utf8(bytes).map_err(|e| Error::utf8(what, e.valid_up_to()))

@@ -421,11 +421,11 @@ unsafe fn step(st: &mut FetchState, db: *mut ffi::sqlite3, raw: *mut ffi::sqlite
     }
 }
 
-/// Records why stepping stopped: the end of the result, or an error.
+/// Records why stepping stopped: the end of the result, or an error (not cold: the end of
+/// every write).
 ///
 /// # Safety
 /// `db` must be open.
-#[cold]
 #[inline(never)]
 unsafe fn stopped(st: &mut FetchState, db: *mut ffi::sqlite3, rc: c_int) {
     // SAFETY: the contract in this function's # Safety section covers each operation.

@@ -10,7 +10,7 @@ use libsqlite3_sys as ffi;
 
 use crate::codes::*;
 use crate::conn::{sqlbatch_conn, ConnShared};
-use crate::error::{check_no_nul, check_utf8, Error};
+use crate::error::{check_sql, Error};
 use crate::ffi::{try_bytes, write_opt};
 use crate::panic::ffi_boundary;
 use crate::run::{run_to_done, Changes};
@@ -87,8 +87,7 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
         let db = conn.shared.db()?;
         // SAFETY: the caller vouches for `sql` and `params`.
         let bytes = unsafe { try_bytes(sql, sql_len, "sql")? };
-        check_utf8(bytes, "SQL")?;
-        check_no_nul(bytes)?;
+        check_sql(bytes)?;
         let mut binder = Binder::new(unsafe { Params::from_c(params)? });
         conn.shared.start_call();
         // SAFETY: `db` is open and used by this thread only.
@@ -123,11 +122,19 @@ unsafe fn exec_script(
 ) -> Result<(), Error> {
     // SQLite copies SQL that does not end in a NUL byte before compiling it: given each
     // statement's tail in turn, that would copy the rest of the script once per statement
-    // (quadratic). One NUL-terminated copy of the whole script avoids it.
-    let mut terminated = Vec::with_capacity(script.len() + 1);
-    terminated.extend_from_slice(script);
-    terminated.push(0);
+    // (quadratic). One NUL-terminated copy of the whole script avoids it; a short one (a
+    // `BEGIN`, a `COMMIT`) is copied on the stack rather than allocated.
     let len = script.len();
+    let (mut short, mut long) = ([0u8; 256], Vec::new());
+    let terminated: &[u8] = if len < short.len() {
+        short[..len].copy_from_slice(script);
+        &short[..=len]
+    } else {
+        long.reserve_exact(len + 1);
+        long.extend_from_slice(script);
+        long.push(0);
+        &long
+    };
     // SAFETY: `db` is open.
     let mut counter = unsafe { Changes::new(db) };
     let mut pos = 0;

@@ -8,7 +8,7 @@ use libsqlite3_sys as ffi;
 
 use crate::codes::*;
 use crate::conn::{sqlbatch_conn, ConnShared};
-use crate::error::{check_no_nul, check_utf8, Error};
+use crate::error::{check_sql, check_utf8, Error};
 use crate::ffi::{try_bytes, try_mut, write_opt};
 use crate::panic::ffi_boundary;
 use crate::sql_text::skip_space_and_comments;
@@ -30,7 +30,9 @@ pub struct sqlbatch_stmt {
     params: Option<Vec<sqlbatch_str>>,
     /// Owns the bytes `params` points to.
     param_strings: Vec<CString>,
-    expanded: CString,
+    /// What the last `sqlbatch_stmt_expanded_sql` gave (None before the first: an empty
+    /// `CString` would cost an allocation per prepare).
+    expanded: Option<CString>,
 }
 
 /// Metadata of one result column, from `sqlbatch_stmt_columns`.
@@ -120,14 +122,23 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         let db = conn.shared.db()?;
         // SAFETY: the caller vouches for `sql`.
         let bytes = unsafe { try_bytes(sql, sql_len, "sql")? };
-        check_utf8(bytes, "SQL")?;
-        // SQLite would stop at a NUL silently; a tail that never advances loops callers forever.
-        check_no_nul(bytes)?;
+        // UTF-8, and no NUL: SQLite would stop at one silently, and a tail that never
+        // advances loops callers forever.
+        check_sql(bytes)?;
         if flags & !PREPARE_FLAGS_ALLOWED != 0 {
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown prepare flags {flags:#x}")));
         }
+        // SQLite copies SQL that does not end in a NUL before compiling it; a short statement
+        // (what applications prepare) is NUL-terminated on the stack instead, which is cheaper.
+        let mut short = [0u8; 256];
+        let terminated: &[u8] = if bytes.len() < short.len() {
+            short[..bytes.len()].copy_from_slice(bytes);
+            &short[..=bytes.len()]
+        } else {
+            bytes
+        };
         // SAFETY: `db` is open and used by this thread only.
-        let (raw, tail) = unsafe { prepare_raw(db, bytes, flags & !SQLBATCH_PREPARE_SINGLE)? };
+        let (raw, tail) = unsafe { prepare_raw(db, terminated, flags & !SQLBATCH_PREPARE_SINGLE)? };
         if flags & SQLBATCH_PREPARE_SINGLE != 0 {
             if let Some(at) = second_statement(bytes, tail) {
                 // SAFETY: `raw` is NULL or the statement just prepared, finalized once.
@@ -152,7 +163,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
             column_strings: Vec::new(),
             params: None,
             param_strings: Vec::new(),
-            expanded: CString::default(),
+            expanded: None,
         };
         // SAFETY: as above.
         unsafe { out_stmt.write(Box::into_raw(Box::new(stmt))) };
@@ -536,16 +547,17 @@ pub unsafe extern "C" fn sqlbatch_stmt_expanded_sql(
     ffi_boundary!(stmt: stmt => |s| unsafe {
         let (_, raw) = s.handles()?;
         let out = try_mut(out_sql, "out_sql")?;
-        s.expanded = CString::default();
+        s.expanded = None;
         if !raw.is_null() {
             let p = ffi::sqlite3_expanded_sql(raw);
             if p.is_null() {
                 return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory expanding the SQL"));
             }
-            s.expanded = CStr::from_ptr(p).to_owned();
+            s.expanded = Some(CStr::from_ptr(p).to_owned());
             ffi::sqlite3_free(p.cast());
         }
-        *out = sqlbatch_str { ptr: s.expanded.as_ptr(), len: s.expanded.as_bytes().len() };
+        let text: &CStr = s.expanded.as_deref().unwrap_or(c"");
+        *out = sqlbatch_str { ptr: text.as_ptr(), len: text.to_bytes().len() };
         Ok(SQLBATCH_OK)
     })
 }
