@@ -373,3 +373,38 @@ fn execute_many_takes_n_rows_times_the_parameter_count_and_no_names() {
     assert_eq!(s0.execute_many_raw(Some(&no_values), 1).0, SQLBATCH_E_INVALID_ARGUMENT);
     assert_eq!(c.rows("SELECT count(*), sum(a) FROM u"), vec![vec![Val::Int(10), Val::Int(9)]]);
 }
+
+#[test]
+fn every_nul_and_bad_byte_is_found_at_every_position_of_short_and_long_sql() {
+    // The SQL check has a word-at-a-time path for short ASCII: a NUL or a byte >= 0x80 in any
+    // lane of a word, or in the tail after the last whole word, must take the exact path.
+    let c = Conn::memory();
+    for len in [1usize, 7, 8, 9, 15, 16, 17, 31, 255, 256, 257, 4095, 4096, 4097, 5000] {
+        let base = {
+            let mut s = b"SELECT 1".to_vec();
+            s.resize(len.max(8), b' ');
+            s.truncate(len);
+            s
+        };
+        let positions: Vec<usize> =
+            if len < 40 { (0..len).collect() } else { vec![0, 7, 8, len / 2, len - 9, len - 8, len - 1] };
+        for at in positions {
+            let mut nul = base.clone();
+            nul[at] = 0;
+            let (rc, s, _) = c.try_prepare(&nul, 0);
+            assert!(s.is_none());
+            assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT, "NUL at {at} of {len}");
+            assert_eq!(c.error().0.token_offset, at as i64, "NUL at {at} of {len}");
+            let mut bad = base.clone();
+            bad[at] = 0xff;
+            let (rc, s, _) = c.try_prepare(&bad, 0);
+            assert!(s.is_none());
+            assert_eq!(rc, SQLBATCH_E_INVALID_UTF8, "0xff at {at} of {len}");
+            assert_eq!(c.error().0.token_offset, at as i64, "0xff at {at} of {len}");
+        }
+    }
+    // Valid non-ASCII in the tail and in a word goes through the exact path and is accepted.
+    for sql in ["SELECT 'é'", "SELECT 'ab', 'é'", "SELECT '日本語', 'x'"] {
+        assert_eq!(c.rows(sql).len(), 1, "{sql}");
+    }
+}
