@@ -682,10 +682,11 @@ statementTests = TestList
       -- and through nextRow, alternating with folds
       withStatement c "SELECT id FROM t WHERE id >= ? ORDER BY id LIMIT 3" $ \st -> forM_ [1 .. 300 :: Int] $ \k -> do
         bind st (Only k)
-        r <- nextRow st
-        r @?= Just (Only k)
+        rs <- replicateM 4 (nextRow st)
+        rs @?= map (Just . Only) (take 3 [k .. 500 :: Int]) ++ replicate (4 - length (take 3 [k .. 500])) Nothing
+        bind st (Only (k + 1))
         rest <- foldStatement st [] (\a (Only x) -> return (x : a))
-        rest @?= reverse (take 2 [k + 1 .. 500 :: Int])
+        rest @?= reverse (take 3 [k + 1 .. 500 :: Int])
   , "binding a kept statement checks the parameter count every time" ~: withMem $ \c ->
       withStatement c "SELECT ? + ?" $ \st -> do
         bind st (1 :: Int, 2 :: Int)
