@@ -57,6 +57,13 @@
  *   (SQLITE_THREADSAFE=1). Pass SQLBATCH_OPEN_FULLMUTEX to keep the mutex anyway.
  * - The one exception: sqlbatch_conn_interrupt may be called from any thread at any time while
  *   the connection is open, e.g. from a cancellation callback or a timer.
+ * - Callbacks run on the thread that made the call running them. A function, aggregate or
+ *   collation may use its connection (SQLite allows it). A hook must not, but the WAL hook
+ *   (SQLite's rule, which SQLite does not check): while any other hook of a connection runs,
+ *   every call on that connection, its statements, blobs and backups fails with SQLITE_MISUSE
+ *   (sqlbatch_conn_interrupt still works), and sqlbatch_stmt_finalize of one of its statements
+ *   is carried out by the next call on the connection made outside hooks (or by its close).
+ *   sqlbatch_conn_close must not be called from a hook of that connection.
  */
 
 

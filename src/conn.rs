@@ -14,6 +14,7 @@ use crate::error::{sqlbatch_error, Error, ErrorSink, LastError};
 use crate::ffi::{try_bytes, try_mut};
 use crate::panic::{boundary, ffi_boundary};
 use crate::state::FetchBuffers;
+use crate::stmt::sqlbatch_stmt;
 
 /// A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
 pub struct sqlbatch_conn {
@@ -40,6 +41,8 @@ pub(crate) struct ConnShared {
     /// `close` finalizes. Only these: virtual table modules (FTS3/4/5, R*Tree) keep prepared
     /// statements of their own on the connection and finalize them themselves when it closes.
     stmts: Mutex<Statements>,
+    /// Whether `stmts.deferred` may hold statements (read on every call, without the lock).
+    deferred: AtomicBool,
     /// The unfinished backups this connection is the destination of: SQLite keeps a closed
     /// source connection alive for its backups, but not a destination, so `close` finishes
     /// these first (their handles then say `SQLBATCH_E_CLOSED`).
@@ -62,6 +65,9 @@ pub(crate) struct ConnShared {
 struct Statements {
     live: HashSet<usize, BuildHasherDefault<AddressHasher>>,
     spare: Vec<FetchBuffers>,
+    /// Statements (`sqlbatch_stmt` pointers) finalized from inside a hook, their handles still
+    /// in `live` (see `ConnShared::finalize`).
+    deferred: Vec<usize>,
 }
 
 impl Statements {
@@ -112,8 +118,70 @@ impl ConnShared {
             // SQLite requires that nothing else touches a backup's destination until the
             // backup is finished (it does not check, and breaks if it happens).
             Err(Error::new(ffi::SQLITE_BUSY, "the connection is the destination of an unfinished backup"))
+        } else if self.hooks.forbid_use() {
+            // SQLite forbids hooks (but the WAL hook) to use their connection, and does not
+            // check: a statement run or finalized from an update hook can corrupt the one
+            // running, or free it under its own step.
+            Err(Error::new(
+                ffi::SQLITE_MISUSE,
+                "a hook used its own connection, which SQLite forbids (only the WAL hook may)",
+            ))
         } else {
+            if self.deferred.load(Ordering::Relaxed) && !self.hooks.running() {
+                self.finalize_deferred();
+            }
             Ok(db)
+        }
+    }
+
+    /// Finalizes the statement `stmt` of this connection (and frees it) now, or later if a
+    /// hook of the connection runs: a hook may finalize a statement, even the one whose step
+    /// called it, which SQLite would free under that step, and the caller of that step still
+    /// uses `stmt`. A deferred statement is finalized by the first call on the connection
+    /// made outside hooks once it is not in the middle of a run (`sqlite3_stmt_busy`; a
+    /// function called by its step may make that call), or by `close`.
+    ///
+    /// # Safety
+    /// `stmt` came from `sqlbatch_stmt_prepare` on this connection, which is open, and is
+    /// finalized once; its handle is live.
+    pub unsafe fn finalize(&self, stmt: *mut sqlbatch_stmt) {
+        if self.hooks.running() {
+            lock(&self.stmts).deferred.push(stmt as usize);
+            self.deferred.store(true, Ordering::Relaxed);
+            return;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.finalize_now(stmt) };
+    }
+
+    /// # Safety
+    /// As for [`ConnShared::finalize`].
+    unsafe fn finalize_now(&self, stmt: *mut sqlbatch_stmt) {
+        // SAFETY: the caller's contract: `stmt` is ours to free, its handle live.
+        unsafe {
+            let mut stmt = Box::from_raw(stmt);
+            self.release(stmt.raw, stmt.fetch.take_buffers());
+            ffi::sqlite3_finalize(stmt.raw);
+        }
+    }
+
+    /// Finalizes the statements whose finalization a hook deferred, but those in the middle
+    /// of a run.
+    #[cold]
+    fn finalize_deferred(&self) {
+        let ready: Vec<usize> = {
+            let mut stmts = lock(&self.stmts);
+            // SAFETY: each is a live statement of this connection (deferred, not finalized).
+            let (busy, ready) = std::mem::take(&mut stmts.deferred)
+                .into_iter()
+                .partition(|&p| unsafe { ffi::sqlite3_stmt_busy((*(p as *const sqlbatch_stmt)).raw) } != 0);
+            stmts.deferred = busy;
+            self.deferred.store(!stmts.deferred.is_empty(), Ordering::Relaxed);
+            ready
+        };
+        for p in ready {
+            // SAFETY: deferred by `finalize`, whose contract holds; taken off the list above.
+            unsafe { self.finalize_now(p as *mut sqlbatch_stmt) };
         }
     }
 
@@ -153,7 +221,7 @@ impl ConnShared {
 
     /// Forgets a statement handle that its owner is about to finalize, and keeps its fetch
     /// buffers for the next statement if they are small (at most `Statements::SPARE` sets).
-    pub fn release(&self, raw: *mut ffi::sqlite3_stmt, buffers: FetchBuffers) {
+    fn release(&self, raw: *mut ffi::sqlite3_stmt, buffers: FetchBuffers) {
         let mut stmts = lock(&self.stmts);
         stmts.live.remove(&(raw as usize));
         if stmts.spare.len() < Statements::SPARE && buffers.small() {
@@ -215,8 +283,16 @@ impl ConnShared {
             for b in std::mem::take(&mut *lock(&self.blobs)) {
                 ffi::sqlite3_blob_close(b.swap(ptr::null_mut(), Ordering::SeqCst));
             }
-            for raw in std::mem::take(&mut lock(&self.stmts).live) {
+            let (live, deferred) = {
+                let mut stmts = lock(&self.stmts);
+                (std::mem::take(&mut stmts.live), std::mem::take(&mut stmts.deferred))
+            };
+            for raw in live {
                 ffi::sqlite3_finalize(raw as *mut ffi::sqlite3_stmt);
+            }
+            // Statements a hook finalized: their handles went with `live`, their wrappers now.
+            for p in deferred {
+                drop(Box::from_raw(p as *mut sqlbatch_stmt));
             }
             sqlite3_close_v2(db);
         }
@@ -302,6 +378,7 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             direct_reads: flags & SQLBATCH_OPEN_FULLMUTEX == 0,
             interrupt: AtomicBool::new(false),
             stmts: Mutex::new(Statements::default()),
+            deferred: AtomicBool::new(false),
             backups: Mutex::new(Vec::new()),
             backup_destination: AtomicUsize::new(0),
             blobs: Mutex::new(Vec::new()),

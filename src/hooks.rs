@@ -200,6 +200,9 @@ pub(crate) struct Hooks {
     slots: Mutex<Slots>,
     /// Callbacks running now (hooks may nest: a WAL hook's checkpoint, say).
     running: AtomicUsize,
+    /// Those of them that must not use the connection: all but the WAL hook's (SQLite's rule;
+    /// `ConnShared::db` refuses every call on the connection while one runs).
+    forbidding: AtomicUsize,
 }
 
 // The user data pointers are the caller's, used as the header says (on the thread running the
@@ -212,12 +215,32 @@ fn lock(m: &Mutex<Slots>) -> MutexGuard<'_, Slots> {
 }
 
 impl Hooks {
-    /// Runs a user callback with the "running" count held.
+    /// Runs a user callback that must not use the connection, with both counts held.
     fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.forbidding.fetch_add(1, Ordering::SeqCst);
+        let r = self.call_may_use(f);
+        self.forbidding.fetch_sub(1, Ordering::SeqCst);
+        r
+    }
+
+    /// Runs a user callback that may use the connection (the WAL hook's) with the "running"
+    /// count held.
+    fn call_may_use<R>(&self, f: impl FnOnce() -> R) -> R {
         self.running.fetch_add(1, Ordering::SeqCst);
         let r = f();
         self.running.fetch_sub(1, Ordering::SeqCst);
         r
+    }
+
+    /// Whether a callback is running (on the thread using the connection: the only one that
+    /// may ask).
+    pub(crate) fn running(&self) -> bool {
+        self.running.load(Ordering::Relaxed) != 0
+    }
+
+    /// Whether a callback that must not use the connection is running.
+    pub(crate) fn forbid_use(&self) -> bool {
+        self.forbidding.load(Ordering::Relaxed) != 0
     }
 
     /// Releases every registration (their destructors run): the connection has closed.
@@ -369,7 +392,7 @@ unsafe extern "C" fn wal_tramp(
         let cb = lock(&h.slots).wal.as_ref().map(|r| (r.f, r.user));
         match cb {
             // SAFETY: the caller's callback.
-            Some((Some(f), user)) => h.call(|| unsafe { f(user, schema, pages) }),
+            Some((Some(f), user)) => h.call_may_use(|| unsafe { f(user, schema, pages) }),
             _ => ffi::SQLITE_OK,
         }
     })
@@ -479,11 +502,11 @@ unsafe fn register<T>(
     after: impl FnOnce(*mut ffi::sqlite3, &Hooks, bool),
 ) -> i32 {
     ffi_boundary!(conn: conn => |c| {
-        let db = c.shared.db()?;
         let h = c.shared.hooks();
         if h.running.load(Ordering::SeqCst) != 0 {
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "hooks cannot change while a hook runs"));
         }
+        let db = c.shared.db()?;
         let set = new.is_some();
         let old = {
             let mut s = lock(&h.slots);

@@ -222,13 +222,17 @@ pub unsafe extern "C" fn sqlbatch_stmt_finalize(stmt: *mut sqlbatch_stmt) {
         return;
     }
     crate::panic::boundary_value((), || {
-        // SAFETY: `stmt` came from sqlbatch_stmt_prepare and is freed once (the caller's contract).
-        let mut stmt = unsafe { Box::from_raw(stmt) };
+        // SAFETY: `stmt` came from sqlbatch_stmt_prepare and is finalized once (the caller's
+        // contract).
+        let s = unsafe { &*stmt };
         // After sqlbatch_conn_close the handle was already finalized with the connection.
-        if stmt.conn.is_open() && !stmt.raw.is_null() {
-            stmt.conn.release(stmt.raw, stmt.fetch.take_buffers());
-            // SAFETY: the handle is live and finalized once, here.
-            unsafe { ffi::sqlite3_finalize(stmt.raw) };
+        if s.conn.is_open() && !s.raw.is_null() {
+            let conn = s.conn.clone();
+            // SAFETY: as above; the connection is open, so the handle is live.
+            unsafe { conn.finalize(stmt) };
+        } else {
+            // SAFETY: as above.
+            drop(unsafe { Box::from_raw(stmt) });
         }
     })
 }

@@ -320,3 +320,106 @@ fn trace_reports_statements_rows_times_and_close() {
         assert_eq!(sqlbatch_conn_trace(c.0, 0x8000, Some(on_trace), p, None), SQLBATCH_E_INVALID_ARGUMENT)
     };
 }
+
+/// What `trespassing` uses and reports: the connection and statements it touches from inside
+/// an update hook, and the statuses it got.
+struct Trespass {
+    conn: *mut sqlbatch_conn,
+    other: *mut sqlbatch_stmt,
+    running: *mut sqlbatch_stmt,
+    statuses: Vec<i32>,
+}
+
+/// An update hook that uses its own connection (SQLite forbids it): runs SQL, fetches and
+/// resets another statement, and finalizes the statement whose step called it.
+unsafe extern "C" fn trespassing(
+    u: *mut c_void,
+    _op: i32,
+    _s: *const c_char,
+    _t: *const c_char,
+    _rowid: i64,
+) {
+    let t = unsafe { &mut *(u as *mut Trespass) };
+    let sql = "SELECT 1";
+    let mut out = std::mem::MaybeUninit::<sqlbatch_batch>::uninit();
+    unsafe {
+        t.statuses.push(sqlbatch_conn_exec(
+            t.conn,
+            sql.as_ptr().cast(),
+            sql.len(),
+            ptr::null(),
+            ptr::null_mut(),
+        ));
+        t.statuses.push(sqlbatch_stmt_fetch(t.other, 8, usize::MAX, out.as_mut_ptr()));
+        t.statuses.push(sqlbatch_stmt_reset(t.other));
+        let mut s = ptr::null_mut();
+        t.statuses.push(sqlbatch_stmt_prepare(
+            t.conn,
+            sql.as_ptr().cast(),
+            sql.len(),
+            0,
+            &mut s,
+            ptr::null_mut(),
+        ));
+        if !t.running.is_null() {
+            // The statement running this hook: its finalization waits until the hook is over.
+            sqlbatch_stmt_finalize(t.running);
+            t.running = ptr::null_mut();
+        }
+    }
+}
+
+#[test]
+fn a_hook_using_its_own_connection_is_refused_and_a_finalize_from_it_waits() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a)");
+    let other = c.prepare("SELECT 2");
+    let running = c.prepare("INSERT INTO t VALUES (1), (2)");
+    let mut t = Box::new(Trespass { conn: c.0, other: other.0, running: running.0, statuses: vec![] });
+    let u = &mut *t as *mut Trespass as *mut c_void;
+    unsafe { assert_eq!(sqlbatch_conn_update_hook(c.0, Some(trespassing), u, None), SQLBATCH_OK) };
+    // The INSERT runs to its end, both rows, though the hook finalized it after the first.
+    let mut b = std::mem::MaybeUninit::<sqlbatch_batch>::uninit();
+    assert_eq!(unsafe { sqlbatch_stmt_fetch(running.0, 8, usize::MAX, b.as_mut_ptr()) }, SQLBATCH_DONE);
+    std::mem::forget(running); // finalized by the hook
+    let misuse = sq::SQLITE_MISUSE;
+    assert_eq!(t.statuses, vec![misuse; 8], "every call from the hook (two rows, four calls each)");
+    let (e, msg) = c.error();
+    assert_eq!(e.code, misuse);
+    assert!(msg.contains("hook used its own connection"), "{msg}");
+    // Outside the hook everything works again (and this call finalizes the deferred statement).
+    unsafe { assert_eq!(sqlbatch_conn_update_hook(c.0, None, ptr::null_mut(), None), SQLBATCH_OK) };
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(2)]]);
+    assert_eq!(other.all(4, usize::MAX), vec![vec![Val::Int(2)]]);
+    other.finalize();
+    drop(t);
+}
+
+/// An update hook that finalizes the statement in `u` (once).
+unsafe extern "C" fn finalizing(u: *mut c_void, _op: i32, _s: *const c_char, _t: *const c_char, _rowid: i64) {
+    let s = unsafe { &mut *(u as *mut *mut sqlbatch_stmt) };
+    if !s.is_null() {
+        unsafe { sqlbatch_stmt_finalize(*s) };
+        *s = ptr::null_mut();
+    }
+}
+
+#[test]
+fn a_statement_a_hook_finalized_in_the_middle_of_its_rows_is_finalized_by_close() {
+    // A SELECT left in the middle of its rows stays busy: the hook's finalize cannot be
+    // carried out by a later call, so close does it (valgrind: no leak, no double free).
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a); INSERT INTO t VALUES (1), (2), (3)");
+    let paused = c.prepare("SELECT a FROM t");
+    let mut b = std::mem::MaybeUninit::<sqlbatch_batch>::uninit();
+    assert_eq!(unsafe { sqlbatch_stmt_fetch(paused.0, 1, usize::MAX, b.as_mut_ptr()) }, SQLBATCH_ROW);
+    let mut target = Box::new(paused.0);
+    std::mem::forget(paused);
+    let u = &mut *target as *mut *mut sqlbatch_stmt as *mut c_void;
+    unsafe { assert_eq!(sqlbatch_conn_update_hook(c.0, Some(finalizing), u, None), SQLBATCH_OK) };
+    c.exec("INSERT INTO t VALUES (4)");
+    assert!(target.is_null(), "the hook ran");
+    // Calls after the hook work; the paused statement is still busy, so it waits for close.
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(4)]]);
+    drop(c);
+}

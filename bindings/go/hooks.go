@@ -10,8 +10,10 @@ import (
 // Hooks: Go functions SQLite calls while statements run on a connection. Each runs on the
 // goroutine running the statement. Only the WAL hook may use the connection (run SQL, such as
 // a checkpoint); the others must not use it at all (SQLite's rule: the connection is in the
-// middle of the statement). A hook cannot be set, replaced or removed from inside a hook
-// (ErrInvalidArgument). Setting a hook replaces the one before; nil removes it; closing the
+// middle of the statement): from inside them every call on the connection and its statements
+// fails with ErrMisuse, and a Stmt.Close is carried out once the hook is over. Close the
+// connection itself only outside its hooks. A hook cannot be set, replaced or removed from
+// inside a hook (ErrInvalidArgument). Setting a hook replaces the one before; nil removes it; closing the
 // connection releases them.
 //
 // A panic in a hook does not unwind through SQLite: it is recovered and the call that was

@@ -622,3 +622,49 @@ func TestBusyAndWALHookPanics(t *testing.T) {
 		t.Errorf("WAL hook panic: %v", err)
 	}
 }
+
+// A hook that uses its own connection (SQLite forbids it, but for the WAL hook) gets
+// ErrMisuse from every call, and a statement it closes, even the one whose step ran it, is
+// finalized once the hook is over: no corruption, no crash.
+func TestHookUsingItsConnection(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(x)")
+	other, err := c.Prepare("SELECT 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ins, err := c.Prepare("INSERT INTO t VALUES (1), (2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	c.UpdateHook(func(int, string, string, int64) {
+		_, err := c.ExecScript("SELECT 1")
+		errs = append(errs, err)
+		_, err = c.Prepare("SELECT 2")
+		errs = append(errs, err)
+		if ins != nil {
+			errs = append(errs, ins.Close())
+			ins = nil
+		}
+	})
+	if _, err := c.ExecScript("INSERT INTO t VALUES (0)"); err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != 3 || !errors.Is(errs[0], sqlbatch.ErrMisuse) || !errors.Is(errs[1], sqlbatch.ErrMisuse) || errs[2] != nil {
+		t.Errorf("calls from inside the hook: %v", errs)
+	}
+	c.UpdateHook(nil)
+	var n int64
+	rows, err := c.Query("SELECT count(*) FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		n = rows.Int64(0)
+	}
+	if err := rows.Close(); err != nil || n != 1 {
+		t.Errorf("count %d, %v", n, err)
+	}
+}
