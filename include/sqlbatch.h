@@ -1936,6 +1936,16 @@ int32_t sqlbatch_stmt_columns(struct sqlbatch_stmt *stmt,
 int32_t sqlbatch_stmt_column_not_null(const struct sqlbatch_stmt *stmt, size_t col, int32_t *out);
 
 /**
+ * sqlbatch_stmt_param_count gives the number of parameters of `stmt` (the largest index, as
+ * `sqlbatch_stmt_params` counts them) without building their names: what a binding needs
+ * for every new statement (database/sql's `NumInput`, a check of the argument count), where
+ * the names are needed only once named arguments are bound.
+ * NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_stmt_param_count(const struct sqlbatch_stmt *stmt, size_t *out_n);
+
+/**
  * sqlbatch_stmt_params gives the names of all parameters in one call: `*out_n` receives the
  * parameter count (the largest index) and `*out_names` an array of that many names, where
  * entry `i` names parameter `i + 1` with its prefix (":a", "@a", "$a", "?3"), and has a NULL

@@ -412,6 +412,23 @@ pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(
     })
 }
 
+/// sqlbatch_stmt_param_count gives the number of parameters of `stmt` (the largest index, as
+/// `sqlbatch_stmt_params` counts them) without building their names: what a binding needs
+/// for every new statement (database/sql's `NumInput`, a check of the argument count), where
+/// the names are needed only once named arguments are bound.
+/// NULL: any argument NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_param_count(stmt: *const sqlbatch_stmt, out_n: *mut usize) -> i32 {
+    // SAFETY: the statement is live (checked by `handles`) and `out_n` valid for writes (the
+    // caller's contract).
+    ffi_boundary!(stmt_ref: stmt => |s| unsafe {
+        let (_, raw) = s.handles()?;
+        *try_mut(out_n, "out_n")? = param_count(raw);
+        Ok(SQLBATCH_OK)
+    })
+}
+
 /// sqlbatch_stmt_params gives the names of all parameters in one call: `*out_n` receives the
 /// parameter count (the largest index) and `*out_names` an array of that many names, where
 /// entry `i` names parameter `i + 1` with its prefix (":a", "@a", "$a", "?3"), and has a NULL

@@ -117,6 +117,9 @@ fn statement_metadata_in_one_call() {
     assert_eq!(unsafe { sqlbatch_stmt_params(s.0, &mut names, &mut n) }, SQLBATCH_OK);
     let names: Vec<_> = unsafe { std::slice::from_raw_parts(names, n) }.iter().map(|s| text(*s)).collect();
     assert_eq!(names, [Some(":id".into()), None, Some("?3".into())]);
+    let mut count = 0usize;
+    assert_eq!(unsafe { sqlbatch_stmt_param_count(s.0, &mut count) }, SQLBATCH_OK);
+    assert_eq!(count, 3, "the count without the names");
     let mut idx = usize::MAX;
     assert_eq!(unsafe { sqlbatch_stmt_param_index(s.0, c":id".as_ptr(), 3, &mut idx) }, SQLBATCH_OK);
     assert_eq!(idx, 1);
@@ -211,6 +214,7 @@ fn every_function_rejects_null_handles() {
         assert_eq!(sqlbatch_stmt_clear_bindings(null_stmt), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(sqlbatch_stmt_columns(null_stmt, &mut ptr::null(), &mut n), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(sqlbatch_stmt_params(null_stmt, &mut ptr::null(), &mut n), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(sqlbatch_stmt_param_count(null_stmt, &mut n), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(sqlbatch_stmt_readonly(null_stmt, &mut b), SQLBATCH_E_NULL_PARAMETER);
         assert_eq!(
             sqlbatch_stmt_execute_many(null_stmt, ptr::null(), 0, ptr::null_mut()),
@@ -253,6 +257,8 @@ fn statements_outlive_a_closed_connection_safely() {
     drop(c); // closes the connection, finalizing the statement underneath
     assert_eq!(s.fetch(1, usize::MAX).0, SQLBATCH_E_CLOSED);
     assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_E_CLOSED);
+    let mut count = 0usize;
+    assert_eq!(unsafe { sqlbatch_stmt_param_count(s.0, &mut count) }, SQLBATCH_E_CLOSED);
     s.finalize();
 }
 
@@ -360,6 +366,9 @@ fn statements_without_columns_or_parameters_give_null_arrays() {
             (ptr::NonNull::dangling().as_ptr(), usize::MAX);
         assert_eq!(unsafe { sqlbatch_stmt_params(s.0, &mut names, &mut n) }, SQLBATCH_OK);
         assert_eq!((n, names.is_null()), (0, true), "params of {sql:?}");
+        let mut count = usize::MAX;
+        assert_eq!(unsafe { sqlbatch_stmt_param_count(s.0, &mut count) }, SQLBATCH_OK);
+        assert_eq!(count, 0, "param count of {sql:?}");
     }
     let s = c.prepare("SELECT a, ?1, :x FROM t");
     let (mut cols, mut n) = (ptr::null(), 0usize);

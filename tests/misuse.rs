@@ -97,6 +97,8 @@ fn null_in_every_pointer_position() {
             ("params stmt", sqlbatch_stmt_params(ns, &mut names, &mut n), NULLP),
             ("params out", sqlbatch_stmt_params(s.0, ptr::null_mut(), &mut n), NULLP),
             ("params n", sqlbatch_stmt_params(s.0, &mut names, ptr::null_mut()), NULLP),
+            ("param_count stmt", sqlbatch_stmt_param_count(ns, &mut n), NULLP),
+            ("param_count out", sqlbatch_stmt_param_count(s.0, ptr::null_mut()), NULLP),
             ("param_index stmt", sqlbatch_stmt_param_index(ns, c":a".as_ptr(), 2, &mut idx), NULLP),
             ("param_index name", sqlbatch_stmt_param_index(s.0, ptr::null(), 2, &mut idx), NULLP),
             ("param_index out", sqlbatch_stmt_param_index(s.0, c":a".as_ptr(), 2, ptr::null_mut()), NULLP),
