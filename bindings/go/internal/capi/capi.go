@@ -67,14 +67,14 @@ typedef struct { int32_t rc; sqlbatch_write_result r; } gosb_write_ret;
 typedef struct { int32_t rc; sqlbatch_stmt *s; size_t tail; size_t nparams; } gosb_prepare_ret;
 
 // gosb_stmt_prepare prepares and, in the same crossing, reads the statement's parameter
-// count (sqlbatch_stmt_params; the names stay in C until the Go side asks for them), which
+// count (sqlbatch_stmt_param_count, which does not build the names: they are asked for
+// through sqlbatch_stmt_params only when a named argument is bound or a name is read), which
 // every Stmt needs (database/sql's NumInput, Bind).
 static inline gosb_prepare_ret gosb_stmt_prepare(sqlbatch_conn *conn, const char *sql, size_t sql_len, uint32_t flags) {
 	gosb_prepare_ret out = {0};
 	out.rc = sqlbatch_stmt_prepare(conn, sql, sql_len, flags, &out.s, &out.tail);
 	if (out.rc == SQLBATCH_OK && out.s != NULL) {
-		const sqlbatch_str *names;
-		if (sqlbatch_stmt_params(out.s, &names, &out.nparams) != SQLBATCH_OK) {
+		if (sqlbatch_stmt_param_count(out.s, &out.nparams) != SQLBATCH_OK) {
 			out.nparams = (size_t)-1; // unknown: asked again through Params
 		}
 	}
@@ -384,7 +384,7 @@ func (c Conn) Exec(sql string, values, names []Value, data []byte) (ExecResult, 
 }
 
 // Prepare is sqlbatch_stmt_prepare; tail is the byte offset just past the first statement,
-// and nparams the statement's parameter count (sqlbatch_stmt_params' count, read in the same
+// and nparams the statement's parameter count (sqlbatch_stmt_param_count, read in the same
 // call into C), -1 if that failed.
 func (c Conn) Prepare(sql string, flags uint32) (s Stmt, tail, nparams int, rc int32) {
 	out := C.gosb_stmt_prepare(c.p, cstr(sql), C.size_t(len(sql)), C.uint32_t(flags))
