@@ -57,6 +57,9 @@ type Conn struct {
 	// goroutine that is using c.
 	hookPanic *HookPanicError
 	panicVeto bool // set when that panic should veto the statement's commit
+	// inHook counts the hooks of c running now (hooks.go: hookDone); Close refuses while
+	// it is above 0.
+	inHook int32
 	// The hooks that decide what the commit slot holds (hooks.go: installCommit).
 	userCommit         func() int
 	updateSet, feedSet bool
@@ -82,12 +85,16 @@ func OpenWithFlags(path string, flags OpenFlags) (*Conn, error) {
 }
 
 // Close closes the connection. Statements prepared on it stop working (their methods return
-// ErrClosed) but must still be closed. Closing twice is a no-op.
+// ErrClosed) but must still be closed. Closing twice is a no-op. Called from inside one of
+// c's hooks (the WAL hook included), it returns ErrMisuse and the connection stays open.
 func (c *Conn) Close() error {
 	c.imu.Lock()
 	defer c.imu.Unlock()
 	if c.closed {
 		return nil
+	}
+	if c.inHook > 0 {
+		return errCloseInHook
 	}
 	c.closed = true
 	c.h.Close()
@@ -110,6 +117,8 @@ func (c *Conn) Interrupt() {
 	}
 	c.imu.Unlock()
 }
+
+var errCloseInHook = errorf(ErrMisuse, "sqlbatch: Conn.Close called from inside a hook of the connection (its statement is still running): close it after the call that ran the hook returns")
 
 func (c *Conn) err(rc int32, query string) error {
 	if c.closed {

@@ -11,9 +11,11 @@ import (
 // goroutine running the statement. Only the WAL hook may use the connection (run SQL, such as
 // a checkpoint); the others must not use it at all (SQLite's rule: the connection is in the
 // middle of the statement): from inside them every call on the connection and its statements
-// fails with ErrMisuse, and a Stmt.Close is carried out once the hook is over. Close the
-// connection itself only outside its hooks. A hook cannot be set, replaced or removed from
-// inside a hook (ErrInvalidArgument). Setting a hook replaces the one before; nil removes it; closing the
+// fails with ErrMisuse, and a Stmt.Close is carried out once the hook is over. Close from
+// inside any hook of the connection, the WAL hook included (its statement is still running),
+// returns ErrMisuse and leaves the connection open: close it once the call that ran the hook
+// has returned. A hook cannot be set, replaced or removed from inside a hook
+// (ErrInvalidArgument). Setting a hook replaces the one before; nil removes it; closing the
 // connection releases them.
 //
 // A panic in a hook does not unwind through SQLite: it is recovered and the call that was
@@ -142,6 +144,23 @@ func (c *Conn) takePanic(err error) error {
 	return p
 }
 
+// Every hook's trampoline calls the user's function between c.inHook++ and a deferred
+// hookDone: while inHook is above 0, Close refuses (the core's close would finalize the
+// statement that is running the hook).
+
+// hookDone, deferred by a hook's trampoline after c.inHook++, counts the hook out and
+// recovers a panic of the user's function: it records it (recordPanic, with stop) and sets
+// *result, if result is not nil, to fail, the hook's answer that fails the statement.
+func (c *Conn) hookDone(hook string, stop bool, result *int32, fail int32) {
+	c.inHook--
+	if r := recover(); r != nil {
+		c.recordPanic(hook, r, stop)
+		if result != nil {
+			*result = fail
+		}
+	}
+}
+
 func (c *Conn) setHook(rc int32) error {
 	if rc != capi.OK {
 		return c.err(rc, "")
@@ -193,11 +212,8 @@ func (c *Conn) installCommit() int32 {
 }
 
 func (h *updateHook) Update(op int32, schema, table []byte, rowid int64) {
-	defer func() {
-		if r := recover(); r != nil {
-			h.c.recordPanic("update hook", r, true)
-		}
-	}()
+	h.c.inHook++
+	defer h.c.hookDone("update hook", true, nil, 0)
 	h.fn(int(op), h.schemas.get(schema), h.names.get(table), rowid)
 }
 
@@ -237,12 +253,8 @@ func (h *commitHook) Commit() (veto int32) {
 	if h.fn == nil {
 		return 0
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			h.c.recordPanic("commit hook", r, false)
-			veto = 1
-		}
-	}()
+	h.c.inHook++
+	defer h.c.hookDone("commit hook", false, &veto, 1)
 	if h.fn() != 0 {
 		return 1
 	}
@@ -268,11 +280,8 @@ type rollbackHook struct {
 }
 
 func (h *rollbackHook) Rollback() {
-	defer func() {
-		if r := recover(); r != nil {
-			h.c.recordPanic("rollback hook", r, false)
-		}
-	}()
+	h.c.inHook++
+	defer h.c.hookDone("rollback hook", false, nil, 0)
 	h.fn()
 }
 
@@ -293,12 +302,8 @@ type walHook struct {
 }
 
 func (h *walHook) WAL(schema []byte, pages int32) (rc int32) {
-	defer func() {
-		if r := recover(); r != nil {
-			h.c.recordPanic("WAL hook", r, false)
-			rc = capi.SQLiteError
-		}
-	}()
+	h.c.inHook++
+	defer h.c.hookDone("WAL hook", false, &rc, capi.SQLiteError)
 	err := h.fn(string(schema), int(pages))
 	if err == nil {
 		return capi.OK
@@ -328,12 +333,8 @@ type progressHandler struct {
 }
 
 func (h *progressHandler) Progress() (stop int32) {
-	defer func() {
-		if r := recover(); r != nil {
-			h.c.recordPanic("progress handler", r, false)
-			stop = 1
-		}
-	}()
+	h.c.inHook++
+	defer h.c.hookDone("progress handler", false, &stop, 1)
 	if h.fn() {
 		return 1
 	}
@@ -359,12 +360,8 @@ type busyHandler struct {
 }
 
 func (h *busyHandler) Busy(count int32) (retry int32) {
-	defer func() {
-		if r := recover(); r != nil {
-			h.c.recordPanic("busy handler", r, false)
-			retry = 0
-		}
-	}()
+	h.c.inHook++
+	defer h.c.hookDone("busy handler", false, &retry, 0)
 	if h.fn(int(count)) {
 		return 1
 	}
@@ -388,12 +385,8 @@ type authorizer struct {
 }
 
 func (h *authorizer) Authorize(action int32, a, b, schema, trigger []byte) (verdict int32) {
-	defer func() {
-		if r := recover(); r != nil {
-			h.c.recordPanic("authorizer", r, false)
-			verdict = AuthDeny
-		}
-	}()
+	h.c.inHook++
+	defer h.c.hookDone("authorizer", false, &verdict, AuthDeny)
 	return int32(h.fn(int(action), string(a), string(b), string(schema), string(trigger)))
 }
 
@@ -454,11 +447,8 @@ type changeFeed struct {
 }
 
 func (f *changeFeed) Changes(ch []capi.Change, tb []capi.ChangeTable, reason int32) {
-	defer func() {
-		if r := recover(); r != nil {
-			f.c.recordPanic("change feed", r, reason == capi.FeedFull)
-		}
-	}()
+	f.c.inHook++
+	defer f.c.hookDone("change feed", reason == capi.FeedFull, nil, 0)
 	tabs := f.tabs[:0]
 	for i := range tb {
 		tabs = append(tabs, [2]string{f.names.get(tb[i].Schema()), f.names.get(tb[i].Name())})

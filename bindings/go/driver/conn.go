@@ -53,11 +53,18 @@ var (
 // callback returns.
 func (c *Conn) Raw() *sqlbatch.Conn { return c.c }
 
-// Close closes the connection (database/sql calls it; do not call it from Raw).
+// Close closes the connection (database/sql calls it; do not call it from Raw). Called
+// from inside one of the connection's hooks, it returns sqlbatch.ErrMisuse and changes
+// nothing.
 func (c *Conn) Close() error {
+	// The low-level Close first: it is the one that refuses inside a hook. It finalizes the
+	// cached statements too; closing them afterwards releases their handles.
+	if err := c.c.Close(); err != nil {
+		return err
+	}
 	c.closed = true
 	c.cache.closeAll()
-	return c.c.Close()
+	return nil
 }
 
 // watch arranges for ctx's cancellation to interrupt the SQL running on c, until the
