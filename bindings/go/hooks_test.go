@@ -668,3 +668,93 @@ func TestHookUsingItsConnection(t *testing.T) {
 		t.Errorf("count %d, %v", n, err)
 	}
 }
+
+// Close from inside a hook of the connection (the WAL hook included) would finalize the
+// statement that is running the hook: it returns ErrMisuse and the connection stays open;
+// the statement that ran the hook completes, and Close works once the hook is over.
+func TestCloseInsideItsHooks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "close.db")
+	c, err := sqlbatch.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, "PRAGMA journal_mode=WAL; CREATE TABLE t(x)")
+	var errs []error
+	closeHere := func(hook string) {
+		err := c.Close()
+		var e *sqlbatch.Error
+		if !errors.Is(err, sqlbatch.ErrMisuse) || !errors.As(err, &e) || !strings.Contains(e.Msg, "inside a hook") {
+			t.Errorf("Close from the %s: %v, want ErrMisuse", hook, err)
+		}
+		errs = append(errs, err)
+	}
+	setters := []struct {
+		hook       string
+		set, unset func() error
+	}{
+		{"update hook",
+			func() error { return c.UpdateHook(func(int, string, string, int64) { closeHere("update hook") }) },
+			func() error { return c.UpdateHook(nil) }},
+		{"commit hook",
+			func() error { return c.CommitHook(func() int { closeHere("commit hook"); return 0 }) },
+			func() error { return c.CommitHook(nil) }},
+		{"change feed",
+			func() error {
+				return c.ChangeFeed(0, func([]sqlbatch.Change, sqlbatch.FeedReason) { closeHere("change feed") })
+			},
+			func() error { return c.ChangeFeed(0, nil) }},
+		{"WAL hook",
+			func() error { return c.WALHook(func(string, int) error { closeHere("WAL hook"); return nil }) },
+			func() error { return c.WALHook(nil) }},
+		{"rollback hook",
+			func() error { return c.RollbackHook(func() { closeHere("rollback hook") }) },
+			func() error { return c.RollbackHook(nil) }},
+	}
+	want := int64(0)
+	for _, s := range setters {
+		if err := s.set(); err != nil {
+			t.Fatal(err)
+		}
+		errs = errs[:0]
+		sql := "INSERT INTO t VALUES (1)"
+		if s.hook == "rollback hook" {
+			sql = "BEGIN; INSERT INTO t VALUES (1); ROLLBACK"
+		} else {
+			want++
+		}
+		if _, err := c.ExecScript(sql); err != nil {
+			t.Errorf("%s: the statement that ran the hook: %v", s.hook, err)
+		}
+		if len(errs) == 0 {
+			t.Errorf("%s: not called", s.hook)
+		}
+		if err := s.unset(); err != nil {
+			t.Fatal(err)
+		}
+		// The connection still works.
+		if got := ints(t, c, "SELECT count(*) FROM t"); len(got) != 1 || got[0] != want {
+			t.Errorf("after Close from the %s: count %v, want %d", s.hook, got, want)
+		}
+	}
+	// Refused from a statement prepared on c and from a query's hook too, not only from a
+	// script; and a hook that is over leaves nothing behind.
+	if err := c.UpdateHook(func(int, string, string, int64) { closeHere("update hook") }); err != nil {
+		t.Fatal(err)
+	}
+	ins, err := c.Prepare("INSERT INTO t VALUES (?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs = errs[:0]
+	if _, err := ins.Exec(2); err != nil || len(errs) != 1 {
+		t.Errorf("Exec: %v, %d calls", err, len(errs))
+	}
+	ins.Close()
+	c.UpdateHook(nil)
+	if err := c.Close(); err != nil {
+		t.Errorf("Close after the hooks: %v", err)
+	}
+	if _, err := c.ExecScript("SELECT 1"); !errors.Is(err, sqlbatch.ErrClosed) {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+}

@@ -158,3 +158,60 @@ func TestDriverHookPanic(t *testing.T) {
 		t.Errorf("%d rows, want 1", n)
 	}
 }
+
+// The driver's connection, reached through sql.Conn.Raw, refuses Close from inside one of
+// its hooks (sqlbatch.ErrMisuse) and changes nothing: its cached statements and the
+// connection go on working, and database/sql closes it normally later.
+func TestDriverCloseInsideHook(t *testing.T) {
+	db := open(t, "")
+	exec(t, db, "CREATE TABLE t(x)")
+	ctx := context.Background()
+	c := conn(t, db)
+	var closeErrs []error
+	err := c.Raw(func(dc any) error {
+		sc := dc.(*driver.SQLiteConn)
+		sc.RegisterUpdateHook(func(int, string, string, int64) {
+			closeErrs = append(closeErrs, sc.Close())
+		})
+		sc.RegisterCommitHook(func() int {
+			closeErrs = append(closeErrs, sc.Close())
+			return 0
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (?)", i); err != nil {
+			t.Fatalf("insert %d: %v", i, err)
+		}
+	}
+	if len(closeErrs) != 6 {
+		t.Errorf("%d calls of the hooks, want 6", len(closeErrs))
+	}
+	for _, err := range closeErrs {
+		if !errors.Is(err, sqlbatch.ErrMisuse) {
+			t.Errorf("Close from a hook: %v, want ErrMisuse", err)
+		}
+	}
+	c.Raw(func(dc any) error {
+		sc := dc.(*driver.SQLiteConn)
+		sc.RegisterUpdateHook(nil)
+		sc.RegisterCommitHook(nil)
+		if !sc.IsValid() {
+			t.Error("the connection is no longer valid after Close from its hooks")
+		}
+		return nil
+	})
+	var n int
+	if err := c.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 3 {
+		t.Errorf("count %d, %v", n, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Errorf("db.Close: %v", err)
+	}
+}
