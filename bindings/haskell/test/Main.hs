@@ -552,6 +552,49 @@ namedTests = TestList
       executeScript c "CREATE TABLE nn(a, b)"
       executeNamed c "INSERT INTO nn VALUES (:a, $b)" [":a" := (1 :: Int), "$b" := ("bee" :: Text)]
       query_ c "SELECT a, b FROM nn" >>= (@?= [(1 :: Int, "bee" :: Text)])
+  , "the parameter count alone for positional values; names only when needed" ~: withMem $ \c -> do
+      -- Direct.paramCount agrees with paramNames
+      Right db <- D.open ":memory:"
+      forM_ [("SELECT 1", 0), ("SELECT ?", 1), ("SELECT ?, ?", 2), ("SELECT :a, @b, $c, ?5", 5), ("SELECT ?3, ?", 4)] $ \(q, n) -> do
+        Right st <- D.prepare db q
+        D.paramCount st >>= (@?= Right (n :: Int)) . either (Left . show) Right
+        D.paramNames st >>= (@?= Right n) . either (Left . show) (Right . length)
+        D.finalize st
+      D.close db
+      executeScript c "CREATE TABLE pc(a, b)"
+      -- a wrong count gives the same FormatError through execute, execute_ and executeMany
+      e <- expectFormatError (execute c "INSERT INTO pc VALUES (?, ?)" (Only (1 :: Int)))
+      fmtMessage e @?= "SQL query contains 2 params, but 1 arguments given"
+      e2 <- expectFormatError (executeMany c "INSERT INTO pc VALUES (?, ?)" [(1 :: Int, 2 :: Int, 3 :: Int)])
+      fmtMessage e2 @?= "SQL query contains 2 params, but 3 arguments given"
+      execute_ c "INSERT INTO pc VALUES (?, ?)"
+      query_ c "SELECT a IS NULL, b IS NULL FROM pc" >>= (@?= [(True, True)])
+      -- bytes that may start a named parameter inside a literal: still only '?' parameters
+      execute c "INSERT INTO pc VALUES (?, 'a:b@c$d#e?1')" (Only (7 :: Int))
+      query_ c "SELECT b FROM pc WHERE a = 7" >>= (@?= [Only ("a:b@c$d#e?1" :: Text)])
+      -- a numbered parameter is refused for positional values (sqlite-simple)
+      e3 <- expectFormatError (execute c "INSERT INTO pc VALUES (?1, ?2)" (1 :: Int, 2 :: Int))
+      fmtMessage e3 @?= "Only unnamed '?' query parameters are accepted, '?1' given"
+      -- a kept statement: the count is asked first (positional bind), the names later
+      withStatement c "INSERT INTO pc VALUES (:a, @b)" $ \st -> do
+        e4 <- expectFormatError (bind st (1 :: Int, 2 :: Int))
+        fmtMessage e4 @?= "Only unnamed '?' query parameters are accepted, ':a' given"
+        e5 <- expectFormatError (bind st (Only (1 :: Int)))
+        fmtMessage e5 @?= "SQL query contains 2 params, but 1 arguments given"
+        bindNamed st [":a" := (10 :: Int), "@b" := ("ten" :: Text)]
+        _ <- nextRow st :: IO (Maybe [SQLData])
+        reset st
+        bindNamed st [":a" := (11 :: Int), "@b" := ("eleven" :: Text)]
+        _ <- nextRow st :: IO (Maybe [SQLData])
+        return ()
+      -- and the other way round: names first, then the count (from the names)
+      withStatement c "SELECT ? + ?" $ \st -> do
+        bindNamed st [] `catch` \(_ :: FormatError) -> return ()
+        bind st (20 :: Int, 22 :: Int)
+        nextRow st >>= (@?= Just (Only (42 :: Int)))
+        e6 <- expectFormatError (bind st (Only (1 :: Int)))
+        fmtMessage e6 @?= "SQL query contains 2 params, but 1 arguments given"
+      query_ c "SELECT a, b FROM pc WHERE a >= 10 ORDER BY a" >>= (@?= [(10 :: Int, "ten" :: Text), (11, "eleven")])
   , "Direct: paramIndex is prefix-less, exec takes names" ~: do
       Right db <- D.open ":memory:"
       Right st <- D.prepare db "SELECT :a, @b, $c, ?5"

@@ -366,18 +366,21 @@ formatError :: Show v => String -> Query -> [v] -> IO a
 formatError msg q vs = throwIO (FormatError msg q (map show vs))
 
 -- | sqlite-simple's checks of positional values: as many as the statement has parameters,
--- and no named parameter (nor @?NNN@) in the statement.
+-- and no named parameter (nor @?NNN@) in the statement. The count is all that is asked of
+-- the library unless the SQL might hold a named parameter ('statementMayNameParams'):
+-- only then are the names built and looked at.
 checkPositional :: Statement -> [SQLData] -> IO ()
 checkPositional st vs = do
-  names <- paramNamesOf st
-  let n = length names
+  n <- statementParamCount st
   when (length vs /= n) $
     formatError ("SQL query contains " ++ show n ++ " params, but " ++ show (length vs)
                  ++ " arguments given") (stmtQuery st) vs
-  case [nm | Just nm <- names] of
-    nm : _ -> formatError ("Only unnamed '?' query parameters are accepted, '" ++ T.unpack nm
-                           ++ "' given") (stmtQuery st) vs
-    [] -> return ()
+  when (n > 0 && statementMayNameParams st) $ do
+    names <- paramNamesOf st
+    case [nm | Just nm <- names] of
+      nm : _ -> formatError ("Only unnamed '?' query parameters are accepted, '" ++ T.unpack nm
+                             ++ "' given") (stmtQuery st) vs
+      [] -> return ()
 
 -- | sqlite-simple's checks of named values (one per parameter, each name spelled as in the
 -- SQL), then the values bound by position (a name given twice: the last value counts).
@@ -426,8 +429,8 @@ execute conn q params = withPrepared conn q $ \st -> do
 -- sqlite-simple).
 execute_ :: Connection -> Query -> IO ()
 execute_ conn q = withPrepared conn q $ \st -> do
-  names <- paramNamesOf st
-  runOnce (contextOf "execute_" q) st (map (const SQLNull) names)
+  n <- statementParamCount st
+  runOnce (contextOf "execute_" q) st (replicate n SQLNull)
 
 -- | Runs one statement with named parameters (checked as by 'queryNamed').
 executeNamed :: Connection -> Query -> [NamedParam] -> IO ()

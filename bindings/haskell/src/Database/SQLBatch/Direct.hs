@@ -37,6 +37,7 @@ module Database.SQLBatch.Direct
   , clearBindings
   , bind
   , paramNames
+  , paramCount
   , paramIndex
   , ColumnInfo (..)
   , columns
@@ -372,6 +373,15 @@ paramNames s = alloca $ \pp -> alloca $ \pn -> do
       p <- if n == 0 then return nullPtr else peek pp
       fmap Right $ forM [0 .. fromIntegral n - 1] $ \i ->
         fmap Utf8 <$> peekStr (p `plusPtr` (i * strSize))
+
+-- | The number of parameters (the largest index, as 'paramNames' counts them), without
+-- building their names.
+paramCount :: Statement -> IO (Either SQLError Int)
+paramCount s = alloca $ \pn -> do
+  rc <- c_sqlbatch_stmt_param_count (statementPtr s) pn
+  if rc /= sqlbatchOk
+    then Left <$> errorFrom (statementDatabase s) rc "params"
+    else Right . fromIntegral <$> peek pn
 
 -- | The index (from 1) of the named parameter, 0 if there is none. A name with its prefix
 -- (@\":id\"@, @\"?3\"@) matches that spelling only; a name without one (@\"id\"@)

@@ -100,10 +100,11 @@ noStatement :: Statement
 noStatement = unsafePerformIO $ do
   cur <- newIORef Nothing
   params <- newIORef (Just [])
+  count <- newIORef 0
   idle <- newIORef Nothing
   ran <- newIORef 0
   return (Statement (D.Statement nullPtr (Database nullPtr)) noConnection
-            (Query "function arguments") cur params ran idle)
+            (Query "function arguments") cur params count False ran idle)
 {-# NOINLINE noStatement #-}
 
 -- | Scratch of a 'BatchCtx': flag at 64, units used at 72, conversion scratch at 80.

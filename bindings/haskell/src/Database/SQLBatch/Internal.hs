@@ -33,6 +33,8 @@ module Database.SQLBatch.Internal
   , Cursor (..)
   , dropCursor
   , statementParamNames
+  , statementParamCount
+  , statementMayNameParams
   , prepareStatement
   , finalizeStatement
   , withPrepared
@@ -240,7 +242,14 @@ data Statement = Statement
   , stmtCursor :: !(IORef (Maybe Cursor))
     -- ^ Row-at-a-time reading state ('Database.SQLBatch.nextRow').
   , stmtParams :: !(IORef (Maybe [Maybe Text]))
-    -- ^ The parameter names, asked of the library once ('statementParamNames').
+    -- ^ The parameter names, asked of the library once, when first needed
+    -- ('statementParamNames').
+  , stmtParamCount :: !(IORef Int)
+    -- ^ The parameter count, asked of the library once ('statementParamCount'); -1 until
+    -- then.
+  , stmtMayName :: Bool
+    -- ^ Lazy: whether the SQL might hold a named or numbered parameter
+    -- ('statementMayNameParams').
   , stmtRan :: !(IORef Int)
     -- ^ 'stmtReset' (reset or never run), 'stmtDone' (ran to its end) or 'stmtRunning'
     -- (may be in the middle of a run): a bind or reset of a statement that is not running
@@ -272,12 +281,33 @@ queryUtf8 = Utf8 . TE.encodeUtf8 . fromQuery
 prepareStatement :: Connection -> Query -> IO Statement
 prepareStatement conn q = mask_ $ do
   let ctx = contextOf "prepare" q
-  (st, _) <- withConnDirect conn ctx (\db -> D.prepareWith db [D.PrepareSingle] (queryUtf8 q))
+      Utf8 sql = queryUtf8 q
+  (st, _) <- withConnDirect conn ctx (\db -> D.prepareWith db [D.PrepareSingle] (Utf8 sql))
   cur <- newIORef Nothing
   params <- newIORef Nothing
+  count <- newIORef (-1)
   idle <- newIORef Nothing
   ran <- newIORef stmtReset
-  return (Statement st conn q cur params ran idle)
+  return (Statement st conn q cur params count (mayNameParams sql) ran idle)
+
+-- | Whether SQL text might hold a parameter with a name (@:a@, @\@a@, @$a@, @#a@) or a
+-- number (@?3@): False only if none of the bytes that start one (@:@ @\@@ @$@ @#@, @?@
+-- followed by a digit) occurs anywhere in it. A pre-check only, erring on the side of
+-- True (a colon in a string literal counts): when it is True, the parameters' names are
+-- asked of the library, which alone says what the parameters are.
+mayNameParams :: B.ByteString -> Bool
+mayNameParams b = go 0
+  where
+    n = B.length b
+    go !i
+      | i >= n = False
+      | otherwise =
+          let w = BU.unsafeIndex b i
+          in if w == 58 || w == 64 || w == 36 || w == 35
+               then True
+               else if w == 63 && i + 1 < n && BU.unsafeIndex b (i + 1) - 48 < 10
+                 then True
+                 else go (i + 1)
 
 -- | Finalizes a statement (and frees its row cursor, if any). Idempotent per statement only
 -- through 'withPrepared'; call it once.
@@ -509,6 +539,29 @@ statementParamNames st = do
       let names = [fmap (\(Utf8 b) -> TE.decodeUtf8With TE.lenientDecode b) n | n <- ns]
       writeIORef (stmtParams st) (Just names)
       return names
+
+-- | The statement's parameter count (the largest index): from its names if they were
+-- asked for already, else asked of the library (@sqlbatch_stmt_param_count@, which builds
+-- no names) on first use only and kept with the statement.
+statementParamCount :: Statement -> IO Int
+statementParamCount st = do
+  cached <- readIORef (stmtParamCount st)
+  if cached >= 0
+    then return cached
+    else do
+      names <- readIORef (stmtParams st)
+      n <- case names of
+        Just ns -> return (length ns)
+        Nothing -> withConnDirect (stmtConn st) (contextOf "params" (stmtQuery st)) $ \_ ->
+          D.paramCount (stmtHandle st)
+      writeIORef (stmtParamCount st) n
+      return n
+
+-- | False if the statement certainly has only nameless @?@ parameters (or none), judged
+-- from its SQL text without asking the library ('mayNameParams'); True if it might have a
+-- named or numbered one ('statementParamNames' then tells).
+statementMayNameParams :: Statement -> Bool
+statementMayNameParams = stmtMayName
 
 -- | Rewinds the statement (keeping bindings) and drops its row cursor.
 resetStatement :: Statement -> IO ()

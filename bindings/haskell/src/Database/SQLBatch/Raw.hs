@@ -63,6 +63,7 @@ module Database.SQLBatch.Raw
   , c_sqlbatch_stmt_columns
   , c_sqlbatch_stmt_column_not_null
   , c_sqlbatch_stmt_params
+  , c_sqlbatch_stmt_param_count
   , c_sqlbatch_stmt_param_index
   , c_sqlbatch_stmt_readonly
   , c_sqlbatch_stmt_sql
@@ -210,6 +211,11 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_column_not_null"
 -- | @sqlbatch_stmt_params@ (unsafe: reads the statement's metadata).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_params"
   c_sqlbatch_stmt_params :: Ptr CStmt -> Ptr (Ptr CStr) -> Ptr CSize -> IO Int32
+
+-- | @sqlbatch_stmt_param_count@ (unsafe: reads the statement's metadata): the parameter
+-- count without building the names array of @sqlbatch_stmt_params@.
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_param_count"
+  c_sqlbatch_stmt_param_count :: Ptr CStmt -> Ptr CSize -> IO Int32
 
 -- | @sqlbatch_stmt_param_index@ (unsafe: a lookup). A name without its prefix matches
 -- @:x@, then @\@x@, then @$x@ (the rule of exec and a named bind).
