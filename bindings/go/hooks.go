@@ -144,21 +144,20 @@ func (c *Conn) takePanic(err error) error {
 	return p
 }
 
-// Every hook's trampoline calls the user's function between c.inHook++ and a deferred
-// hookDone: while inHook is above 0, Close refuses (the core's close would finalize the
-// statement that is running the hook).
-
-// hookDone, deferred by a hook's trampoline after c.inHook++, counts the hook out and
-// recovers a panic of the user's function: it records it (recordPanic, with stop) and sets
-// *result, if result is not nil, to fail, the hook's answer that fails the statement.
-func (c *Conn) hookDone(hook string, stop bool, result *int32, fail int32) {
+// hookDone ends a hook of c. Every trampoline counts c.inHook up before calling the user's
+// function (while it is above 0, Close refuses: the core's close would finalize the
+// statement that is running the hook), and defers a function literal that passes recover()
+// to hookDone (recover works only when called by the deferred function
+// itself, and a literal costs no wrapper call). It counts the hook out and records a panic r
+// of the user's function (recordPanic, with stop), reporting whether there was one, so that
+// the trampoline can give the answer that fails the statement.
+func (c *Conn) hookDone(r any, hook string, stop bool) (panicked bool) {
 	c.inHook--
-	if r := recover(); r != nil {
-		c.recordPanic(hook, r, stop)
-		if result != nil {
-			*result = fail
-		}
+	if r == nil {
+		return false
 	}
+	c.recordPanic(hook, r, stop)
+	return true
 }
 
 func (c *Conn) setHook(rc int32) error {
@@ -213,7 +212,7 @@ func (c *Conn) installCommit() int32 {
 
 func (h *updateHook) Update(op int32, schema, table []byte, rowid int64) {
 	h.c.inHook++
-	defer h.c.hookDone("update hook", true, nil, 0)
+	defer func() { h.c.hookDone(recover(), "update hook", true) }()
 	h.fn(int(op), h.schemas.get(schema), h.names.get(table), rowid)
 }
 
@@ -254,7 +253,11 @@ func (h *commitHook) Commit() (veto int32) {
 		return 0
 	}
 	h.c.inHook++
-	defer h.c.hookDone("commit hook", false, &veto, 1)
+	defer func() {
+		if h.c.hookDone(recover(), "commit hook", false) {
+			veto = 1
+		}
+	}()
 	if h.fn() != 0 {
 		return 1
 	}
@@ -281,7 +284,7 @@ type rollbackHook struct {
 
 func (h *rollbackHook) Rollback() {
 	h.c.inHook++
-	defer h.c.hookDone("rollback hook", false, nil, 0)
+	defer func() { h.c.hookDone(recover(), "rollback hook", false) }()
 	h.fn()
 }
 
@@ -303,7 +306,11 @@ type walHook struct {
 
 func (h *walHook) WAL(schema []byte, pages int32) (rc int32) {
 	h.c.inHook++
-	defer h.c.hookDone("WAL hook", false, &rc, capi.SQLiteError)
+	defer func() {
+		if h.c.hookDone(recover(), "WAL hook", false) {
+			rc = capi.SQLiteError
+		}
+	}()
 	err := h.fn(string(schema), int(pages))
 	if err == nil {
 		return capi.OK
@@ -334,7 +341,11 @@ type progressHandler struct {
 
 func (h *progressHandler) Progress() (stop int32) {
 	h.c.inHook++
-	defer h.c.hookDone("progress handler", false, &stop, 1)
+	defer func() {
+		if h.c.hookDone(recover(), "progress handler", false) {
+			stop = 1
+		}
+	}()
 	if h.fn() {
 		return 1
 	}
@@ -361,7 +372,11 @@ type busyHandler struct {
 
 func (h *busyHandler) Busy(count int32) (retry int32) {
 	h.c.inHook++
-	defer h.c.hookDone("busy handler", false, &retry, 0)
+	defer func() {
+		if h.c.hookDone(recover(), "busy handler", false) {
+			retry = 0
+		}
+	}()
 	if h.fn(int(count)) {
 		return 1
 	}
@@ -386,7 +401,11 @@ type authorizer struct {
 
 func (h *authorizer) Authorize(action int32, a, b, schema, trigger []byte) (verdict int32) {
 	h.c.inHook++
-	defer h.c.hookDone("authorizer", false, &verdict, AuthDeny)
+	defer func() {
+		if h.c.hookDone(recover(), "authorizer", false) {
+			verdict = AuthDeny
+		}
+	}()
 	return int32(h.fn(int(action), string(a), string(b), string(schema), string(trigger)))
 }
 
@@ -448,7 +467,7 @@ type changeFeed struct {
 
 func (f *changeFeed) Changes(ch []capi.Change, tb []capi.ChangeTable, reason int32) {
 	f.c.inHook++
-	defer f.c.hookDone("change feed", reason == capi.FeedFull, nil, 0)
+	defer func() { f.c.hookDone(recover(), "change feed", reason == capi.FeedFull) }()
 	tabs := f.tabs[:0]
 	for i := range tb {
 		tabs = append(tabs, [2]string{f.names.get(tb[i].Schema()), f.names.get(tb[i].Name())})
