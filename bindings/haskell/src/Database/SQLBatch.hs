@@ -139,7 +139,7 @@ module Database.SQLBatch
 
 import Control.Concurrent.MVar (withMVar)
 import Control.Exception
-import Control.Monad (forM_, unless, void, when)
+import Control.Monad (forM_, unless, when)
 import Data.IORef
 import Data.Bits ((.|.))
 import Data.Int (Int32, Int64)
@@ -443,7 +443,15 @@ executeNamed conn q params = withPrepared conn q $ \st -> do
 -- 'withTransaction' to make it all-or-nothing) and the 'SQLError' gives the failing
 -- statement's index and offset and the offending token's offset in the whole script.
 executeScript :: Connection -> Query -> IO ()
-executeScript conn q = void (runScript "executeScript" conn q [] [])
+executeScript conn q = do
+  -- No parameters and no result wanted: NULL for both, no buffer allocated (BEGIN and
+  -- COMMIT of every 'withTransaction' come here).
+  let ctx = contextOf "executeScript" q
+      Utf8 sql = queryUtf8 q
+  BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
+    withConn conn ctx $ \c -> do
+      rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) nullPtr nullPtr
+      when (rc /= 0) $ throwSQL (connDatabase conn) rc ctx
 
 -- | 'executeScript' with positional parameters (consumed in order across the statements)
 -- and named ones; returns what ran.

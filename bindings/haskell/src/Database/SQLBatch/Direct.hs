@@ -277,7 +277,9 @@ prepareTail db = prepareWith db []
 -- | Like 'prepareTail', with 'PrepareFlag's.
 prepareWith :: Database -> [PrepareFlag] -> Utf8 -> IO (Either SQLError (Statement, Int))
 prepareWith db@(Database c) flags (Utf8 sql) =
-  BU.unsafeUseAsCStringLen sql $ \(p, n) -> alloca $ \out -> alloca $ \tailp -> do
+  -- One allocation for both out-parameters (the statement, then the tail offset).
+  BU.unsafeUseAsCStringLen sql $ \(p, n) -> allocaBytes 16 $ \out -> do
+    let tailp = out `plusPtr` 8 :: Ptr CSize
     rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) (foldl' (.|.) 0 (map prepareFlagBits flags))
             out tailp
     if rc == sqlbatchOk

@@ -461,8 +461,10 @@ putCellTail cell len kind
 -- allocated memory for the duration of the action: @k cells names dat dataLen@.
 withParams :: [SQLData] -> [SQLData] -> (Ptr CValue -> Ptr CValue -> Ptr Word8 -> Int -> IO a) -> IO a
 withParams vs names k =
-  allocaBytes (max 1 (length vs + length names) * valueSize) $ \cells ->
-  allocaBytes (max 1 (paramBytesBound vs + paramBytesBound names)) $ \dat -> do
+  -- One buffer (one pinned allocation): the cells, then the bytes.
+  let cellBytes = (length vs + length names) * valueSize
+  in allocaBytes (max 1 (cellBytes + paramBytesBound vs + paramBytesBound names)) $ \cells -> do
+    let dat = cells `plusPtr` cellBytes
     off <- encodeParams cells dat 0 vs
     let nameCells = cells `plusPtr` (length vs * valueSize)
     end <- encodeParams nameCells dat off names
