@@ -62,8 +62,10 @@
  *   (SQLite's rule, which SQLite does not check): while any other hook of a connection runs,
  *   every call on that connection, its statements, blobs and backups fails with SQLITE_MISUSE
  *   (sqlbatch_conn_interrupt still works), and sqlbatch_stmt_finalize of one of its statements
- *   is carried out by the next call on the connection made outside hooks (or by its close).
- *   sqlbatch_conn_close must not be called from a hook of that connection.
+ *   is carried out by the next call on the connection made outside hooks once the statement
+ *   is not in the middle of a run (a statement left in the middle of its rows, and any lock it
+ *   holds, stays until the connection closes). sqlbatch_conn_close must not be called from a
+ *   hook of that connection.
  */
 
 

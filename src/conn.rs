@@ -65,9 +65,10 @@ pub(crate) struct ConnShared {
 struct Statements {
     live: HashSet<usize, BuildHasherDefault<AddressHasher>>,
     spare: Vec<FetchBuffers>,
-    /// Statements (`sqlbatch_stmt` pointers) finalized from inside a hook, their handles still
-    /// in `live` (see `ConnShared::finalize`).
-    deferred: Vec<usize>,
+    /// Statements finalized from inside a hook (`sqlbatch_stmt` pointer, SQLite handle), their
+    /// handles still in `live` (see `ConnShared::finalize`). One left in the middle of its
+    /// rows keeps its place, and any lock it holds, until the connection closes.
+    deferred: Vec<(usize, usize)>,
 }
 
 impl Statements {
@@ -146,7 +147,11 @@ impl ConnShared {
     /// finalized once; its handle is live.
     pub unsafe fn finalize(&self, stmt: *mut sqlbatch_stmt) {
         if self.hooks.running() {
-            lock(&self.stmts).deferred.push(stmt as usize);
+            // SAFETY: `stmt` is live (the caller's contract); its SQLite handle is kept beside
+            // it, so that deciding later whether it can go reads SQLite's state only, not the
+            // wrapper, which a call further up the stack may still be using.
+            let raw = unsafe { (*stmt).raw };
+            lock(&self.stmts).deferred.push((stmt as usize, raw as usize));
             self.deferred.store(true, Ordering::Relaxed);
             return;
         }
@@ -169,18 +174,20 @@ impl ConnShared {
     /// of a run.
     #[cold]
     fn finalize_deferred(&self) {
-        let ready: Vec<usize> = {
+        let ready: Vec<(usize, usize)> = {
             let mut stmts = lock(&self.stmts);
-            // SAFETY: each is a live statement of this connection (deferred, not finalized).
+            // SAFETY: each handle is a live statement of this connection (deferred, not
+            // finalized).
             let (busy, ready) = std::mem::take(&mut stmts.deferred)
                 .into_iter()
-                .partition(|&p| unsafe { ffi::sqlite3_stmt_busy((*(p as *const sqlbatch_stmt)).raw) } != 0);
+                .partition(|&(_, raw)| unsafe { ffi::sqlite3_stmt_busy(raw as *mut ffi::sqlite3_stmt) } != 0);
             stmts.deferred = busy;
             self.deferred.store(!stmts.deferred.is_empty(), Ordering::Relaxed);
             ready
         };
-        for p in ready {
-            // SAFETY: deferred by `finalize`, whose contract holds; taken off the list above.
+        for (p, _) in ready {
+            // SAFETY: deferred by `finalize`, whose contract holds; taken off the list above;
+            // not in the middle of a run, so no call on it is on the stack.
             unsafe { self.finalize_now(p as *mut sqlbatch_stmt) };
         }
     }
@@ -291,7 +298,7 @@ impl ConnShared {
                 ffi::sqlite3_finalize(raw as *mut ffi::sqlite3_stmt);
             }
             // Statements a hook finalized: their handles went with `live`, their wrappers now.
-            for p in deferred {
+            for (p, _) in deferred {
                 drop(Box::from_raw(p as *mut sqlbatch_stmt));
             }
             sqlite3_close_v2(db);
