@@ -503,7 +503,7 @@ unsafe fn register<T>(
 ) -> i32 {
     ffi_boundary!(conn: conn => |c| {
         let h = c.shared.hooks();
-        if h.running.load(Ordering::SeqCst) != 0 {
+        if h.running() {
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, "hooks cannot change while a hook runs"));
         }
         let db = c.shared.db()?;
