@@ -167,6 +167,38 @@ int nb_fetch_wide(sqlite3 *db, int64_t *count, int64_t *checksum) {
   return rc == NB_SQLITE_DONE ? NB_SQLITE_OK : rc;
 }
 
+int nb_fetch_work(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  struct sqlite3_stmt *s;
+  int rc = sqlite3_prepare_v2(db, NB_WORK_SQL, -1, &s, NULL);
+  if (rc != NB_SQLITE_OK) return rc;
+  uint64_t h = NB_FNV_OFFSET;
+  int64_t n = 0;
+  while ((rc = sqlite3_step(s)) == NB_SQLITE_ROW) {
+    for (int c = 0; c < 10; c++) {
+      switch (sqlite3_column_type(s, c)) {
+        case NB_SQLITE_INTEGER: h = nb_fnv_int64(h, sqlite3_column_int64(s, c)); break;
+        case NB_SQLITE_FLOAT: h = nb_fnv_double(h, sqlite3_column_double(s, c)); break;
+        case NB_SQLITE_TEXT: {
+          const unsigned char *p = sqlite3_column_text(s, c);
+          h = nb_fnv_text(h, p, (size_t)sqlite3_column_bytes(s, c));
+          break;
+        }
+        case NB_SQLITE_BLOB: {
+          const unsigned char *p = sqlite3_column_blob(s, c);
+          h = nb_fnv_blob(h, p, (size_t)sqlite3_column_bytes(s, c));
+          break;
+        }
+        default: h = nb_fnv_null(h);
+      }
+    }
+    n++;
+  }
+  sqlite3_finalize(s);
+  *count = n;
+  *checksum = (int64_t)h;
+  return rc == NB_SQLITE_DONE ? NB_SQLITE_OK : rc;
+}
+
 nb_rows *nb_make_rows(size_t n) {
   nb_rows *r = malloc(sizeof *r);
   if (!r) return NULL;

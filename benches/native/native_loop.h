@@ -13,6 +13,7 @@
 #define SQLBATCH_NATIVE_LOOP_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef SQLITE3_H /* sqlite3.h, when a caller included it, has these typedefs already */
 typedef struct sqlite3 sqlite3;
@@ -121,6 +122,45 @@ int nb_small_tx(sqlite3 *db, sqlite3_stmt *ins, int64_t n);
 int nb_large_values(sqlite3 *db, int64_t *count, int64_t *checksum);
 /* large_values' BLOB rule: n + the sum of the unsigned bytes at offsets 0, 64, 128, ... */
 int64_t nb_blob_sum(const unsigned char *p, size_t n);
+
+/* ---- fetch_work (benches/README.md): the fetch_wide query with real work per row, a 64-bit
+ * FNV-1a hash kept across the whole repetition and folded over every cell in column order:
+ * one byte, the cell's SQLite type code (1 INTEGER, 2 FLOAT, 3 TEXT, 4 BLOB, 5 NULL), then
+ * INTEGER its 8 bytes little-endian, FLOAT the 8 bytes of its IEEE-754 bits little-endian,
+ * TEXT its UTF-8 bytes, BLOB its bytes, NULL nothing. The checksum is the final hash as a
+ * wrapping int64. The helpers are static inline so that every loop (nb_fetch_work, c-bench's
+ * c-sqlbatch) hashes in line, as a C programmer's own loop would. ---- */
+#define NB_FNV_OFFSET 14695981039346656037ULL
+#define NB_FNV_PRIME 1099511628211ULL
+#define NB_WORK_SQL "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"
+
+static inline uint64_t nb_fnv_byte(uint64_t h, unsigned char b) { return (h ^ b) * NB_FNV_PRIME; }
+
+static inline uint64_t nb_fnv_u64(uint64_t h, uint64_t v) {
+  for (int i = 0; i < 8; i++) h = nb_fnv_byte(h, (unsigned char)(v >> (8 * i)));
+  return h;
+}
+
+static inline uint64_t nb_fnv_bytes(uint64_t h, const unsigned char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = nb_fnv_byte(h, p[i]);
+  return h;
+}
+
+/* One cell of each type: the type code, then the value's bytes. */
+static inline uint64_t nb_fnv_int64(uint64_t h, int64_t v) { return nb_fnv_u64(nb_fnv_byte(h, 1), (uint64_t)v); }
+static inline uint64_t nb_fnv_double(uint64_t h, double d) {
+  uint64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  return nb_fnv_u64(nb_fnv_byte(h, 2), bits);
+}
+static inline uint64_t nb_fnv_text(uint64_t h, const unsigned char *p, size_t n) { return nb_fnv_bytes(nb_fnv_byte(h, 3), p, n); }
+static inline uint64_t nb_fnv_blob(uint64_t h, const unsigned char *p, size_t n) { return nb_fnv_bytes(nb_fnv_byte(h, 4), p, n); }
+static inline uint64_t nb_fnv_null(uint64_t h) { return nb_fnv_byte(h, 5); }
+
+/* fetch_work: NB_WORK_SQL stepped with sqlite3_step, every cell read with sqlite3_column_type
+ * and sqlite3_column_int64 / _double / _text / _blob + _bytes and hashed in the step loop.
+ * *count = rows, *checksum = the hash. */
+int nb_fetch_work(sqlite3 *db, int64_t *count, int64_t *checksum);
 
 /* The version of the SQLite the loop runs (sqlite3_libversion). */
 const char *nb_sqlite_version(void);

@@ -10,7 +10,8 @@ Files (see benches/README.md for what each implementation does with them):
   fetch_narrow.db      testdata(id INTEGER PRIMARY KEY, str TEXT, t TEXT), 10,000 rows (db-bench)
   fetch_narrow_1m.db   the same with 1,000,000 rows
   fetch_wide.db        wide: id + 3 INTEGER, 2 REAL, 3 TEXT (5-40 bytes, some non-ASCII),
-                       1 BLOB (0-64 bytes); ~10% NULLs outside id; 200,000 rows
+                       1 BLOB (0-64 bytes); ~10% NULLs outside id; 200,000 rows (also the
+                       input of fetch_work)
   exec_script.sql      1,000 INSERT statements into script_t(a INTEGER, b TEXT)
   exec_script_10k.sql  10,000 of them
   udf.db               udf(x INTEGER NOT NULL), 1,000,000 rows, x = 0, 1, ..., 999,999 in rowid

@@ -75,10 +75,14 @@ static void n_check(int rc, const char *what) {
   if (rc != 0) die(what, "SQLite error");
 }
 
+/* wide: 0 fetch_narrow, 1 fetch_wide, 2 fetch_work. */
 static rep n_fetch(sqlite3 *db, int wide) {
   rep r = {0, 0, 0};
   uint64_t t0 = now_ns();
-  n_check(wide ? nb_fetch_wide(db, &r.count, &r.checksum) : nb_fetch_narrow(db, &r.count, &r.checksum), "fetch");
+  n_check(wide == 2   ? nb_fetch_work(db, &r.count, &r.checksum)
+          : wide ? nb_fetch_wide(db, &r.count, &r.checksum)
+                 : nb_fetch_narrow(db, &r.count, &r.checksum),
+          "fetch");
   r.ns = now_ns() - t0;
   return r;
 }
@@ -273,6 +277,36 @@ static rep b_fetch_wide(sqlbatch_conn *c) {
   sqlbatch_stmt_finalize(s);
   r.ns = now_ns() - t0;
   r.checksum = (int64_t)sum;
+  return r;
+}
+
+/* fetch_work: fetch_wide's query, every cell hashed (nb_fnv_* of native_loop.h) from the
+ * batch in place: TEXT and BLOB bytes at b.data + bits. */
+static rep b_fetch_work(sqlbatch_conn *c) {
+  rep r = {0, 0, 0};
+  uint64_t t0 = now_ns();
+  sqlbatch_stmt *s = b_prepare(c, NB_WORK_SQL);
+  sqlbatch_batch b;
+  int32_t rc;
+  uint64_t h = NB_FNV_OFFSET;
+  do {
+    rc = sqlbatch_stmt_fetch(s, BATCH_ROWS, BATCH_BYTES, &b);
+    b_check(c, rc, "fetch");
+    const sqlbatch_value *v = b.cells, *end = b.cells + b.n_rows * b.n_cols;
+    for (; v < end; v++) {
+      switch (v->kind) {
+        case SQLBATCH_INTEGER: h = nb_fnv_int64(h, (int64_t)v->bits); break;
+        case SQLBATCH_FLOAT: h = nb_fnv_double(h, sqlbatch_cell_double(v)); break;
+        case SQLBATCH_TEXT: h = nb_fnv_text(h, b.data + v->bits, v->len); break;
+        case SQLBATCH_BLOB: h = nb_fnv_blob(h, b.data + v->bits, v->len); break;
+        default: h = nb_fnv_null(h);
+      }
+    }
+    r.count += (int64_t)b.n_rows;
+  } while (rc == SQLBATCH_ROW);
+  sqlbatch_stmt_finalize(s);
+  r.ns = now_ns() - t0;
+  r.checksum = (int64_t)h;
   return r;
 }
 
@@ -595,6 +629,7 @@ int main(int argc, char **argv) {
   enum {
     NARROW,
     WIDE,
+    WORK,
     SCRIPT,
     BULK,
     UDF_SCALAR,
@@ -608,6 +643,7 @@ int main(int argc, char **argv) {
   } kind;
   if (!strncmp(workload, "fetch_narrow", 12)) kind = NARROW;
   else if (!strcmp(workload, "fetch_wide")) kind = WIDE;
+  else if (!strcmp(workload, "fetch_work")) kind = WORK;
   else if (!strncmp(workload, "exec_script", 11)) kind = SCRIPT;
   else if (!strcmp(workload, "bulk_insert")) kind = BULK;
   else if (!strcmp(workload, "udf_scalar")) kind = UDF_SCALAR;
@@ -622,7 +658,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "c-bench: workload %s not supported\n", workload);
     return 3;
   }
-  if (kind == NARROW || kind == WIDE) {
+  if (kind == NARROW || kind == WIDE || kind == WORK) {
     if (native) db = n_open(input);
     else conn = b_open(input);
   } else if (kind == UDF_SCALAR || kind == UDF_AGGREGATE) {
@@ -659,6 +695,7 @@ int main(int argc, char **argv) {
     switch (kind) {
       case NARROW: r = native ? n_fetch(db, 0) : b_fetch_narrow(conn); break;
       case WIDE: r = native ? n_fetch(db, 1) : b_fetch_wide(conn); break;
+      case WORK: r = native ? n_fetch(db, 2) : b_fetch_work(conn); break;
       case SCRIPT: r = native ? n_exec_script(script) : b_exec_script(script); break;
       case UDF_SCALAR: r = native ? n_udf(db, 0) : b_udf(conn, 0); break;
       case UDF_AGGREGATE: r = native ? n_udf(db, 1) : b_udf(conn, 1); break;

@@ -8,6 +8,7 @@ Follows the implementation protocol in benches/README.md:
 import argparse
 import os
 import sqlite3
+import struct
 import sys
 import time
 
@@ -39,6 +40,48 @@ def fetch_wide(con):
         count += 1
     ns = time.perf_counter_ns() - t0
     return ns, count, wrap(total)
+
+
+FNV_OFFSET = 14695981039346656037
+FNV_PRIME = 1099511628211
+MASK64 = (1 << 64) - 1
+
+
+def fnv_bytes(h, data):
+    """FNV-1a over bytes (every language's fetch_work helper, benches/README.md)."""
+    for b in data:
+        h = ((h ^ b) * FNV_PRIME) & MASK64
+    return h
+
+
+def fnv_cell(h, v):
+    """One cell: its SQLite type code, then its bytes (INTEGER and FLOAT 8 bytes little-endian,
+    TEXT its UTF-8 bytes, BLOB its bytes, NULL nothing). TEXT comes as a memoryview of the
+    bytes SQLite returned (the connection's text_factory), BLOB as bytes, so that the two are
+    told apart without decoding."""
+    if v is None:
+        return ((h ^ 5) * FNV_PRIME) & MASK64
+    t = type(v)
+    if t is int:
+        return fnv_bytes(((h ^ 1) * FNV_PRIME) & MASK64, (v & MASK64).to_bytes(8, "little"))
+    if t is float:
+        return fnv_bytes(((h ^ 2) * FNV_PRIME) & MASK64, struct.pack("<d", v))
+    if t is memoryview:
+        return fnv_bytes(((h ^ 3) * FNV_PRIME) & MASK64, v)
+    return fnv_bytes(((h ^ 4) * FNV_PRIME) & MASK64, v)
+
+
+def fetch_work(con):
+    """fetch_wide's query, every cell folded into one FNV-1a hash; con's text_factory is
+    memoryview (TEXT read as its bytes, not decoded)."""
+    t0 = time.perf_counter_ns()
+    h, count = FNV_OFFSET, 0
+    for row in con.execute("SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"):
+        for v in row:
+            h = fnv_cell(h, v)
+        count += 1
+    ns = time.perf_counter_ns() - t0
+    return ns, count, wrap(h)
 
 
 def wrap(x):
@@ -222,6 +265,10 @@ def main():
     if w.startswith("fetch_narrow") or w == "fetch_wide":
         con = sqlite3.connect(a.input, isolation_level=None)
         run = (lambda: fetch_narrow(con)) if w.startswith("fetch_narrow") else (lambda: fetch_wide(con))
+    elif w == "fetch_work":
+        con = sqlite3.connect(a.input, isolation_level=None)
+        con.text_factory = memoryview
+        run = lambda: fetch_work(con)  # noqa: E731
     elif w.startswith("exec_script"):
         with open(a.input, encoding="utf-8") as f:
             script = f.read()

@@ -1,6 +1,8 @@
 {-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE MagicHash #-}
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
+{-# LANGUAGE UnboxedTuples #-}
 -- | hs-bench: the Haskell benchmark of sqlbatch.
 --
 -- With no arguments (or only --workloads DIR / --reps N), it prints the table of issue 4,
@@ -48,10 +50,15 @@ import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Direct.Function as DF
 import qualified Database.SQLBatch.Function as F
 import Database.SQLBatch.FromField (textBytes)
-import Database.SQLBatch.Internal (connDatabase)
+import Database.SQLBatch.Internal (Cell (..), Row (..), RowParser (..), connDatabase, fieldByteSlice,
+                                   fieldDoubleUnchecked, fieldInt64Unchecked, fieldKind)
+import Database.SQLBatch.Raw.Types (kindBlob, kindFloat, kindInteger, kindText, valueSize)
+import GHC.Exts (Int (I#), (+#))
+import GHC.IO (unIO)
 import qualified PerRow as P
 import qualified SQLite3Loop as L3
 import qualified Small
+import Work
 
 ------------------------------------------------------------------------------------------
 -- Native C loop (bench/cbits/native.c)
@@ -155,6 +162,68 @@ sbQueryWideBytes :: Connection -> IO (Int64, Int64)
 sbQueryWideBytes c = do
   rows <- query_ c wideSql :: IO [Wide Utf8Bytes]
   return $! foldl' (\(!n, !s) r -> (n + 1, s + wideSum (\(Utf8Bytes b) -> bsLen b) r)) (0, 0) rows
+
+-- | A cell of fetch_work as its type, TEXT and BLOB as their bytes ('fieldByteSlice': a
+-- slice of the batch, not decoded, not copied).
+data RawCell = RInt !Int64 | RFloat !Double | RText !B.ByteString | RBlob !B.ByteString | RNull
+
+-- | The row parser of one 'RawCell'. sqlite-simple's 'field' decodes every TEXT into
+-- 'Text' (its 'Field' holds an 'SQLData'), so fetch_work's fold reads its cells with a
+-- parser of its own over "Database.SQLBatch.Internal"'s cells, as 'field' does, but keeping
+-- TEXT as bytes.
+rawCell :: RowParser RawCell
+rawCell = RowParser $ \r c s ->
+  let i = I# c
+      cell = Cell (rowCells r `plusPtr` (i * valueSize)) i (rowCtx r)
+  in if i >= rowCols r
+       then case unIO (die' "fetch_work: more columns read than the row has") s of
+         (# s1, x #) -> (# s1, c, x #)
+       else case unIO (readCell cell) s of
+         (# s1, x #) -> (# s1, c +# 1#, x #)
+  where
+    readCell cell = do
+      k <- fieldKind cell
+      if k == kindInteger then RInt <$> fieldInt64Unchecked cell
+      else if k == kindFloat then RFloat <$> fieldDoubleUnchecked cell
+      else if k == kindText then RText <$> fieldByteSlice cell
+      else if k == kindBlob then RBlob <$> fieldByteSlice cell
+      else return RNull
+{-# INLINE rawCell #-}
+
+-- | A row of fetch_work: its ten cells.
+data WorkRow = WorkRow !RawCell !RawCell !RawCell !RawCell !RawCell !RawCell !RawCell !RawCell !RawCell !RawCell
+
+instance FromRow WorkRow where
+  fromRow = WorkRow <$> rawCell <*> rawCell <*> rawCell <*> rawCell <*> rawCell <*> rawCell <*> rawCell
+                    <*> rawCell <*> rawCell <*> rawCell
+
+fnvCell :: Fnv -> RawCell -> Fnv
+fnvCell h (RInt x) = fnvInt64 h x
+fnvCell h (RFloat x) = fnvDouble h x
+fnvCell h (RText b) = fnvText h b
+fnvCell h (RBlob b) = fnvBlob h b
+fnvCell h RNull = fnvNull h
+{-# INLINE fnvCell #-}
+
+fnvRow :: Fnv -> WorkRow -> Fnv
+fnvRow h (WorkRow a b c d e f g i j k) =
+  fnvCell (fnvCell (fnvCell (fnvCell (fnvCell (fnvCell (fnvCell (fnvCell (fnvCell (fnvCell h a) b) c) d) e) f) g) i) j) k
+{-# INLINE fnvRow #-}
+
+data WorkAcc = WorkAcc !Int64 !Fnv
+
+-- | fetch_work through 'fold_': every row's cells folded into the hash.
+sbFoldWork :: Connection -> IO (Int64, Int64)
+sbFoldWork c = do
+  WorkAcc n h <- fold_ c wideSql (WorkAcc 0 fnvOffset) (\(WorkAcc n h) r -> return $! WorkAcc (n + 1) (fnvRow h r))
+  return (n, fnvChecksum h)
+
+-- | fetch_work through 'query_' (the rows as a list first).
+sbQueryWork :: Connection -> IO (Int64, Int64)
+sbQueryWork c = do
+  rows <- query_ c wideSql :: IO [WorkRow]
+  let WorkAcc n h = foldl' (\(WorkAcc k x) r -> WorkAcc (k + 1) (fnvRow x r)) (WorkAcc 0 fnvOffset) rows
+  return (n, fnvChecksum h)
 
 -- | The floor of the binding: "Database.SQLBatch.Direct" with a hand-written loop over the
 -- cells (what c-sqlbatch does in C), no row parser, no Haskell values.
@@ -340,10 +409,14 @@ protocol impl workload input reps warmup = do
             Nothing -> unsupported
       | impl == "hs-sqlbatch-direct" =
           -- direct-sqlite's API on batches (bench/SQLite3Loop.hs): the fetch workloads only
-          if workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"]
+          if workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide", "fetch_work"]
             then do
               db <- L3.openDb input
-              return (timed ((if workload == "fetch_wide" then L3.fetchWide else L3.fetchNarrow) db))
+              let f = case workload of
+                    "fetch_wide" -> L3.fetchWide
+                    "fetch_work" -> L3.fetchWork
+                    _ -> L3.fetchNarrow
+              return (timed (f db))
             else unsupported
       | impl `notElem` ["hs-sqlbatch-fold", "hs-sqlbatch-query", "hs-perrow-safe", "hs-perrow-unsafe"]
           && not extraImpl =
@@ -368,6 +441,14 @@ protocol impl workload input reps warmup = do
           return $ if workload == "udf_scalar"
             then timed (udfRun isFold c fCalls "SELECT sum(f(x)) FROM udf")
             else timed (udfRun isFold c sqRows "SELECT sumsq(x) FROM udf")
+      | workload == "fetch_work" =
+          if sqlbatchImpl
+            then do
+              c <- open input
+              return (timed ((if impl == "hs-sqlbatch-fold" then sbFoldWork else sbQueryWork) c))
+            else do
+              db <- P.openDb input
+              return (timed (P.fetchWork mode db))
       | workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"] = do
           let narrow = workload /= "fetch_wide"
           if sqlbatchImpl

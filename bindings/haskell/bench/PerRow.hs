@@ -18,6 +18,7 @@ module PerRow
   , closeDb
   , fetchNarrow
   , fetchWide
+  , fetchWork
   , WideText (..)
   , execScript
   , bulkInsert
@@ -43,6 +44,8 @@ import Foreign.C.Types (CInt (..))
 import Foreign.Marshal.Alloc (alloca)
 import Foreign.Ptr (FunPtr, Ptr, castPtrToFunPtr, intPtrToPtr, nullFunPtr, nullPtr)
 import Foreign.Storable (peek)
+
+import Work
 
 data CDb
 data CStmt
@@ -197,6 +200,43 @@ fetchWide mode how db = do
             when (rc /= sqliteDone) $ failWith db "step"
             return (n, acc)
   r <- go 0 0
+  finalize mode s
+  return r
+
+-- | fetch_work (benches/README.md): fetch_wide's query, every cell folded into the FNV-1a
+-- hash ("Work"), TEXT and BLOB copied into a 'B.ByteString' as direct-sqlite's
+-- @columnText@ / @columnBlob@ copy them (TEXT not decoded): (count, checksum).
+fetchWork :: Mode -> Db -> IO (Int64, Int64)
+fetchWork mode db = do
+  s <- prepare mode db "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"
+  let bytesOf :: CInt -> IO B.ByteString
+      bytesOf c = do
+        p <- c_column_blob s c
+        n <- c_column_bytes s c
+        if n == 0 then return B.empty else B.packCStringLen (p, fromIntegral n)
+      cell :: Fnv -> CInt -> IO Fnv
+      cell !h c = do
+        ty <- c_column_type s c
+        case ty of
+          1 -> fnvInt64 h <$> c_column_int64 s c
+          2 -> fnvDouble h <$> c_column_double s c
+          3 -> do
+            p <- c_column_text s c
+            n <- c_column_bytes s c
+            fnvText h <$> B.packCStringLen (p, fromIntegral n)
+          4 -> fnvBlob h <$> bytesOf c
+          _ -> return $! fnvNull h
+      row !c !h
+        | c == 10 = return h
+        | otherwise = cell h c >>= row (c + 1)
+      go !n !h = do
+        rc <- step mode s
+        if rc == sqliteRow
+          then row 0 h >>= go (n + 1)
+          else do
+            when (rc /= sqliteDone) $ failWith db "step"
+            return (n, fnvChecksum h)
+  r <- go 0 fnvOffset
   finalize mode s
   return r
 

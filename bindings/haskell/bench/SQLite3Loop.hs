@@ -7,6 +7,7 @@ module SQLite3Loop
   ( openDb
   , fetchNarrow
   , fetchWide
+  , fetchWork
   ) where
 
 import qualified Data.ByteString as B
@@ -14,6 +15,8 @@ import Data.Int (Int64)
 import qualified Data.Text as T
 
 import qualified Database.SQLite3 as S3
+
+import Work
 
 -- | Opens the workload's database.
 openDb :: String -> IO S3.Database
@@ -65,5 +68,32 @@ fetchWide db = do
           S3.Row -> row 0 acc >>= go (n + 1)
           S3.Done -> return (n, acc)
   r <- go 0 0
+  S3.finalize st
+  return r
+
+-- | fetch_work (benches/README.md): every cell folded into the FNV-1a hash ("Work"), TEXT
+-- read as its bytes with 'S3.columnBlob' (what @sqlite3_column_blob@ gives for TEXT, as in
+-- direct-sqlite; not decoded): (count, checksum).
+fetchWork :: S3.Database -> IO (Int64, Int64)
+fetchWork db = do
+  st <- S3.prepare db "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"
+  let cell :: Fnv -> S3.ColumnIndex -> IO Fnv
+      cell !h c = do
+        t <- S3.columnType st c
+        case t of
+          S3.IntegerColumn -> fnvInt64 h <$> S3.columnInt64 st c
+          S3.FloatColumn -> fnvDouble h <$> S3.columnDouble st c
+          S3.TextColumn -> fnvText h <$> S3.columnBlob st c
+          S3.BlobColumn -> fnvBlob h <$> S3.columnBlob st c
+          S3.NullColumn -> return $! fnvNull h
+      row !c !h
+        | c == 10 = return h
+        | otherwise = cell h c >>= row (c + 1)
+      go !n !h = do
+        r <- S3.step st
+        case r of
+          S3.Row -> row 0 h >>= go (n + 1)
+          S3.Done -> return (n, fnvChecksum h)
+  r <- go 0 fnvOffset
   S3.finalize st
   return r

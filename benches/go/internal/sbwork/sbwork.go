@@ -72,7 +72,7 @@ var SQLStmtLoop = sqlwork.Driver{Name: sqldriver.DriverName, DSN: SQL.DSN}
 // LowLevel is the low-level package.
 func LowLevel(w, input string) (workload.Rep, func(), error) {
 	switch w {
-	case workload.FetchNarrow, workload.FetchNarrow1M, workload.FetchWide:
+	case workload.FetchNarrow, workload.FetchNarrow1M, workload.FetchWide, workload.FetchWork:
 		if _, err := os.Stat(input); err != nil {
 			return nil, nil, err
 		}
@@ -81,8 +81,11 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 			return nil, nil, err
 		}
 		fetch := fetchNarrow
-		if w == workload.FetchWide {
+		switch w {
+		case workload.FetchWide:
 			fetch = fetchWide
+		case workload.FetchWork:
+			fetch = fetchWork
 		}
 		return func(t workload.Timer) (int64, int64, error) { return fetch(t, c) }, func() { c.Close() }, nil
 	case workload.ExecScript, workload.ExecScript10k:
@@ -274,6 +277,44 @@ func fetchWide(t workload.Timer, c *sqlbatch.Conn) (count, sum int64, err error)
 	s.Close()
 	t.Stop()
 	return count, int64(u), err
+}
+
+// fetchWork is fetch_work: every cell of fetch_wide's rows folded into workload.FNV, TEXT
+// and BLOB read in place (Rows.RawBytes).
+func fetchWork(t workload.Timer, c *sqlbatch.Conn) (count, sum int64, err error) {
+	h := workload.NewFNV()
+	t.Start()
+	s, err := c.Prepare(workload.WorkQuery)
+	if err != nil {
+		t.Stop()
+		return 0, 0, err
+	}
+	rows, err := s.Query()
+	if err != nil {
+		t.Stop()
+		return 0, 0, err
+	}
+	for rows.Next() {
+		for i := range 10 {
+			switch rows.Type(i) {
+			case sqlbatch.Integer:
+				h = h.Int64(rows.Int64(i))
+			case sqlbatch.Float:
+				h = h.Float64(rows.Float64(i))
+			case sqlbatch.Text:
+				h = h.Text(rows.RawBytes(i))
+			case sqlbatch.Blob:
+				h = h.Blob(rows.RawBytes(i))
+			default:
+				h = h.Null()
+			}
+		}
+		count++
+	}
+	err = rows.Err()
+	s.Close()
+	t.Stop()
+	return count, h.Sum64(), err
 }
 
 func check(c *sqlbatch.Conn, query string) (a, b int64, err error) {

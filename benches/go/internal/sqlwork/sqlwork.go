@@ -58,6 +58,12 @@ func (d Driver) Impl() workload.Impl {
 				return nil, nil, err
 			}
 			return func(t workload.Timer) (int64, int64, error) { return d.fetchWide(t, db) }, func() { db.Close() }, nil
+		case workload.FetchWork:
+			db, err := d.openFile(input)
+			if err != nil {
+				return nil, nil, err
+			}
+			return func(t workload.Timer) (int64, int64, error) { return d.fetchWork(t, db) }, func() { db.Close() }, nil
 		case workload.ExecScript, workload.ExecScript10k:
 			script, err := os.ReadFile(input)
 			if err != nil {
@@ -215,6 +221,77 @@ func (d Driver) fetchWide(t workload.Timer, db *sql.DB) (count, sum int64, err e
 	rows.Close()
 	t.Stop()
 	return count, int64(u), err
+}
+
+// fetchWork is fetch_work through database/sql: each column scanned into the destination
+// a Go program declares for it when it wants the bytes, not strings (sql.NullInt64,
+// sql.NullFloat64, sql.RawBytes for the TEXT and BLOB columns: no string made, and nil for
+// NULL), every cell folded into workload.FNV with the type code its column's destination
+// says (the columns of wide hold only their declared type or NULL; the checksum, the same
+// as the native loop's, which reads each cell's type, confirms it).
+func (d Driver) fetchWork(t workload.Timer, db *sql.DB) (count, sum int64, err error) {
+	var (
+		ints  [4]sql.NullInt64
+		reals [2]sql.NullFloat64
+		raw   [4]sql.RawBytes // t1, t2, t3, b
+		null  bool
+		dest  = []any{&ints[0], &ints[1], &ints[2], &ints[3], &reals[0], &reals[1], &raw[0], &raw[1], &raw[2], &raw[3], &null}
+		query = workload.WorkQuery
+		h     = workload.NewFNV()
+	)
+	if d.EmptyBlobIsNil {
+		query = strings.Replace(query, " FROM", ", b IS NULL FROM", 1)
+	} else {
+		dest = dest[:10]
+	}
+	t.Start()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Stop()
+		return 0, 0, err
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			t.Stop()
+			return 0, 0, err
+		}
+		blobNull := raw[3] == nil
+		if d.EmptyBlobIsNil {
+			blobNull = null
+		}
+		for _, v := range ints {
+			if v.Valid {
+				h = h.Int64(v.Int64)
+			} else {
+				h = h.Null()
+			}
+		}
+		for _, v := range reals {
+			if v.Valid {
+				h = h.Float64(v.Float64)
+			} else {
+				h = h.Null()
+			}
+		}
+		for _, v := range raw[:3] {
+			if v != nil {
+				h = h.Text(v)
+			} else {
+				h = h.Null()
+			}
+		}
+		if !blobNull {
+			h = h.Blob(raw[3])
+		} else {
+			h = h.Null()
+		}
+		count++
+	}
+	err = rows.Err()
+	rows.Close()
+	t.Stop()
+	return count, h.Sum64(), err
 }
 
 // FetchWideTyped is fetch_wide with each column scanned into the typed destination a Go

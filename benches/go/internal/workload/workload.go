@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,6 +24,7 @@ const (
 	FetchNarrow   = "fetch_narrow"
 	FetchNarrow1M = "fetch_narrow_1m"
 	FetchWide     = "fetch_wide"
+	FetchWork     = "fetch_work" // fetch_wide's query with an FNV-1a hash over every cell (FNV)
 	ExecScript    = "exec_script"
 	ExecScript10k = "exec_script_10k"
 	BulkInsert    = "bulk_insert"
@@ -41,6 +43,7 @@ const (
 const (
 	NarrowQuery   = "SELECT id FROM testdata"
 	WideQuery     = "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"
+	WorkQuery     = WideQuery
 	ScriptTable   = "CREATE TABLE script_t(a INTEGER, b TEXT)"
 	ScriptCheck   = "SELECT count(*), sum(a) FROM script_t"
 	BulkTable     = "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
@@ -81,6 +84,68 @@ func Real(f float64) int64 { return int64(f * 1000) }
 
 // TextLen is the contribution of a TEXT: its number of code points.
 func TextLen(s string) int64 { return int64(utf8.RuneCountInString(s)) }
+
+// FNV is the hash of fetch_work (benches/README.md): 64-bit FNV-1a, kept across the whole
+// repetition and folded over every cell in column order, one byte of the cell's SQLite type
+// code (1 INTEGER, 2 FLOAT, 3 TEXT, 4 BLOB, 5 NULL), then its bytes: an INTEGER's 8 bytes
+// little-endian, a FLOAT's IEEE-754 bits the same way, the UTF-8 bytes of a TEXT (as bytes,
+// not decoded), the bytes of a BLOB, nothing for NULL. The checksum is Sum64 as an int64.
+// Start from NewFNV.
+type FNV uint64
+
+// FNV-1a's 64-bit offset basis and prime.
+const (
+	FNVOffset = 14695981039346656037
+	FNVPrime  = 1099511628211
+)
+
+// NewFNV returns the hash of no cell.
+func NewFNV() FNV { return FNVOffset }
+
+func (h FNV) byte(b byte) FNV { return (h ^ FNV(b)) * FNVPrime }
+
+func (h FNV) u64(v uint64) FNV {
+	for range 8 {
+		h = (h ^ FNV(v&0xff)) * FNVPrime
+		v >>= 8
+	}
+	return h
+}
+
+func (h FNV) bytes(p []byte) FNV {
+	for _, b := range p {
+		h = (h ^ FNV(b)) * FNVPrime
+	}
+	return h
+}
+
+// Int64 folds in an INTEGER cell.
+func (h FNV) Int64(v int64) FNV { return h.byte(1).u64(uint64(v)) }
+
+// Float64 folds in a FLOAT cell.
+func (h FNV) Float64(f float64) FNV { return h.byte(2).u64(math.Float64bits(f)) }
+
+// Text folds in a TEXT cell, given its UTF-8 bytes.
+func (h FNV) Text(p []byte) FNV { return h.byte(3).bytes(p) }
+
+// TextString folds in a TEXT cell given as a string (its bytes, as Text; for a driver that
+// hands TEXT over only as a string).
+func (h FNV) TextString(s string) FNV {
+	h = h.byte(3)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ FNV(s[i])) * FNVPrime
+	}
+	return h
+}
+
+// Blob folds in a BLOB cell.
+func (h FNV) Blob(p []byte) FNV { return h.byte(4).bytes(p) }
+
+// Null folds in a NULL cell.
+func (h FNV) Null() FNV { return h.byte(5) }
+
+// Sum64 is the checksum of fetch_work: the hash as a wrapping int64.
+func (h FNV) Sum64() int64 { return int64(h) }
 
 // BulkRows are the rows of bulk_insert, built before any clock starts:
 // row i is (i, i * 0.25, "row-" || i).
@@ -288,6 +353,8 @@ func Input(w string) string {
 	switch w {
 	case FetchNarrow, FetchNarrow1M, FetchWide:
 		return filepath.Join(Dir(), w+".db")
+	case FetchWork:
+		return filepath.Join(Dir(), "fetch_wide.db")
 	case ExecScript, ExecScript10k:
 		return filepath.Join(Dir(), w+".sql")
 	case UDFScalar, UDFAggregate, UpdateHook:
