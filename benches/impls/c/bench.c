@@ -35,11 +35,19 @@ static void die(const char *what, const char *detail) {
   exit(1);
 }
 
-static uint64_t now_ns(void) {
+static uint64_t clock_ns(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* The start of a repetition's timed part: the wall clock and the process's CPU time (user +
+ * sys, all threads: a library worker thread's too). */
+typedef struct {
+  uint64_t wall, cpu;
+} stamp;
+
+static stamp now_ns(void) { return (stamp){clock_ns(CLOCK_MONOTONIC), clock_ns(CLOCK_PROCESS_CPUTIME_ID)}; }
 
 static char *read_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -56,9 +64,16 @@ static char *read_file(const char *path) {
 
 /* One measured repetition: its time, count and checksum. */
 typedef struct {
-  uint64_t ns;
+  uint64_t ns, cpu_ns; /* wall and CPU time of the timed part */
   int64_t count, checksum;
 } rep;
+
+/* The end of the timed part that started at t0. */
+static void stop_clock(rep *r, stamp t0) {
+  stamp t1 = now_ns();
+  r->ns = t1.wall - t0.wall;
+  r->cpu_ns = t1.cpu - t0.cpu;
+}
 
 /* ---------------- native ---------------- */
 
@@ -77,58 +92,58 @@ static void n_check(int rc, const char *what) {
 
 /* wide: 0 fetch_narrow, 1 fetch_wide, 2 fetch_work. */
 static rep n_fetch(sqlite3 *db, int wide) {
-  rep r = {0, 0, 0};
-  uint64_t t0 = now_ns();
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
   n_check(wide == 2   ? nb_fetch_work(db, &r.count, &r.checksum)
           : wide ? nb_fetch_wide(db, &r.count, &r.checksum)
                  : nb_fetch_narrow(db, &r.count, &r.checksum),
           "fetch");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   return r;
 }
 
 static rep n_exec_script(const char *script) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   const char *err = NULL;
   sqlite3 *db = n_open(":memory:");
   if (nb_exec(db, "CREATE TABLE script_t(a INTEGER, b TEXT)", &err) != 0) die("exec", err);
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   if (nb_exec(db, script, &err) != 0) die("exec", err);
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   n_check(nb_scalar2(db, "SELECT count(*), sum(a) FROM script_t", &r.count, &r.checksum), "check");
   nb_close(db);
   return r;
 }
 
 static rep n_bulk_insert(const nb_rows *rows) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   const char *err = NULL;
   sqlite3 *db = n_open(":memory:");
   if (nb_exec(db, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)", &err) != 0) die("exec", err);
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   n_check(nb_bulk_insert(db, rows), "insert");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   n_check(nb_scalar2(db, "SELECT count(*), sum(a) + sum(length(c)) FROM bulk", &r.count, &r.checksum), "check");
   nb_close(db);
   return r;
 }
 
 static rep n_udf(sqlite3 *db, int aggregate) {
-  rep r = {0, 0, 0};
-  uint64_t t0 = now_ns();
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
   n_check(aggregate ? nb_udf_aggregate(db, &r.count, &r.checksum) : nb_udf_scalar(db, &r.count, &r.checksum), "udf");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   return r;
 }
 
 /* update_hook: the UPDATE inside BEGIN ... ROLLBACK, only the UPDATE timed. */
 static rep n_update_hook(sqlite3 *db) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   const char *err;
   if (nb_exec(db, "BEGIN", &err) != 0) die("begin", err);
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   n_check(nb_update_hook(db, &r.count, &r.checksum), "update");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   if (nb_exec(db, "ROLLBACK", &err) != 0) die("rollback", err);
   return r;
 }
@@ -158,27 +173,27 @@ static int64_t churn_count(const char *input) {
 
 /* point_query, few_rows: the statement prepared once per process (untimed). */
 static rep n_small_reads(sqlite3_stmt *s, int few) {
-  rep r = {0, 0, 0};
-  uint64_t t0 = now_ns();
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
   n_check(few ? nb_few_rows(s, NB_FEW_ROWS_QUERIES, &r.count, &r.checksum)
               : nb_point_query(s, NB_POINT_QUERIES, &r.count, &r.checksum),
           "query");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   return r;
 }
 
 /* prepare_churn, small_tx: a fresh file per repetition (untimed), the INSERT of small_tx
  * prepared untimed. */
 static rep n_churn(int64_t n, int small_tx) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   const char *err = NULL;
   sqlite3 *db = nb_churn_open(churn_path, &err);
   if (!db) die("churn open", err);
   sqlite3_stmt *ins = NULL;
   if (small_tx) n_check(nb_prepare(db, NB_CHURN_INSERT_SQL, &ins), "prepare");
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   n_check(small_tx ? nb_small_tx(db, ins, n) : nb_prepare_churn(db, n), "insert");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   nb_finalize(ins);
   n_check(nb_scalar2(db, NB_CHURN_CHECK_SQL, &r.count, &r.checksum), "check");
   nb_close(db);
@@ -186,10 +201,10 @@ static rep n_churn(int64_t n, int small_tx) {
 }
 
 static rep n_large_values(sqlite3 *db) {
-  rep r = {0, 0, 0};
-  uint64_t t0 = now_ns();
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
   n_check(nb_large_values(db, &r.count, &r.checksum), "large_values");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   return r;
 }
 
@@ -236,8 +251,8 @@ static void b_scalar2(sqlbatch_conn *c, const char *sql, int64_t *a, int64_t *b)
 }
 
 static rep b_fetch_narrow(sqlbatch_conn *c) {
-  rep r = {0, 0, 0};
-  uint64_t t0 = now_ns();
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
   sqlbatch_stmt *s = b_prepare(c, "SELECT id FROM testdata");
   sqlbatch_batch b;
   int32_t rc;
@@ -248,13 +263,13 @@ static rep b_fetch_narrow(sqlbatch_conn *c) {
     r.count += (int64_t)b.n_rows;
   } while (rc == SQLBATCH_ROW);
   sqlbatch_stmt_finalize(s);
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   return r;
 }
 
 static rep b_fetch_wide(sqlbatch_conn *c) {
-  rep r = {0, 0, 0};
-  uint64_t t0 = now_ns();
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
   sqlbatch_stmt *s = b_prepare(c, "SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide");
   sqlbatch_batch b;
   int32_t rc;
@@ -275,7 +290,7 @@ static rep b_fetch_wide(sqlbatch_conn *c) {
     r.count += (int64_t)b.n_rows;
   } while (rc == SQLBATCH_ROW);
   sqlbatch_stmt_finalize(s);
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   r.checksum = (int64_t)sum;
   return r;
 }
@@ -283,8 +298,8 @@ static rep b_fetch_wide(sqlbatch_conn *c) {
 /* fetch_work: fetch_wide's query, every cell hashed (nb_fnv_* of native_loop.h) from the
  * batch in place: TEXT and BLOB bytes at b.data + bits. */
 static rep b_fetch_work(sqlbatch_conn *c) {
-  rep r = {0, 0, 0};
-  uint64_t t0 = now_ns();
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
   sqlbatch_stmt *s = b_prepare(c, NB_WORK_SQL);
   sqlbatch_batch b;
   int32_t rc;
@@ -305,18 +320,18 @@ static rep b_fetch_work(sqlbatch_conn *c) {
     r.count += (int64_t)b.n_rows;
   } while (rc == SQLBATCH_ROW);
   sqlbatch_stmt_finalize(s);
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   r.checksum = (int64_t)h;
   return r;
 }
 
 static rep b_exec_script(const char *script) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   sqlbatch_conn *c = b_open(":memory:");
   b_exec(c, "CREATE TABLE script_t(a INTEGER, b TEXT)");
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   b_exec(c, script);
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   b_scalar2(c, "SELECT count(*), sum(a) FROM script_t", &r.count, &r.checksum);
   sqlbatch_conn_close(c);
   return r;
@@ -327,10 +342,10 @@ static rep b_exec_script(const char *script) {
 #define BULK_CHUNK 4096
 
 static rep b_bulk_insert(const nb_rows *rows, sqlbatch_value *cells) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   sqlbatch_conn *c = b_open(":memory:");
   b_exec(c, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   b_exec(c, "BEGIN");
   sqlbatch_stmt *s = b_prepare(c, "INSERT INTO bulk VALUES (?, ?, ?)");
   size_t data_len = rows->at[rows->n - 1] + rows->len[rows->n - 1];
@@ -349,7 +364,7 @@ static rep b_bulk_insert(const nb_rows *rows, sqlbatch_value *cells) {
   }
   sqlbatch_stmt_finalize(s);
   b_exec(c, "COMMIT");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   b_scalar2(c, "SELECT count(*), sum(a) + sum(length(c)) FROM bulk", &r.count, &r.checksum);
   sqlbatch_conn_close(c);
   return r;
@@ -406,12 +421,12 @@ static void b_udf_register(sqlbatch_conn *c) {
 }
 
 static rep b_udf(sqlbatch_conn *c, int aggregate) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   int64_t *counter = aggregate ? &b_sumsq_rows : &b_f_calls;
   *counter = 0;
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   b_scalars(c, aggregate ? "SELECT sumsq(x) FROM udf" : "SELECT sum(f(x)) FROM udf", &r.checksum, 1);
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   r.count = *counter;
   return r;
 }
@@ -435,13 +450,13 @@ static void b_feed(void *ud, const sqlbatch_change *changes, size_t n, const sql
 }
 
 static rep b_update_hook(sqlbatch_conn *c) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   b_hook_rows = b_hook_rowids = 0;
   b_check(c, sqlbatch_conn_exec(c, "BEGIN", 5, NULL, NULL), "begin");
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   static const char update[] = "UPDATE udf SET x = x + 1";
   b_check(c, sqlbatch_conn_exec(c, update, sizeof update - 1, NULL, NULL), "update");
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   b_check(c, sqlbatch_conn_exec(c, "ROLLBACK", 8, NULL, NULL), "rollback");
   r.count = b_hook_rows;
   r.checksum = b_hook_rowids;
@@ -465,11 +480,11 @@ static uint64_t b_item_row(const sqlbatch_value *v, const uint8_t *data) {
  * few_rows: 10, the LIMIT), reset. A fetch steps once more after its last row, so both
  * come back SQLBATCH_DONE. */
 static rep b_small_reads(sqlbatch_conn *c, sqlbatch_stmt *s, int few) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   int64_t n = few ? NB_FEW_ROWS_QUERIES : NB_POINT_QUERIES;
   size_t max_rows = few ? 10 : 1;
   uint64_t sum = 0;
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   for (int64_t i = 0; i < n; i++) {
     sqlbatch_value key = {.bits = (uint64_t)(few ? NB_FEW_ROWS_START(i) : NB_POINT_KEY(i)), .kind = SQLBATCH_INTEGER};
     const sqlbatch_params p = {.values = &key, .n_values = 1};
@@ -485,7 +500,7 @@ static rep b_small_reads(sqlbatch_conn *c, sqlbatch_stmt *s, int few) {
     for (size_t row = 0; row < b.n_rows; row++) sum += b_item_row(b.cells + row * 5, b.data);
     sqlbatch_stmt_reset(s);
   }
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   r.count = n;
   r.checksum = (int64_t)sum;
   return r;
@@ -558,13 +573,13 @@ void b_small_tx(sqlbatch_conn *c, sqlbatch_stmt *ins, int64_t n) {
 }
 
 static rep b_churn(int64_t n, int small_tx) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   sqlbatch_conn *c = b_churn_open();
   sqlbatch_stmt *ins = small_tx ? b_prepare(c, churn_insert) : NULL;
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   if (small_tx) b_small_tx(c, ins, n);
   else b_prepare_churn(c, n);
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   sqlbatch_stmt_finalize(ins);
   b_scalar2(c, NB_CHURN_CHECK_SQL, &r.count, &r.checksum);
   sqlbatch_conn_close(c);
@@ -574,9 +589,9 @@ static rep b_churn(int64_t n, int small_tx) {
 /* large_values: prepare, fetch in batches of BATCH_ROWS rows / BATCH_BYTES (each row is
  * ~400 KB, so a batch holds one row), finalize. */
 static rep b_large_values(sqlbatch_conn *c) {
-  rep r = {0, 0, 0};
+  rep r = {0, 0, 0, 0};
   uint64_t sum = 0;
-  uint64_t t0 = now_ns();
+  stamp t0 = now_ns();
   sqlbatch_stmt *s = b_prepare(c, NB_LARGE_SQL);
   sqlbatch_batch b;
   int32_t rc;
@@ -592,7 +607,7 @@ static rep b_large_values(sqlbatch_conn *c) {
     r.count += (int64_t)b.n_rows;
   } while (rc == SQLBATCH_ROW);
   sqlbatch_stmt_finalize(s);
-  r.ns = now_ns() - t0;
+  stop_clock(&r, t0);
   r.checksum = (int64_t)sum;
   return r;
 }
@@ -707,7 +722,9 @@ int main(int argc, char **argv) {
       case LARGE_VALUES: r = native ? n_large_values(db) : b_large_values(conn); break;
       default: r = native ? n_bulk_insert(rows) : b_bulk_insert(rows, values); break;
     }
-    if (i >= warmup) printf("%llu %lld %lld\n", (unsigned long long)r.ns, (long long)r.count, (long long)r.checksum);
+    if (i >= warmup)
+      printf("%llu %lld %lld %llu\n", (unsigned long long)r.ns, (long long)r.count, (long long)r.checksum,
+             (unsigned long long)r.cpu_ns);
   }
   nb_finalize(nstmt);
   sqlbatch_stmt_finalize(bstmt);

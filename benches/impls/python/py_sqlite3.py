@@ -13,17 +13,28 @@ import sys
 import time
 
 
+def clock():
+    """The start of a timed part: the wall clock and the process's CPU time (user + sys, all
+    threads)."""
+    return time.perf_counter_ns(), time.process_time_ns()
+
+
+def since(t0):
+    """(wall ns, CPU ns) since clock() returned t0: each workload returns it as its time."""
+    return time.perf_counter_ns() - t0[0], time.process_time_ns() - t0[1]
+
+
 def fetch_narrow(con):
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     total = count = 0
     for (i,) in con.execute("SELECT id FROM testdata"):
         total += i
         count += 1
-    return time.perf_counter_ns() - t0, count, total
+    return since(t0), count, total
 
 
 def fetch_wide(con):
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     total = count = 0
     for row in con.execute("SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"):
         for v in row:
@@ -38,7 +49,7 @@ def fetch_wide(con):
             else:
                 total += len(v)
         count += 1
-    ns = time.perf_counter_ns() - t0
+    ns = since(t0)
     return ns, count, wrap(total)
 
 
@@ -74,13 +85,13 @@ def fnv_cell(h, v):
 def fetch_work(con):
     """fetch_wide's query, every cell folded into one FNV-1a hash; con's text_factory is
     memoryview (TEXT read as its bytes, not decoded)."""
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     h, count = FNV_OFFSET, 0
     for row in con.execute("SELECT id, i1, i2, i3, r1, r2, t1, t2, t3, b FROM wide"):
         for v in row:
             h = fnv_cell(h, v)
         count += 1
-    ns = time.perf_counter_ns() - t0
+    ns = since(t0)
     return ns, count, wrap(h)
 
 
@@ -93,9 +104,9 @@ def wrap(x):
 def exec_script(script):
     con = sqlite3.connect(":memory:", isolation_level=None)
     con.execute("CREATE TABLE script_t(a INTEGER, b TEXT)")
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     con.executescript(script)
-    ns = time.perf_counter_ns() - t0
+    ns = since(t0)
     count, total = con.execute("SELECT count(*), sum(a) FROM script_t").fetchone()
     con.close()
     return ns, count, total
@@ -104,11 +115,11 @@ def exec_script(script):
 def bulk_insert(rows):
     con = sqlite3.connect(":memory:", isolation_level=None)
     con.execute("CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)")
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     con.execute("BEGIN")
     con.executemany("INSERT INTO bulk VALUES (?, ?, ?)", rows)
     con.execute("COMMIT")
-    ns = time.perf_counter_ns() - t0
+    ns = since(t0)
     count, total = con.execute("SELECT count(*), sum(a) + sum(length(c)) FROM bulk").fetchone()
     con.close()
     return ns, count, total
@@ -142,15 +153,15 @@ class Udf:
 
     def scalar(self):
         self.calls = 0
-        t0 = time.perf_counter_ns()
+        t0 = clock()
         (total,) = self.con.execute("SELECT sum(f(x)) FROM udf").fetchone()
-        return time.perf_counter_ns() - t0, self.calls, total
+        return since(t0), self.calls, total
 
     def aggregate(self):
         self.rows = 0
-        t0 = time.perf_counter_ns()
+        t0 = clock()
         (total,) = self.con.execute("SELECT sumsq(x) FROM udf").fetchone()
-        return time.perf_counter_ns() - t0, self.rows, total
+        return since(t0), self.rows, total
 
 
 # ---- issue 15: point_query, few_rows, prepare_churn, small_tx, large_values ----
@@ -169,21 +180,21 @@ def item_row(row):
 
 def point_query(con):
     """The statement stays prepared in the connection's statement cache (same SQL text)."""
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     total = 0
     for i in range(100_000):
         row = con.execute(POINT_SQL, ((i * 7919) % 100_000 + 1,)).fetchone()
         total += item_row(row)
-    return time.perf_counter_ns() - t0, 100_000, wrap(total)
+    return since(t0), 100_000, wrap(total)
 
 
 def few_rows(con):
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     total = 0
     for i in range(20_000):
         for row in con.execute(FEW_ROWS_SQL, ((i * 7919) % 99_991 + 1,)):
             total += item_row(row)
-    return time.perf_counter_ns() - t0, 20_000, wrap(total)
+    return since(t0), 20_000, wrap(total)
 
 
 def churn_path():
@@ -212,12 +223,12 @@ def prepare_churn(path, n):
     con.execute has no way to ask for a fresh prepare; with no cache, each execute prepares
     and finalizes its statement."""
     con = churn_open(path, cached_statements=0)
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     con.execute("BEGIN")
     for i in range(n):
         con.execute(CHURN_INSERT_SQL, (i, i * 0.25, "row-%d" % i))
     con.execute("COMMIT")
-    ns = time.perf_counter_ns() - t0
+    ns = since(t0)
     count, total = con.execute(CHURN_CHECK_SQL).fetchone()
     con.close()
     return ns, count, total
@@ -231,24 +242,24 @@ def small_tx(path, n):
     con.execute("BEGIN")
     con.execute(CHURN_INSERT_SQL, (0, 0.0, ""))
     con.execute("ROLLBACK")
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     for i in range(n):
         con.execute("BEGIN")
         con.execute(CHURN_INSERT_SQL, (i, i * 0.25, "row-%d" % i))
         con.execute("COMMIT")
-    ns = time.perf_counter_ns() - t0
+    ns = since(t0)
     count, total = con.execute(CHURN_CHECK_SQL).fetchone()
     con.close()
     return ns, count, total
 
 
 def large_values(con):
-    t0 = time.perf_counter_ns()
+    t0 = clock()
     total = count = 0
     for i, t, b in con.execute("SELECT id, t, b FROM big ORDER BY id"):
         total += i + len(t) + len(b) + sum(b[::64])
         count += 1
-    return time.perf_counter_ns() - t0, count, wrap(total)
+    return since(t0), count, wrap(total)
 
 
 def main():
@@ -294,9 +305,9 @@ def main():
         print("py_sqlite3.py: workload %s not supported" % w, file=sys.stderr)
         sys.exit(3)
     for i in range(a.warmup + a.reps):
-        ns, count, checksum = run()
+        (ns, cpu_ns), count, checksum = run()
         if i >= a.warmup:
-            print(ns, count, checksum, flush=True)
+            print(ns, count, checksum, cpu_ns, flush=True)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ import Foreign.C.String (CString, withCString)
 import Foreign.Marshal.Alloc (alloca, mallocBytes)
 import Foreign.Ptr (Ptr, nullPtr, plusPtr)
 import Foreign.Storable (peek, peekByteOff)
-import GHC.Clock (getMonotonicTimeNSec)
 import GHC.Conc (getNumCapabilities)
 import System.Directory (doesFileExist)
 import System.Environment (getArgs, getExecutablePath)
@@ -344,14 +343,15 @@ udfRun isFold c counter q = do
 ------------------------------------------------------------------------------------------
 -- Measuring
 
--- | Runs an action once, untimed garbage collection first: (ns, (count, checksum)).
-timed :: IO (Int64, Int64) -> IO (Word64, (Int64, Int64))
+-- | Runs an action once, untimed garbage collection first: (its wall and CPU time,
+-- (count, checksum)).
+timed :: IO (Int64, Int64) -> IO (Took, (Int64, Int64))
 timed act = do
   performMajorGC
-  t0 <- getMonotonicTimeNSec
+  t0 <- stamp
   r <- act >>= evaluate
-  t1 <- getMonotonicTimeNSec
-  return (t1 - t0, r)
+  t1 <- tookSince t0
+  return (t1, r)
 
 median :: [Word64] -> Double
 median xs = case sort xs of
@@ -389,8 +389,8 @@ protocol impl workload input reps warmup = do
   run <- setup
   replicateM_ warmup (() <$ run)
   replicateM_ reps $ do
-    (ns, (n, s)) <- run
-    printf "%d %d %d\n" ns n s
+    (t, (n, s)) <- run
+    printf "%d %d %d %d\n" (tookWall t) n s (tookCpu t)
     hFlush stdout
   where
     sqlbatchImpl = impl `elem` ["hs-sqlbatch-fold", "hs-sqlbatch-query"]
@@ -405,7 +405,7 @@ protocol impl workload input reps warmup = do
           -- Issue 15's workloads (bench/Small.hs): fold, direct and per-row safe only.
           r <- Small.smallSetup impl workload input
           case r of
-            Just act -> return (fmap (\(ns, x) -> (fromIntegral ns, x)) act)
+            Just act -> return act
             Nothing -> unsupported
       | impl == "hs-sqlbatch-direct" =
           -- direct-sqlite's API on batches (bench/SQLite3Loop.hs): the fetch workloads only
@@ -471,21 +471,21 @@ protocol impl workload input reps warmup = do
             then withConnection ":memory:" $ \c -> do
               execute_ c "CREATE TABLE script_t(a INTEGER, b TEXT)"
               performMajorGC
-              t0 <- getMonotonicTimeNSec
+              t0 <- stamp
               executeScript c (Query scriptText)
-              t1 <- getMonotonicTimeNSec
+              t1 <- tookSince t0
               [(n, s)] <- query_ c "SELECT count(*), sum(a) FROM script_t"
-              return (t1 - t0, (n, s))
+              return (t1, (n, s))
             else do
               db <- P.openDb ":memory:"
               P.execScript mode db "CREATE TABLE script_t(a INTEGER, b TEXT)"
               performMajorGC
-              t0 <- getMonotonicTimeNSec
+              t0 <- stamp
               P.execScript mode db script
-              t1 <- getMonotonicTimeNSec
+              t1 <- tookSince t0
               r <- P.scalar2 db "SELECT count(*), sum(a) FROM script_t"
               P.closeDb db
-              return (t1 - t0, r)
+              return (t1, r)
       | workload == "bulk_insert" = do
           let n = read input :: Int64
               rows = [(i, fromIntegral i * 0.25, T.pack ("row-" ++ show i)) | i <- [0 .. n - 1]]
@@ -494,21 +494,21 @@ protocol impl workload input reps warmup = do
             then withConnection ":memory:" $ \c -> do
               execute_ c "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
               performMajorGC
-              t0 <- getMonotonicTimeNSec
+              t0 <- stamp
               withTransaction c $ executeMany c "INSERT INTO bulk VALUES (?, ?, ?)" rows
-              t1 <- getMonotonicTimeNSec
+              t1 <- tookSince t0
               [(k, s)] <- query_ c "SELECT count(*), sum(a) + sum(length(c)) FROM bulk"
-              return (t1 - t0, (k, s))
+              return (t1, (k, s))
             else do
               db <- P.openDb ":memory:"
               P.execScript mode db "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
               performMajorGC
-              t0 <- getMonotonicTimeNSec
+              t0 <- stamp
               P.bulkInsert mode db rows
-              t1 <- getMonotonicTimeNSec
+              t1 <- tookSince t0
               r <- P.scalar2 db "SELECT count(*), sum(a) + sum(length(c)) FROM bulk"
               P.closeDb db
-              return (t1 - t0, r)
+              return (t1, r)
       | otherwise = unsupported
 
 ------------------------------------------------------------------------------------------
@@ -631,7 +631,7 @@ table wdir repsOpt only = do
 measure :: [Variant] -> Int -> IO [(Variant, Double, Double, (Int64, Int64))]
 measure vs reps = do
   firsts <- forM vs $ \v -> snd <$> timed (vRun v)
-  rounds <- forM [1 .. reps] $ \_ -> forM vs $ \v -> fst <$> timed (vRun v)
+  rounds <- forM [1 .. reps] $ \_ -> forM vs $ \v -> tookWall . fst <$> timed (vRun v)
   let perVariant = transpose rounds
   return [ (v, median ts, fromIntegral (minimum ts), r) | (v, ts, r) <- zip3 vs perVariant firsts ]
 

@@ -29,7 +29,6 @@ import Data.Int (Int64)
 import Data.Text (Text)
 import qualified Data.Text as T
 import Foreign.C.Types (CInt (..))
-import GHC.Clock (getMonotonicTimeNSec)
 import System.Directory (removeFile, doesFileExist)
 import System.Environment (lookupEnv)
 import System.Mem (performMajorGC)
@@ -37,6 +36,7 @@ import System.Mem (performMajorGC)
 import Database.SQLBatch
 import qualified Database.SQLite3 as S3
 import qualified PerRow as P
+import Work (Took, stamp, tookSince)
 
 foreign import ccall unsafe "getpid" c_getpid :: IO CInt
 
@@ -88,14 +88,14 @@ removeChurn p = forM_ ["", "-wal", "-shm"] $ \s -> do
 churnScript :: Text
 churnScript = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; CREATE TABLE churn(a INTEGER, b REAL, c TEXT)"
 
--- | Runs the timed part between an untimed major GC and the clock.
-clock :: IO a -> IO (Int, a)
+-- | Runs the timed part between an untimed major GC and the clock (wall and CPU time).
+clock :: IO a -> IO (Took, a)
 clock act = do
   performMajorGC
-  t0 <- getMonotonicTimeNSec
+  t0 <- stamp
   r <- act >>= evaluate
-  t1 <- getMonotonicTimeNSec
-  return (fromIntegral (t1 - t0), r)
+  t1 <- tookSince t0
+  return (t1, r)
 
 -- | The row i of prepare_churn and small_tx, its text built here (inside the timed loop).
 churnRow :: Int64 -> (Int64, Double, Text)
@@ -103,8 +103,8 @@ churnRow i = (i, fromIntegral i * 0.25, T.pack ("row-" ++ show i))
 {-# INLINE churnRow #-}
 
 -- | The untimed set-up of a workload for an implementation; the action it returns runs one
--- repetition: (ns, (count, checksum)). 'Nothing' if the implementation does not have it.
-smallSetup :: String -> String -> String -> IO (Maybe (IO (Int, (Int64, Int64))))
+-- repetition: (its wall and CPU time, (count, checksum)). 'Nothing' if the implementation does not have it.
+smallSetup :: String -> String -> String -> IO (Maybe (IO (Took, (Int64, Int64))))
 smallSetup impl workload input = case impl of
   "hs-sqlbatch-fold" -> Just <$> sbSetup workload input
   "hs-sqlbatch-direct" -> Just <$> s3Setup workload input
@@ -120,7 +120,7 @@ sbOpen path = do
   executeScript c "PRAGMA synchronous=NORMAL"
   return c
 
-sbSetup :: String -> String -> IO (IO (Int, (Int64, Int64)))
+sbSetup :: String -> String -> IO (IO (Took, (Int64, Int64)))
 sbSetup workload input = case workload of
   "point_query" -> do
     c <- sbOpen input
@@ -203,7 +203,7 @@ s3Item st = do
     _ -> fromIntegral . T.length <$> S3.columnText st 4
   return $! a + fromIntegral (T.length n) + q + fromIntegral (truncate (p * 1000) :: Int) + t
 
-s3Setup :: String -> String -> IO (IO (Int, (Int64, Int64)))
+s3Setup :: String -> String -> IO (IO (Took, (Int64, Int64)))
 s3Setup workload input = case workload of
   "point_query" -> queries 100000 pointKey pointSql
   "few_rows" -> queries 20000 fewStart fewSql
@@ -250,7 +250,7 @@ s3Setup workload input = case workload of
       S3.bindInt64 st 1 a
       S3.bindDouble st 2 b
       S3.bindText st 3 t
-    queries :: Int64 -> (Int64 -> Int64) -> Query -> IO (IO (Int, (Int64, Int64)))
+    queries :: Int64 -> (Int64 -> Int64) -> Query -> IO (IO (Took, (Int64, Int64)))
     queries count key q = do
       db <- s3Open input
       st <- S3.prepare db (fromQuery q)
@@ -289,7 +289,7 @@ s3Setup workload input = case workload of
 ------------------------------------------------------------------------------------------
 -- Per-row safe FFI
 
-prSetup :: String -> String -> IO (IO (Int, (Int64, Int64)))
+prSetup :: String -> String -> IO (IO (Took, (Int64, Int64)))
 prSetup workload input = case workload of
   "point_query" -> queries 100000 pointKey pointSql
   "few_rows" -> queries 20000 fewStart fewSql

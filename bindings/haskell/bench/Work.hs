@@ -14,13 +14,20 @@ module Work
   , fnvBlob
   , fnvNull
   , fnvChecksum
+    -- * Timing
+  , Took (..)
+  , Stamp
+  , stamp
+  , tookSince
   ) where
 
 import Data.Bits (shiftR, xor, (.&.))
 import qualified Data.ByteString as B
 import Data.Int (Int64)
 import Data.Word (Word64, Word8)
+import GHC.Clock (getMonotonicTimeNSec)
 import GHC.Float (castDoubleToWord64)
+import System.CPUTime (getCPUTime)
 
 -- | The running hash.
 type Fnv = Word64
@@ -77,3 +84,25 @@ fnvNull h = fnvByte h 5
 -- | fetch_work's checksum: the hash as a wrapping 'Int64'.
 fnvChecksum :: Fnv -> Int64
 fnvChecksum = fromIntegral
+
+-- | The wall time and the process's CPU time (user + sys, all threads: the RTS's and a
+-- library worker thread's too; 'getCPUTime', CLOCK_PROCESS_CPUTIME_ID) of a timed part, in
+-- nanoseconds: what every repetition reports (benches/README.md, the protocol).
+data Took = Took { tookWall :: !Word64, tookCpu :: !Word64 }
+
+-- | The start of a timed part.
+data Stamp = Stamp !Word64 !Integer
+
+-- | Now.
+stamp :: IO Stamp
+stamp = do
+  cpu <- getCPUTime
+  wall <- getMonotonicTimeNSec
+  return (Stamp wall cpu)
+
+-- | The time since a 'stamp'.
+tookSince :: Stamp -> IO Took
+tookSince (Stamp w0 c0) = do
+  w1 <- getMonotonicTimeNSec
+  c1 <- getCPUTime
+  return (Took (w1 - w0) (fromIntegral ((c1 - c0) `div` 1000)))

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -262,21 +263,41 @@ func UDFRep(w string, query func(q string) (int64, error)) Rep {
 	}
 }
 
-// stopwatch is the runner's Timer.
+// stopwatch is the runner's Timer: the wall time and the process's CPU time (user + sys,
+// all threads: the Go runtime's and a library worker thread's too) of the timed parts.
 type stopwatch struct {
-	start   time.Time
-	elapsed time.Duration
+	start    time.Time
+	cpuStart time.Duration
+	elapsed  time.Duration
+	cpu      time.Duration
 }
 
-func (s *stopwatch) Start() { s.start = time.Now() }
-func (s *stopwatch) Stop()  { s.elapsed += time.Since(s.start) }
+func (s *stopwatch) Start() {
+	s.cpuStart = processCPU()
+	s.start = time.Now()
+}
+
+func (s *stopwatch) Stop() {
+	s.elapsed += time.Since(s.start)
+	s.cpu += processCPU() - s.cpuStart
+}
+
+// processCPU is the CPU time the process has used so far (getrusage(RUSAGE_SELF)).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // Main is the runner protocol of benches/README.md:
 //
 //	<command> --impl NAME --workload WORKLOAD --input PATH_OR_COUNT --reps N --warmup W
 //
 // It runs W unprinted repetitions (at least one for the fetch and udf workloads, to warm
-// the page cache), then N printed ones, one "<nanoseconds> <count> <checksum>" line each.
+// the page cache), then N printed ones, one "<nanoseconds> <count> <checksum> <cpu ns>" line
+// each (the CPU time of the process during the timed part, user + sys, all threads).
 func Main(prog string, impls map[string]Impl) {
 	fs := flag.NewFlagSet(prog, flag.ExitOnError)
 	implName := fs.String("impl", "", "implementation: "+strings.Join(names(impls), ", "))
@@ -317,7 +338,7 @@ func Main(prog string, impls map[string]Impl) {
 		if err != nil {
 			fail(1, "%s %s: %v", *implName, *wl, err)
 		}
-		out = append(out, fmt.Sprintf("%d %d %d", sw.elapsed.Nanoseconds(), count, sum))
+		out = append(out, fmt.Sprintf("%d %d %d %d", sw.elapsed.Nanoseconds(), count, sum, sw.cpu.Nanoseconds()))
 	}
 	fmt.Println(strings.Join(out, "\n"))
 }
