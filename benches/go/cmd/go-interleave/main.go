@@ -102,7 +102,7 @@ func main() {
 				sc := bufio.NewScanner(&out)
 				for sc.Scan() {
 					f := strings.Fields(sc.Text())
-					if len(f) != 3 {
+					if len(f) < 3 { // "<ns> <count> <checksum> [<cpu ns>]"
 						continue
 					}
 					ns, _ := strconv.ParseFloat(f[0], 64)
