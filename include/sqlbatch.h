@@ -66,6 +66,13 @@
  *   is not in the middle of a run (a statement left in the middle of its rows, and any lock it
  *   holds, stays until the connection closes). sqlbatch_conn_close must not be called from a
  *   hook of that connection.
+ * - Fetch-ahead and write-behind (sqlbatch_stmt_set_fetch_ahead, SQLBATCH_OPEN_FETCH_AHEAD,
+ *   sqlbatch_stmt_execute_many_start) let the connection's worker, one native thread the
+ *   library starts on first use and ends in sqlbatch_conn_close, step a statement while the
+ *   caller's thread works. The rule above still holds: while the worker runs, every call on
+ *   the connection, its statements, blobs and backups waits for it first (but
+ *   sqlbatch_conn_interrupt, which stops it). Callbacks the worker's stepping runs (functions,
+ *   collations, progress, trace and busy handlers) run on the worker thread.
  */
 
 
@@ -230,6 +237,12 @@
  * Open flag: refuse to open a path that is a symbolic link (`SQLITE_OPEN_NOFOLLOW`).
  */
 #define SQLBATCH_OPEN_NOFOLLOW 16777216
+
+/**
+ * Open flag, sqlbatch's own: every statement prepared on the connection fetches ahead (see
+ * `sqlbatch_stmt_set_fetch_ahead`, which turns it off or on per statement).
+ */
+#define SQLBATCH_OPEN_FETCH_AHEAD 1073741824
 
 /**
  * Prepare flag: the statement will be kept and reused many times (`SQLITE_PREPARE_PERSISTENT`).
@@ -908,6 +921,42 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * sqlbatch_stmt_set_fetch_ahead turns fetch-ahead on or off for `stmt` (statements start
+ * with their connection's `SQLBATCH_OPEN_FETCH_AHEAD`; this overrides it, at any time).
+ *
+ * With it on, each `sqlbatch_stmt_fetch` or `sqlbatch_stmt_fetch_into` that returns
+ * `SQLBATCH_ROW` hands the statement to the connection's worker, a native thread the library
+ * starts the first time (one per connection, ended by `sqlbatch_conn_close`), which steps the
+ * next batch, with the same `max_rows` and byte bound (`max_bytes`, or `buf_len`), into a
+ * second set of buffers while the caller reads this one. The next fetch waits for it if it
+ * has not finished and hands it over; the work per row then costs the larger of SQLite's
+ * time and the caller's rather than their sum, at the price of a second core busy while
+ * both run.
+ *
+ * Nothing else changes for the caller. The rows, their order, the errors and where they
+ * come (rows collected before a failing step first, then the error) are those of the
+ * synchronous calls; a batch stays valid until the next fetch, bind, reset, bulk write or
+ * finalize of its statement; at most two batches per statement exist. Where a fetch asks for
+ * smaller bounds than the one before, the batch stepped ahead is handed out in parts within
+ * them; with larger ones, a batch may hold fewer rows than the call allows. An interrupt
+ * (`sqlbatch_conn_interrupt`) that arrives while a batch is stepped ahead ends the statement
+ * with `SQLITE_INTERRUPT` at the next fetch, with no rows, as it would have synchronously.
+ * Any other call on the connection, its statements, blobs or backups waits for the worker
+ * first (a reset or finalize drops the batch stepped ahead), so the connection is still used
+ * by one thread at a time. With `sqlbatch_stmt_fetch_into`, the worker fills the statement's
+ * own arena and the next fetch copies the bytes into `buf`.
+ *
+ * Only read-only statements (`sqlite3_stmt_readonly`) fetch ahead; others, and fetches made
+ * by a callback running on the worker, stay synchronous. Callbacks the stepping runs (SQL
+ * functions, collations, the progress handler, the trace and busy handlers) may then run on
+ * the worker thread: a binding whose runtime cannot take calls from a thread it did not
+ * start should not turn this on. Worth it when the caller does real work per row and the
+ * batches are large enough (hundreds of rows) to cover the hand-over, a few microseconds.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_stmt_set_fetch_ahead(struct sqlbatch_stmt *stmt, bool on);
+
+/**
  * sqlbatch_backup_init starts copying the database `src_schema` of `src` (NULL: "main") over
  * the database `dest_schema` of `dest` (NULL: "main"); nothing is copied until
  * `sqlbatch_backup_step`. See <https://sqlite.org/c3ref/backup_finish.html>.
@@ -1301,8 +1350,9 @@ int32_t sqlbatch_conn_filename(struct sqlbatch_conn *conn,
  * `path` is a file name (UTF-8, `path_len` bytes, no NUL inside; it need not be
  * NUL-terminated), ":memory:" for a private in-memory database, "" for a private temporary
  * file, or a `file:` URI when `SQLBATCH_OPEN_URI` is set. `flags` is a bitwise OR of
- * `SQLBATCH_OPEN_*` (they have SQLite's values); with neither READONLY nor READWRITE set,
- * READWRITE|CREATE is used. See <https://sqlite.org/c3ref/open.html>.
+ * `SQLBATCH_OPEN_*` (they have SQLite's values, but `SQLBATCH_OPEN_FETCH_AHEAD`, which is
+ * sqlbatch's own); with neither READONLY nor READWRITE set, READWRITE|CREATE is used. See
+ * <https://sqlite.org/c3ref/open.html>.
  *
  * The connection reports extended result codes, and is opened without SQLite's per-call
  * mutex unless `SQLBATCH_OPEN_FULLMUTEX` is given (see "Thread model" above).
@@ -2028,6 +2078,49 @@ int32_t sqlbatch_stmt_execute_many(struct sqlbatch_stmt *stmt,
                                    const struct sqlbatch_params *rows,
                                    size_t n_rows,
                                    struct sqlbatch_write_result *out_result);
+
+/**
+ * sqlbatch_stmt_execute_many_start queues a bulk write, the same as
+ * `sqlbatch_stmt_execute_many` (same arguments, same checks, same rows run), and returns
+ * without waiting for it: the connection's worker thread (see
+ * `sqlbatch_stmt_set_fetch_ahead`) runs the rows while the caller prepares the next batch.
+ * `sqlbatch_stmt_execute_many_wait` waits for it and reports what it did. The pattern of a
+ * bulk load with two parameter buffers: start(b0); fill b1; wait(); start(b1); fill b0;
+ * wait(); start(b0); ...; wait().
+ *
+ * Ownership: the parameter memory (`rows->values` and the bytes at `rows->data`; not the
+ * `sqlbatch_params` struct itself, which is read before the call returns) is read while the
+ * rows run, so it must stay valid and unchanged until `sqlbatch_stmt_execute_many_wait`
+ * returns. A garbage-collected caller pins it or allocates it outside its heap.
+ *
+ * One write is queued per statement at a time: until `sqlbatch_stmt_execute_many_wait`,
+ * every other call on `stmt` fails with `SQLITE_MISUSE` (but `sqlbatch_stmt_finalize`, which
+ * waits for the write and drops its result). Calls on the connection and its other
+ * statements wait for the write to finish; `sqlbatch_conn_interrupt` stops it as it would the
+ * synchronous call. Errors found before any row runs (NULL arrays, counts, kinds) are
+ * returned by this call, and nothing is queued; errors of the rows come from the wait.
+ * Called from a callback running on the worker, or if no thread can be started, the rows run
+ * before this call returns (the wait still reports them).
+ * NULL: `stmt` NULL, or a NULL array in `rows` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK` (queued), `SQLITE_MISUSE` (a write is already queued), or the errors
+ * of `sqlbatch_stmt_execute_many` that come before any row runs.
+ */
+int32_t sqlbatch_stmt_execute_many_start(struct sqlbatch_stmt *stmt,
+                                         const struct sqlbatch_params *rows,
+                                         size_t n_rows);
+
+/**
+ * sqlbatch_stmt_execute_many_wait waits for the bulk write `sqlbatch_stmt_execute_many_start`
+ * queued on `stmt`, and reports it exactly as `sqlbatch_stmt_execute_many` would have: its
+ * status, `*out_result` (if `out_result` is not NULL, written in every case) and, on failure,
+ * the connection's last error (with the failing row in `row_index`). After it, the parameter
+ * memory is the caller's again.
+ * NULL: `stmt` NULL gives `SQLBATCH_E_NULL_PARAMETER`.
+ * @return what `sqlbatch_stmt_execute_many` returns, or `SQLITE_MISUSE` if no write is queued
+ * on `stmt`.
+ */
+int32_t sqlbatch_stmt_execute_many_wait(struct sqlbatch_stmt *stmt,
+                                        struct sqlbatch_write_result *out_result);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -71,6 +71,9 @@ pub const SQLBATCH_OPEN_SHAREDCACHE: u32 = 0x0002_0000;
 pub const SQLBATCH_OPEN_PRIVATECACHE: u32 = 0x0004_0000;
 /// Open flag: refuse to open a path that is a symbolic link (`SQLITE_OPEN_NOFOLLOW`).
 pub const SQLBATCH_OPEN_NOFOLLOW: u32 = 0x0100_0000;
+/// Open flag, sqlbatch's own: every statement prepared on the connection fetches ahead (see
+/// `sqlbatch_stmt_set_fetch_ahead`, which turns it off or on per statement).
+pub const SQLBATCH_OPEN_FETCH_AHEAD: u32 = 0x4000_0000;
 
 /// Prepare flag: the statement will be kept and reused many times (`SQLITE_PREPARE_PERSISTENT`).
 pub const SQLBATCH_PREPARE_PERSISTENT: u32 = 0x01;
@@ -88,7 +91,8 @@ pub(crate) const OPEN_FLAGS_ALLOWED: u32 = SQLBATCH_OPEN_READONLY
     | SQLBATCH_OPEN_FULLMUTEX
     | SQLBATCH_OPEN_SHAREDCACHE
     | SQLBATCH_OPEN_PRIVATECACHE
-    | SQLBATCH_OPEN_NOFOLLOW;
+    | SQLBATCH_OPEN_NOFOLLOW
+    | SQLBATCH_OPEN_FETCH_AHEAD;
 
 /// The flags `sqlbatch_stmt_prepare` accepts.
 pub(crate) const PREPARE_FLAGS_ALLOWED: u32 = SQLBATCH_PREPARE_PERSISTENT | SQLBATCH_PREPARE_SINGLE;

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::ffi::{c_char, c_int, CString};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use libsqlite3_sys as ffi;
@@ -15,6 +15,7 @@ use crate::ffi::{try_bytes, try_mut};
 use crate::panic::{boundary, ffi_boundary};
 use crate::state::FetchBuffers;
 use crate::stmt::sqlbatch_stmt;
+use crate::worker::Worker;
 
 /// A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
 pub struct sqlbatch_conn {
@@ -57,6 +58,13 @@ pub(crate) struct ConnShared {
     /// The hook dispatcher; SQLite's hooks point at it, so it lives here, with the state
     /// that outlives the handle, and its registrations are released once the handle closed.
     hooks: crate::hooks::Hooks,
+    /// The thread that fetches ahead and writes behind (see `worker.rs`), started on first use.
+    worker: Worker,
+    /// How many times `sqlbatch_conn_interrupt` was called: a batch fetched ahead while it
+    /// was called is dropped (see `ahead.rs`).
+    interrupt_count: AtomicU64,
+    /// Whether statements prepared on the connection fetch ahead (`SQLBATCH_OPEN_FETCH_AHEAD`).
+    fetch_ahead: bool,
 }
 
 /// The statements of a connection (see `ConnShared::stmts`) and the fetch buffers of
@@ -110,8 +118,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl ConnShared {
-    /// The open SQLite handle, or `SQLBATCH_E_CLOSED`.
+    /// The open SQLite handle, or `SQLBATCH_E_CLOSED`, once the connection's worker has
+    /// finished its job, if it has one (on the worker itself, at once).
     pub fn db(&self) -> Result<*mut ffi::sqlite3, Error> {
+        self.worker.wait();
         let db = self.db.load(Ordering::Acquire);
         if db.is_null() {
             Err(Error::closed())
@@ -146,6 +156,8 @@ impl ConnShared {
     /// `stmt` came from `sqlbatch_stmt_prepare` on this connection, which is open, and is
     /// finalized once; its handle is live.
     pub unsafe fn finalize(&self, stmt: *mut sqlbatch_stmt) {
+        // A job may be stepping it.
+        self.worker.wait();
         if self.hooks.running() {
             // SAFETY: `stmt` is live (the caller's contract); its SQLite handle is kept beside
             // it, so that deciding later whether it can go reads SQLite's state only, not the
@@ -255,6 +267,21 @@ impl ConnShared {
         &self.hooks
     }
 
+    /// The thread that fetches ahead and writes behind.
+    pub(crate) fn worker(&self) -> &Worker {
+        &self.worker
+    }
+
+    /// How many interrupts the connection has seen.
+    pub fn interrupts_seen(&self) -> u64 {
+        self.interrupt_count.load(Ordering::SeqCst)
+    }
+
+    /// Whether statements prepared on the connection fetch ahead.
+    pub fn fetch_ahead(&self) -> bool {
+        self.fetch_ahead
+    }
+
     /// Records a blob handle, for `close` to close.
     pub fn adopt_blob(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_blob>>) {
         lock(&self.blobs).push(raw.clone());
@@ -267,6 +294,8 @@ impl ConnShared {
 
     /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
     fn close(&self) {
+        // The worker's job uses the handle; the thread itself goes too.
+        self.worker.stop();
         let db = self.db.swap(ptr::null_mut(), Ordering::SeqCst);
         if db.is_null() {
             return;
@@ -326,8 +355,9 @@ impl Drop for ConnShared {
 /// `path` is a file name (UTF-8, `path_len` bytes, no NUL inside; it need not be
 /// NUL-terminated), ":memory:" for a private in-memory database, "" for a private temporary
 /// file, or a `file:` URI when `SQLBATCH_OPEN_URI` is set. `flags` is a bitwise OR of
-/// `SQLBATCH_OPEN_*` (they have SQLite's values); with neither READONLY nor READWRITE set,
-/// READWRITE|CREATE is used. See <https://sqlite.org/c3ref/open.html>.
+/// `SQLBATCH_OPEN_*` (they have SQLite's values, but `SQLBATCH_OPEN_FETCH_AHEAD`, which is
+/// sqlbatch's own); with neither READONLY nor READWRITE set, READWRITE|CREATE is used. See
+/// <https://sqlite.org/c3ref/open.html>.
 ///
 /// The connection reports extended result codes, and is opened without SQLite's per-call
 /// mutex unless `SQLBATCH_OPEN_FULLMUTEX` is given (see "Thread model" above).
@@ -364,7 +394,7 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
                 format!("unknown open flags {:#x}", flags & !OPEN_FLAGS_ALLOWED),
             ));
         }
-        let mut f = flags as c_int;
+        let mut f = (flags & !SQLBATCH_OPEN_FETCH_AHEAD) as c_int;
         if flags & (SQLBATCH_OPEN_READONLY | SQLBATCH_OPEN_READWRITE) == 0 {
             f |= ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_CREATE;
         }
@@ -390,6 +420,9 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             backup_destination: AtomicUsize::new(0),
             blobs: Mutex::new(Vec::new()),
             hooks: Default::default(),
+            worker: Worker::default(),
+            interrupt_count: AtomicU64::new(0),
+            fetch_ahead: flags & SQLBATCH_OPEN_FETCH_AHEAD != 0,
         });
         if rc == ffi::SQLITE_OK {
             // The bundled SQLite turns C-API extension loading on for every connection
@@ -461,6 +494,7 @@ pub unsafe extern "C" fn sqlbatch_conn_interrupt(conn: *const sqlbatch_conn) {
         shared.interrupts.fetch_add(1, Ordering::SeqCst);
         let db = shared.db.load(Ordering::SeqCst);
         if !db.is_null() {
+            shared.interrupt_count.fetch_add(1, Ordering::SeqCst);
             shared.interrupt.store(true, Ordering::Relaxed);
             // SAFETY: `close` waits for `interrupts` to drop to 0 before it closes `db`.
             unsafe { ffi::sqlite3_interrupt(db) };

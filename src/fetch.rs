@@ -17,6 +17,7 @@ use std::ffi::c_int;
 
 use libsqlite3_sys as ffi;
 
+use crate::ahead::Bound;
 use crate::codes::*;
 use crate::error::Error;
 use crate::ffi::try_mut;
@@ -55,7 +56,7 @@ pub struct sqlbatch_batch {
 }
 
 /// Where a batch's TEXT and BLOB bytes go.
-trait Sink {
+pub(crate) trait Sink {
     fn len(&self) -> usize;
     /// Appends `n` bytes from `p`, returning their offset, or None if they do not fit.
     ///
@@ -73,9 +74,9 @@ trait Sink {
 
 /// The statement's own arena: grows as needed; the batch ends once its cells plus bytes reach
 /// `max` (so it exceeds `max` by at most its last row).
-struct Arena<'a> {
-    buf: &'a mut Vec<u8>,
-    max: usize,
+pub(crate) struct Arena<'a> {
+    pub buf: &'a mut Vec<u8>,
+    pub max: usize,
 }
 
 impl Sink for Arena<'_> {
@@ -113,10 +114,10 @@ impl Sink for Arena<'_> {
 }
 
 /// The caller's buffer: a hard bound.
-struct Caller {
-    base: *mut u8,
-    cap: usize,
-    len: usize,
+pub(crate) struct Caller {
+    pub base: *mut u8,
+    pub cap: usize,
+    pub len: usize,
 }
 
 impl Sink for Caller {
@@ -152,6 +153,45 @@ impl Sink for Caller {
     fn base(&self) -> *const u8 {
         // Not written back: see sqlbatch_stmt_fetch_into.
         std::ptr::null()
+    }
+}
+
+/// An arena with a hard bound: what a job fetching ahead for `sqlbatch_stmt_fetch_into` fills,
+/// so that its batch fits the caller's next buffer as a synchronous fetch's would.
+pub(crate) struct Capped<'a> {
+    pub buf: &'a mut Vec<u8>,
+    pub cap: usize,
+}
+
+impl Sink for Capped<'_> {
+    fn len(&self) -> usize {
+        self.buf.len()
+    }
+    /// # Safety
+    /// As for [`Sink::push`].
+    unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize> {
+        let at = self.buf.len();
+        if n > self.cap - at {
+            return None;
+        }
+        if n > 0 {
+            // SAFETY: `p` points to `n` readable bytes (the caller's contract).
+            self.buf.extend_from_slice(unsafe { std::slice::from_raw_parts(p, n) });
+        }
+        Some(at)
+    }
+    fn truncate(&mut self, len: usize) {
+        self.buf.truncate(len)
+    }
+    #[inline(always)]
+    fn full(&self, _cells: usize) -> bool {
+        false
+    }
+    fn rows_left(&self, _cells: usize, _ncols: usize) -> usize {
+        usize::MAX
+    }
+    fn base(&self) -> *const u8 {
+        self.buf.as_ptr()
     }
 }
 
@@ -294,7 +334,7 @@ unsafe fn row_bytes(raw: *mut ffi::sqlite3_stmt, ncols: usize) -> usize {
 }
 
 /// Why a fill produced no batch.
-enum Stop {
+pub(crate) enum Stop {
     Error(Error),
     /// The caller's buffer cannot hold the next row, which needs this many bytes.
     TooSmall(usize),
@@ -307,10 +347,11 @@ impl From<Error> for Stop {
 }
 
 /// What a fill produced.
-struct Filled {
-    status: i32,
-    rows: usize,
-    ncols: usize,
+#[derive(Clone, Copy)]
+pub(crate) struct Filled {
+    pub status: i32,
+    pub rows: usize,
+    pub ncols: usize,
 }
 
 /// Why [`fill_direct`] stopped.
@@ -446,7 +487,7 @@ unsafe fn stopped(st: &mut FetchState, db: *mut ffi::sqlite3, rc: c_int) {
 /// # Safety
 /// `raw` must be NULL or a live statement of `db` that `st` belongs to, used by this
 /// thread only; a non-zero `stride` must come from `mem.rs`.
-unsafe fn fill<S: Sink>(
+pub(crate) unsafe fn fill<S: Sink>(
     st: &mut FetchState,
     db: *mut ffi::sqlite3,
     raw: *mut ffi::sqlite3_stmt,
@@ -457,6 +498,7 @@ unsafe fn fill<S: Sink>(
     // SAFETY: the contract in this function's # Safety section covers each operation.
     unsafe {
         st.cells.clear();
+        st.window = 0;
         if raw.is_null() {
             st.phase = Phase::Done;
             return Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols: 0 });
@@ -607,6 +649,70 @@ unsafe fn fetch_with<S: Sink>(
     }
 }
 
+/// Empties the arena for the next batch, giving back memory a huge value once needed but
+/// keeping what the bound `max_bytes` allows.
+pub(crate) fn recycle_arena(arena: &mut Vec<u8>, max_bytes: usize) {
+    arena.clear();
+    let keep = max_bytes.saturating_mul(2).max(1 << 16);
+    if arena.capacity() > keep {
+        arena.shrink_to(keep);
+    }
+}
+
+/// Both fetch entry points: fetches ahead if the statement does (see `ahead.rs`), else now.
+///
+/// # Safety
+/// `db` and `raw` are `s`'s live handles, used by this thread only; a `Bound::Buffer` holds
+/// that many writable bytes.
+unsafe fn fetch(
+    s: &mut sqlbatch_stmt,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    max_rows: usize,
+    bound: Bound,
+    out: &mut sqlbatch_batch,
+) -> Result<i32, Error> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if s.fetch.ahead.is_some() {
+            crate::ahead::fetch(s, db, raw, max_rows, bound, out)
+        } else {
+            fetch_now(&mut s.fetch, db, raw, max_rows, bound, out, s.conn.direct_read_stride())
+        }
+    }
+}
+
+/// Fetches the next batch on this thread.
+///
+/// # Safety
+/// As for [`fill`]; a `Bound::Buffer` holds that many writable bytes.
+pub(crate) unsafe fn fetch_now(
+    st: &mut FetchState,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    max_rows: usize,
+    bound: Bound,
+    out: &mut sqlbatch_batch,
+    stride: usize,
+) -> Result<i32, Error> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match bound {
+            Bound::Bytes(max) => {
+                let mut arena = std::mem::take(&mut st.arena);
+                recycle_arena(&mut arena, max);
+                let result =
+                    fetch_with(st, db, raw, max_rows, &mut Arena { buf: &mut arena, max }, out, stride);
+                st.arena = arena;
+                result
+            }
+            Bound::Buffer(base, cap) => {
+                fetch_with(st, db, raw, max_rows, &mut Caller { base, cap, len: 0 }, out, stride)
+            }
+        }
+    }
+}
+
 /// sqlbatch_stmt_fetch runs `stmt` forward by up to `max_rows` rows and writes them to
 /// `*out_batch`, with their TEXT and BLOB bytes in an arena owned by the statement.
 ///
@@ -641,24 +747,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch(
     ffi_boundary!(stmt: stmt => |s| unsafe {
         let (db, raw) = s.handles()?;
         let out = try_mut(out_batch, "out_batch")?;
-        let mut arena = std::mem::take(&mut s.fetch.arena);
-        arena.clear();
-        // Give back memory a huge value once needed, but keep what the bound allows.
-        let keep = max_bytes.saturating_mul(2).max(1 << 16);
-        if arena.capacity() > keep {
-            arena.shrink_to(keep);
-        }
-        let result = fetch_with(
-            &mut s.fetch,
-            db,
-            raw,
-            max_rows,
-            &mut Arena { buf: &mut arena, max: max_bytes },
-            out,
-            s.conn.direct_read_stride(),
-        );
-        s.fetch.arena = arena;
-        result
+        fetch(s, db, raw, max_rows, Bound::Bytes(max_bytes), out)
     })
 }
 
@@ -694,15 +783,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
         if buf.is_null() && buf_len > 0 {
             return Err(Error::null("buf"));
         }
-        fetch_with(
-            &mut s.fetch,
-            db,
-            raw,
-            max_rows,
-            &mut Caller { base: buf, cap: buf_len, len: 0 },
-            out,
-            s.conn.direct_read_stride(),
-        )
+        fetch(s, db, raw, max_rows, Bound::Buffer(buf, buf_len), out)
     })
 }
 
@@ -728,7 +809,7 @@ pub unsafe extern "C" fn sqlbatch_batch_get(
     ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let b = crate::ffi::try_ref(batch, "batch")?;
         let out = try_mut(out_value, "out_value")?;
-        if b.generation != s.fetch.generation || b.cells != non_empty(&s.fetch.cells) {
+        if b.generation != s.fetch.generation || b.cells != non_empty(s.fetch.batch_cells()) {
             return Err(Error::new(
                 SQLBATCH_E_STALE_BATCH,
                 "the batch is no longer valid: its statement was fetched, bound, reset or written since",
@@ -743,7 +824,7 @@ pub unsafe extern "C" fn sqlbatch_batch_get(
                 ),
             ));
         }
-        let mut v = s.fetch.cells[row * b.n_cols + col];
+        let mut v = s.fetch.batch_cells()[row * b.n_cols + col];
         if v.kind == SQLBATCH_TEXT || v.kind == SQLBATCH_BLOB {
             v.bits = b.data.wrapping_add(v.bits as usize) as u64;
         }

@@ -24,6 +24,7 @@
 // In the order a reader of the header meets them (cbindgen keeps it within each kind of
 // item): codes, errors, values, connections, statements, fetch, exec, batched write, and
 // conversions.
+pub mod ahead;
 pub mod backup;
 pub mod blob;
 pub mod call;
@@ -47,8 +48,10 @@ mod sql_text;
 mod state;
 pub mod stmt;
 pub mod value;
+mod worker;
 pub mod write;
 
+pub use ahead::sqlbatch_stmt_set_fetch_ahead;
 pub use backup::*;
 pub use blob::*;
 pub use call::*;

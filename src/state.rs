@@ -4,6 +4,7 @@
 
 use libsqlite3_sys as ffi;
 
+use crate::ahead::Ahead;
 use crate::error::Error;
 use crate::value::sqlbatch_value;
 
@@ -19,6 +20,9 @@ pub(crate) enum Phase {
     Done,
     /// A step failed; fetches return `FetchState::failure` until a reset.
     Failed,
+    /// The connection's worker took the statement to step its next batch (see `ahead.rs`):
+    /// where it stands is in that job's result, which the next fetch or reset claims.
+    Ahead,
 }
 
 /// The memory a statement fetches into: its cells and its arena, both empty. A finalized
@@ -42,15 +46,25 @@ impl FetchBuffers {
 pub(crate) struct FetchState {
     pub cells: Vec<sqlbatch_value>,
     pub arena: Vec<u8>,
+    /// Where the current batch starts in `cells` (not 0 only for a fetched-ahead batch handed
+    /// out in parts, see `ahead.rs`).
+    pub window: usize,
     pub generation: u64,
     pub phase: Phase,
     pub failure: Option<Error>,
+    /// Fetch-ahead's state, once it was turned on for the statement.
+    pub ahead: Option<Box<Ahead>>,
 }
 
 impl FetchState {
     /// A fresh state fetching into `buffers`.
     pub fn new(buffers: FetchBuffers) -> Self {
         FetchState { cells: buffers.cells, arena: buffers.arena, ..Default::default() }
+    }
+
+    /// The current batch's cells (those from `window` on).
+    pub fn batch_cells(&self) -> &[sqlbatch_value] {
+        &self.cells[self.window.min(self.cells.len())..]
     }
 
     /// Empties the state's buffers and takes them out (for the next statement).
@@ -72,6 +86,9 @@ impl FetchState {
     /// # Safety
     /// `raw` must be NULL or the live statement this state belongs to.
     pub unsafe fn rewind(&mut self, raw: *mut ffi::sqlite3_stmt) {
+        if let Some(ahead) = &mut self.ahead {
+            ahead.discard(self.phase == Phase::Ahead);
+        }
         if self.started() && !raw.is_null() {
             // Its return value repeats the last step's error, which was already reported.
             // SAFETY: `raw` is live (the caller's contract).
@@ -79,6 +96,7 @@ impl FetchState {
         }
         self.phase = Phase::Fresh;
         self.failure = None;
+        self.window = 0;
         self.generation += 1;
     }
 

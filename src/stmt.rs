@@ -30,6 +30,8 @@ pub struct sqlbatch_stmt {
     params: Option<Vec<sqlbatch_str>>,
     /// Owns the bytes `params` points to.
     param_strings: Vec<CString>,
+    /// The bulk write `sqlbatch_stmt_execute_many_start` queued, until its wait.
+    pub(crate) queued: Option<crate::write::Queued>,
     /// What the last `sqlbatch_stmt_expanded_sql` gave (None before the first: an empty
     /// `CString` would cost an allocation per prepare).
     expanded: Option<CString>,
@@ -55,8 +57,16 @@ pub struct sqlbatch_column {
 }
 
 impl sqlbatch_stmt {
-    /// The live database and statement handles; `SQLBATCH_E_CLOSED` once the connection closed.
+    /// The live database and statement handles, once the connection's worker is idle;
+    /// `SQLBATCH_E_CLOSED` once the connection closed, `SQLITE_MISUSE` while a bulk write
+    /// queued on the statement was not waited for.
     pub(crate) fn handles(&self) -> Result<(*mut ffi::sqlite3, *mut ffi::sqlite3_stmt), Error> {
+        if self.queued.is_some() {
+            return Err(Error::new(
+                ffi::SQLITE_MISUSE,
+                "a bulk write queued by sqlbatch_stmt_execute_many_start was not waited for",
+            ));
+        }
         Ok((self.conn.db()?, self.raw))
     }
 
@@ -155,14 +165,20 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         let buffers = if raw.is_null() { Default::default() } else { conn.shared.adopt(raw) };
         // SAFETY: a non-NULL `out_tail` is valid for writes.
         unsafe { write_opt(out_tail, tail) };
+        let mut fetch = FetchState::new(buffers);
+        if conn.shared.fetch_ahead() {
+            // SAFETY: `raw` is NULL or the statement just prepared.
+            fetch.ahead = Some(unsafe { crate::ahead::Ahead::new(raw) });
+        }
         let stmt = sqlbatch_stmt {
             conn: conn.shared.clone(),
             raw,
-            fetch: FetchState::new(buffers),
+            fetch,
             columns: Vec::new(),
             column_strings: Vec::new(),
             params: None,
             param_strings: Vec::new(),
+            queued: None,
             expanded: None,
         };
         // SAFETY: as above.

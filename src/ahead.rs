@@ -1,0 +1,406 @@
+//! Fetch-ahead: while the caller reads one batch of a statement, the connection's worker
+//! thread (`worker.rs`) steps the next one into a second set of buffers, so that a row costs
+//! the larger of SQLite's time and the caller's instead of their sum.
+//!
+//! After a fetch that leaves the statement on a row the caller has not received, a job is
+//! launched with that fetch's bounds. The next fetch claims its result: the job's buffers
+//! become the statement's current batch, the ones just read become the next job's. Results
+//! are exactly those of synchronous fetching: the job runs `fetch::fill`, the same code, from
+//! where the statement stood, and its errors come out where a synchronous fetch would have
+//! met them. Where the next call asks for other bounds than the job used, the fetched-ahead
+//! batch is handed out in parts that respect them (a batch may then hold fewer rows than the
+//! call allows, never more). An interrupt that arrives while a batch is stepped ahead ends it
+//! as it would have ended the synchronous fetch: with `SQLITE_INTERRUPT` and no rows.
+//!
+//! Memory: at most two batches per statement, the one the caller reads and the one stepped.
+//! Only read-only statements fetch ahead: stepping a write early would change what the caller
+//! sees between two fetches (`changes`, `last_insert_rowid`, locks).
+
+use std::sync::{Arc, Mutex};
+
+use libsqlite3_sys as ffi;
+
+use crate::codes::*;
+use crate::error::Error;
+use crate::fetch::{fill, sqlbatch_batch, Arena, Capped, Filled, Stop};
+use crate::panic::catch;
+use crate::state::{FetchState, Phase};
+use crate::stmt::{non_empty, sqlbatch_stmt};
+use crate::value::sqlbatch_value;
+use crate::worker::Worker;
+
+/// Where a fetch puts a batch's bytes, and their bound.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bound {
+    /// The statement's arena (`sqlbatch_stmt_fetch`): the batch ends once it holds this many
+    /// bytes or more.
+    Bytes(usize),
+    /// The caller's buffer (`sqlbatch_stmt_fetch_into`), at most this many bytes.
+    Buffer(*mut u8, usize),
+}
+
+impl Bound {
+    /// The bound a job fills the arena with.
+    fn job(self) -> JobBound {
+        match self {
+            Bound::Bytes(max) => JobBound::Soft(max),
+            Bound::Buffer(_, cap) => JobBound::Hard(cap),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum JobBound {
+    Soft(usize),
+    Hard(usize),
+}
+
+/// What a job stepped: its buffers and where the statement stood after it.
+struct Stepped {
+    state: FetchState,
+    result: Result<Filled, Stop>,
+}
+
+/// A fetched-ahead batch, in the statement's current buffers, not yet handed out in full.
+#[derive(Clone, Copy)]
+struct Rest {
+    /// The first row not handed out, and the offset of its first byte in the arena.
+    next: usize,
+    bytes_at: usize,
+    filled: Filled,
+    bound: JobBound,
+    max_rows: usize,
+}
+
+/// A statement's fetch-ahead state (`FetchState::ahead`).
+pub(crate) struct Ahead {
+    /// Whether fetches launch jobs (off: a batch already stepped is still handed out).
+    pub on: bool,
+    /// Whether the statement is read-only (the only kind that fetches ahead).
+    readonly: bool,
+    /// The buffers the next job fills.
+    spare: (Vec<sqlbatch_value>, Vec<u8>),
+    /// The job's result, written by the worker; read once the worker is idle.
+    slot: Arc<Mutex<Option<Stepped>>>,
+    /// The job launched and not yet claimed: its bounds and the interrupt count at its start.
+    launched: Option<(usize, JobBound, u64)>,
+    rest: Option<Rest>,
+}
+
+// SAFETY: the worker only touches what a job owns (its `FetchState`, moved in) and `slot`
+// (behind its mutex); `Bound::Buffer`'s pointer never goes into a job.
+unsafe impl Send for Stepped {}
+
+impl Ahead {
+    /// # Safety
+    /// `raw` must be NULL or a live statement.
+    pub unsafe fn new(raw: *mut ffi::sqlite3_stmt) -> Box<Self> {
+        // SAFETY: the caller's contract; an empty statement steps nothing.
+        let readonly = raw.is_null() || unsafe { ffi::sqlite3_stmt_readonly(raw) } != 0;
+        Box::new(Ahead {
+            on: true,
+            readonly,
+            spare: Default::default(),
+            slot: Default::default(),
+            launched: None,
+            rest: None,
+        })
+    }
+
+    /// Drops what was stepped ahead (the statement is being reset), keeping the buffers.
+    /// `claimed`: whether a job was launched (the worker is idle: every caller waited).
+    pub fn discard(&mut self, launched: bool) {
+        self.rest = None;
+        if launched && self.launched.take().is_some() {
+            if let Some(stepped) = lock(&self.slot).take() {
+                let (mut cells, mut arena) = (stepped.state.cells, stepped.state.arena);
+                cells.clear();
+                arena.clear();
+                self.spare = (cells, arena);
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A raw handle moved into a job: the connection is the job's alone while it runs.
+struct Handle<T>(*mut T);
+// SAFETY: see the type's comment; every call on the connection waits for the job first.
+unsafe impl<T> Send for Handle<T> {}
+
+/// `sqlbatch_stmt_fetch` and `sqlbatch_stmt_fetch_into` on a statement with fetch-ahead state.
+///
+/// # Safety
+/// `db` and `raw` are `s`'s live handles (from `handles`, so no job runs), used by this
+/// thread only; a `Bound::Buffer` holds that many writable bytes.
+pub(crate) unsafe fn fetch(
+    s: &mut sqlbatch_stmt,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    max_rows: usize,
+    bound: Bound,
+    out: &mut sqlbatch_batch,
+) -> Result<i32, Error> {
+    if max_rows == 0 {
+        return Err(Error::new(SQLBATCH_E_RANGE, "max_rows must be at least 1"));
+    }
+    let st = &mut s.fetch;
+    st.generation += 1;
+    if st.phase == Phase::Ahead {
+        claim(st, s.conn.interrupts_seen())?;
+    }
+    let status = if st.ahead.as_ref().is_some_and(|a| a.rest.is_some()) {
+        serve(st, max_rows, bound, out)?
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { crate::fetch::fetch_now(st, db, raw, max_rows, bound, out, s.conn.direct_read_stride())? }
+    };
+    let a = st.ahead.as_mut().expect("fetch-ahead state");
+    if a.on && a.readonly && st.phase == Phase::Pending && a.rest.is_none() && !Worker::on_worker() {
+        launch(s, db, raw, max_rows, bound.job());
+    }
+    Ok(status)
+}
+
+/// Takes the finished job's result into the statement: its buffers become the current ones.
+/// Its rows are dropped if an interrupt came while they were stepped.
+fn claim(st: &mut FetchState, interrupts: u64) -> Result<(), Error> {
+    let a = st.ahead.as_mut().expect("fetch-ahead state");
+    let (max_rows, bound, at_launch) = a.launched.take().expect("a launched job");
+    let stepped = lock(&a.slot).take().expect("the worker is idle: its job finished");
+    let mut job = stepped.state;
+    let (mut cells, mut arena) = (std::mem::take(&mut st.cells), std::mem::take(&mut st.arena));
+    cells.clear();
+    arena.clear();
+    a.spare = (cells, arena);
+    st.cells = std::mem::take(&mut job.cells);
+    st.arena = std::mem::take(&mut job.arena);
+    st.window = 0;
+    st.phase = job.phase;
+    st.failure = job.failure;
+    if interrupts != at_launch {
+        // A synchronous fetch would have started after the interrupt, and stopped at once.
+        st.cells.clear();
+        st.arena.clear();
+        let e = Error::interrupted();
+        st.fail(&e);
+        return Err(e);
+    }
+    match stepped.result {
+        Ok(filled) => {
+            a.rest = Some(Rest { next: 0, bytes_at: 0, filled, bound, max_rows });
+            Ok(())
+        }
+        Err(Stop::Error(e)) => Err(e),
+        // The row is still pending (the job's buffer bound was smaller than it): the fetch
+        // runs synchronously.
+        Err(Stop::TooSmall(_)) => Ok(()),
+    }
+}
+
+/// Hands out the next rows of the fetched-ahead batch, within this call's bounds.
+fn serve(st: &mut FetchState, max_rows: usize, bound: Bound, out: &mut sqlbatch_batch) -> Result<i32, Error> {
+    let a = st.ahead.as_mut().expect("fetch-ahead state");
+    let mut rest = a.rest.expect("a batch to hand out");
+    let ncols = rest.filled.ncols;
+    let (first, total) = (rest.next, rest.filled.rows);
+    let whole = first == 0
+        && total <= max_rows
+        && match (bound, rest.bound) {
+            (Bound::Bytes(max), JobBound::Soft(used)) => used <= max && rest.max_rows <= max_rows,
+            (Bound::Buffer(_, cap), _) => st.arena.len() <= cap,
+            _ => false,
+        };
+    let (rows, bytes_end) = if whole {
+        (total, st.arena.len())
+    } else {
+        let cell_bytes = |r: usize| -> usize {
+            st.cells[r * ncols..(r + 1) * ncols]
+                .iter()
+                .filter(|v| v.kind == SQLBATCH_TEXT || v.kind == SQLBATCH_BLOB)
+                .map(|v| v.len as usize)
+                .sum()
+        };
+        let (mut rows, mut bytes) = (0, rest.bytes_at);
+        while first + rows < total && rows < max_rows {
+            let need = cell_bytes(first + rows);
+            let used = bytes - rest.bytes_at;
+            match bound {
+                Bound::Bytes(max) => {
+                    if rows > 0 && (rows * ncols).saturating_mul(16).saturating_add(used) >= max {
+                        break;
+                    }
+                }
+                Bound::Buffer(_, cap) => {
+                    if used + need > cap {
+                        if rows == 0 {
+                            *out = sqlbatch_batch {
+                                cells: std::ptr::null(),
+                                data: std::ptr::null(),
+                                data_len: need,
+                                n_rows: 0,
+                                n_cols: 0,
+                                generation: st.generation,
+                            };
+                            return Err(Error::new(
+                                SQLBATCH_E_BUFFER_TOO_SMALL,
+                                format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
+                            ));
+                        }
+                        break;
+                    }
+                }
+            }
+            bytes += need;
+            rows += 1;
+        }
+        (rows, bytes)
+    };
+    st.window = first * ncols;
+    let window = st.window..(first + rows) * ncols;
+    let (data, data_len) = match bound {
+        Bound::Bytes(_) => {
+            (if st.arena.is_empty() { std::ptr::null() } else { st.arena.as_ptr() }, st.arena.len())
+        }
+        Bound::Buffer(buf, _) => {
+            let n = bytes_end - rest.bytes_at;
+            if n > 0 {
+                // SAFETY: `buf` holds at least `n` writable bytes (checked above, or by
+                // `whole`), and does not overlap the statement's arena.
+                unsafe { std::ptr::copy_nonoverlapping(st.arena.as_ptr().add(rest.bytes_at), buf, n) };
+            }
+            if rest.bytes_at != 0 {
+                for v in &mut st.cells[window.clone()] {
+                    if v.kind == SQLBATCH_TEXT || v.kind == SQLBATCH_BLOB {
+                        v.bits -= rest.bytes_at as u64;
+                    }
+                }
+            }
+            (std::ptr::null(), n)
+        }
+    };
+    *out = sqlbatch_batch {
+        cells: non_empty(&st.cells[window]),
+        data,
+        data_len,
+        n_rows: rows,
+        n_cols: ncols,
+        generation: st.generation,
+    };
+    rest.next += rows;
+    rest.bytes_at = bytes_end;
+    if rest.next == total {
+        a.rest = None;
+        Ok(rest.filled.status)
+    } else {
+        a.rest = Some(rest);
+        Ok(SQLBATCH_ROW)
+    }
+}
+
+/// Hands the statement to the worker to step its next batch; runs nothing if no thread can
+/// be started (the next fetch then steps it itself).
+fn launch(
+    s: &mut sqlbatch_stmt,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    max_rows: usize,
+    bound: JobBound,
+) {
+    let st = &mut s.fetch;
+    let a = st.ahead.as_mut().expect("fetch-ahead state");
+    let (cells, arena) = std::mem::take(&mut a.spare);
+    let mut job =
+        FetchState { cells, arena, phase: st.phase, failure: st.failure.take(), ..Default::default() };
+    let slot = a.slot.clone();
+    let (db, raw) = (Handle(db), Handle(raw));
+    let stride = s.conn.direct_read_stride();
+    let work = move || {
+        let (db, raw) = (db, raw);
+        let mut arena = std::mem::take(&mut job.arena);
+        let result = catch(|| {
+            // SAFETY: the statement is this job's alone until it finishes (every call on the
+            // connection waits for it); `db` and `raw` are live until then.
+            Ok(unsafe {
+                match bound {
+                    JobBound::Soft(max) => {
+                        crate::fetch::recycle_arena(&mut arena, max);
+                        fill(&mut job, db.0, raw.0, max_rows, &mut Arena { buf: &mut arena, max }, stride)
+                    }
+                    JobBound::Hard(cap) => {
+                        arena.clear();
+                        fill(&mut job, db.0, raw.0, max_rows, &mut Capped { buf: &mut arena, cap }, stride)
+                    }
+                }
+            })
+        });
+        let result = result.unwrap_or_else(|e| {
+            job.fail(&e);
+            Err(Stop::Error(e))
+        });
+        job.arena = arena;
+        *lock(&slot) = Some(Stepped { state: job, result });
+    };
+    let interrupts = s.conn.interrupts_seen();
+    match s.conn.worker().run(Box::new(work)) {
+        Ok(()) => {
+            a.launched = Some((max_rows, bound, interrupts));
+            st.phase = Phase::Ahead;
+        }
+        Err(work) => {
+            // No thread: step it here and now, as the next fetch would have.
+            work();
+            a.launched = Some((max_rows, bound, interrupts));
+            st.phase = Phase::Ahead;
+        }
+    }
+}
+
+/// sqlbatch_stmt_set_fetch_ahead turns fetch-ahead on or off for `stmt` (statements start
+/// with their connection's `SQLBATCH_OPEN_FETCH_AHEAD`; this overrides it, at any time).
+///
+/// With it on, each `sqlbatch_stmt_fetch` or `sqlbatch_stmt_fetch_into` that returns
+/// `SQLBATCH_ROW` hands the statement to the connection's worker, a native thread the library
+/// starts the first time (one per connection, ended by `sqlbatch_conn_close`), which steps the
+/// next batch, with the same `max_rows` and byte bound (`max_bytes`, or `buf_len`), into a
+/// second set of buffers while the caller reads this one. The next fetch waits for it if it
+/// has not finished and hands it over; the work per row then costs the larger of SQLite's
+/// time and the caller's rather than their sum, at the price of a second core busy while
+/// both run.
+///
+/// Nothing else changes for the caller. The rows, their order, the errors and where they
+/// come (rows collected before a failing step first, then the error) are those of the
+/// synchronous calls; a batch stays valid until the next fetch, bind, reset, bulk write or
+/// finalize of its statement; at most two batches per statement exist. Where a fetch asks for
+/// smaller bounds than the one before, the batch stepped ahead is handed out in parts within
+/// them; with larger ones, a batch may hold fewer rows than the call allows. An interrupt
+/// (`sqlbatch_conn_interrupt`) that arrives while a batch is stepped ahead ends the statement
+/// with `SQLITE_INTERRUPT` at the next fetch, with no rows, as it would have synchronously.
+/// Any other call on the connection, its statements, blobs or backups waits for the worker
+/// first (a reset or finalize drops the batch stepped ahead), so the connection is still used
+/// by one thread at a time. With `sqlbatch_stmt_fetch_into`, the worker fills the statement's
+/// own arena and the next fetch copies the bytes into `buf`.
+///
+/// Only read-only statements (`sqlite3_stmt_readonly`) fetch ahead; others, and fetches made
+/// by a callback running on the worker, stay synchronous. Callbacks the stepping runs (SQL
+/// functions, collations, the progress handler, the trace and busy handlers) may then run on
+/// the worker thread: a binding whose runtime cannot take calls from a thread it did not
+/// start should not turn this on. Worth it when the caller does real work per row and the
+/// batches are large enough (hundreds of rows) to cover the hand-over, a few microseconds.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_set_fetch_ahead(stmt: *mut sqlbatch_stmt, on: bool) -> i32 {
+    crate::panic::ffi_boundary!(stmt: stmt => |s| {
+        let (_, raw) = s.handles()?;
+        match &mut s.fetch.ahead {
+            Some(a) => a.on = on,
+            // SAFETY: `raw` is NULL or the statement's live handle.
+            None if on => s.fetch.ahead = Some(unsafe { Ahead::new(raw) }),
+            None => {}
+        }
+        Ok(SQLBATCH_OK)
+    })
+}

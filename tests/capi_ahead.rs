@@ -1,0 +1,524 @@
+//! Fetch-ahead and write-behind through the C ABI: the same rows, errors and order as the
+//! synchronous calls, whatever the bounds, and every other call waiting for the worker.
+
+mod common;
+use common::*;
+
+use std::ptr;
+use std::time::Duration;
+
+/// A table of 3,000 rows of every type, with TEXT and BLOB of varied lengths.
+fn mixed(c: &Conn) {
+    c.exec(
+        "CREATE TABLE m(i INTEGER, r REAL, t TEXT, b BLOB, n);
+         WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s WHERE x < 2999)
+         INSERT INTO m SELECT x, x * 0.5, printf('%.*c', x % 97, 'a'), zeroblob(x % 50),
+                              CASE WHEN x % 7 = 0 THEN NULL ELSE x END FROM s",
+    );
+}
+
+const Q: &str = "SELECT i, r, t, b, n FROM m ORDER BY i";
+
+fn ahead(s: &Stmt, on: bool) {
+    assert_eq!(unsafe { sqlbatch_stmt_set_fetch_ahead(s.0, on) }, SQLBATCH_OK);
+}
+
+/// Every batch of `s` with these bounds: (status, rows) per fetch, up to DONE or an error.
+fn batches(s: &Stmt, bounds: impl Fn(usize) -> (usize, usize)) -> Vec<(i32, Rows)> {
+    let mut out = Vec::new();
+    for k in 0.. {
+        let (max_rows, max_bytes) = bounds(k);
+        let (rc, b) = s.fetch(max_rows, max_bytes);
+        let rows = if rc == SQLBATCH_ROW || rc == SQLBATCH_DONE { batch_rows(&b) } else { Vec::new() };
+        if rc == SQLBATCH_ROW || rc == SQLBATCH_DONE {
+            assert!(b.n_rows <= max_rows, "{} rows for max_rows {max_rows}", b.n_rows);
+        }
+        out.push((rc, rows));
+        if rc != SQLBATCH_ROW {
+            break;
+        }
+    }
+    out
+}
+
+fn flat(b: &[(i32, Rows)]) -> Rows {
+    b.iter().flat_map(|(_, r)| r.clone()).collect()
+}
+
+#[test]
+fn with_the_same_bounds_every_batch_is_the_synchronous_one() {
+    let c = Conn::memory();
+    mixed(&c);
+    for (max_rows, max_bytes) in
+        [(1, usize::MAX), (7, usize::MAX), (256, usize::MAX), (100, 2000), (5000, 1 << 16)]
+    {
+        let sync = c.prepare(Q);
+        let want = batches(&sync, |_| (max_rows, max_bytes));
+        let s = c.prepare(Q);
+        ahead(&s, true);
+        let got = batches(&s, |_| (max_rows, max_bytes));
+        assert_eq!(got, want, "bounds {max_rows}, {max_bytes}");
+        assert_eq!(got.last().unwrap().0, SQLBATCH_DONE);
+        // After DONE it stays DONE, and a reset runs it again.
+        assert_eq!(s.fetch(10, usize::MAX).0, SQLBATCH_DONE);
+        assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
+        assert_eq!(flat(&batches(&s, |_| (max_rows, max_bytes))), flat(&want));
+    }
+}
+
+#[test]
+fn with_changing_bounds_the_rows_are_the_same_and_within_them() {
+    let c = Conn::memory();
+    mixed(&c);
+    let want = c.rows(Q);
+    for seed in 1..20u64 {
+        let mut r = Rng(seed);
+        let bounds: Vec<(usize, usize)> = (0..10_000)
+            .map(|_| {
+                (
+                    1 + r.below(300) as usize,
+                    if r.below(3) == 0 { usize::MAX } else { 1 + r.below(20_000) as usize },
+                )
+            })
+            .collect();
+        let s = c.prepare(Q);
+        ahead(&s, true);
+        let got = batches(&s, |k| bounds[k]);
+        assert_eq!(flat(&got), want, "seed {seed}");
+        assert_eq!(got.last().unwrap().0, SQLBATCH_DONE);
+        // The byte bound holds as for synchronous batches: it is only passed by the last row.
+        for (k, (_, rows)) in got.iter().enumerate() {
+            let (_, max_bytes) = bounds[k];
+            if rows.len() > 1 && max_bytes != usize::MAX {
+                let before: usize = rows[..rows.len() - 1].iter().map(|r| row_cost(r)).sum();
+                assert!(
+                    before < max_bytes,
+                    "seed {seed} batch {k}: {before} bytes before its last row, bound {max_bytes}"
+                );
+            }
+        }
+    }
+}
+
+/// Every batch through `sqlbatch_stmt_fetch_into` with buffers of these sizes.
+fn batches_into(s: &Stmt, max_rows: usize, size: impl Fn(usize) -> usize) -> (Rows, Vec<i32>) {
+    let (mut rows, mut codes) = (Vec::new(), Vec::new());
+    for k in 0.. {
+        let mut buf = vec![0u8; size(k)];
+        let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+        let rc = unsafe { sqlbatch_stmt_fetch_into(s.0, max_rows, buf.as_mut_ptr(), buf.len(), &mut b) };
+        codes.push(rc);
+        match rc {
+            SQLBATCH_ROW | SQLBATCH_DONE => {
+                assert!(b.data.is_null());
+                assert!(b.data_len <= buf.len());
+                rows.extend(batch_rows_in(&b, buf.as_ptr(), buf.len()));
+            }
+            SQLBATCH_E_BUFFER_TOO_SMALL => {
+                assert_eq!(b.n_rows, 0);
+                assert!(b.data_len > buf.len(), "need {} with a buffer of {}", b.data_len, buf.len());
+            }
+            _ => break,
+        }
+        if rc == SQLBATCH_DONE {
+            break;
+        }
+    }
+    (rows, codes)
+}
+
+#[test]
+fn fetch_into_copies_the_batch_stepped_ahead_and_reports_a_buffer_too_small_as_before() {
+    let c = Conn::memory();
+    mixed(&c);
+    let want = c.rows(Q);
+    for (max_rows, size) in [(64usize, 4096usize), (1000, 1 << 20), (3, 200)] {
+        let sync = c.prepare(Q);
+        let expect = batches_into(&sync, max_rows, |_| size);
+        let s = c.prepare(Q);
+        ahead(&s, true);
+        let got = batches_into(&s, max_rows, |_| size);
+        assert_eq!(got, expect, "max_rows {max_rows}, buffer {size}");
+        if !got.1.contains(&SQLBATCH_E_BUFFER_TOO_SMALL) {
+            assert_eq!(got.0, want);
+        }
+    }
+    // Sizes that change from call to call, some too small for the next row.
+    let s = c.prepare(Q);
+    ahead(&s, true);
+    let sizes = [50usize, 3000, 96, 10, 200, 100_000, 97, 500];
+    let (rows, codes) = batches_into(&s, 40, |k| sizes[k % sizes.len()]);
+    assert_eq!(rows, want);
+    assert!(codes.contains(&SQLBATCH_E_BUFFER_TOO_SMALL));
+    // The arena and the caller's buffer mixed on one statement.
+    let s = c.prepare(Q);
+    ahead(&s, true);
+    let mut rows = Vec::new();
+    for k in 0.. {
+        if k % 2 == 0 {
+            let (rc, b) = s.fetch(33, usize::MAX);
+            rows.extend(batch_rows(&b));
+            if rc == SQLBATCH_DONE {
+                break;
+            }
+        } else {
+            let mut buf = vec![0u8; 1 << 16];
+            let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+            let rc = unsafe { sqlbatch_stmt_fetch_into(s.0, 17, buf.as_mut_ptr(), buf.len(), &mut b) };
+            rows.extend(batch_rows_in(&b, buf.as_ptr(), buf.len()));
+            if rc == SQLBATCH_DONE {
+                break;
+            }
+            assert_eq!(rc, SQLBATCH_ROW);
+        }
+    }
+    assert_eq!(rows, want);
+}
+
+#[test]
+fn an_error_mid_result_comes_after_the_rows_before_it_as_synchronously() {
+    let c = Conn::memory();
+    mixed(&c);
+    // abs() of the smallest integer fails with "integer overflow" at row 1,700.
+    // (In rowid order, without a sort that would evaluate every row at the first step.)
+    let q = "SELECT CASE WHEN i = 1700 THEN abs(-9223372036854775807 - 1) ELSE i END FROM m";
+    for max_rows in [1usize, 64, 1000] {
+        let sync = c.prepare(q);
+        let want = batches(&sync, |_| (max_rows, usize::MAX));
+        let want_msg = c.error().1;
+        let s = c.prepare(q);
+        ahead(&s, true);
+        let got = batches(&s, |_| (max_rows, usize::MAX));
+        assert_eq!(got, want, "max_rows {max_rows}");
+        assert_eq!(flat(&got).len(), 1700);
+        assert_eq!(got.last().unwrap().0, sqlite_code::ERROR);
+        assert_eq!(c.error().1, want_msg);
+        // The failed statement keeps failing until reset, then runs again.
+        assert_eq!(s.fetch(10, usize::MAX).0, sqlite_code::ERROR);
+        assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, sqlite_code::OK);
+        assert_eq!(flat(&batches(&s, |_| (max_rows, usize::MAX))).len(), 1700);
+    }
+}
+
+mod sqlite_code {
+    pub const OK: i32 = 0;
+    pub const ERROR: i32 = 1;
+    pub const INTERRUPT: i32 = 9;
+    pub const MISUSE: i32 = 21;
+}
+
+const LONG: &str =
+    "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s) SELECT x, printf('%d', x) FROM s";
+
+#[test]
+fn an_interrupt_while_a_batch_is_stepped_ahead_ends_the_statement_with_no_rows() {
+    let c = Conn::memory();
+    let s = c.prepare(LONG);
+    ahead(&s, true);
+    let (rc, b) = s.fetch(1000, usize::MAX);
+    assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 1000));
+    // The worker is stepping the next batch now (or has): the interrupt ends it.
+    unsafe { sqlbatch_conn_interrupt(c.0) };
+    let (rc, _) = s.fetch(1000, usize::MAX);
+    assert_eq!(rc, sqlite_code::INTERRUPT, "{}", c.error().1);
+    assert_eq!(s.fetch(1000, usize::MAX).0, sqlite_code::INTERRUPT);
+    // Reset, and the statement runs again; the interrupt is forgotten.
+    unsafe { sqlbatch_stmt_reset(s.0) };
+    let (rc, b) = s.fetch(10, usize::MAX);
+    assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 10));
+    assert_eq!(batch_rows(&b)[9][0], Val::Int(9));
+}
+
+#[test]
+fn interrupts_from_another_thread_stop_an_endless_result() {
+    let c = Conn::memory();
+    let s = c.prepare(LONG);
+    ahead(&s, true);
+    let _i = Interrupter::start(&c, Duration::from_millis(20));
+    let mut next = 0i64;
+    let rc = s.each_batch(500, usize::MAX, |b| {
+        for row in batch_rows(b) {
+            assert_eq!(row[0], Val::Int(next));
+            next += 1;
+        }
+        true
+    });
+    assert_eq!(rc, sqlite_code::INTERRUPT);
+    assert!(next > 0);
+}
+
+#[test]
+fn reset_bind_finalize_and_close_wait_for_the_worker_or_drop_its_batch() {
+    let c = Conn::memory();
+    mixed(&c);
+    let want = c.rows(Q);
+    let s = c.prepare(Q);
+    ahead(&s, true);
+    for _ in 0..50 {
+        let (rc, b) = s.fetch(100, usize::MAX);
+        assert_eq!(rc, SQLBATCH_ROW);
+        assert_eq!(batch_rows(&b), want[..100]);
+        // The next batch is being stepped: reset drops it.
+        assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
+    }
+    // Bind drops it too.
+    let p = c.prepare("SELECT i FROM m WHERE i >= ? ORDER BY i");
+    ahead(&p, true);
+    for k in [0i64, 2990, 5] {
+        assert_eq!(p.bind(&Params::of(&[Val::Int(k)])), SQLBATCH_OK);
+        let (rc, b) = p.fetch(3, usize::MAX);
+        assert_eq!(rc, SQLBATCH_ROW);
+        assert_eq!(batch_rows(&b)[0][0], Val::Int(k));
+    }
+    // Finalize while a batch is stepped ahead.
+    for _ in 0..20 {
+        let f = c.prepare(LONG);
+        ahead(&f, true);
+        assert_eq!(f.fetch(2000, usize::MAX).0, SQLBATCH_ROW);
+        f.finalize();
+    }
+    // Close while one is stepped ahead: the statement then says CLOSED, and finalizes.
+    let c2 = Conn::memory();
+    let f = c2.prepare(LONG);
+    ahead(&f, true);
+    assert_eq!(f.fetch(2000, usize::MAX).0, SQLBATCH_ROW);
+    drop(c2);
+    assert_eq!(f.fetch(10, usize::MAX).0, SQLBATCH_E_CLOSED);
+    f.finalize();
+}
+
+#[test]
+fn other_statements_on_the_connection_run_between_batches() {
+    let c = Conn::memory();
+    mixed(&c);
+    let want = c.rows(Q);
+    let s = c.prepare(Q);
+    ahead(&s, true);
+    let other = c.prepare("SELECT count(*), sum(i) FROM m");
+    ahead(&other, true);
+    let mut got = Vec::new();
+    loop {
+        let (rc, b) = s.fetch(128, usize::MAX);
+        got.extend(batch_rows(&b));
+        // A read, a write and a script between two batches, each waiting for the worker.
+        assert_eq!(other.all(1, usize::MAX), vec![vec![Val::Int(3000), Val::Int(4_498_500)]]);
+        unsafe { sqlbatch_stmt_reset(other.0) };
+        c.exec("CREATE TABLE IF NOT EXISTS log(x); INSERT INTO log VALUES (1)");
+        if rc == SQLBATCH_DONE {
+            break;
+        }
+        assert_eq!(rc, SQLBATCH_ROW);
+    }
+    assert_eq!(got, want);
+    assert_eq!(c.rows("SELECT count(*) FROM log"), vec![vec![Val::Int(24)]]);
+}
+
+#[test]
+fn a_statement_that_writes_does_not_step_ahead() {
+    let c = Conn::open_flags(":memory:", SQLBATCH_OPEN_FETCH_AHEAD);
+    c.exec("CREATE TABLE w(x)");
+    let s = c.prepare(
+        "INSERT INTO w WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 1000) \
+         SELECT x FROM s RETURNING x",
+    );
+    // RETURNING runs every insert at the first step; what matters is that no later step runs
+    // early: the rows come in order and the statement ends where it would.
+    let mut n = 0;
+    let rc = s.each_batch(10, usize::MAX, |b| {
+        n += b.n_rows;
+        true
+    });
+    assert_eq!((rc, n), (SQLBATCH_DONE, 1000));
+    // A read-only statement of the same connection does fetch ahead (the open flag).
+    let r = c.prepare("SELECT x FROM w ORDER BY x");
+    let (rc, b) = r.fetch(10, usize::MAX);
+    assert_eq!((rc, batch_rows(&b)[9][0].clone()), (SQLBATCH_ROW, Val::Int(10)));
+    assert_eq!(r.all(10, usize::MAX).len(), 990);
+}
+
+#[test]
+fn turning_it_off_mid_result_keeps_the_batch_already_stepped() {
+    let c = Conn::memory();
+    mixed(&c);
+    let want = c.rows(Q);
+    let s = c.prepare(Q);
+    ahead(&s, true);
+    let (rc, b) = s.fetch(100, usize::MAX);
+    assert_eq!(rc, SQLBATCH_ROW);
+    let mut got = batch_rows(&b);
+    ahead(&s, false);
+    got.extend(s.all(100, usize::MAX));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn batch_get_reads_parts_of_a_batch_stepped_ahead_and_refuses_stale_ones() {
+    let c = Conn::memory();
+    mixed(&c);
+    let want = c.rows(Q);
+    let s = c.prepare(Q);
+    ahead(&s, true);
+    let (_, first) = s.fetch(100, usize::MAX);
+    // Smaller bounds than the job's: the next 100 rows come in parts of 30.
+    let mut at = 100;
+    for _ in 0..3 {
+        let (rc, b) = s.fetch(30, usize::MAX);
+        assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 30));
+        let mut v = sqlbatch_value::default();
+        assert_eq!(unsafe { sqlbatch_batch_get(s.0, &b, 29, 0, &mut v) }, SQLBATCH_OK);
+        assert_eq!(Val::Int(v.bits as i64), want[at + 29][0]);
+        assert_eq!(batch_rows(&b), want[at..at + 30]);
+        let mut v = sqlbatch_value::default();
+        assert_eq!(unsafe { sqlbatch_batch_get(s.0, &first, 0, 0, &mut v) }, SQLBATCH_E_STALE_BATCH);
+        at += 30;
+    }
+    let (rc, b) = s.fetch(30, usize::MAX);
+    assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 10), "the rest of the batch stepped ahead");
+}
+
+// ---- write-behind ------------------------------------------------------------------------
+
+/// Rows (i, i * 0.25, "row-i") for i in `from..to`.
+fn bulk_rows(from: i64, to: i64) -> Params {
+    let vals: Vec<Val> =
+        (from..to).flat_map(|i| [Val::Int(i), f(i as f64 * 0.25), t(&format!("row-{i}"))]).collect();
+    Params::of(&vals)
+}
+
+fn start(s: &Stmt, p: &Params, n: usize) -> i32 {
+    unsafe { sqlbatch_stmt_execute_many_start(s.0, &p.as_c(), n) }
+}
+
+fn wait(s: &Stmt) -> (i32, sqlbatch_write_result) {
+    let mut w = sqlbatch_write_result::default();
+    let rc = unsafe { sqlbatch_stmt_execute_many_wait(s.0, &mut w) };
+    (rc, w)
+}
+
+#[test]
+fn write_behind_writes_what_execute_many_writes() {
+    let (a, b) = (Conn::memory(), Conn::memory());
+    for c in [&a, &b] {
+        c.exec("CREATE TABLE bulk(a INTEGER PRIMARY KEY, b REAL, c TEXT); BEGIN");
+    }
+    let (sa, sb) =
+        (a.prepare("INSERT INTO bulk VALUES (?, ?, ?)"), b.prepare("INSERT INTO bulk VALUES (?, ?, ?)"));
+    let batches: Vec<Params> = (0..20).map(|k| bulk_rows(k * 500, (k + 1) * 500)).collect();
+    for (k, p) in batches.iter().enumerate() {
+        let (rc, want) = sa.execute_many(p, 500);
+        assert_eq!(rc, SQLBATCH_OK);
+        if k > 0 {
+            let (rc, got) = wait(&sb);
+            assert_eq!(rc, SQLBATCH_OK);
+            assert_eq!((got.rows, got.changes), (500, 500));
+            assert_eq!(got.last_insert_rowid, want.last_insert_rowid - 500);
+        }
+        assert_eq!(start(&sb, p, 500), SQLBATCH_OK);
+    }
+    let (rc, got) = wait(&sb);
+    assert_eq!((rc, got.rows, got.changes, got.last_insert_rowid), (SQLBATCH_OK, 500, 500, 9999));
+    for c in [&a, &b] {
+        c.exec("COMMIT");
+    }
+    assert_eq!(a.dump(usize::MAX), b.dump(usize::MAX));
+    assert_eq!(b.rows("SELECT count(*) FROM bulk"), vec![vec![Val::Int(10_000)]]);
+}
+
+#[test]
+fn write_behind_reports_a_failing_row_at_the_wait() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE u(a INTEGER PRIMARY KEY, b REAL, c TEXT); INSERT INTO u VALUES (250, 0, 'x')");
+    let s = c.prepare("INSERT INTO u VALUES (?, ?, ?)");
+    let p = bulk_rows(0, 500);
+    assert_eq!(start(&s, &p, 500), SQLBATCH_OK);
+    let (rc, w) = wait(&s);
+    assert_eq!(rc, 1555, "SQLITE_CONSTRAINT_PRIMARYKEY: {}", c.error().1);
+    assert_eq!(w.rows, 250);
+    let (e, msg) = c.error();
+    assert_eq!(e.row_index, 250);
+    assert!(msg.contains("UNIQUE"), "{msg}");
+    // Errors found before any row runs come from the start, and nothing is queued.
+    assert_eq!(start(&s, &p, 499), SQLBATCH_E_PARAM_COUNT);
+    assert_eq!(wait(&s).0, sqlite_code::MISUSE);
+}
+
+#[test]
+fn a_queued_write_must_be_waited_for() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE q(a, b, c)");
+    let s = c.prepare("INSERT INTO q VALUES (?, ?, ?)");
+    let p = bulk_rows(0, 2000);
+    assert_eq!(start(&s, &p, 2000), SQLBATCH_OK);
+    // The statement refuses everything until the wait.
+    assert_eq!(start(&s, &p, 2000), sqlite_code::MISUSE);
+    assert_eq!(s.fetch(1, usize::MAX).0, sqlite_code::MISUSE);
+    assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, sqlite_code::MISUSE);
+    assert!(c.error().1.contains("waited"), "{}", c.error().1);
+    // The connection waits for the worker.
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(2000)]]);
+    assert_eq!(wait(&s).0, SQLBATCH_OK);
+    assert_eq!(wait(&s).0, sqlite_code::MISUSE);
+    // Finalize and close with a write queued: it runs, its result is dropped.
+    assert_eq!(start(&s, &p, 2000), SQLBATCH_OK);
+    s.finalize();
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(4000)]]);
+    let c2 = Conn::memory();
+    c2.exec("CREATE TABLE q(a, b, c)");
+    let s2 = c2.prepare("INSERT INTO q VALUES (?, ?, ?)");
+    assert_eq!(start(&s2, &p, 2000), SQLBATCH_OK);
+    drop(c2);
+    assert_eq!(wait(&s2).0, SQLBATCH_OK, "the write ran before the connection closed");
+    s2.finalize();
+}
+
+#[test]
+fn an_interrupt_stops_a_write_behind() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE q(a, b, c)");
+    let s = c.prepare("INSERT INTO q VALUES (?, ?, ?)");
+    let p = bulk_rows(0, 200_000);
+    assert_eq!(start(&s, &p, 200_000), SQLBATCH_OK);
+    unsafe { sqlbatch_conn_interrupt(c.0) };
+    let (rc, w) = wait(&s);
+    // The interrupt may come after the last row on a fast machine; never a wrong count.
+    if rc == SQLBATCH_OK {
+        assert_eq!(w.rows, 200_000);
+    } else {
+        assert_eq!(rc, sqlite_code::INTERRUPT);
+        assert!(w.rows < 200_000);
+        assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(w.rows as i64)]]);
+    }
+}
+
+#[test]
+fn null_and_empty_arguments() {
+    unsafe {
+        assert_eq!(sqlbatch_stmt_set_fetch_ahead(ptr::null_mut(), true), SQLBATCH_E_NULL_PARAMETER);
+        assert_eq!(
+            sqlbatch_stmt_execute_many_start(ptr::null_mut(), ptr::null(), 0),
+            SQLBATCH_E_NULL_PARAMETER
+        );
+        let mut w = sqlbatch_write_result::default();
+        assert_eq!(sqlbatch_stmt_execute_many_wait(ptr::null_mut(), &mut w), SQLBATCH_E_NULL_PARAMETER);
+    }
+    let c = Conn::memory();
+    // An empty statement, and one without parameters, run N times.
+    let e = c.prepare("  -- nothing\n");
+    ahead(&e, true);
+    assert_eq!(e.fetch(10, usize::MAX).0, SQLBATCH_DONE);
+    assert_eq!(unsafe { sqlbatch_stmt_execute_many_start(e.0, ptr::null(), 3) }, SQLBATCH_OK);
+    let (rc, w) = wait(&e);
+    assert_eq!((rc, w.rows, w.changes), (SQLBATCH_OK, 3, 0));
+    c.exec("CREATE TABLE z(x DEFAULT 1)");
+    let z = c.prepare("INSERT INTO z DEFAULT VALUES");
+    assert_eq!(unsafe { sqlbatch_stmt_execute_many_start(z.0, ptr::null(), 5) }, SQLBATCH_OK);
+    let (rc, w) = wait(&z);
+    assert_eq!((rc, w.rows, w.changes), (SQLBATCH_OK, 5, 5));
+    // max_rows 0 is refused with fetch-ahead as without.
+    let s = c.prepare("SELECT 1");
+    ahead(&s, true);
+    assert_eq!(s.fetch(0, usize::MAX).0, SQLBATCH_E_RANGE);
+    // A closed connection.
+    drop(c);
+    assert_eq!(unsafe { sqlbatch_stmt_set_fetch_ahead(s.0, false) }, SQLBATCH_E_CLOSED);
+}
