@@ -11,6 +11,8 @@
  *               batched; for issue 15's point_query, few_rows, prepare_churn, small_tx and
  *               large_values: sqlbatch_stmt_bind, sqlbatch_stmt_fetch, sqlbatch_stmt_reset,
  *               sqlbatch_conn_exec for BEGIN/COMMIT, as a C user of the ABI writes them).
+ *               With SQLBATCH_BENCH_AHEAD=1 (c-sqlbatch+ahead): fetch-ahead on the fetch
+ *               workloads, write-behind on bulk_insert (issue 14); exit 3 on the others.
  *
  * Usage: c-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W
  *        c-bench --version
@@ -217,11 +219,13 @@ static void b_check(sqlbatch_conn *c, int32_t rc, const char *what) {
   die(what, e.message);
 }
 
-static sqlbatch_conn *b_open(const char *path) {
+static sqlbatch_conn *b_open_flags(const char *path, uint32_t flags) {
   sqlbatch_conn *c = NULL;
-  b_check(c, sqlbatch_conn_open(path, strlen(path), 0, &c), "open");
+  b_check(c, sqlbatch_conn_open(path, strlen(path), flags, &c), "open");
   return c;
 }
+
+static sqlbatch_conn *b_open(const char *path) { return b_open_flags(path, 0); }
 
 static void b_exec(sqlbatch_conn *c, const char *sql) {
   b_check(c, sqlbatch_conn_exec(c, sql, strlen(sql), NULL, NULL), "exec");
@@ -362,6 +366,49 @@ static rep b_bulk_insert(const nb_rows *rows, sqlbatch_value *cells) {
     const sqlbatch_params p = {.values = cells, .n_values = n * 3, .data = (const uint8_t *)rows->text, .data_len = data_len};
     b_check(c, sqlbatch_stmt_execute_many(s, &p, n, NULL), "execute_many");
   }
+  sqlbatch_stmt_finalize(s);
+  b_exec(c, "COMMIT");
+  stop_clock(&r, t0);
+  b_scalar2(c, "SELECT count(*), sum(a) + sum(length(c)) FROM bulk", &r.count, &r.checksum);
+  sqlbatch_conn_close(c);
+  return r;
+}
+
+/* bulk_insert with write-behind (c-sqlbatch+ahead): the same chunks of BULK_CHUNK rows,
+ * built into two cell buffers in turn: start(b0); fill b1; wait(); start(b1); fill b0;
+ * wait(); ... wait(). The worker inserts one chunk while this thread builds the next. */
+static size_t b_bulk_fill(const nb_rows *rows, size_t first, sqlbatch_value *v) {
+  size_t n = rows->n - first < BULK_CHUNK ? rows->n - first : BULK_CHUNK;
+  for (size_t i = first; i < first + n; i++, v += 3) {
+    double d = (double)i * 0.25;
+    v[0] = (sqlbatch_value){.bits = i, .kind = SQLBATCH_INTEGER};
+    v[1] = (sqlbatch_value){.kind = SQLBATCH_FLOAT};
+    memcpy(&v[1].bits, &d, sizeof d);
+    v[2] = (sqlbatch_value){.bits = rows->at[i], .len = rows->len[i], .kind = SQLBATCH_TEXT};
+  }
+  return n;
+}
+
+static rep b_bulk_insert_behind(const nb_rows *rows, sqlbatch_value *cells[2]) {
+  rep r = {0, 0, 0, 0};
+  sqlbatch_conn *c = b_open(":memory:");
+  b_exec(c, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
+  stamp t0 = now_ns();
+  b_exec(c, "BEGIN");
+  sqlbatch_stmt *s = b_prepare(c, "INSERT INTO bulk VALUES (?, ?, ?)");
+  const uint8_t *data = (const uint8_t *)rows->text;
+  size_t data_len = rows->at[rows->n - 1] + rows->len[rows->n - 1];
+  int k = 0, queued = 0;
+  for (size_t first = 0; first < rows->n;) {
+    size_t n = b_bulk_fill(rows, first, cells[k]);
+    if (queued) b_check(c, sqlbatch_stmt_execute_many_wait(s, NULL), "execute_many_wait");
+    const sqlbatch_params p = {.values = cells[k], .n_values = n * 3, .data = data, .data_len = data_len};
+    b_check(c, sqlbatch_stmt_execute_many_start(s, &p, n), "execute_many_start");
+    queued = 1;
+    first += n;
+    k ^= 1;
+  }
+  if (queued) b_check(c, sqlbatch_stmt_execute_many_wait(s, NULL), "execute_many_wait");
   sqlbatch_stmt_finalize(s);
   b_exec(c, "COMMIT");
   stop_clock(&r, t0);
@@ -632,12 +679,22 @@ int main(int argc, char **argv) {
   if (!impl || !workload || !input) die("usage", "--impl NAME --workload W --input P [--reps N] [--warmup W]");
   int native = !strcmp(impl, "c-native");
   if (!native && strcmp(impl, "c-sqlbatch")) die("unknown impl", impl);
+  /* SQLBATCH_BENCH_AHEAD=1 (the runner's c-sqlbatch+ahead): fetch-ahead for the fetch
+   * workloads (the connection opened with SQLBATCH_OPEN_FETCH_AHEAD), write-behind for
+   * bulk_insert (execute_many_start / _wait over two parameter buffers). */
+  const char *ahead_env = getenv("SQLBATCH_BENCH_AHEAD");
+  int ahead = ahead_env && *ahead_env && strcmp(ahead_env, "0") != 0;
+  int fetch_workload = !strncmp(workload, "fetch_", 6);
+  if (ahead && (native || !(fetch_workload || !strcmp(workload, "bulk_insert")))) {
+    fprintf(stderr, "c-bench: %s has no fetch-ahead / write-behind form of %s\n", impl, workload);
+    return 3;
+  }
 
   sqlite3 *db = NULL;
   sqlbatch_conn *conn = NULL;
   char *script = NULL;
   nb_rows *rows = NULL;
-  sqlbatch_value *values = NULL;
+  sqlbatch_value *values = NULL, *behind[2] = {NULL, NULL};
   sqlite3_stmt *nstmt = NULL;
   sqlbatch_stmt *bstmt = NULL;
   int64_t churn_n = 0;
@@ -675,7 +732,7 @@ int main(int argc, char **argv) {
   }
   if (kind == NARROW || kind == WIDE || kind == WORK) {
     if (native) db = n_open(input);
-    else conn = b_open(input);
+    else conn = b_open_flags(input, ahead ? SQLBATCH_OPEN_FETCH_AHEAD : 0);
   } else if (kind == UDF_SCALAR || kind == UDF_AGGREGATE) {
     if (native) n_check(nb_udf_register(db = n_open(input)), "register");
     else b_udf_register(conn = b_open(input));
@@ -704,6 +761,9 @@ int main(int argc, char **argv) {
   } else {
     if (!(rows = nb_make_rows((size_t)strtoull(input, NULL, 10))) || rows->n == 0) die("bulk rows", input);
     if (!native && !(values = calloc(BULK_CHUNK * 3, sizeof *values))) die("malloc", "values");
+    if (ahead && (!(behind[0] = calloc(BULK_CHUNK * 3, sizeof *values)) ||
+                  !(behind[1] = calloc(BULK_CHUNK * 3, sizeof *values))))
+      die("malloc", "values");
   }
   for (int i = 0; i < warmup + reps; i++) {
     rep r;
@@ -720,7 +780,7 @@ int main(int argc, char **argv) {
       case PREPARE_CHURN: r = native ? n_churn(churn_n, 0) : b_churn(churn_n, 0); break;
       case SMALL_TX: r = native ? n_churn(churn_n, 1) : b_churn(churn_n, 1); break;
       case LARGE_VALUES: r = native ? n_large_values(db) : b_large_values(conn); break;
-      default: r = native ? n_bulk_insert(rows) : b_bulk_insert(rows, values); break;
+      default: r = native ? n_bulk_insert(rows) : ahead ? b_bulk_insert_behind(rows, behind) : b_bulk_insert(rows, values); break;
     }
     if (i >= warmup)
       printf("%llu %lld %lld %llu\n", (unsigned long long)r.ns, (long long)r.count, (long long)r.checksum,
@@ -732,6 +792,8 @@ int main(int argc, char **argv) {
   sqlbatch_conn_close(conn);
   free(script);
   free(values);
+  free(behind[0]);
+  free(behind[1]);
   nb_free_rows(rows);
   return 0;
 }

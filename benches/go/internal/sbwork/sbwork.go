@@ -21,7 +21,9 @@ import (
 const BulkChunk = 4096
 
 // SQL is the sqlbatch database/sql driver; its bulk insert goes through sql.Conn.Raw to
-// the driver's ExecMany.
+// the driver's ExecMany. Issue 14 plugs in here: with workload.Ahead, DSN adds the driver's
+// fetch-ahead option and Bulk uses ExecMany's write-behind; then "go-sqlbatch-sql" goes into
+// workload.AheadImpls.
 var SQL = sqlwork.Driver{
 	Name:   sqldriver.DriverName,
 	DSN:    func(path string) string { return path },
@@ -76,6 +78,9 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 		if _, err := os.Stat(input); err != nil {
 			return nil, nil, err
 		}
+		// Issue 14 plugs in here: with workload.Ahead, the fetches ask for fetch-ahead
+		// (per connection or per query), and bulk below for write-behind (ExecMany); then
+		// add "go-sqlbatch" to workload.AheadImpls.
 		c, err := sqlbatch.Open(input)
 		if err != nil {
 			return nil, nil, err

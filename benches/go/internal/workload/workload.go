@@ -263,6 +263,19 @@ func UDFRep(w string, query func(q string) (int64, error)) Rep {
 	}
 }
 
+// Ahead says that the runner asked for fetch-ahead and write-behind (issue 14): the
+// environment variable SQLBATCH_BENCH_AHEAD=1, which the runner sets for an implementation
+// listed with the suffix +ahead (go-sqlbatch+ahead, go-sqlbatch-sql+ahead). Main reads it once,
+// before calling the Impl. An Impl that honours it uses fetch-ahead for every fetch workload
+// and write-behind for bulk_insert, and its command lists its name in AheadImpls; for any
+// other, Main exits with status 3 (n/a).
+var Ahead bool
+
+// AheadImpls are the implementations (by runner name) that honour Ahead. None yet: the
+// binding's options land with issue 14 (the low-level package per query, the driver's DSN
+// option, ExecMany's write-behind); internal/sbwork marks where each plugs in.
+var AheadImpls = map[string]bool{}
+
 // stopwatch is the runner's Timer: the wall time and the process's CPU time (user + sys,
 // all threads: the Go runtime's and a library worker thread's too) of the timed parts.
 type stopwatch struct {
@@ -313,6 +326,12 @@ func Main(prog string, impls map[string]Impl) {
 	impl, ok := impls[*implName]
 	if !ok {
 		fail(2, "unknown --impl %q (have %s)", *implName, strings.Join(names(impls), ", "))
+	}
+	if v := os.Getenv("SQLBATCH_BENCH_AHEAD"); v != "" && v != "0" {
+		Ahead = true
+		if !AheadImpls[*implName] {
+			fail(3, "%s has no fetch-ahead / write-behind yet (SQLBATCH_BENCH_AHEAD)", *implName)
+		}
 	}
 	rep, cleanup, err := impl(*wl, *input)
 	if errors.Is(err, ErrUnsupported) {
