@@ -41,3 +41,7 @@ func BenchmarkSmallTx(b *testing.B) { workload.Bench(b, workload.SmallTx, "mattn
 func BenchmarkLargeValues(b *testing.B) {
 	workload.Bench(b, workload.LargeValues, "mattn", Driver.Impl())
 }
+
+func BenchmarkFetchWork(b *testing.B) {
+	workload.Bench(b, workload.FetchWork, "mattn", Driver.Impl())
+}

@@ -43,3 +43,7 @@ func BenchmarkSmallTx(b *testing.B) { workload.Bench(b, workload.SmallTx, "moder
 func BenchmarkLargeValues(b *testing.B) {
 	workload.Bench(b, workload.LargeValues, "modernc", Driver.Impl())
 }
+
+func BenchmarkFetchWork(b *testing.B) {
+	workload.Bench(b, workload.FetchWork, "modernc", Driver.Impl())
+}

@@ -17,6 +17,7 @@ func run(b *testing.B, w string) {
 
 func BenchmarkFetchNarrow(b *testing.B) { run(b, workload.FetchNarrow) }
 func BenchmarkFetchWide(b *testing.B)   { run(b, workload.FetchWide) }
+func BenchmarkFetchWork(b *testing.B)   { run(b, workload.FetchWork) }
 func BenchmarkFetchWideTyped(b *testing.B) {
 	workload.Bench(b, workload.FetchWide, "sqlbatch-sql", SQL.FetchWideTyped())
 }

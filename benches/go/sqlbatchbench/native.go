@@ -142,7 +142,7 @@ func cSqlbatchBulk(input string) (workload.Rep, func(), error) {
 // Native is the native C implementation of every workload.
 func Native(w, input string) (workload.Rep, func(), error) {
 	switch w {
-	case workload.FetchNarrow, workload.FetchNarrow1M, workload.FetchWide:
+	case workload.FetchNarrow, workload.FetchNarrow1M, workload.FetchWide, workload.FetchWork:
 		if _, err := os.Stat(input); err != nil {
 			return nil, nil, err
 		}
@@ -150,14 +150,17 @@ func Native(w, input string) (workload.Rep, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		wide := w == workload.FetchWide
+		wide, work := w == workload.FetchWide, w == workload.FetchWork
 		rep := func(t workload.Timer) (int64, int64, error) {
 			var count, sum C.int64_t
 			var rc C.int
 			t.Start()
-			if wide {
+			switch {
+			case work:
+				rc = C.nb_fetch_work(db.db, &count, &sum)
+			case wide:
 				rc = C.nb_fetch_wide(db.db, &count, &sum)
-			} else {
+			default:
 				rc = C.nb_fetch_narrow(db.db, &count, &sum)
 			}
 			t.Stop()
