@@ -24,6 +24,10 @@ const (
 	OpenSharedCache  OpenFlags = capi.OpenSharedCache  // enable shared-cache mode
 	OpenPrivateCache OpenFlags = capi.OpenPrivateCache // disable shared-cache mode
 	OpenNoFollow     OpenFlags = capi.OpenNoFollow     // refuse a path that is a symbolic link
+	// OpenFetchAhead makes every read-only statement of the connection fetch ahead (see
+	// Stmt.SetFetchAhead, which turns it off or on per statement): sqlbatch's own flag
+	// (SQLBATCH_OPEN_FETCH_AHEAD), not SQLite's.
+	OpenFetchAhead OpenFlags = capi.OpenFetchAhead
 )
 
 // PrepareFlags are the flags of Conn.PrepareTail.
@@ -63,6 +67,12 @@ type Conn struct {
 	// The hooks that decide what the commit slot holds (hooks.go: installCommit).
 	userCommit         func() int
 	updateSet, feedSet bool
+	// aheadFlag is OpenFetchAhead; worker is set once c may have handed work to the
+	// library's worker thread (a statement that fetches ahead, a write-behind), whose
+	// callbacks (functions, progress and busy handlers, hooks) can then run on that thread
+	// while this goroutine runs Go code: see Close.
+	aheadFlag bool
+	worker    bool
 }
 
 // Open opens the database file path for reading and writing, creating it if needed.
@@ -81,13 +91,22 @@ func OpenWithFlags(path string, flags OpenFlags) (*Conn, error) {
 		h.Close()
 		return nil, err
 	}
-	return &Conn{h: h}, nil
+	ahead := flags&OpenFetchAhead != 0
+	return &Conn{h: h, aheadFlag: ahead, worker: ahead}, nil
 }
 
 // Close closes the connection. Statements prepared on it stop working (their methods return
 // ErrClosed) but must still be closed. Closing twice is a no-op. Called from inside one of
 // c's hooks (the WAL hook included), it returns ErrMisuse and the connection stays open.
 func (c *Conn) Close() error {
+	if c.worker && !c.closed {
+		// The worker may be running a hook of c (inHook counts it) for a batch stepped
+		// ahead: any call on the connection waits for it to finish, and the worker takes
+		// no new work until this goroutine asks. Outside imu, so that a hook calling
+		// Interrupt meanwhile does not wait for this call. (Called from a hook on the
+		// worker, the call does not wait for itself.)
+		c.h.Autocommit()
+	}
 	c.imu.Lock()
 	defer c.imu.Unlock()
 	if c.closed {

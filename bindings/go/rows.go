@@ -163,9 +163,20 @@ func (r *Rows) fetch() bool {
 			r.err = s.err(rc)
 			r.done = true
 			r.nrows, r.left = 0, 0
+			if s.ahead && ErrorCode(rc&0xff) == ErrInterrupt {
+				// An interrupt that reached a batch stepped ahead leaves the statement in
+				// the middle of its run, where a synchronous step would have ended it, and
+				// SQLite keeps the interrupt for the next statement while one is running:
+				// end it here, as the failed step would have.
+				s.h.Reset()
+			}
 			return false
 		}
-		if s.conn.hookPanic != nil {
+		// After a fetch that returned rows, a statement that fetches ahead is on the worker,
+		// whose hooks may be recording a panic now: the panic will come with the error it
+		// causes (a progress handler's interrupt, a busy handler's ErrBusy) at a later fetch,
+		// after the rows before it, the only hooks a read-only statement runs.
+		if !(s.ahead && rc == capi.Row) && s.conn.hookPanic != nil {
 			r.err = s.conn.takePanic(nil)
 			r.done = true
 			r.nrows, r.left = 0, 0

@@ -3,6 +3,7 @@ package sqlbatch
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
 )
@@ -56,14 +57,71 @@ type Stmt struct {
 	rows      Rows // the Rows handed out by Query, reused
 	// chunk is the Go memory batches are fetched into (see Rows.fetchInto); bytes before
 	// keep were handed out and stay as they are.
-	chunk  []byte
-	keep   int
-	closed bool
+	chunk []byte
+	keep  int
+	// aheadOn is the statement's fetch-ahead setting (OpenFetchAhead, SetFetchAhead); ahead
+	// says it is on and the statement is read-only, so that each fetch that returns rows
+	// leaves the worker stepping the next batch (see Rows.fetch).
+	aheadOn bool
+	ahead   bool
+	// pin keeps the parameter memory of a write-behind in place until its wait (ExecManyFunc).
+	pin           runtime.Pinner
+	queued        bool // a write-behind is queued (start) and not yet waited for
+	noWriteBehind bool // SetWriteBehind(false)
+	closed        bool
 }
 
 func newStmt(c *Conn, h capi.Stmt, sql string, nparams int) *Stmt {
-	return &Stmt{conn: c, h: h, sql: sql, batchRows: DefaultBatchRows, nparams: nparams}
+	s := &Stmt{conn: c, h: h, sql: sql, batchRows: DefaultBatchRows, nparams: nparams}
+	if c.aheadFlag {
+		s.aheadOn = true
+		s.ahead = s.Readonly()
+	}
+	return s
 }
+
+// SetFetchAhead turns fetch-ahead on or off for the statement (it starts with its
+// connection's OpenFetchAhead), at any time, also in the middle of its rows.
+//
+// With it on, each fetch of a batch of rows (Rows.Next when the batch in hand is used up)
+// hands the statement to the connection's worker, a native thread the library starts on first
+// use (one per connection, ended by Close), which steps the next batch while this goroutine
+// reads the current one: a row then costs the larger of SQLite's time and the caller's
+// instead of their sum, at the price of a second core busy while both run. Nothing else
+// changes: the rows, their order, the errors and where they come (the rows before a failing
+// step first, then the error), Text, Blob and RawBytes and how long their memory lives, Close
+// and Reset in the middle of the rows, and Conn.Interrupt (which stops the worker too) are
+// as without it. Any other call on the connection or its statements waits for the worker
+// first, so the connection is still used by one goroutine at a time.
+//
+// Only read-only statements fetch ahead (others ignore the setting). SQL functions,
+// collations and the progress and busy handlers that the stepping runs may then run on the
+// worker thread, while this goroutine runs Go code: they must not share unsynchronized state
+// with the code that reads the rows. Worth it when the caller does real work per row and the
+// batches hold hundreds of rows (SetBatchRows, DefaultBatchRows); for a query of one batch,
+// or a caller that only counts rows, it only costs (a hand-over of a few microseconds per
+// batch).
+//
+// For a query of Conn.Query, set it on the Rows' statement before the first Next:
+// rows.Stmt().SetFetchAhead(true).
+func (s *Stmt) SetFetchAhead(on bool) error {
+	if s.closed {
+		return errClosedStmt
+	}
+	if rc := s.h.SetFetchAhead(on); rc != capi.OK {
+		return s.err(rc)
+	}
+	s.aheadOn = on
+	s.ahead = on && s.Readonly()
+	if s.ahead {
+		s.conn.worker = true
+	}
+	return nil
+}
+
+// FetchAhead reports whether the statement fetches ahead: the setting is on and the
+// statement is read-only.
+func (s *Stmt) FetchAhead() bool { return s.ahead && !s.closed }
 
 func (s *Stmt) err(rc int32) error { return s.conn.err(rc, s.sql) }
 
@@ -85,8 +143,12 @@ func (s *Stmt) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.h.Finalize()
+	s.h.Finalize() // waits for a queued write-behind and drops it
 	s.h = capi.Stmt{}
+	if s.queued {
+		s.queued = false
+		s.pin.Unpin()
+	}
 	s.chunk = nil
 	return nil
 }
@@ -475,6 +537,137 @@ func (s *Stmt) ExecMany(p *Params) (WriteResult, error) {
 	}
 	r, rc := s.h.ExecuteMany(p.vals, p.names, p.Len()/n, p.data)
 	s.stepped, s.colsCheck = false, true
+	res := WriteResult{Rows: int(r.Rows), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}
+	if rc != capi.OK {
+		return res, s.err(rc)
+	}
+	return res, s.conn.takePanic(nil)
+}
+
+// SetWriteBehind turns write-behind on or off for ExecManyFunc on this statement (on by
+// default; it has no effect on ExecMany, which writes one batch it is given whole).
+func (s *Stmt) SetWriteBehind(on bool) { s.noWriteBehind = !on }
+
+// ExecManyFunc is the bulk write of a stream of rows, batch by batch: it calls fill with an
+// empty Params to append the next batch of rows (ParamCount values each, as for ExecMany),
+// and runs the statement for each row of it, until fill appends no rows or returns an error.
+// Batches of a few thousand rows suit it.
+//
+// With write-behind (on unless SetWriteBehind(false)), the rows of batch k are written by the
+// connection's worker thread while fill builds batch k+1 in a second Params: a bulk load
+// then costs the larger of SQLite's time and the caller's instead of their sum, at the price
+// of a second core busy while both run. The two Params are kept in place (pinned) while the
+// worker reads them; fill gets each of them in turn, emptied, and must not keep them.
+//
+// The result is that of the synchronous loop (ExecMany on each batch in turn, then fill
+// again), with or without write-behind: Rows counts every row run (on failure, the index
+// from the first row of the first batch of the row that failed, as the *Error's RowIndex
+// says), Changes is summed, LastInsertRowID is the connection's after the last row run; the
+// first error stops it, a write error before fill's error (a write that fails ends the load
+// with its error even if fill failed meanwhile). With write-behind, fill may have been
+// called once more, for the batch after the one that failed, whose rows are not written.
+// Functions and hooks that the rows run (an update hook, a change feed, a commit hook) may
+// run on the worker thread meanwhile, concurrently with fill.
+//
+// Like ExecMany it opens no transaction: wrap it in BEGIN and COMMIT.
+func (s *Stmt) ExecManyFunc(fill func(p *Params) error) (WriteResult, error) {
+	if s.closed {
+		return WriteResult{}, errClosedStmt
+	}
+	n := s.ParamCount()
+	if n == 0 {
+		return WriteResult{}, errorf(ErrParamCount, "ExecManyFunc needs a statement with parameters")
+	}
+	var bufs [2]Params
+	var total WriteResult
+	next := func(p *Params) (rows int, err error) {
+		p.Reset()
+		if err := fill(p); err != nil {
+			return 0, err
+		}
+		if p.err != nil {
+			return 0, p.err
+		}
+		if p.Len()%n != 0 {
+			return 0, errorf(ErrParamCount,
+				fmt.Sprintf("%d values do not make whole rows of %d parameters", p.Len(), n))
+		}
+		return p.Len() / n, nil
+	}
+	// add counts a batch's result in total; on failure it moves the *Error's row index
+	// from the batch's rows to the whole load's.
+	add := func(r WriteResult, err error) error {
+		base := total.Rows
+		total.Rows += r.Rows
+		total.Changes += r.Changes
+		total.LastInsertRowID = r.LastInsertRowID
+		if err != nil {
+			var e *Error
+			if errors.As(err, &e) && e.RowIndex >= 0 {
+				e.RowIndex += base
+			}
+		}
+		return err
+	}
+	if s.noWriteBehind {
+		for {
+			rows, err := next(&bufs[0])
+			if err != nil || rows == 0 {
+				return total, err
+			}
+			if err := add(s.ExecMany(&bufs[0])); err != nil {
+				return total, err
+			}
+		}
+	}
+	cur := &bufs[0]
+	rows, err := next(cur)
+	for err == nil && rows > 0 {
+		if err = s.start(cur, rows); err != nil {
+			break
+		}
+		spare := &bufs[1]
+		if cur == spare {
+			spare = &bufs[0]
+		}
+		rows, err = next(spare) // while the worker writes cur
+		if werr := add(s.wait()); werr != nil {
+			return total, werr
+		}
+		cur = spare
+	}
+	return total, err
+}
+
+// start queues the write of the rows of p (write-behind), pinning p's arrays until wait.
+func (s *Stmt) start(p *Params, rows int) error {
+	if s.closed {
+		return errClosedStmt
+	}
+	if len(p.vals) > 0 {
+		s.pin.Pin(&p.vals[0])
+	}
+	if len(p.data) > 0 {
+		s.pin.Pin(&p.data[0])
+	}
+	s.conn.worker = true
+	s.stepped, s.colsCheck = false, true
+	if rc := s.h.ExecuteManyStart(p.vals, p.names, rows, p.data); rc != capi.OK {
+		s.pin.Unpin()
+		return s.err(rc)
+	}
+	s.queued = true
+	return nil
+}
+
+// wait waits for the write start queued and reports it as ExecMany would.
+func (s *Stmt) wait() (WriteResult, error) {
+	if !s.queued {
+		return WriteResult{}, errClosedStmt // Close (from fill) waited for it and dropped it
+	}
+	s.queued = false
+	r, rc := s.h.ExecuteManyWait()
+	s.pin.Unpin()
 	res := WriteResult{Rows: int(r.Rows), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}
 	if rc != capi.OK {
 		return res, s.err(rc)

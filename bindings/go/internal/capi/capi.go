@@ -115,6 +115,21 @@ static inline gosb_exec_ret gosb_conn_exec_v(sqlbatch_conn *conn, const char *sq
 	return out;
 }
 
+// The write-behind pair (sqlbatch_stmt_execute_many_start / _wait). start reads the
+// sqlbatch_params struct before it returns (built here on the C stack, as for the others), and
+// the arrays it points at until the wait: the Go side pins them (runtime.Pinner) in between.
+static inline int32_t gosb_stmt_execute_many_start(sqlbatch_stmt *stmt, const sqlbatch_value *values,
+		const sqlbatch_value *names, size_t n_values, const uint8_t *data, size_t data_len, size_t n_rows) {
+	sqlbatch_params p = {values, names, n_values, data, data_len, 0};
+	return sqlbatch_stmt_execute_many_start(stmt, &p, n_rows);
+}
+
+static inline gosb_write_ret gosb_stmt_execute_many_wait(sqlbatch_stmt *stmt) {
+	gosb_write_ret out = {0};
+	out.rc = sqlbatch_stmt_execute_many_wait(stmt, &out.r);
+	return out;
+}
+
 static inline gosb_write_ret gosb_stmt_execute_many_v(sqlbatch_stmt *stmt, const sqlbatch_value *values,
 		const sqlbatch_value *names, size_t n_values, const uint8_t *data, size_t data_len, size_t n_rows) {
 	gosb_write_ret out = {0};
@@ -172,6 +187,7 @@ static inline gosb_write_ret gosb_stmt_execute_many_v(sqlbatch_stmt *stmt, const
 #cgo nocallback sqlbatch_stmt_sql
 #cgo nocallback sqlbatch_stmt_expanded_sql
 #cgo nocallback sqlbatch_value_convert
+#cgo nocallback sqlbatch_stmt_set_fetch_ahead
 */
 import "C"
 
@@ -211,6 +227,7 @@ const (
 	OpenSharedCache  = C.SQLBATCH_OPEN_SHAREDCACHE
 	OpenPrivateCache = C.SQLBATCH_OPEN_PRIVATECACHE
 	OpenNoFollow     = C.SQLBATCH_OPEN_NOFOLLOW
+	OpenFetchAhead   = C.SQLBATCH_OPEN_FETCH_AHEAD
 
 	PreparePersistent = C.SQLBATCH_PREPARE_PERSISTENT
 	PrepareSingle     = C.SQLBATCH_PREPARE_SINGLE
@@ -585,6 +602,26 @@ func (s Stmt) ExecuteMany(values, names []Value, nRows int, data []byte) (WriteR
 		bptr(data), C.size_t(len(data)), C.size_t(nRows))
 	r, rc := out.r, out.rc
 	return WriteResult{Rows: uint64(r.rows), Changes: int64(r.changes), LastInsertRowID: int64(r.last_insert_rowid)}, int32(rc)
+}
+
+// ExecuteManyStart is sqlbatch_stmt_execute_many_start: ExecuteMany's rows, queued for the
+// connection's worker thread. The memory of values, names and data is read until
+// ExecuteManyWait returns: the caller must keep it alive, pinned and unchanged until then.
+func (s Stmt) ExecuteManyStart(values, names []Value, nRows int, data []byte) int32 {
+	return int32(C.gosb_stmt_execute_many_start(s.p, vptr(values), vptr(names), C.size_t(len(values)),
+		bptr(data), C.size_t(len(data)), C.size_t(nRows)))
+}
+
+// ExecuteManyWait is sqlbatch_stmt_execute_many_wait.
+func (s Stmt) ExecuteManyWait() (WriteResult, int32) {
+	out := C.gosb_stmt_execute_many_wait(s.p)
+	r, rc := out.r, out.rc
+	return WriteResult{Rows: uint64(r.rows), Changes: int64(r.changes), LastInsertRowID: int64(r.last_insert_rowid)}, int32(rc)
+}
+
+// SetFetchAhead is sqlbatch_stmt_set_fetch_ahead.
+func (s Stmt) SetFetchAhead(on bool) int32 {
+	return int32(C.sqlbatch_stmt_set_fetch_ahead(s.p, C.bool(on)))
 }
 
 // ConvertBufLen is the size of the buffer sqlbatch_value_convert renders a number into.
