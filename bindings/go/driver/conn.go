@@ -512,6 +512,47 @@ func (c *Conn) ExecMany(ctx context.Context, query string, p *sqlbatch.Params) (
 	return r, ctxErr(ctx, err)
 }
 
+// ExecManyFunc runs query (one statement) for a stream of rows, batch by batch: fill
+// appends the next batch (a few thousand rows, ParamCount values each) to the empty Params
+// it is given, until it appends none or returns an error; see sqlbatch.Stmt.ExecManyFunc.
+// With write-behind (on by default), the connection's worker thread inserts batch k while
+// fill builds batch k+1; the result and the errors are those of calling ExecMany once per
+// batch (the failing row's RowIndex counted from the first row of the first batch).
+// Cancelling ctx interrupts the write in progress, and ends the load before the next fill.
+// Like ExecMany it keeps the statement in the statement cache and opens no transaction.
+//
+//	err := conn.Raw(func(dc any) error {
+//		next := 0
+//		_, err := dc.(*driver.Conn).ExecManyFunc(ctx, "INSERT INTO t VALUES (?, ?)", func(p *sqlbatch.Params) error {
+//			j := min(next+4096, len(ids))
+//			err := p.AppendColumns(ids[next:j], names[next:j])
+//			next = j
+//			return err
+//		})
+//		return err
+//	})
+func (c *Conn) ExecManyFunc(ctx context.Context, query string, fill func(p *sqlbatch.Params) error) (sqlbatch.WriteResult, error) {
+	if err := ctx.Err(); err != nil {
+		return sqlbatch.WriteResult{}, err
+	}
+	s, owned, err := c.bulkStmt(query)
+	if err != nil {
+		return sqlbatch.WriteResult{}, err
+	}
+	if owned {
+		defer s.Close()
+	}
+	stop := c.watch(ctx)
+	r, err := s.ExecManyFunc(func(p *sqlbatch.Params) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fill(p)
+	})
+	stop()
+	return r, ctxErr(ctx, err)
+}
+
 // bulkStmt returns the statement of query for ExecMany: the one in the statement cache
 // (prepared and put there if missing), or, when the cache cannot serve it (the cache is off,
 // query is too long, holds several statements, or its cached statement has open rows), one

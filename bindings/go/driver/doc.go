@@ -44,6 +44,9 @@
 //	_secure_delete             boolean or fast
 //	_mutex                     no (default) or full: keep SQLite's per-connection mutex
 //	_batch_rows                rows fetched per call into C (default 256)
+//	_fetch_ahead               boolean (default off): queries step their next batch on a
+//	                           worker thread while database/sql reads this one (see
+//	                           "Fetch-ahead and write-behind" below)
 //	_stmt_cache, _stmt_cache_size
 //	                           statements kept prepared per connection (default 32; 0: none)
 //	_pragma                    name, name(value) or name=value: PRAGMA name(value), repeatable,

@@ -19,7 +19,8 @@ type Config struct {
 	Path string
 	// URI says that Path is a "file:" URI.
 	URI bool
-	// Flags are extra open flags (OpenReadOnly for mode=ro, OpenFullMutex for _mutex=full...).
+	// Flags are extra open flags (OpenReadOnly for mode=ro, OpenFullMutex for _mutex=full,
+	// OpenFetchAhead for _fetch_ahead=1...).
 	Flags sqlbatch.OpenFlags
 	// BusyTimeout is how long a statement waits for a lock held by another connection
 	// before failing with ErrBusy (_busy_timeout, in milliseconds; default 5000, as mattn).
@@ -248,6 +249,13 @@ func ParseDSN(dsn string) (*Config, error) {
 				return nil, fmt.Errorf("sqlbatch: invalid _batch_rows: %q, expecting a positive integer", v)
 			}
 			cfg.BatchRows = n
+		}
+		fa, err := boolOpt("_fetch_ahead", "_fetch_ahead")
+		if err != nil {
+			return nil, err
+		}
+		if fa == 1 {
+			cfg.Flags |= sqlbatch.OpenFetchAhead
 		}
 		// _stmt_cache_size is mattn's name (mattn's cache is off by default; this one is on).
 		for _, k := range []string{"_stmt_cache", "_stmt_cache_size"} {
