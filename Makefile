@@ -12,7 +12,7 @@ PREFIX ?= /usr/local
 CARGO ?= cargo
 LIB_DIR := target/release
 
-.PHONY: all setup lib test test-rust test-c test-go test-haskell test-valgrind test-fuzz fuzz bench bench-core install clean
+.PHONY: all setup lib test test-rust test-c test-go test-haskell test-valgrind test-tsan test-fuzz fuzz bench bench-core install clean
 
 all: lib
 
@@ -31,10 +31,28 @@ lib:
 	  test -n "$$soname" || { echo "libsqlbatch.so has no SONAME" >&2; exit 1; }; \
 	  test "$$(readlink $(LIB_DIR)/$$soname 2>/dev/null)" = libsqlbatch.so || ln -sfn libsqlbatch.so $(LIB_DIR)/$$soname
 
+# The Rust tests run twice: as they are, and in fetch-ahead mode (SQLBATCH_TEST_AHEAD=1: every
+# connection of the test kit fetches ahead and its bulk writes go through write-behind, so that
+# the differential, fault and misuse tests check both modes with the same assertions).
 test-rust:
 	$(CARGO) test --release
+	SQLBATCH_TEST_AHEAD=1 $(CARGO) test --release --tests
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# ThreadSanitizer over the tests of what runs on two threads at once (fetch-ahead and
+# write-behind, interrupts from another thread), in both modes: the standard library rebuilt
+# with TSan (-Zbuild-std; RUSTC_BOOTSTRAP=1 lets stable accept the -Z flags, as for the fuzz
+# targets; rust-src comes from setup), SQLite compiled with it too (CC/CFLAGS reach the cc
+# crate). tests/tsan.supp lists the races SQLite means (its lock-free fast paths).
+TSAN_TESTS := capi_ahead concurrency
+TSAN_ENV := RUSTC_BOOTSTRAP=1 RUSTFLAGS=-Zsanitizer=thread CC=clang CFLAGS=-fsanitize=thread \
+  TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1"
+TSAN_CARGO := $(CARGO) test -Zbuild-std --target x86_64-unknown-linux-gnu --target-dir target/tsan --release \
+  $(patsubst %,--test %,$(TSAN_TESTS))
+test-tsan:
+	$(TSAN_ENV) $(TSAN_CARGO)
+	$(TSAN_ENV) SQLBATCH_TEST_AHEAD=1 $(TSAN_CARGO)
 
 test-c: lib
 	$(MAKE) -C tests/c test
@@ -52,7 +70,7 @@ test-haskell: lib
 # error or definite leak fails. --fair-sched=yes: valgrind runs one thread at a time, and its
 # default lock can starve a thread (the interrupting thread of the interrupt tests) until the
 # busy one ends.
-VALGRIND_TESTS := capi_conn capi_fetch capi_script capi_direct_reads capi_functions capi_backup capi_blob capi_config capi_hooks faults misuse concurrency
+VALGRIND_TESTS := capi_ahead capi_conn capi_fetch capi_script capi_direct_reads capi_functions capi_backup capi_blob capi_config capi_hooks faults misuse concurrency
 test-valgrind:
 	@set -e; for t in $(VALGRIND_TESTS); do \
 	  bin=$$($(CARGO) test --release --test $$t --no-run 2>&1 | sed -n 's/.*Executable.*(\(.*\))/\1/p'); \
@@ -78,7 +96,7 @@ fuzz: lib
 	$(MAKE) -C fuzz run FUZZTIME=$(FUZZTIME)
 	cd bindings/go && $(GO_FUZZ_ENV) go test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)s .
 
-test: setup test-rust test-valgrind test-c test-go test-haskell test-fuzz
+test: setup test-rust test-valgrind test-tsan test-c test-go test-haskell test-fuzz
 
 bench: setup lib
 	./benches/run $(BENCH_ARGS)

@@ -23,3 +23,10 @@ fi
 for tool in cargo go python3 gcc make; do
   command -v "$tool" >/dev/null || { echo "setup: $tool is required but not installed" >&2; exit 1; }
 done
+
+# The Rust standard library's source, which `make test-tsan` rebuilds with ThreadSanitizer
+# (-Zbuild-std); rustup fetches it once.
+if command -v rustup >/dev/null && ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+  echo "setup: adding the rust-src component"
+  rustup component add rust-src
+fi

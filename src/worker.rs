@@ -7,9 +7,10 @@
 //! connection. Jobs never block on the caller, so waiting for one always ends.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// A job: runs on the worker thread with the connection to itself.
 pub(crate) type Job = Box<dyn FnOnce() + Send>;
@@ -18,19 +19,47 @@ pub(crate) type Job = Box<dyn FnOnce() + Send>;
 struct Queue {
     job: Option<Job>,
     quit: bool,
+    /// Whether the thread sleeps on `queued` (only then does `run` pay for a wake-up).
+    sleeping: bool,
 }
 
 #[derive(Default)]
 struct Inner {
     queue: Mutex<Queue>,
-    /// Signalled when a job is queued or the thread is told to quit.
+    /// Signalled when a job is queued or the thread is told to quit, if it sleeps.
     queued: Condvar,
+    /// Whether `queue` holds a job (read while spinning, without the lock).
+    has_job: AtomicBool,
     /// Whether a job is queued or running (set by `run`, cleared by the thread after it).
     busy: AtomicBool,
-    /// Taken while clearing `busy`, so that `wait` cannot miss the wake-up.
+    /// Callers sleeping in `wait` (only then does the thread pay for a wake-up).
+    waiting: AtomicUsize,
     idle: Mutex<()>,
-    /// Signalled when `busy` is cleared.
+    /// Signalled when `busy` is cleared, if anyone waits.
     finished: Condvar,
+}
+
+/// How long each side spins before it sleeps: the thread for its next job, a caller for the
+/// job to end. About what a sleep and wake-up cost, so that a hand-over between batches
+/// costs no system call while both sides keep pace, and a spin never costs more than twice
+/// what sleeping at once would have (on a machine with more runnable threads than cores,
+/// spinning longer would take the core from the very thread it waits for).
+const SPIN: Duration = Duration::from_micros(10);
+
+/// Spins until `done` or for `SPIN`; returns whether `done` came true.
+fn spin(done: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        for _ in 0..32 {
+            if done() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        if start.elapsed() >= SPIN {
+            return false;
+        }
+    }
 }
 
 /// The worker of one connection.
@@ -59,7 +88,7 @@ impl Worker {
     /// Whether a job is queued or running.
     #[inline]
     pub fn busy(&self) -> bool {
-        self.inner.busy.load(Ordering::Acquire)
+        self.inner.busy.load(Ordering::SeqCst)
     }
 
     /// Returns once no job is queued or running; at once when none is (one atomic load),
@@ -73,18 +102,19 @@ impl Worker {
 
     #[cold]
     fn wait_slow(&self) {
-        // A batch takes tens of microseconds or more: spin briefly for the common case of a
-        // job about to finish, then sleep.
-        for _ in 0..200 {
-            if !self.busy() {
-                return;
-            }
-            std::hint::spin_loop();
+        if spin(|| !self.busy()) {
+            return;
         }
-        let mut guard = lock(&self.inner.idle);
+        let inner = &*self.inner;
+        // With `waiting` raised before `busy` is read again (both SeqCst), either the thread
+        // sees it after clearing `busy` and signals under `idle`, or this sees `busy` cleared.
+        inner.waiting.fetch_add(1, Ordering::SeqCst);
+        let mut guard = lock(&inner.idle);
         while self.busy() {
-            guard = self.inner.finished.wait(guard).unwrap_or_else(|p| p.into_inner());
+            guard = inner.finished.wait(guard).unwrap_or_else(|p| p.into_inner());
         }
+        drop(guard);
+        inner.waiting.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Hands `job` to the worker thread, after the job before it has finished; starts the
@@ -95,18 +125,25 @@ impl Worker {
     pub fn run(&self, job: Job) -> Result<(), Job> {
         debug_assert!(!Self::on_worker());
         self.wait();
+        let inner = &*self.inner;
         let mut thread = lock(&self.thread);
         if thread.is_none() {
-            let inner = self.inner.clone();
-            match std::thread::Builder::new().name("sqlbatch-worker".into()).spawn(move || work(&inner)) {
+            let me = self.inner.clone();
+            match std::thread::Builder::new().name("sqlbatch-worker".into()).spawn(move || work(&me)) {
                 Ok(handle) => *thread = Some(handle),
                 Err(_) => return Err(job),
             }
         }
         drop(thread);
-        self.inner.busy.store(true, Ordering::Release);
-        lock(&self.inner.queue).job = Some(job);
-        self.inner.queued.notify_one();
+        inner.busy.store(true, Ordering::SeqCst);
+        let mut queue = lock(&inner.queue);
+        queue.job = Some(job);
+        inner.has_job.store(true, Ordering::Release);
+        let sleeping = queue.sleeping;
+        drop(queue);
+        if sleeping {
+            inner.queued.notify_one();
+        }
         Ok(())
     }
 
@@ -125,32 +162,37 @@ impl Worker {
 fn work(inner: &Inner) {
     ON_WORKER.with(|w| w.set(true));
     loop {
+        spin(|| inner.has_job.load(Ordering::Acquire));
         let job = {
             let mut queue = lock(&inner.queue);
             loop {
                 if let Some(job) = queue.job.take() {
+                    inner.has_job.store(false, Ordering::Relaxed);
                     break job;
                 }
                 if queue.quit {
                     return;
                 }
+                queue.sleeping = true;
                 queue = inner.queued.wait(queue).unwrap_or_else(|p| p.into_inner());
+                queue.sleeping = false;
             }
         };
         // A job catches its own panics (it reports them as errors); this is the last guard,
         // so that the thread survives and `busy` is cleared whatever happens.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
-        let guard = lock(&inner.idle);
-        inner.busy.store(false, Ordering::Release);
-        drop(guard);
-        inner.finished.notify_all();
+        inner.busy.store(false, Ordering::SeqCst);
+        if inner.waiting.load(Ordering::SeqCst) != 0 {
+            let guard = lock(&inner.idle);
+            drop(guard);
+            inner.finished.notify_all();
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
 
     #[test]
     fn jobs_run_in_order_and_wait_sees_them_done() {

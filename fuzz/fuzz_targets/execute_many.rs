@@ -1,7 +1,8 @@
 //! Bulk write (`sqlbatch_stmt_execute_many`) with arbitrary SQL and parameter rows.
 //!
 //! Knobs: flags (bit 0: a wrong column count; bit 1: raw value structs; bit 2: run inside a
-//! transaction; bit 3: names given, which execute_many refuses), the number of rows, a seed
+//! transaction; bit 3: names given, which execute_many refuses; bit 4: through write-behind,
+//! `sqlbatch_stmt_execute_many_start` and `_wait`), the number of rows, a seed
 //! for the values, then raw value bytes. Checks: the
 //! status is documented and never a panic; `out_result` and the last error agree on the
 //! failing row; the statement and the connection stay usable. With well-formed values and
@@ -68,8 +69,21 @@ fuzz_target!(|data: &[u8]| {
     let rows =
         sqlbatch_params { names: if flags & 8 != 0 { names.as_ptr() } else { ptr::null() }, ..p.as_c() };
     let mut res = sqlbatch_write_result { rows: u64::MAX, ..Default::default() };
-    let (rc, fired) =
-        guarded(conn.0, || unsafe { sqlbatch_stmt_execute_many(stmt, &rows, n_rows, &mut res) });
+    let (rc, fired) = guarded(conn.0, || unsafe {
+        if flags & 16 != 0 {
+            // Write-behind: start and wait must report what execute_many does (a start that
+            // fails queues nothing and writes no result; execute_many's is then all zeros).
+            match sqlbatch_stmt_execute_many_start(stmt, &rows, n_rows) {
+                SQLBATCH_OK => sqlbatch_stmt_execute_many_wait(stmt, &mut res),
+                rc => {
+                    res = sqlbatch_write_result::default();
+                    rc
+                }
+            }
+        } else {
+            sqlbatch_stmt_execute_many(stmt, &rows, n_rows, &mut res)
+        }
+    });
     if flags & 8 != 0 {
         assert_eq!((rc, res.rows), (SQLBATCH_E_INVALID_ARGUMENT, 0), "names given to execute_many");
     }

@@ -1,7 +1,8 @@
 //! Prepare, bind and batched fetch with arbitrary SQL, parameter arrays and batch bounds.
 //!
 //! Knobs: flags (bit 0: direct reads off; bit 1: a wrong parameter count; bit 2: raw value
-//! structs; bit 3: SQLBATCH_PREPARE_PERSISTENT; bit 4: an unknown prepare flag), the
+//! structs; bit 3: SQLBATCH_PREPARE_PERSISTENT; bit 4: an unknown prepare flag; bit 5:
+//! fetch-ahead, whose batches must pass the same checks and equal the same reference), the
 //! parameter values, then one byte per fetch call choosing `sqlbatch_stmt_fetch` or
 //! `sqlbatch_stmt_fetch_into` and its bounds (`max_rows` 0 included).
 //!
@@ -65,6 +66,9 @@ fuzz_target!(|data: &[u8]| {
     }
     assert!(!stmt.is_null() && tail <= sql.len() && prep_flags != 0x80);
     assert!(std::str::from_utf8(sql).is_ok() && !sql.contains(&0));
+    if flags & 32 != 0 {
+        assert_eq!(unsafe { sqlbatch_stmt_set_fetch_ahead(stmt, true) }, SQLBATCH_OK);
+    }
 
     // Parameters.
     let (mut names, mut n_params) = (ptr::null(), 0usize);

@@ -6,7 +6,8 @@
 //! of their own on the connection. Each knob byte after the first is one call: fetch,
 //! fetch_into, reset, bind, clear_bindings, columns, params, expanded_sql, execute_many,
 //! batch_get on the statement's last batch, finalize, prepare again, a script, an interrupt,
-//! close, or the small getters; and a blob handle (open, read, write, reopen, a batched read,
+//! close, or the small getters (and turning fetch-ahead on or off); execute_many also as a
+//! queued write-behind, now and then with a script run on the connection before its wait; and a blob handle (open, read, write, reopen, a batched read,
 //! close) and a backup to or from a second connection (start, step, finish, the other
 //! connection closing under it). Checks: every status is documented and never a panic; after
 //! the close, every call on a statement, the blob or the backup says SQLBATCH_E_CLOSED; `sqlbatch_batch_get` only
@@ -168,7 +169,24 @@ fuzz_target!(|data: &[u8]| {
                     }
                     let mut w = sqlbatch_write_result::default();
                     let params = p.as_c();
-                    let rc = run(&mut || unsafe { sqlbatch_stmt_execute_many(s, &params, rows, &mut w) });
+                    let rc = if arg & 0x40 != 0 {
+                        // Write-behind, with (now and then) the SQL run as a script on the
+                        // connection while the write is queued.
+                        let rc = run(&mut || unsafe { sqlbatch_stmt_execute_many_start(s, &params, rows) });
+                        if rc != SQLBATCH_OK {
+                            rc
+                        } else {
+                            if arg & 0x20 != 0 {
+                                if let Some(c) = open.as_ref() {
+                                    let x = run(&mut || c.exec_raw(sql, None).0);
+                                    assert!(known_status(x) && x != SQLBATCH_E_PANIC, "script {x}");
+                                }
+                            }
+                            unsafe { sqlbatch_stmt_execute_many_wait(s, &mut w) }
+                        }
+                    } else {
+                        run(&mut || unsafe { sqlbatch_stmt_execute_many(s, &params, rows, &mut w) })
+                    };
                     assert!(w.rows <= rows as u64);
                     rc
                 } else {
@@ -225,6 +243,11 @@ fuzz_target!(|data: &[u8]| {
                 SQLBATCH_OK
             }
             15 if !s.is_null() => {
+                if arg & 0x40 != 0 {
+                    // Fetch-ahead on or off for the statement.
+                    let rc = unsafe { sqlbatch_stmt_set_fetch_ahead(s, arg & 0x20 != 0) };
+                    assert!(rc == SQLBATCH_OK || (closed && rc == SQLBATCH_E_CLOSED), "set_fetch_ahead {rc}");
+                }
                 let (mut ro, mut out, mut nn) = (false, sqlbatch_str::NONE, 0 as c_int);
                 let a = unsafe { sqlbatch_stmt_readonly(s, &mut ro) };
                 let b = unsafe { sqlbatch_stmt_sql(s, &mut out) };

@@ -379,6 +379,15 @@ pub fn last_error_of(c: *const sqlbatch_conn) -> (sqlbatch_error, String) {
     (e, msg)
 }
 
+/// Whether the tests run in fetch-ahead mode (`SQLBATCH_TEST_AHEAD=1`, which `make test-rust`
+/// sets for a second run of the differential, fault and fetch tests): [`Conn`] opens every
+/// connection with `SQLBATCH_OPEN_FETCH_AHEAD`, and [`Stmt::execute_many_raw`] writes behind
+/// (start, then wait), so that the same assertions hold for both modes.
+pub fn ahead_mode() -> bool {
+    static MODE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *MODE.get_or_init(|| std::env::var("SQLBATCH_TEST_AHEAD").is_ok_and(|v| v == "1"))
+}
+
 /// A connection through the ABI, closed on drop.
 pub struct Conn(pub *mut sqlbatch_conn);
 
@@ -388,6 +397,7 @@ impl Conn {
     }
 
     pub fn open_flags(path: &str, flags: u32) -> Conn {
+        let flags = if ahead_mode() { flags | SQLBATCH_OPEN_FETCH_AHEAD } else { flags };
         let mut c = ptr::null_mut();
         let rc = unsafe { sqlbatch_conn_open(path.as_ptr().cast(), path.len(), flags, &mut c) };
         assert_eq!(rc, SQLBATCH_OK, "open {path}: {}", last_error_of(c).1);
@@ -550,6 +560,15 @@ impl Stmt {
         n_rows: usize,
     ) -> (i32, sqlbatch_write_result) {
         let mut w = sqlbatch_write_result::default();
+        if ahead_mode() {
+            // Write-behind: the same rows and result through start and wait.
+            let rc = unsafe { sqlbatch_stmt_execute_many_start(self.0, params_ptr(rows), n_rows) };
+            if rc != SQLBATCH_OK {
+                return (rc, w);
+            }
+            let rc = unsafe { sqlbatch_stmt_execute_many_wait(self.0, &mut w) };
+            return (rc, w);
+        }
         let rc = unsafe { sqlbatch_stmt_execute_many(self.0, params_ptr(rows), n_rows, &mut w) };
         (rc, w)
     }
