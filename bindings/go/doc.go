@@ -96,12 +96,24 @@
 // otherwise be taken on every call; pass OpenFullMutex to keep it. The one exception is
 // Conn.Interrupt, which any goroutine may call at any time.
 //
+// Fetch-ahead (OpenFetchAhead, Stmt.SetFetchAhead) and write-behind (Stmt.ExecManyFunc)
+// keep that rule while using a second core: the library's worker, one native thread per
+// connection started on first use and ended by Close, steps a query's next batch while the
+// goroutine reads the current one, or writes a batch of parameter rows while it builds the
+// next. Every other call on the connection waits for the worker first. SQL functions,
+// collations and hooks that the worker's stepping runs are called on that thread (Go runs
+// them on a goroutine of their own, as for any callback from a thread Go did not start),
+// concurrently with the goroutine's Go code: they must not share unsynchronized state with
+// it.
+//
 // # Cgo pointer rules
 //
 // Nothing this package passes to C contains a Go pointer: parameter cells carry offsets into
 // a byte buffer rather than addresses, the sqlbatch_params struct that points at them is
 // built on the C stack (never in Go memory), and SQL text is passed as string bytes that C
-// reads during the call only. What C hands back is NULL where it is empty (the cells and
+// reads during the call only; the one exception is a write-behind's parameter memory, which
+// C reads until the write is waited for, and which is pinned (runtime.Pinner) until then.
+// What C hands back is NULL where it is empty (the cells and
 // bytes of a batch, column and parameter arrays), so Go may keep it in pointer fields across
 // stack growth and garbage collection. The package is tested with GODEBUG=cgocheck=1 and
 // GOEXPERIMENT=cgocheck2, and with the race detector.
