@@ -16,17 +16,27 @@ import (
 	sqldriver "github.com/sqlbatch/sqlbatch/bindings/go/driver"
 )
 
+// The implementations here that honour workload.Ahead (issue 14).
+func init() {
+	workload.AheadImpls["go-sqlbatch"] = true
+	workload.AheadImpls["go-sqlbatch-sql"] = true
+}
+
 // BulkChunk is how many rows the bulk inserts pass per call into C: large enough that the
 // call's cost vanishes, small enough that the parameter values stay in the CPU's caches.
 const BulkChunk = 4096
 
 // SQL is the sqlbatch database/sql driver; its bulk insert goes through sql.Conn.Raw to
-// the driver's ExecMany. Issue 14 plugs in here: with workload.Ahead, DSN adds the driver's
-// fetch-ahead option and Bulk uses ExecMany's write-behind; then "go-sqlbatch-sql" goes into
-// workload.AheadImpls.
+// the driver's ExecMany. Issue 14: with workload.Ahead, DSN adds the driver's fetch-ahead
+// option (_fetch_ahead=1) and Bulk runs the chunks through ExecManyFunc (write-behind).
 var SQL = sqlwork.Driver{
-	Name:   sqldriver.DriverName,
-	DSN:    func(path string) string { return path },
+	Name: sqldriver.DriverName,
+	DSN: func(path string) string {
+		if workload.Ahead {
+			return path + "?_fetch_ahead=1"
+		}
+		return path
+	},
 	UDF:    sqlUDF,
 	Cached: true,
 	Bulk: func(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) error {
@@ -35,6 +45,16 @@ var SQL = sqlwork.Driver{
 		}
 		err := conn.Raw(func(dc any) error {
 			c := dc.(*sqldriver.Conn)
+			if workload.Ahead {
+				i := 0
+				_, err := c.ExecManyFunc(ctx, workload.BulkInsertQ, func(p *sqlbatch.Params) error {
+					j := min(i+BulkChunk, len(rows.A))
+					err := p.AppendColumns(rows.A[i:j], rows.B[i:j], rows.C[i:j])
+					i = j
+					return err
+				})
+				return err
+			}
 			var p sqlbatch.Params
 			for i := 0; i < len(rows.A); i += BulkChunk {
 				j := min(i+BulkChunk, len(rows.A))
@@ -78,10 +98,13 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 		if _, err := os.Stat(input); err != nil {
 			return nil, nil, err
 		}
-		// Issue 14 plugs in here: with workload.Ahead, the fetches ask for fetch-ahead
-		// (per connection or per query), and bulk below for write-behind (ExecMany); then
-		// add "go-sqlbatch" to workload.AheadImpls.
-		c, err := sqlbatch.Open(input)
+		// Issue 14: with workload.Ahead, the connection fetches ahead (OpenFetchAhead), and
+		// bulk below writes behind (ExecManyFunc).
+		flags := sqlbatch.OpenFlags(0)
+		if workload.Ahead {
+			flags = sqlbatch.OpenFetchAhead
+		}
+		c, err := sqlbatch.OpenWithFlags(input, flags)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -379,6 +402,20 @@ func bulk(c *sqlbatch.Conn, rows *workload.BulkRows) error {
 		return err
 	}
 	defer s.Close()
+	if workload.Ahead {
+		i := 0
+		_, err := s.ExecManyFunc(func(p *sqlbatch.Params) error {
+			j := min(i+BulkChunk, len(rows.A))
+			err := p.AppendColumns(rows.A[i:j], rows.B[i:j], rows.C[i:j])
+			i = j
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		_, err = c.ExecScript("COMMIT")
+		return err
+	}
 	var p sqlbatch.Params
 	for i := 0; i < len(rows.A); i += BulkChunk {
 		j := min(i+BulkChunk, len(rows.A))
