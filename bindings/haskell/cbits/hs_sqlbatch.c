@@ -142,6 +142,39 @@ int32_t hs_sqlbatch_execute_many(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
   return rc;
 }
 
+/* Write-behind (sqlbatch_stmt_execute_many_start / _wait): the start may run the rows itself
+ * (from a callback on the worker, or without a thread), and the wait waits for the worker; an
+ * interrupt from the handler stops the rows in both, as it does the synchronous call's. */
+int32_t hs_sqlbatch_execute_many_start(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
+                                       const sqlbatch_params *rows, size_t n_rows) {
+  enter(conn);
+  int32_t rc = sqlbatch_stmt_execute_many_start(stmt, rows, n_rows);
+  leave();
+  return rc;
+}
+
+int32_t hs_sqlbatch_execute_many_wait(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
+                                      sqlbatch_write_result *out_result) {
+  enter(conn);
+  int32_t rc = sqlbatch_stmt_execute_many_wait(stmt, out_result);
+  leave();
+  return rc;
+}
+
+/* Returns once the connection's worker has no job (a batch stepped ahead, a queued write):
+ * every call on the connection waits for it first, and sqlbatch_conn_autocommit does nothing
+ * else (a read of one SQLite flag). The binding calls this, as an interruptible call, before
+ * the calls it makes `unsafe`, whenever the worker may be busy: an unsafe call must not wait,
+ * and the wait must be interruptible. (A call of the ABI that only waits would say it
+ * better; this one gives the same.) */
+int32_t hs_sqlbatch_settle(sqlbatch_conn *conn) {
+  bool autocommit;
+  enter(conn);
+  int32_t rc = sqlbatch_conn_autocommit(conn, &autocommit);
+  leave();
+  return rc;
+}
+
 /*
  * hs_sqlbatch_utf8_to_utf16 decodes `n` bytes of UTF-8 at `src` into UTF-16 at
  * `dst + dst_off` (units), which has room for `n` code units (always enough: every code point takes at least as many bytes

@@ -21,6 +21,14 @@ int32_t hs_sqlbatch_execute_many(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
                                  const sqlbatch_params *rows, size_t n_rows,
                                  sqlbatch_write_result *out_result);
 
+int32_t hs_sqlbatch_execute_many_start(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
+                                       const sqlbatch_params *rows, size_t n_rows);
+
+int32_t hs_sqlbatch_execute_many_wait(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
+                                      sqlbatch_write_result *out_result);
+
+int32_t hs_sqlbatch_settle(sqlbatch_conn *conn);
+
 ptrdiff_t hs_sqlbatch_utf8_to_utf16(uint16_t *dst, size_t dst_off, const uint8_t *src, size_t n);
 
 size_t hs_sqlbatch_utf16_to_utf8(uint8_t *dst, const uint16_t *src, size_t src_off, size_t n);

@@ -58,6 +58,9 @@ module Database.SQLBatch
   , interrupt
   , setBusyTimeout
   , setTrace
+    -- * Fetch-ahead and write-behind
+    -- $ahead
+  , setFetchAhead
     -- * Queries that return rows
   , query
   , query_
@@ -138,6 +141,7 @@ module Database.SQLBatch
   ) where
 
 import Control.Concurrent.MVar (withMVar)
+import Database.SQLBatch.Direct (Database (..))
 import Control.Exception
 import Control.Monad (forM_, unless, when)
 import Data.IORef
@@ -155,7 +159,8 @@ import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
 import Database.SQLBatch.Ok
-import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many)
+import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
+                              c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
 import Database.SQLBatch.Raw.Types (CConn, ExecResult (..), execResultSize, peekExecResult,
                                     sqlbatchOk, valueSize,
                                     withCParams, writeResultSize)
@@ -204,6 +209,47 @@ interrupt c = withMVar (connGuard c) $ \_ -> do
 -- instead of failing at once with 'ErrorBusy'. 0 turns waiting off.
 setBusyTimeout :: Connection -> Int -> IO ()
 setBusyTimeout c ms = withConnDirect c "setBusyTimeout" $ \db -> D.setBusyTimeout db ms
+
+------------------------------------------------------------------------------------------
+-- Fetch-ahead and write-behind
+
+-- $ahead
+-- Two options let the connection's worker, a native thread the library starts the first
+-- time it is needed (one per connection, ended by 'close'), do SQLite's share of the work
+-- while your thread does its own:
+--
+-- * __Fetch-ahead__ ('D.OpenFetchAhead' at 'openWith', or 'setFetchAhead' per statement):
+--   while 'fold', 'query', 'forEach', 'nextRow' and the other calls that read rows work on
+--   one batch, the worker steps the statement's next batch. A row then costs the larger of
+--   SQLite's time and yours (the 'FromRow' conversion, UTF-8 to 'T.Text', what your fold
+--   does) instead of their sum. Only read-only statements fetch ahead.
+-- * __Write-behind__ ('D.OpenWriteBehind' at 'openWith'): 'executeMany' lays out the next
+--   chunk of parameter rows (4096 rows or 1 MiB) while the worker inserts the one before.
+--
+-- Nothing else changes: the rows, their order, the errors and where they come (the rows
+-- before a failing step first, then the 'SQLError'; the failing row's index of
+-- 'executeMany'), interruption by asynchronous exceptions and 'interrupt', and sharing a
+-- 'Connection' between threads work as without the options. Every other call on the
+-- connection waits for the worker first.
+--
+-- What it costs: a second core, busy while both threads run, for a small gain of wall time
+-- per row; CPU time (user+sys) grows by the hand-over, a few microseconds per batch. Worth
+-- it for large results and bulk loads (thousands of rows) where your code does real work per
+-- row; not for point queries, small results or a machine whose cores are all busy anyway.
+--
+-- Callbacks (SQL functions of "Database.SQLBatch.Function", collations, 'setTrace's logger,
+-- the progress and busy handlers) run on the worker thread when the stepping there calls
+-- them. That works under the threaded RTS (@-threaded@): the RTS runs them as calls into
+-- Haskell from a foreign thread, and a callback that throws gives the statement its SQL error
+-- as it does without the options. The non-threaded RTS cannot take calls from a thread it did
+-- not start, so there the options are accepted and ignored: everything runs synchronously
+-- on the calling thread, with the same results.
+
+-- | Turns fetch-ahead on or off for a prepared statement (statements start with their
+-- connection's 'D.OpenFetchAhead'); see \"Fetch-ahead and write-behind\" above. A
+-- statement that writes never fetches ahead. A no-op under the non-threaded RTS.
+setFetchAhead :: Statement -> Bool -> IO ()
+setFetchAhead = setStatementFetchAhead
 
 ------------------------------------------------------------------------------------------
 -- Tracing
@@ -488,7 +534,9 @@ runScript what conn q positional named = do
 -- 'encodeRow'), with no intermediate list of 'SQLData'.
 executeMany :: forall q. ToRow q => Connection -> Query -> [q] -> IO ()
 executeMany _ _ [] = return ()
-executeMany conn q rows@(r0 : _) =
+executeMany conn q rows@(r0 : _)
+  | connWriteBehind conn = executeManyBehind conn q rows
+  | otherwise =
   withPrepared conn q $ \st -> checkPositional st (toRow r0) >>= \() ->
   bracket (mallocBytes (max 1 (chunkRows * ncols) * valueSize)) free $ \cells ->
   bracket (mallocBytes initialData >>= newIORef . flip (,) initialData) (\ref -> readIORef ref >>= free . fst) $ \dataRef -> do
@@ -530,6 +578,149 @@ executeMany conn q rows@(r0 : _) =
     initialData = 64 * 1024 :: Int
     maxData = 1024 * 1024 :: Int
 {-# INLINABLE executeMany #-}
+
+-- | 'executeMany' with write-behind (a connection opened with 'D.OpenWriteBehind'): the
+-- same chunks, laid out the same way, but over two sets of buffers, so that while the
+-- connection's worker thread runs chunk k (@sqlbatch_stmt_execute_many_start@) this thread
+-- lays out chunk k+1 into the other set; the wait for chunk k
+-- (@sqlbatch_stmt_execute_many_wait@) comes before chunk k+1 starts, so the results, the
+-- errors (the failing row's index, 'FormatError' after the rows before it ran) and their
+-- order are those of the synchronous loop. The buffers are malloc'd (outside the garbage
+-- collected heap) and freed only after the last wait, also on exceptions: an asynchronous
+-- one interrupts the chunk in flight first, as it would interrupt the synchronous call; a
+-- synchronous one (a 'ToField' that throws) waits for it, and gives way to its error if the
+-- chunk failed, since the synchronous loop would have stopped there first.
+executeManyBehind :: forall q. ToRow q => Connection -> Query -> [q] -> IO ()
+executeManyBehind _ _ [] = return ()
+executeManyBehind conn q rows@(r0 : _) =
+  withPrepared conn q $ \st -> checkPositional st (toRow r0) >>= \() ->
+  withSlot 0 $ \slotA -> withSlot 1 $ \slotB -> do
+    -- The first row (in the whole list) of the chunk in flight, if one may be.
+    pending <- newIORef (Nothing :: Maybe Int)
+    let h = D.statementPtr (stmtHandle st)
+        waitPending = readIORef pending >>= \m -> case m of
+          Nothing -> return ()
+          Just base -> do
+            bulkWait conn ctx st base
+            writeIORef pending Nothing
+        -- Sends the chunk being filled (after the one in flight is done).
+        send :: Slot -> Int -> Int -> Ptr Word8 -> Int -> IO ()
+        send slot !base !n !dat !used = when (n > 0) $ do
+          waitPending
+          writeIORef pending (Just base)
+          bulkStart conn ctx st (slotCells slot) n ncols dat used base
+            `onException` writeIORef pending Nothing
+        other slot = if slotId slot == 0 then slotB else slotA
+        -- As in 'executeMany', over the slot being filled.
+        fill :: Slot -> Int -> Int -> Ptr Word8 -> Ptr Word8 -> Int -> Int -> [q] -> IO ()
+        fill slot !base !n !cell !dat !cap !used rs = case rs of
+          [] -> send slot base n dat used >> waitPending
+          r : rest
+            | n == chunkRows -> next slot base n dat used rs
+            | otherwise -> do
+                used' <- encodeRow ncols (toRow r) cell dat used cap
+                if used' >= 0
+                  then fill slot base (n + 1) (cell `plusPtr` rowBytes) dat cap used' rest
+                  else if used' == rowNoRoom
+                    then do
+                      let need = used + paramBytesBound (toRow r)
+                      if n > 0 && need > maxData
+                        then next slot base n dat used rs
+                        else do
+                          (dat', cap') <- growData (slotData slot) need
+                          fill slot base n cell dat' cap' used rs
+                    else do
+                      send slot base n dat used
+                      waitPending
+                      formatError ("SQL query contains " ++ show ncols ++ " params, but "
+                                   ++ show (length (toRow r)) ++ " arguments given") q (toRow r)
+        -- Sends the chunk and goes on with the other slot.
+        next slot base n dat used rs = do
+          send slot base n dat used
+          let slot' = other slot
+          (dat', cap') <- readIORef (slotData slot')
+          fill slot' (base + n) 0 (slotCells slot') dat' cap' 0 rs
+        cleanup :: SomeException -> IO ()
+        cleanup e = uninterruptibleMask_ $ do
+          m <- readIORef pending
+          case m of
+            Nothing -> throwIO e
+            Just base -> do
+              writeIORef pending Nothing
+              let async = case fromException e of
+                    Just (_ :: SomeAsyncException) -> True
+                    Nothing -> False
+              failed <- withMVar (connLock conn) $ \_ -> do
+                isOpen <- readIORef (connOpen conn)
+                if not isOpen then return Nothing else do
+                  job <- readIORef (connJob conn)
+                  when (async && job == WriteJob h) $ D.interrupt (connDatabase conn)
+                  allocaBytes writeResultSize $ \pr -> do
+                    rc <- c_hs_sqlbatch_execute_many_wait (databasePtr (connDatabase conn)) h
+                            (castPtr pr)
+                    writeIORef (connJob conn) NoJob
+                    if rc == sqlbatchOk || rc == sqliteMisuse || async
+                      then return Nothing
+                      else Just <$> D.errorFrom (connDatabase conn) rc ctx
+              case failed of
+                Just err -> throwIO err { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex err }
+                Nothing -> throwIO e
+    (dat0, cap0) <- readIORef (slotData slotA)
+    fill slotA 0 0 (slotCells slotA) dat0 cap0 0 rows `catch` cleanup
+  where
+    ctx = contextOf "executeMany" q
+    ncols = length (toRow r0)
+    rowBytes = ncols * valueSize
+    chunkRows = 4096 :: Int
+    initialData = 64 * 1024 :: Int
+    maxData = 1024 * 1024 :: Int
+    withSlot :: Int -> (Slot -> IO a) -> IO a
+    withSlot i k =
+      bracket (mallocBytes (max 1 (chunkRows * ncols) * valueSize)) free $ \cells ->
+      bracket (mallocBytes initialData >>= newIORef . flip (,) initialData)
+              (\ref -> readIORef ref >>= free . fst) $ \dataRef ->
+        k (Slot i (castPtr cells) dataRef)
+{-# INLINABLE executeManyBehind #-}
+
+-- | One set of buffers of 'executeManyBehind': the cells of a chunk and its bytes.
+data Slot = Slot
+  { slotId :: !Int
+  , slotCells :: !(Ptr Word8)
+  , slotData :: !(IORef (Ptr Word8, Int))
+  }
+
+-- | @SQLITE_MISUSE@: what the wait returns when no write is queued.
+sqliteMisuse :: Int32
+sqliteMisuse = 21
+
+-- | Queues a chunk of 'executeManyBehind' (see 'bulkWrite' for the arguments); errors found
+-- before any row runs are thrown here.
+bulkStart :: Connection -> T.Text -> Statement -> Ptr Word8 -> Int -> Int -> Ptr Word8 -> Int -> Int -> IO ()
+bulkStart conn ctx st cells n ncols dat used base =
+  withCParams cells nullPtr (n * ncols) dat used 0 $ \pp ->
+    withConnAhead conn ctx $ \c -> do
+      writeIORef (stmtRan st) 2 -- may be left running: its next bind or reset is a safe call
+      let h = D.statementPtr (stmtHandle st)
+      -- It waits for the worker's job, if any, itself.
+      rc <- c_hs_sqlbatch_execute_many_start c h pp (fromIntegral n)
+      writeIORef (connJob conn) $! if rc == sqlbatchOk then WriteJob h else NoJob
+      when (rc /= 0) $ do
+        e <- D.errorFrom (connDatabase conn) rc ctx
+        throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
+{-# NOINLINE bulkStart #-}
+
+-- | Waits for the chunk 'bulkStart' queued, whose first row is row @base@ of the list, and
+-- throws its error.
+bulkWait :: Connection -> T.Text -> Statement -> Int -> IO ()
+bulkWait conn ctx st base =
+  allocaBytes writeResultSize $ \pr ->
+    withConnAhead conn ctx $ \c -> do
+      rc <- c_hs_sqlbatch_execute_many_wait c (D.statementPtr (stmtHandle st)) (castPtr pr)
+      writeIORef (connJob conn) NoJob
+      when (rc /= 0) $ do
+        e <- D.errorFrom (connDatabase conn) rc ctx
+        throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
+{-# NOINLINE bulkWait #-}
 
 -- | Grows the data buffer of 'executeMany' to at least @need@ bytes (at least doubling
 -- it), keeping its contents.

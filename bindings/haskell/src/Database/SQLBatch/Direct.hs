@@ -43,6 +43,7 @@ module Database.SQLBatch.Direct
   , columns
   , columnNotNull
   , readOnly
+  , setFetchAhead
   , statementSql
   , expandedSql
     -- * Values
@@ -139,6 +140,15 @@ data OpenFlag
   | OpenSharedCache
   | OpenPrivateCache
   | OpenNoFollow
+  | OpenFetchAhead
+    -- ^ sqlbatch's own (@SQLBATCH_OPEN_FETCH_AHEAD@): every statement of the connection
+    -- fetches ahead (see 'setFetchAhead', which overrides it per statement). Under the
+    -- non-threaded RTS, "Database.SQLBatch" leaves it out (see its \"Fetch-ahead and
+    -- write-behind\"); this module passes it on as given.
+  | OpenWriteBehind
+    -- ^ Not a flag of the library (no bit is passed at this level): it makes
+    -- "Database.SQLBatch"'s @executeMany@ on the connection write behind (run one chunk of
+    -- rows on the connection's worker thread while the next is laid out).
   deriving (Eq, Ord, Show, Enum, Bounded)
 
 flagBits :: OpenFlag -> Word32
@@ -152,6 +162,8 @@ flagBits f = case f of
   OpenSharedCache -> openSharedCache
   OpenPrivateCache -> openPrivateCache
   OpenNoFollow -> openNoFollow
+  OpenFetchAhead -> openFetchAhead
+  OpenWriteBehind -> 0
 
 -- | The 'SQLError' describing the last failure on a connection; @rc@ is the code the failing
 -- call returned (used if the connection has no details) and @ctx@ says what was being done.
@@ -433,6 +445,21 @@ columnNotNull s i = getter (statementDatabase s) "column_not_null"
 readOnly :: Statement -> IO (Either SQLError Bool)
 readOnly s = getter (statementDatabase s) "readonly" (c_sqlbatch_stmt_readonly (statementPtr s))
   (fmap (\(CBool b) -> b /= 0) . peek)
+
+-- | Turns fetch-ahead on or off for the statement (@sqlbatch_stmt_set_fetch_ahead@;
+-- statements start with their connection's 'OpenFetchAhead'). With it on, every 'fetch' or
+-- 'fetchInto' that returns a batch with more rows to follow hands the statement to the
+-- connection's worker thread, which steps the next batch while the caller reads this one;
+-- rows, order and errors stay those of synchronous fetching. Only read-only statements
+-- fetch ahead. While the worker runs, every call on the connection waits for it, the
+-- unsafe getters of this module included (see "Database.SQLBatch.Raw", \"Fetch-ahead and
+-- write-behind\"), and callbacks the stepping runs (SQL functions, collations, the trace,
+-- progress and busy handlers) run on the worker thread, which the non-threaded RTS cannot
+-- take.
+setFetchAhead :: Statement -> Bool -> IO (Either SQLError ())
+setFetchAhead s on =
+  c_sqlbatch_stmt_set_fetch_ahead (statementPtr s) (CBool (if on then 1 else 0))
+    >>= status (statementDatabase s) "set_fetch_ahead"
 
 -- | The statement's SQL as prepared.
 statementSql :: Statement -> IO (Either SQLError Utf8)

@@ -93,7 +93,8 @@ noConnection = unsafePerformIO $ do
   lock <- newMVar ()
   openRef <- newIORef False
   guard <- newMVar ()
-  return (Connection (Database nullPtr) lock openRef guard "function arguments")
+  job <- newIORef NoJob
+  return (Connection (Database nullPtr) lock openRef guard "function arguments" False False job)
 {-# NOINLINE noConnection #-}
 
 noStatement :: Statement
@@ -103,8 +104,9 @@ noStatement = unsafePerformIO $ do
   count <- newIORef 0
   idle <- newIORef Nothing
   ran <- newIORef 0
+  ahead <- newIORef False
   return (Statement (D.Statement nullPtr (Database nullPtr)) noConnection
-            (Query "function arguments") cur params count False ran idle)
+            (Query "function arguments") cur params count False ran ahead idle)
 {-# NOINLINE noStatement #-}
 
 -- | Scratch of a 'BatchCtx': flag at 64, units used at 72, conversion scratch at 80.

@@ -27,6 +27,9 @@ module Database.SQLBatch.Internal
   , closeConnection
   , withConn
   , withConnDirect
+  , withConnAhead
+  , Job (..)
+  , fetchAheadAvailable
   , throwSQL
     -- * Statements
   , Statement (..)
@@ -41,6 +44,8 @@ module Database.SQLBatch.Internal
   , bindValues
   , bindNamedValues
   , resetStatement
+  , setStatementFetchAhead
+  , cancelAhead
   , columnNamesOf
   , columnNameAt
     -- * Reading batches
@@ -110,6 +115,7 @@ module Database.SQLBatch.Internal
   ) where
 
 import Control.Applicative (Alternative (..))
+import Control.Concurrent (rtsSupportsBoundThreads)
 import Control.Concurrent.MVar
 import Control.Monad (MonadPlus)
 import Control.Exception
@@ -129,6 +135,7 @@ import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes)
 import Foreign.Marshal.Utils (copyBytes)
+import Foreign.C.Types (CBool (..))
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
 import GHC.Exts (oneShot, raiseIO#, Array#, ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, indexArray#, isTrue#, newArray#, newByteArray#, unsafeFreezeArray#, unsafeFreezeByteArray#, writeArray#, (*#), (+#), (-#), (<#), (==#), (>=#))
@@ -163,7 +170,35 @@ data Connection = Connection
   , connGuard :: {-# UNPACK #-} !(MVar ())
     -- ^ Held by 'closeConnection' and by interrupt, which must not run at the same time.
   , connPath :: !Text
+  , connFetchAhead :: !Bool
+    -- ^ Opened with 'D.OpenFetchAhead' (and the threaded RTS): statements start fetching
+    -- ahead.
+  , connWriteBehind :: !Bool
+    -- ^ Opened with 'D.OpenWriteBehind' (and the threaded RTS): bulk writes write behind.
+  , connJob :: {-# UNPACK #-} !(IORef Job)
+    -- ^ What the connection's worker thread may be running; written with 'connLock' held.
   }
+
+-- | What a connection's worker thread may be running (see "Database.SQLBatch.Raw",
+-- \"Fetch-ahead and write-behind\"): while it may run anything, the next call on the
+-- connection first waits for it with one interruptible call, so that no @unsafe@ call ever
+-- waits.
+data Job
+  = NoJob
+    -- ^ nothing: every call since the last job was launched waited for it
+  | AheadJob {-# UNPACK #-} !(Ptr CStmt)
+    -- ^ the next batch of this statement, stepped ahead by its last fetch
+  | WriteJob {-# UNPACK #-} !(Ptr CStmt)
+    -- ^ a bulk write queued on this statement
+  deriving (Eq, Show)
+
+-- | Whether fetch-ahead and write-behind can be used: only under the threaded RTS
+-- ('rtsSupportsBoundThreads'). Callbacks the worker thread runs (SQL functions, collations,
+-- the trace, progress and busy handlers) are calls into Haskell from a thread the RTS did
+-- not start, which the non-threaded RTS cannot take; there the options are accepted and
+-- ignored, and everything runs synchronously.
+fetchAheadAvailable :: Bool
+fetchAheadAvailable = rtsSupportsBoundThreads
 
 instance Eq Connection where
   a == b = connLock a == connLock b
@@ -177,8 +212,11 @@ throwSQL db rc ctx = D.errorFrom db rc ctx >>= throwIO
 
 -- | Opens a connection; throws 'SQLError' on failure.
 openConnection :: Text -> [D.OpenFlag] -> IO Connection
-openConnection path flags = do
+openConnection path flags0 = do
   _ <- c_hs_sqlbatch_ensure_handler
+  let flags
+        | fetchAheadAvailable = flags0
+        | otherwise = filter (`notElem` [D.OpenFetchAhead, D.OpenWriteBehind]) flags0
   r <- D.openWith (Utf8 (TE.encodeUtf8 path)) flags
   case r of
     Left e -> throwIO e
@@ -186,7 +224,9 @@ openConnection path flags = do
       lock <- newMVar ()
       openRef <- newIORef True
       guard <- newMVar ()
-      let conn = Connection db lock openRef guard path
+      job <- newIORef NoJob
+      let conn = Connection db lock openRef guard path (D.OpenFetchAhead `elem` flags)
+                   (D.OpenWriteBehind `elem` flags) job
       -- A backstop only: connections should be closed with 'close' or 'withConnection'.
       _ <- mkWeakIORef openRef (closeConnection conn)
       return conn
@@ -199,7 +239,15 @@ closeConnection c = uninterruptibleMask_ $ do
   open <- readIORef (connOpen c)
   when open $ do
     writeIORef (connOpen c) False
+    -- A batch stepped ahead is dropped with its statement: stop its stepping rather than
+    -- wait for it (the statements of a closing connection need no SQLite state kept). A
+    -- queued write runs to its end, as a synchronous one holding the lock would have.
+    job <- readIORef (connJob c)
+    case job of
+      AheadJob _ -> D.interrupt (connDatabase c)
+      _ -> return ()
     D.close (connDatabase c)
+    writeIORef (connJob c) NoJob
   putMVar (connGuard c) ()
   putMVar (connLock c) ()
 
@@ -207,7 +255,27 @@ closeConnection c = uninterruptibleMask_ $ do
 -- 'ErrorClosed' if the connection is closed. The action runs with asynchronous exceptions
 -- unmasked, so that an interruptible call in it can be interrupted.
 withConn :: Connection -> Text -> (Ptr CConn -> IO a) -> IO a
-withConn c ctx act = mask $ \restore -> do
+withConn c ctx act = withConnAhead c ctx $ \p -> do
+  job <- readIORef (connJob c)
+  case job of
+    NoJob -> return ()
+    _ -> settle c p
+  act p
+{-# INLINE withConn #-}
+
+-- | Waits (one interruptible call) for the job the connection's worker may be running.
+-- With the lock held.
+settle :: Connection -> Ptr CConn -> IO ()
+settle c p = do
+  _ <- c_hs_sqlbatch_settle p
+  writeIORef (connJob c) NoJob
+{-# NOINLINE settle #-}
+
+-- | 'withConn' that does not wait for the connection's worker first: for calls that are
+-- @safe@ (interruptible) and wait for it themselves, and that keep 'connJob' up to date
+-- (the fetch, the bulk write's start and wait).
+withConnAhead :: Connection -> Text -> (Ptr CConn -> IO a) -> IO a
+withConnAhead c ctx act = mask $ \restore -> do
   takeMVar (connLock c)
   r <- restore (do
          open <- readIORef (connOpen c)
@@ -216,7 +284,7 @@ withConn c ctx act = mask $ \restore -> do
        `onException` putMVar (connLock c) ()
   putMVar (connLock c) ()
   return r
-{-# INLINE withConn #-}
+{-# INLINE withConnAhead #-}
 
 -- | 'withConn' for a "Database.SQLBatch.Direct" call returning 'Either': throws the error.
 withConnDirect :: Connection -> Text -> (Database -> IO (Either SQLError a)) -> IO a
@@ -254,6 +322,9 @@ data Statement = Statement
     -- ^ 'stmtReset' (reset or never run), 'stmtDone' (ran to its end) or 'stmtRunning'
     -- (may be in the middle of a run): a bind or reset of a statement that is not running
     -- is an unsafe call (it does no I/O), one of a running statement a safe call.
+  , stmtAhead :: !(IORef Bool)
+    -- ^ Whether the statement fetches ahead (the connection's 'connFetchAhead' until
+    -- 'setStatementFetchAhead').
   , stmtIdle :: !(IORef (Maybe Fetcher))
     -- ^ The fetcher of the last run, kept for the next one ('acquireFetcher'): a statement
     -- run again and again (a point query) allocates no new scratch memory, batch buffer or
@@ -288,7 +359,8 @@ prepareStatement conn q = mask_ $ do
   count <- newIORef (-1)
   idle <- newIORef Nothing
   ran <- newIORef stmtReset
-  return (Statement st conn q cur params count (mayNameParams sql) ran idle)
+  ahead <- newIORef (connFetchAhead conn)
+  return (Statement st conn q cur params count (mayNameParams sql) ran ahead idle)
 
 -- | Whether SQL text might hold a parameter with a name (@:a@, @\@a@, @$a@, @#a@) or a
 -- number (@?3@): False only if none of the bytes that start one (@:@ @\@@ @$@ @#@, @?@
@@ -321,9 +393,11 @@ finalizeStatement st = uninterruptibleMask_ $ do
   idle <- atomicModifyIORef' (stmtIdle st) (\m -> (Nothing, m))
   maybe (return ()) freeFetcher idle
   -- Finalizing works after close too, so no open check here.
+  -- It waits for the connection's worker (a batch of this statement stepped ahead is
+  -- dropped, a write queued on it runs to its end first).
   let c = stmtConn st
   takeMVar (connLock c)
-  D.finalize (stmtHandle st) `finally` putMVar (connLock c) ()
+  (D.finalize (stmtHandle st) >> writeIORef (connJob c) NoJob) `finally` putMVar (connLock c) ()
 
 -- | Prepares, runs the action and finalizes, also on exceptions.
 withPrepared :: Connection -> Query -> (Statement -> IO a) -> IO a
@@ -577,6 +651,32 @@ resetStatement st = do
     writeIORef (stmtRan st) stmtReset
     when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
 
+-- | Turns fetch-ahead on or off for the statement (@sqlbatch_stmt_set_fetch_ahead@). A
+-- no-op under the non-threaded RTS ('fetchAheadAvailable').
+setStatementFetchAhead :: Statement -> Bool -> IO ()
+setStatementFetchAhead st on
+  | not fetchAheadAvailable = return ()
+  | otherwise = do
+      let ctx = contextOf "setFetchAhead" (stmtQuery st)
+      withConn (stmtConn st) ctx $ \_ -> do
+        rc <- c_sqlbatch_stmt_set_fetch_ahead (D.statementPtr (stmtHandle st))
+                (CBool (if on then 1 else 0))
+        when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
+        writeIORef (stmtAhead st) on
+
+-- | Stops the stepping of the statement's next batch, if its last fetch left the worker on
+-- it: for an asynchronous exception that leaves a query between two fetches (the rows are
+-- not wanted; the next call on the statement is its finalize or reset, which drop them).
+-- It interrupts the connection, as an asynchronous exception inside a fetch does.
+cancelAhead :: Statement -> IO ()
+cancelAhead st = uninterruptibleMask_ $ do
+  let c = stmtConn st
+  withMVar (connLock c) $ \_ -> do
+    job <- readIORef (connJob c)
+    open <- readIORef (connOpen c)
+    when (open && job == AheadJob (D.statementPtr (stmtHandle st))) $
+      D.interrupt (connDatabase c)
+
 -- | The names of the result columns.
 columnNamesOf :: Statement -> IO [Text]
 columnNamesOf st = do
@@ -738,10 +838,15 @@ fetchAt f maxRows bfp size off want = do
   let scratch = fScratch f
       st = fStmt f
       base = unsafeForeignPtrToPtr bfp `plusPtr` off
-  rc <- withConn (stmtConn st) "fetch" $ \c -> do
+  rc <- withConnAhead (stmtConn st) "fetch" $ \c -> do
     writeIORef (stmtRan st) stmtRunning
-    r <- c_hs_sqlbatch_fetch_into c (D.statementPtr (stmtHandle st))
+    let h = D.statementPtr (stmtHandle st)
+    r <- c_hs_sqlbatch_fetch_into c h
            (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
+    -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
+    -- left it stepping the next one.
+    ahead <- readIORef (stmtAhead st)
+    writeIORef (connJob (stmtConn st)) $! if ahead && r == sqlbatchRow then AheadJob h else NoJob
     when (r /= sqlbatchRow && r /= sqlbatchDone && r /= sqlbatchEBufferTooSmall) $
       throwSQL (connDatabase (stmtConn st)) r (contextOf "fetch" (stmtQuery st))
     return r
@@ -1270,7 +1375,7 @@ foldStatementWith rp st z f = withFetcher foldBudget st $ \fr ->
         bv <- nextBatch fr
         acc' <- foldBatch rp bv f acc
         if bvDone bv then return acc' else loop acc'
-  in catchRowFailure (loop z)
+  in onAsync st (catchRowFailure (loop z))
 {-# INLINE foldStatementWith #-}
 
 -- | Every remaining row of a statement, as a list.
@@ -1281,5 +1386,15 @@ collectStatementWith rp st = withFetcher collectBudget st $ \fr ->
         rows <- collectBatch rp bv
         let batches' = rows : batches
         if bvDone bv then return $! rowsToList batches' else loop batches'
-  in catchRowFailure (loop [])
+  in onAsync st (catchRowFailure (loop []))
 {-# INLINE collectStatementWith #-}
+
+-- | Runs a loop over a statement's batches; if an asynchronous exception ends it while the
+-- worker steps the statement's next batch, stops that stepping ('cancelAhead').
+onAsync :: Statement -> IO a -> IO a
+onAsync st act = act `catch` \e -> do
+  case fromException e of
+    Just (_ :: SomeAsyncException) -> cancelAhead st
+    Nothing -> return ()
+  throwIO (e :: SomeException)
+{-# INLINE onAsync #-}

@@ -35,6 +35,19 @@
 --   exec and execute_many. They are the ones the high-level API uses: an asynchronous
 --   exception thrown to the calling thread interrupts the running statement (see that C
 --   file for the mechanism), instead of waiting for it to finish.
+--
+-- = Fetch-ahead and write-behind
+--
+-- With fetch-ahead ('c_sqlbatch_stmt_set_fetch_ahead', @SQLBATCH_OPEN_FETCH_AHEAD@) or a
+-- queued write ('c_sqlbatch_stmt_execute_many_start'), the connection's worker thread may be
+-- running a job, and then /every/ call on the connection, its statements, blobs and backups
+-- waits for it first, the getters above included. An @unsafe@ call that waits would hold its
+-- capability for as long as the job runs (a whole batch, or a slow step), stopping garbage
+-- collection for the whole program, and deadlocks if the job runs a Haskell callback (an SQL
+-- function, a collation, the trace or busy handler), which needs a capability too. So the
+-- high-level API waits for the worker first, with one interruptible call
+-- ('c_hs_sqlbatch_settle'), whenever the worker may be busy, and makes the @unsafe@ calls
+-- only after it. Callers of this module who turn the options on must do the same.
 module Database.SQLBatch.Raw
   ( -- * Library
     c_sqlbatch_code_str
@@ -69,6 +82,10 @@ module Database.SQLBatch.Raw
   , c_sqlbatch_stmt_sql
   , c_sqlbatch_stmt_expanded_sql
   , c_sqlbatch_stmt_execute_many
+  , c_sqlbatch_stmt_execute_many_start
+  , c_sqlbatch_stmt_execute_many_wait
+    -- * Fetch-ahead
+  , c_sqlbatch_stmt_set_fetch_ahead
     -- * Batched fetch
   , c_sqlbatch_stmt_fetch
   , c_sqlbatch_stmt_fetch_into
@@ -81,6 +98,9 @@ module Database.SQLBatch.Raw
   , c_hs_sqlbatch_fetch
   , c_hs_sqlbatch_exec
   , c_hs_sqlbatch_execute_many
+  , c_hs_sqlbatch_execute_many_start
+  , c_hs_sqlbatch_execute_many_wait
+  , c_hs_sqlbatch_settle
   , c_hs_sqlbatch_utf8_to_utf16
   , c_hs_sqlbatch_utf16_to_utf8
     -- * Value and cell types
@@ -240,6 +260,22 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_execute_many"
   c_sqlbatch_stmt_execute_many
     :: Ptr CStmt -> Ptr CParams -> CSize -> Ptr WriteResult -> IO Int32
 
+-- | @sqlbatch_stmt_execute_many_start@ (safe: queues the rows for the connection's worker;
+-- runs them itself when called from a callback on the worker). The parameter memory (the
+-- values and their bytes, not the 'CParams' struct) must stay valid and unchanged until
+-- 'c_sqlbatch_stmt_execute_many_wait' returns.
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_execute_many_start"
+  c_sqlbatch_stmt_execute_many_start :: Ptr CStmt -> Ptr CParams -> CSize -> IO Int32
+
+-- | @sqlbatch_stmt_execute_many_wait@ (safe: waits for the worker to run the queued rows).
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_execute_many_wait"
+  c_sqlbatch_stmt_execute_many_wait :: Ptr CStmt -> Ptr WriteResult -> IO Int32
+
+-- | @sqlbatch_stmt_set_fetch_ahead@ (safe: may wait for the worker to finish the batch it
+-- steps).
+foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_set_fetch_ahead"
+  c_sqlbatch_stmt_set_fetch_ahead :: Ptr CStmt -> CBool -> IO Int32
+
 -- | @sqlbatch_stmt_fetch@ (safe: steps the statement up to @max_rows@ times).
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_fetch"
   c_sqlbatch_stmt_fetch :: Ptr CStmt -> CSize -> CSize -> Ptr Batch -> IO Int32
@@ -285,6 +321,20 @@ foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_exec"
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_execute_many"
   c_hs_sqlbatch_execute_many
     :: Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> Ptr WriteResult -> IO Int32
+
+-- | @sqlbatch_stmt_execute_many_start@, interruptible by asynchronous exceptions.
+foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_execute_many_start"
+  c_hs_sqlbatch_execute_many_start :: Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> IO Int32
+
+-- | @sqlbatch_stmt_execute_many_wait@, interruptible by asynchronous exceptions (the
+-- interrupt stops the queued rows, as it stops the synchronous call's).
+foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_execute_many_wait"
+  c_hs_sqlbatch_execute_many_wait :: Ptr CConn -> Ptr CStmt -> Ptr WriteResult -> IO Int32
+
+-- | Waits until the connection's worker has no job (see "Fetch-ahead and write-behind"
+-- above), interruptible by asynchronous exceptions, which stop the job.
+foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_settle"
+  c_hs_sqlbatch_settle :: Ptr CConn -> IO Int32
 
 -- | Decodes UTF-8 into a UTF-16 array, starting at the given unit of the array, which must
 -- have room for as many units as there are bytes; returns the units written or -1 for

@@ -23,7 +23,8 @@ sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange
     -- * Open and prepare flags
   , -- | Open flags (@SQLBATCH_OPEN_*@, SQLite's values) and the prepare flag.
 openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
-  , openSharedCache, openPrivateCache, openNoFollow, preparePersistent, prepareSingle
+  , openSharedCache, openPrivateCache, openNoFollow, openFetchAhead, preparePersistent
+  , prepareSingle
     -- * @sqlbatch_params@
   , CParams, paramsSize, paramsAddresses, pokeParams, withCParams
     -- * @sqlbatch_value@ (16 bytes)
@@ -93,7 +94,8 @@ kindNull = #{const SQLBATCH_NULL}
 -- (@SQLBATCH_PREPARE_PERSISTENT@, and @SQLBATCH_PREPARE_SINGLE@, which refuses SQL holding
 -- more than one statement with @SQLBATCH_E_MULTIPLE_STATEMENTS@).
 openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex,
-  openSharedCache, openPrivateCache, openNoFollow, preparePersistent, prepareSingle :: Word32
+  openSharedCache, openPrivateCache, openNoFollow, openFetchAhead, preparePersistent,
+  prepareSingle :: Word32
 openReadOnly = #{const SQLBATCH_OPEN_READONLY}
 openReadWrite = #{const SQLBATCH_OPEN_READWRITE}
 openCreate = #{const SQLBATCH_OPEN_CREATE}
@@ -103,6 +105,8 @@ openFullMutex = #{const SQLBATCH_OPEN_FULLMUTEX}
 openSharedCache = #{const SQLBATCH_OPEN_SHAREDCACHE}
 openPrivateCache = #{const SQLBATCH_OPEN_PRIVATECACHE}
 openNoFollow = #{const SQLBATCH_OPEN_NOFOLLOW}
+-- sqlbatch's own: every statement of the connection fetches ahead.
+openFetchAhead = #{const SQLBATCH_OPEN_FETCH_AHEAD}
 preparePersistent = #{const SQLBATCH_PREPARE_PERSISTENT}
 prepareSingle = #{const SQLBATCH_PREPARE_SINGLE}
 
