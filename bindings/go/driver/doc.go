@@ -122,7 +122,24 @@
 // params is a sqlbatch.Params: filled row by row (params.Int64(id).Text(name)), or, for
 // data held in slices, a few thousand rows at a time with params.AppendColumns(ids, names),
 // calling ExecMany once per batch; ExecMany keeps its statement in the statement cache, so
-// the batches share one prepared statement.
+// the batches share one prepared statement. Conn.ExecManyFunc takes the batches from a
+// function instead, and writes each one behind (below).
+//
+// # Fetch-ahead and write-behind
+//
+// With _fetch_ahead=1, each query's next batch is stepped by the connection's worker thread
+// (one native thread per connection, started on first use) while database/sql reads the
+// current one, so that a row costs the larger of SQLite's time and database/sql's (its
+// conversions, the caller's work) rather than their sum; Conn.ExecManyFunc inserts one batch
+// of parameter rows on that thread while its fill function builds the next. Results,
+// errors, cancellation and memory lifetimes are those of the synchronous calls. The cost is
+// a second core busy while both run (more CPU time per row, and nothing gained on a machine
+// with no core to spare); it pays when the work per row is real and the batches hold
+// hundreds of rows (_batch_rows). SQL functions (RegisterFunc, RegisterAggregator),
+// collations, and the progress and busy handlers run on the worker thread while those
+// queries step, and the hooks of a write-behind's rows too, concurrently with the goroutine
+// that reads the rows: they must not share unsynchronized state with it. See
+// sqlbatch.Stmt.SetFetchAhead and sqlbatch.Stmt.ExecManyFunc.
 //
 // # Errors
 //
