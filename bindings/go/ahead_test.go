@@ -622,7 +622,7 @@ func TestWriteBehindInterrupt(t *testing.T) {
 	if !errors.Is(err, sqlbatch.ErrInterrupt) || r.Rows == 0 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	mustExec(t, c, "ROLLBACK")
+	c.ExecScript("ROLLBACK") // SQLite may have rolled back already (an interrupted INSERT)
 	// The statement works on, with write-behind.
 	calls = 0
 	if r, err := s.ExecManyFunc(bulkFill(0, 10, 3, -1, &calls)); err != nil || r.Rows != 10 {
