@@ -651,3 +651,34 @@ func TestWriteBehindCloseFromFill(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// A panic in fill while a batch is written: the write is waited for (its memory unpinned)
+// before the panic goes on, and the statement works on.
+func TestWriteBehindFillPanics(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE w(i INTEGER PRIMARY KEY, t TEXT, f REAL)")
+	s, _ := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	defer s.Close()
+	calls := 0
+	inner := bulkFill(0, 100000, 1000, -1, &calls)
+	func() {
+		defer func() {
+			if r := recover(); r != "fill" {
+				t.Fatal(r)
+			}
+		}()
+		s.ExecManyFunc(func(p *sqlbatch.Params) error {
+			if calls == 2 {
+				panic("fill")
+			}
+			return inner(p)
+		})
+	}()
+	if got := ints(t, c, "SELECT count(*) FROM w"); got[0] != 2000 {
+		t.Fatal(got)
+	}
+	calls = 0
+	if r, err := s.ExecManyFunc(bulkFill(200000, 200010, 3, -1, &calls)); err != nil || r.Rows != 10 {
+		t.Fatal(r, err)
+	}
+}

@@ -620,6 +620,11 @@ func (s *Stmt) ExecManyFunc(fill func(p *Params) error) (WriteResult, error) {
 			}
 		}
 	}
+	defer func() {
+		if s.queued { // fill panicked while a batch was written: wait for it, unpin
+			s.wait()
+		}
+	}()
 	cur := &bufs[0]
 	rows, err := next(cur)
 	for err == nil && rows > 0 {
