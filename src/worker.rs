@@ -41,13 +41,20 @@ struct Inner {
 
 /// How long each side spins before it sleeps: the thread for its next job, a caller for the
 /// job to end. About what a sleep and wake-up cost, so that a hand-over between batches
-/// costs no system call while both sides keep pace, and a spin never costs more than twice
-/// what sleeping at once would have (on a machine with more runnable threads than cores,
-/// spinning longer would take the core from the very thread it waits for).
+/// costs no system call while both sides keep pace.
 const SPIN: Duration = Duration::from_micros(10);
 
-/// Spins until `done` or for `SPIN`; returns whether `done` came true.
-fn spin(done: impl Fn() -> bool) -> bool {
+/// How long a caller then keeps checking, yielding its core between checks, before it sleeps:
+/// about one batch. A caller waits when the worker is the slower side; waking it from a sleep
+/// would put a scheduler wake-up (tens of microseconds on a busy machine) between every two
+/// batches, and the worker, with no next job yet, would go to sleep too. Yielding, rather
+/// than spinning, leaves the core to any thread that needs it, the worker included on a
+/// machine with more runnable threads than cores.
+const YIELD: Duration = Duration::from_micros(500);
+
+/// Checks `done` for up to `SPIN`, then (if `yield_for` is not zero) yields between checks
+/// up to `yield_for`; returns whether `done` came true.
+fn spin(done: impl Fn() -> bool, yield_for: Duration) -> bool {
     let start = Instant::now();
     loop {
         for _ in 0..32 {
@@ -57,9 +64,16 @@ fn spin(done: impl Fn() -> bool) -> bool {
             std::hint::spin_loop();
         }
         if start.elapsed() >= SPIN {
-            return false;
+            break;
         }
     }
+    while start.elapsed() < yield_for {
+        if done() {
+            return true;
+        }
+        std::thread::yield_now();
+    }
+    done()
 }
 
 /// The worker of one connection.
@@ -102,7 +116,7 @@ impl Worker {
 
     #[cold]
     fn wait_slow(&self) {
-        if spin(|| !self.busy()) {
+        if spin(|| !self.busy(), YIELD) {
             return;
         }
         let inner = &*self.inner;
@@ -162,7 +176,7 @@ impl Worker {
 fn work(inner: &Inner) {
     ON_WORKER.with(|w| w.set(true));
     loop {
-        spin(|| inner.has_job.load(Ordering::Acquire));
+        spin(|| inner.has_job.load(Ordering::Acquire), Duration::ZERO);
         let job = {
             let mut queue = lock(&inner.queue);
             loop {
