@@ -97,7 +97,9 @@ func newStmt(c *Conn, h capi.Stmt, sql string, nparams int) *Stmt {
 // Only read-only statements fetch ahead (others ignore the setting). SQL functions,
 // collations and the progress and busy handlers that the stepping runs may then run on the
 // worker thread, while this goroutine runs Go code: they must not share unsynchronized state
-// with the code that reads the rows. Worth it when the caller does real work per row and the
+// with the code that reads the rows. (A progress or busy handler that panics there is
+// reported with the error it causes, after every row stepped before it; synchronously, the
+// rows of the batch it stopped are dropped.) Worth it when the caller does real work per row and the
 // batches hold hundreds of rows (SetBatchRows, DefaultBatchRows); for a query of one batch,
 // or a caller that only counts rows, it only costs (a hand-over of a few microseconds per
 // batch).
