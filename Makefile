@@ -44,7 +44,8 @@ test-rust:
 # write-behind, interrupts from another thread), in both modes: the standard library rebuilt
 # with TSan (-Zbuild-std; RUSTC_BOOTSTRAP=1 lets stable accept the -Z flags, as for the fuzz
 # targets; rust-src comes from setup), SQLite compiled with it too (CC/CFLAGS reach the cc
-# crate). tests/tsan.supp lists the races SQLite means (its lock-free fast paths).
+# crate); then the C tests of the same (tests/c's test-tsan). tests/tsan.supp lists the races
+# SQLite means (its lock-free fast paths).
 TSAN_TESTS := capi_ahead concurrency
 TSAN_ENV := RUSTC_BOOTSTRAP=1 RUSTFLAGS=-Zsanitizer=thread CC=clang CFLAGS=-fsanitize=thread \
   TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1"
@@ -53,6 +54,7 @@ TSAN_CARGO := $(CARGO) test -Zbuild-std --target x86_64-unknown-linux-gnu --targ
 test-tsan:
 	$(TSAN_ENV) $(TSAN_CARGO)
 	$(TSAN_ENV) SQLBATCH_TEST_AHEAD=1 $(TSAN_CARGO)
+	$(MAKE) -C tests/c test-tsan
 
 test-c: lib
 	$(MAKE) -C tests/c test

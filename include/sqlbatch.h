@@ -952,7 +952,8 @@ extern "C" {
  * the worker thread: a binding whose runtime cannot take calls from a thread it did not
  * start should not turn this on. Worth it when the caller does real work per row and the
  * batches are large enough (hundreds of rows) to cover the hand-over, a few microseconds.
- * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+ * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_MISUSE` while a
+ * bulk write queued on `stmt` was not waited for, `SQLITE_BUSY` on a backup's destination.
  */
 int32_t sqlbatch_stmt_set_fetch_ahead(struct sqlbatch_stmt *stmt, bool on);
 
@@ -1286,7 +1287,8 @@ int32_t sqlbatch_conn_checkpoint(struct sqlbatch_conn *conn,
  * `*out_highwater` (each if not NULL), and resets its high-water mark (or, for the hit and
  * miss counters, the counter) when `reset` is set (`sqlite3_db_status64`).
  * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (an unknown `op`); `SQLBATCH_E_CLOSED`;
- * `SQLBATCH_E_NULL_PARAMETER`.
+ * `SQLBATCH_E_NULL_PARAMETER`; `SQLITE_BUSY` on a backup's destination and `SQLITE_MISUSE`
+ * with a queued bulk write, as every call on a statement.
  */
 int32_t sqlbatch_conn_status(struct sqlbatch_conn *conn,
                              int32_t op,
@@ -1300,7 +1302,8 @@ int32_t sqlbatch_conn_status(struct sqlbatch_conn *conn,
  * <https://sqlite.org/c3ref/c_stmtstatus_counter.html>) into `*out`, resetting it when
  * `reset` is set (`sqlite3_stmt_status`). A statement of no SQL reads 0.
  * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (an unknown `op`); `SQLBATCH_E_CLOSED`;
- * `SQLBATCH_E_NULL_PARAMETER`.
+ * `SQLBATCH_E_NULL_PARAMETER`; `SQLITE_BUSY` on a backup's destination and `SQLITE_MISUSE`
+ * with a queued bulk write, as every call on a statement.
  */
 int32_t sqlbatch_stmt_status(struct sqlbatch_stmt *stmt, int32_t op, bool reset, int64_t *out);
 

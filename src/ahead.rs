@@ -150,7 +150,8 @@ pub(crate) unsafe fn fetch(
     let st = &mut s.fetch;
     st.generation += 1;
     if st.phase == Phase::Ahead {
-        claim(st, s.conn.interrupts_seen())?;
+        // SAFETY: `raw` is the statement's live handle (the caller's contract).
+        unsafe { claim(st, raw, s.conn.interrupts_seen())? };
     }
     let status = if st.ahead.as_ref().is_some_and(|a| a.rest.is_some()) {
         serve(st, max_rows, bound, out)?
@@ -167,7 +168,10 @@ pub(crate) unsafe fn fetch(
 
 /// Takes the finished job's result into the statement: its buffers become the current ones.
 /// Its rows are dropped if an interrupt came while they were stepped.
-fn claim(st: &mut FetchState, interrupts: u64) -> Result<(), Error> {
+///
+/// # Safety
+/// `raw` is the statement's live handle, used by this thread only.
+unsafe fn claim(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt, interrupts: u64) -> Result<(), Error> {
     let a = st.ahead.as_mut().expect("fetch-ahead state");
     let (max_rows, bound, at_launch) = a.launched.take().expect("a launched job");
     let stepped = lock(&a.slot).take().expect("the worker is idle: its job finished");
@@ -182,7 +186,12 @@ fn claim(st: &mut FetchState, interrupts: u64) -> Result<(), Error> {
     st.phase = job.phase;
     st.failure = job.failure;
     if interrupts != at_launch {
-        // A synchronous fetch would have started after the interrupt, and stopped at once.
+        // A synchronous fetch would have started after the interrupt, and stopped at once,
+        // its step halting the statement: so does the reset here (SQLite keeps an interrupt
+        // pending while any statement of the connection is in the middle of a run, and would
+        // stop the next statement of the connection with it).
+        // SAFETY: the caller's contract.
+        unsafe { ffi::sqlite3_reset(raw) };
         st.cells.clear();
         st.arena.clear();
         let e = Error::interrupted();
@@ -390,7 +399,8 @@ fn launch(
 /// the worker thread: a binding whose runtime cannot take calls from a thread it did not
 /// start should not turn this on. Worth it when the caller does real work per row and the
 /// batches are large enough (hundreds of rows) to cover the hand-over, a few microseconds.
-/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
+/// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_MISUSE` while a
+/// bulk write queued on `stmt` was not waited for, `SQLITE_BUSY` on a backup's destination.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_set_fetch_ahead(stmt: *mut sqlbatch_stmt, on: bool) -> i32 {
     crate::panic::ffi_boundary!(stmt: stmt => |s| {

@@ -32,6 +32,9 @@ pub struct sqlbatch_backup {
 impl sqlbatch_backup {
     /// SQLite's backup, while both connections are open.
     fn open_raw(&self) -> Result<*mut ffi::sqlite3_backup, Error> {
+        // A step uses both connections: neither worker may be running a job.
+        self.src.worker().wait();
+        self.dest.worker().wait();
         let raw = self.raw.load(Ordering::SeqCst);
         if raw.is_null() || !self.dest.is_open() || !self.src.is_open() {
             return Err(Error::closed());
@@ -161,6 +164,8 @@ pub unsafe extern "C" fn sqlbatch_backup_finish(backup: *mut sqlbatch_backup) ->
     boundary_value(SQLBATCH_E_PANIC, || {
         // SAFETY: `backup` came from sqlbatch_backup_init and is freed once (the contract).
         let b = unsafe { Box::from_raw(backup) };
+        // Finishing releases the source's read lock: its worker may not be running a job.
+        b.src.worker().wait();
         b.dest.release_backup(&b.raw);
         let raw = b.raw.swap(ptr::null_mut(), Ordering::SeqCst);
         if raw.is_null() {

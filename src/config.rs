@@ -161,7 +161,8 @@ pub unsafe extern "C" fn sqlbatch_conn_checkpoint(
 /// `*out_highwater` (each if not NULL), and resets its high-water mark (or, for the hit and
 /// miss counters, the counter) when `reset` is set (`sqlite3_db_status64`).
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (an unknown `op`); `SQLBATCH_E_CLOSED`;
-/// `SQLBATCH_E_NULL_PARAMETER`.
+/// `SQLBATCH_E_NULL_PARAMETER`; `SQLITE_BUSY` on a backup's destination and `SQLITE_MISUSE`
+/// with a queued bulk write, as every call on a statement.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_status(
     conn: *mut sqlbatch_conn,
@@ -192,7 +193,8 @@ pub unsafe extern "C" fn sqlbatch_conn_status(
 /// <https://sqlite.org/c3ref/c_stmtstatus_counter.html>) into `*out`, resetting it when
 /// `reset` is set (`sqlite3_stmt_status`). A statement of no SQL reads 0.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (an unknown `op`); `SQLBATCH_E_CLOSED`;
-/// `SQLBATCH_E_NULL_PARAMETER`.
+/// `SQLBATCH_E_NULL_PARAMETER`; `SQLITE_BUSY` on a backup's destination and `SQLITE_MISUSE`
+/// with a queued bulk write, as every call on a statement.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_status(
     stmt: *mut sqlbatch_stmt,
@@ -203,9 +205,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_status(
     ffi_boundary!(stmt: stmt => |s| {
         // SAFETY: the caller vouches for `out`.
         let out = unsafe { try_mut(out, "out")? };
-        if !s.conn.is_open() {
-            return Err(Error::closed());
-        }
+        // Closed, a backup's destination, a bulk write queued, and the worker's job done.
+        s.handles()?;
         let known = [1, 2, 3, 4, 5, 6, 7, 8, 99];
         if !known.contains(&op) {
             return Err(Error::new(SQLBATCH_E_RANGE, format!("no statement counter {op}")));

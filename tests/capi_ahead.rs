@@ -217,11 +217,16 @@ fn an_interrupt_while_a_batch_is_stepped_ahead_ends_the_statement_with_no_rows()
     ahead(&s, true);
     let (rc, b) = s.fetch(1000, usize::MAX);
     assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 1000));
-    // The worker is stepping the next batch now (or has): the interrupt ends it.
+    // Any call on the connection waits for the worker: the next batch is stepped, and the
+    // statement in the middle of its run when the interrupt comes. The interrupt ends it.
+    c.total_changes();
     unsafe { sqlbatch_conn_interrupt(c.0) };
     let (rc, _) = s.fetch(1000, usize::MAX);
     assert_eq!(rc, sqlite_code::INTERRUPT, "{}", c.error().1);
     assert_eq!(s.fetch(1000, usize::MAX).0, sqlite_code::INTERRUPT);
+    // As after a synchronous interrupted step, the statement has stopped: another statement of
+    // the connection runs, not interrupted, before this one is reset.
+    assert_eq!(c.rows("SELECT 42"), vec![vec![Val::Int(42)]]);
     // Reset, and the statement runs again; the interrupt is forgotten.
     unsafe { sqlbatch_stmt_reset(s.0) };
     let (rc, b) = s.fetch(10, usize::MAX);
