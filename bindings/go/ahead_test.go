@@ -632,7 +632,7 @@ func writeBehindInterrupt(t *testing.T, on bool) {
 	r, err := s.ExecManyFunc(fill)
 	close(stop)
 	wg.Wait()
-	if !errors.Is(err, sqlbatch.ErrInterrupt) || r.Rows == 0 {
+	if !errors.Is(err, sqlbatch.ErrInterrupt) { // r.Rows may be 0 on a loaded machine
 		t.Fatalf("write-behind %v: %+v %v", on, r, err)
 	}
 	if !c.Autocommit() { // SQLite may have rolled back already (an interrupted INSERT)

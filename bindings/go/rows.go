@@ -163,13 +163,6 @@ func (r *Rows) fetch() bool {
 			r.err = s.err(rc)
 			r.done = true
 			r.nrows, r.left = 0, 0
-			if s.ahead && ErrorCode(rc&0xff) == ErrInterrupt {
-				// An interrupt that reached a batch stepped ahead leaves the statement in
-				// the middle of its run, where a synchronous step would have ended it, and
-				// SQLite keeps the interrupt for the next statement while one is running:
-				// end it here, as the failed step would have.
-				s.h.Reset()
-			}
 			return false
 		}
 		// After a fetch that returned rows, a statement that fetches ahead is on the worker,
