@@ -34,6 +34,7 @@ import Database.SQLBatch.Error (decodeError, encodeError, errorCodeName)
 import qualified Database.SQLBatch.FromField as FF
 import Database.SQLBatch.Raw (c_sqlbatch_stmt_bind)
 import Database.SQLBatch.Raw.Types (paramsAddresses, withCParams)
+import Ahead (aheadProperties, aheadTests)
 import Extensions (extensionTests)
 import Functions (functionTests)
 import SimpleCompat (simpleCompatTests)
@@ -47,7 +48,8 @@ main :: IO ()
 main = do
   (c, _) <- performTest start (problem "ERROR") (problem "FAIL") () tests
   putStrLn (showCounts c)
-  when (errors c + failures c > 0) exitFailure
+  props <- aheadProperties
+  when (errors c + failures c > 0 || not props) exitFailure
   where
     name st = intercalate " / " [l | Label l <- reverse (path st)]
     start st () = putStrLn ("test: " ++ name st)
@@ -75,6 +77,7 @@ tests = TestList
   , TestLabel "Functions" functionTests
   , TestLabel "SimpleCompat" simpleCompatTests
   , TestLabel "Extensions" extensionTests
+  , TestLabel "Ahead" aheadTests
   ]
 
 withMem :: (Connection -> IO a) -> IO a
