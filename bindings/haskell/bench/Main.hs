@@ -19,7 +19,7 @@
 -- hs-sqlbatch-fold and hs-sqlbatch-query; the per-row baselines do not have them (exit 3).
 module Main (main) where
 
-import Control.Exception (evaluate)
+import Control.Exception (bracket, evaluate)
 import Control.Monad (forM, forM_, replicateM_, unless, when)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as B8
@@ -388,13 +388,15 @@ protocol :: String -> String -> String -> Int -> Int -> IO ()
 protocol impl workload input reps warmup = do
   -- SQLBATCH_BENCH_AHEAD=1: the runner's hs-sqlbatch-fold+ahead (issue 14), read once.
   ahead <- maybe False (`notElem` ["", "0"]) <$> lookupEnv "SQLBATCH_BENCH_AHEAD"
-  -- Issue 14 plugs in here: hs-sqlbatch-fold's fetch workloads on a connection (or statement)
-  -- that fetches ahead, and bulk_insert's executeMany with write-behind. Until the binding has
-  -- them, every implementation given the variable is n/a (exit 3).
-  when ahead $ do
-    hPutStrLn stderr ("hs-bench: " ++ impl ++ " has no fetch-ahead / write-behind yet (SQLBATCH_BENCH_AHEAD)")
+  -- Issue 14: hs-sqlbatch-fold's fetch workloads on a connection opened with
+  -- D.OpenFetchAhead, and bulk_insert's executeMany on one opened with D.OpenWriteBehind (the
+  -- options given to the connections setup opens). Other implementations are n/a (exit 3).
+  when (ahead && (impl /= "hs-sqlbatch-fold"
+                  || workload `notElem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide", "fetch_work", "bulk_insert"])) $ do
+    hPutStrLn stderr ("hs-bench: " ++ impl ++ " has no fetch-ahead / write-behind for " ++ workload ++ " (SQLBATCH_BENCH_AHEAD)")
     exitWith (ExitFailure 3)
-  run <- setup
+  let aheadOpts = if ahead then [D.OpenFetchAhead, D.OpenWriteBehind] else []
+  run <- setup aheadOpts
   replicateM_ warmup (() <$ run)
   replicateM_ reps $ do
     (t, (n, s)) <- run
@@ -408,7 +410,7 @@ protocol impl workload input reps warmup = do
     unsupported = do
       hPutStrLn stderr ("hs-bench: workload " ++ workload ++ " not supported by " ++ impl)
       exitWith (ExitFailure 3)
-    setup
+    setup aheadOpts
       | Small.isSmall workload = do
           -- Issue 15's workloads (bench/Small.hs): fold, direct and per-row safe only.
           r <- Small.smallSetup impl workload input
@@ -452,7 +454,7 @@ protocol impl workload input reps warmup = do
       | workload == "fetch_work" =
           if sqlbatchImpl
             then do
-              c <- open input
+              c <- openWith input aheadOpts
               return (timed ((if impl == "hs-sqlbatch-fold" then sbFoldWork else sbQueryWork) c))
             else do
               db <- P.openDb input
@@ -461,7 +463,7 @@ protocol impl workload input reps warmup = do
           let narrow = workload /= "fetch_wide"
           if sqlbatchImpl
             then do
-              c <- open input
+              c <- openWith input aheadOpts
               let f = case (narrow, impl == "hs-sqlbatch-fold") of
                         (True, True) -> sbFoldNarrow
                         (True, False) -> sbQueryNarrow
@@ -499,7 +501,7 @@ protocol impl workload input reps warmup = do
               rows = [(i, fromIntegral i * 0.25, T.pack ("row-" ++ show i)) | i <- [0 .. n - 1]]
           _ <- evaluate (foldl' (\k (a, b, t) -> k + a + truncate b + fromIntegral (T.length t)) 0 rows)
           return $ if sqlbatchImpl
-            then withConnection ":memory:" $ \c -> do
+            then bracket (openWith ":memory:" aheadOpts) close $ \c -> do
               execute_ c "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
               performMajorGC
               t0 <- stamp

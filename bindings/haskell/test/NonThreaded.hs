@@ -1,4 +1,5 @@
 {-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
 -- | SQL functions whose callbacks run in GHC's non-threaded RTS (the test suites use
 -- @-threaded@): a scalar function over 1,000 rows, an exception in a callback becoming an
 -- SQL error that leaves the connection usable, and a batched aggregate. Built and run by
@@ -9,11 +10,16 @@ import Control.Exception (SomeException, throwIO, try)
 import Control.Monad (unless)
 import Data.List (isInfixOf)
 import Database.SQLBatch
+import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Function as F
+import Control.Exception (bracket)
 import System.Exit (exitFailure)
 
 check :: String -> Bool -> IO ()
 check what ok = unless ok (putStrLn ("FAIL: " ++ what) >> exitFailure)
+
+withAheadConn :: (Connection -> IO a) -> IO a
+withAheadConn = bracket (openWith ":memory:" [D.OpenFetchAhead, D.OpenWriteBehind]) close
 
 main :: IO ()
 main = withConnection ":memory:" $ \c -> do
@@ -28,4 +34,17 @@ main = withConnection ":memory:" $ \c -> do
     Right _ -> check "an exception in a callback must fail the query" False
   [Only t] <- query_ c "SELECT twice(21)" :: IO [Only Int]
   check "the connection is usable afterwards" (t == 42)
-  putStrLn "non-threaded RTS: SQL function callbacks work"
+  -- Fetch-ahead and write-behind are ignored here (callbacks on the library's worker thread
+  -- would be calls into this RTS from a thread it did not start): the same results,
+  -- synchronously, over many batches with a callback in every row.
+  withAheadConn $ \a -> do
+    F.createFunction a "twice" (\x -> return (2 * x :: Int) :: IO Int)
+    executeScript a "CREATE TABLE t(x INTEGER)"
+    executeMany a "INSERT INTO t VALUES (twice(?))" [Only i | i <- [1 .. 20000 :: Int]]
+    s2 <- fold_ a "SELECT twice(x) FROM t" (0 :: Int) (\acc (Only v) -> return $! acc + v)
+    check ("fold with fetch-ahead asked for: " ++ show s2) (s2 == 4 * 200010000)
+    n <- withStatement a "SELECT x FROM t" $ \st -> do
+      setFetchAhead st True
+      foldStatement st (0 :: Int) (\acc (Only (_ :: Int)) -> return $! acc + 1)
+    check "setFetchAhead is a no-op" (n == 20000)
+  putStrLn "non-threaded RTS: SQL function callbacks work (fetch-ahead and write-behind asked for: synchronous)"
