@@ -737,6 +737,7 @@ data TextChunk = TextChunk (MutableByteArray# RealWorld) ByteArray# Int#
 textChunkUnits :: Int
 textChunkUnits = 8192
 
+-- | A fresh text chunk of this many UTF-16 units.
 newTextChunk :: Int -> IO TextChunk
 newTextChunk (I# units) = IO $ \s0 -> case newByteArray# (units *# 2#) s0 of
   (# s1, mba #) -> case unsafeFreezeByteArray# mba s1 of
