@@ -22,11 +22,10 @@ use libsqlite3_sys as ffi;
 
 use crate::codes::*;
 use crate::error::Error;
-use crate::fetch::{fill, sqlbatch_batch, Arena, Capped, Filled, Stop};
-use crate::panic::catch;
-use crate::state::{FetchState, Phase};
+use crate::fetch::{fill, reached, sqlbatch_batch, too_small, Arena, Capped, Filled, Stop};
+use crate::panic::{catch, lock};
+use crate::state::{FetchBuffers, FetchState, Phase};
 use crate::stmt::{non_empty, sqlbatch_stmt};
-use crate::value::sqlbatch_value;
 use crate::worker::Worker;
 
 /// Where a fetch puts a batch's bytes, and their bound.
@@ -79,17 +78,13 @@ pub(crate) struct Ahead {
     /// Whether the statement is read-only (the only kind that fetches ahead).
     readonly: bool,
     /// The buffers the next job fills.
-    spare: (Vec<sqlbatch_value>, Vec<u8>),
+    spare: FetchBuffers,
     /// The job's result, written by the worker; read once the worker is idle.
     slot: Arc<Mutex<Option<Stepped>>>,
     /// The job launched and not yet claimed: its bounds and the interrupt count at its start.
     launched: Option<(usize, JobBound, u64)>,
     rest: Option<Rest>,
 }
-
-// SAFETY: the worker only touches what a job owns (its `FetchState`, moved in) and `slot`
-// (behind its mutex); `Bound::Buffer`'s pointer never goes into a job.
-unsafe impl Send for Stepped {}
 
 impl Ahead {
     /// # Safety
@@ -107,23 +102,16 @@ impl Ahead {
         })
     }
 
-    /// Drops what was stepped ahead (the statement is being reset), keeping the buffers.
-    /// `claimed`: whether a job was launched (the worker is idle: every caller waited).
-    pub fn discard(&mut self, launched: bool) {
+    /// Drops what was stepped ahead (the statement is being reset), keeping the buffers. A
+    /// launched job has finished: every caller waited for the worker.
+    pub fn discard(&mut self) {
         self.rest = None;
-        if launched && self.launched.take().is_some() {
-            if let Some(stepped) = lock(&self.slot).take() {
-                let (mut cells, mut arena) = (stepped.state.cells, stepped.state.arena);
-                cells.clear();
-                arena.clear();
-                self.spare = (cells, arena);
+        if self.launched.take().is_some() {
+            if let Some(mut stepped) = lock(&self.slot).take() {
+                self.spare = stepped.state.take_buffers();
             }
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A raw handle moved into a job: the connection is the job's alone while it runs.
@@ -172,14 +160,13 @@ pub(crate) unsafe fn fetch(
 /// # Safety
 /// `raw` is the statement's live handle, used by this thread only.
 unsafe fn claim(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt, interrupts: u64) -> Result<(), Error> {
+    // The batch just read goes to the next job.
+    let spare = st.take_buffers();
     let a = st.ahead.as_mut().expect("fetch-ahead state");
+    a.spare = spare;
     let (max_rows, bound, at_launch) = a.launched.take().expect("a launched job");
     let stepped = lock(&a.slot).take().expect("the worker is idle: its job finished");
     let mut job = stepped.state;
-    let (mut cells, mut arena) = (std::mem::take(&mut st.cells), std::mem::take(&mut st.arena));
-    cells.clear();
-    arena.clear();
-    a.spare = (cells, arena);
     st.cells = std::mem::take(&mut job.cells);
     st.arena = std::mem::take(&mut job.arena);
     st.window = 0;
@@ -229,7 +216,7 @@ fn serve(st: &mut FetchState, max_rows: usize, bound: Bound, out: &mut sqlbatch_
         let cell_bytes = |r: usize| -> usize {
             st.cells[r * ncols..(r + 1) * ncols]
                 .iter()
-                .filter(|v| v.kind == SQLBATCH_TEXT || v.kind == SQLBATCH_BLOB)
+                .filter(|v| v.has_bytes())
                 .map(|v| v.len as usize)
                 .sum()
         };
@@ -239,7 +226,7 @@ fn serve(st: &mut FetchState, max_rows: usize, bound: Bound, out: &mut sqlbatch_
             let used = bytes - rest.bytes_at;
             match bound {
                 Bound::Bytes(max) => {
-                    if rows > 0 && (rows * ncols).saturating_mul(16).saturating_add(used) >= max {
+                    if rows > 0 && reached(rows * ncols, used, max) {
                         break;
                     }
                 }
@@ -254,10 +241,7 @@ fn serve(st: &mut FetchState, max_rows: usize, bound: Bound, out: &mut sqlbatch_
                                 n_cols: 0,
                                 generation: st.generation,
                             };
-                            return Err(Error::new(
-                                SQLBATCH_E_BUFFER_TOO_SMALL,
-                                format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
-                            ));
+                            return Err(too_small(need));
                         }
                         break;
                     }
@@ -283,7 +267,7 @@ fn serve(st: &mut FetchState, max_rows: usize, bound: Bound, out: &mut sqlbatch_
             }
             if rest.bytes_at != 0 {
                 for v in &mut st.cells[window.clone()] {
-                    if v.kind == SQLBATCH_TEXT || v.kind == SQLBATCH_BLOB {
+                    if v.has_bytes() {
                         v.bits -= rest.bytes_at as u64;
                     }
                 }
@@ -321,9 +305,9 @@ fn launch(
 ) {
     let st = &mut s.fetch;
     let a = st.ahead.as_mut().expect("fetch-ahead state");
-    let (cells, arena) = std::mem::take(&mut a.spare);
-    let mut job =
-        FetchState { cells, arena, phase: st.phase, failure: st.failure.take(), ..Default::default() };
+    let mut job = FetchState::new(std::mem::take(&mut a.spare));
+    job.phase = st.phase;
+    job.failure = st.failure.take();
     let slot = a.slot.clone();
     let (db, raw) = (Handle(db), Handle(raw));
     let stride = s.conn.direct_read_stride();
@@ -354,18 +338,12 @@ fn launch(
         *lock(&slot) = Some(Stepped { state: job, result });
     };
     let interrupts = s.conn.interrupts_seen();
-    match s.conn.worker().run(Box::new(work)) {
-        Ok(()) => {
-            a.launched = Some((max_rows, bound, interrupts));
-            st.phase = Phase::Ahead;
-        }
-        Err(work) => {
-            // No thread: step it here and now, as the next fetch would have.
-            work();
-            a.launched = Some((max_rows, bound, interrupts));
-            st.phase = Phase::Ahead;
-        }
+    if let Err(work) = s.conn.worker().run(Box::new(work)) {
+        // No thread: step it here and now, as the next fetch would have.
+        work();
     }
+    a.launched = Some((max_rows, bound, interrupts));
+    st.phase = Phase::Ahead;
 }
 
 /// sqlbatch_stmt_set_fetch_ahead turns fetch-ahead on or off for `stmt` (statements start

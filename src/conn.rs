@@ -5,14 +5,14 @@ use std::ffi::{c_char, c_int, CString};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
 use crate::error::{sqlbatch_error, Error, ErrorSink, LastError};
 use crate::ffi::{try_bytes, try_mut};
-use crate::panic::{boundary, ffi_boundary};
+use crate::panic::{boundary, ffi_boundary, lock};
 use crate::state::FetchBuffers;
 use crate::stmt::sqlbatch_stmt;
 use crate::worker::Worker;
@@ -110,11 +110,6 @@ impl Hasher for AddressHasher {
 extern "C" {
     // In the bundled SQLite, but not in libsqlite3-sys's generated bindings.
     fn sqlite3_close_v2(db: *mut ffi::sqlite3) -> c_int;
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock leaves plain data behind; keep using it.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl ConnShared {

@@ -72,6 +72,22 @@ pub(crate) trait Sink {
     fn base(&self) -> *const u8;
 }
 
+/// Whether a batch of `cells` cells and `bytes` bytes of TEXT and BLOB has reached the byte
+/// bound `max` of `sqlbatch_stmt_fetch` (16 bytes a cell, plus the bytes).
+#[inline(always)]
+pub(crate) fn reached(cells: usize, bytes: usize, max: usize) -> bool {
+    cells.saturating_mul(std::mem::size_of::<sqlbatch_value>()).saturating_add(bytes) >= max
+}
+
+/// The error of a fetch into a caller's buffer that cannot hold the next row, which needs
+/// `need` bytes (`sqlbatch_stmt_fetch_into`'s `SQLBATCH_E_BUFFER_TOO_SMALL`).
+pub(crate) fn too_small(need: usize) -> Error {
+    Error::new(
+        SQLBATCH_E_BUFFER_TOO_SMALL,
+        format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
+    )
+}
+
 /// The statement's own arena: grows as needed; the batch ends once its cells plus bytes reach
 /// `max` (so it exceeds `max` by at most its last row).
 pub(crate) struct Arena<'a> {
@@ -100,7 +116,7 @@ impl Sink for Arena<'_> {
     }
     #[inline(always)]
     fn full(&self, cells: usize) -> bool {
-        cells.saturating_mul(std::mem::size_of::<sqlbatch_value>()).saturating_add(self.buf.len()) >= self.max
+        reached(cells, self.buf.len(), self.max)
     }
     fn rows_left(&self, cells: usize, ncols: usize) -> usize {
         const CELL: usize = std::mem::size_of::<sqlbatch_value>();
@@ -640,10 +656,7 @@ unsafe fn fetch_with<S: Sink>(
             Err(Stop::Error(e)) => Err(e),
             Err(Stop::TooSmall(need)) => {
                 *out = batch(need, 0, 0);
-                Err(Error::new(
-                    SQLBATCH_E_BUFFER_TOO_SMALL,
-                    format!("the next row needs {need} bytes of TEXT/BLOB data, more than the buffer holds"),
-                ))
+                Err(too_small(need))
             }
         }
     }
@@ -825,7 +838,7 @@ pub unsafe extern "C" fn sqlbatch_batch_get(
             ));
         }
         let mut v = s.fetch.batch_cells()[row * b.n_cols + col];
-        if v.kind == SQLBATCH_TEXT || v.kind == SQLBATCH_BLOB {
+        if v.has_bytes() {
             v.bits = b.data.wrapping_add(v.bits as usize) as u64;
         }
         *out = v;

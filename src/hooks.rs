@@ -12,7 +12,7 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use libsqlite3_sys as ffi;
 
@@ -20,7 +20,7 @@ use crate::codes::*;
 use crate::conn::sqlbatch_conn;
 use crate::error::Error;
 use crate::function::sqlbatch_destroy_fn;
-use crate::panic::{boundary_value, ffi_boundary};
+use crate::panic::{boundary_value, ffi_boundary, lock};
 use crate::value::sqlbatch_str;
 
 /// An update hook: a row of table `table` (NUL-terminated UTF-8) of database `schema` was
@@ -209,10 +209,6 @@ pub(crate) struct Hooks {
 // connection's statements); the dispatcher itself is behind a mutex.
 unsafe impl Send for Hooks {}
 unsafe impl Sync for Hooks {}
-
-fn lock(m: &Mutex<Slots>) -> MutexGuard<'_, Slots> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 impl Hooks {
     /// Runs a user callback that must not use the connection, with both counts held.

@@ -7,6 +7,7 @@
 //! This module depends on `error.rs` only.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Mutex, MutexGuard};
 
 use crate::error::{Error, ErrorSink};
 
@@ -36,6 +37,12 @@ pub(crate) fn catch<T>(body: impl FnOnce() -> Result<T, Error>) -> Result<T, Err
             Err(Error::panic(&what))
         }
     }
+}
+
+/// Locks `m`. A panic while holding the lock (caught at the boundary) leaves plain data
+/// behind: keep using it rather than poisoning every later call.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Like [`boundary`] for functions that return a value rather than a status:

@@ -87,7 +87,7 @@ impl FetchState {
     /// `raw` must be NULL or the live statement this state belongs to.
     pub unsafe fn rewind(&mut self, raw: *mut ffi::sqlite3_stmt) {
         if let Some(ahead) = &mut self.ahead {
-            ahead.discard(self.phase == Phase::Ahead);
+            ahead.discard();
         }
         if self.started() && !raw.is_null() {
             // Its return value repeats the last step's error, which was already reported.

@@ -55,6 +55,11 @@ impl sqlbatch_value {
     pub fn bytes(kind: u8, at: u64, len: u32) -> Self {
         sqlbatch_value { bits: at, len, kind, _pad: [0; 3] }
     }
+
+    /// Whether the value is TEXT or BLOB: `bits` locates `len` bytes.
+    pub fn has_bytes(&self) -> bool {
+        self.kind == SQLBATCH_TEXT || self.kind == SQLBATCH_BLOB
+    }
 }
 
 /// A borrowed string: `len` bytes at `ptr`, NUL-terminated unless said otherwise.

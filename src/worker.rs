@@ -8,7 +8,9 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::panic::lock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -86,10 +88,6 @@ pub(crate) struct Worker {
 thread_local! {
     /// Whether this thread is a worker (a callback of a job that calls the library).
     static ON_WORKER: Cell<bool> = const { Cell::new(false) };
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Worker {

@@ -6,7 +6,7 @@ use crate::codes::*;
 use crate::conn::ConnShared;
 use crate::error::Error;
 use crate::ffi::write_opt;
-use crate::panic::ffi_boundary;
+use crate::panic::{ffi_boundary, lock};
 use crate::run::{step_to_done, Changes};
 use crate::stmt::sqlbatch_stmt;
 use crate::value::{bind_all, param_count, sqlbatch_params, Lifetime, Params};
@@ -185,7 +185,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
         let queued: Queued = Default::default();
         s.queued = Some(queued.clone());
         let Some(w) = w else {
-            *queued.lock().unwrap_or_else(|p| p.into_inner()) = Some((Ok(()), result));
+            *lock(&queued) = Some((Ok(()), result));
             return Ok(SQLBATCH_OK);
         };
         let job = move || {
@@ -193,7 +193,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
             // SAFETY: the worker runs this while the connection is its alone; the caller keeps
             // the parameter memory until the wait.
             let outcome = crate::panic::catch(|| unsafe { w.run(&mut result) });
-            *queued.lock().unwrap_or_else(|p| p.into_inner()) = Some((outcome, result));
+            *lock(&queued) = Some((outcome, result));
         };
         if crate::worker::Worker::on_worker() {
             job();
@@ -223,11 +223,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_wait(
             return Err(Error::new(ffi::SQLITE_MISUSE, "no bulk write is queued on this statement"));
         };
         s.conn.worker().wait();
-        let (outcome, r) = queued
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .expect("the worker is idle: the write ran");
+        let (outcome, r) = lock(&queued).take().expect("the worker is idle: the write ran");
         result = r;
         outcome.map(|()| SQLBATCH_OK)
     });
