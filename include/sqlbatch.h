@@ -193,6 +193,12 @@
 #define SQLBATCH_NULL 5
 
 /**
+ * Cell type: no value at all: a column that a change does not carry (the unchanged columns
+ * of an UPDATE in a changeset conflict). Never in a fetched batch; not a valid parameter.
+ */
+#define SQLBATCH_UNDEFINED 0
+
+/**
  * Open flag: open read-only (SQLite's `SQLITE_OPEN_READONLY`).
  */
 #define SQLBATCH_OPEN_READONLY 1
@@ -310,6 +316,16 @@
 #define SQLBATCH_FUNCTION_INNOCUOUS 2097152
 
 /**
+ * `sqlbatch_conn_preupdate_hook` flag: hand each event the row before the change.
+ */
+#define SQLBATCH_PREUPDATE_OLD 1
+
+/**
+ * `sqlbatch_conn_preupdate_hook` flag: hand each event the row after the change.
+ */
+#define SQLBATCH_PREUPDATE_NEW 2
+
+/**
  * Trace event: a statement starts running (`SQLITE_TRACE_STMT`).
  */
 #define SQLBATCH_TRACE_STMT 1
@@ -363,6 +379,80 @@
 #define SQLBATCH_DESERIALIZE_RESIZEABLE 2
 
 /**
+ * Conflict policy and callback answer: skip the change (`SQLITE_CHANGESET_OMIT`). For a
+ * `SQLBATCH_CONFLICT_FOREIGN_KEY` conflict it means: commit the changes despite the
+ * violation (SQLite's meaning).
+ */
+#define SQLBATCH_CHANGESET_OMIT 0
+
+/**
+ * Conflict policy and callback answer: apply the change over the conflicting row
+ * (`SQLITE_CHANGESET_REPLACE`). Valid only for `SQLBATCH_CONFLICT_DATA` and
+ * `SQLBATCH_CONFLICT_CONFLICT`; as a policy, the other conflicts are omitted.
+ */
+#define SQLBATCH_CHANGESET_REPLACE 1
+
+/**
+ * Conflict policy and callback answer: stop, and undo every change this apply made
+ * (`SQLITE_CHANGESET_ABORT`); the apply returns `SQLITE_ABORT`.
+ */
+#define SQLBATCH_CHANGESET_ABORT 2
+
+/**
+ * Conflict type: the row to delete or update exists, but its values are not those the
+ * change expected (`SQLITE_CHANGESET_DATA`); `conflict_values` holds the row as it is.
+ */
+#define SQLBATCH_CONFLICT_DATA 1
+
+/**
+ * Conflict type: the row to delete or update does not exist (`SQLITE_CHANGESET_NOTFOUND`).
+ */
+#define SQLBATCH_CONFLICT_NOTFOUND 2
+
+/**
+ * Conflict type: an inserted row's primary key is taken (`SQLITE_CHANGESET_CONFLICT`);
+ * `conflict_values` holds the row that has it.
+ */
+#define SQLBATCH_CONFLICT_CONFLICT 3
+
+/**
+ * Conflict type: the change breaks another constraint (UNIQUE, CHECK, NOT NULL)
+ * (`SQLITE_CHANGESET_CONSTRAINT`).
+ */
+#define SQLBATCH_CONFLICT_CONSTRAINT 4
+
+/**
+ * Conflict type: once every change was applied, foreign keys are violated
+ * (`SQLITE_CHANGESET_FOREIGN_KEY`); `fk_violations` says how many. Not about one change:
+ * `op`, `n_cols` and the rows are 0 and NULL.
+ */
+#define SQLBATCH_CONFLICT_FOREIGN_KEY 5
+
+/**
+ * `sqlbatch_conn_apply_changeset` flag: apply without a savepoint of its own, so that an
+ * abort does not undo what was applied (`SQLITE_CHANGESETAPPLY_NOSAVEPOINT`).
+ */
+#define SQLBATCH_APPLY_NOSAVEPOINT 1
+
+/**
+ * `sqlbatch_conn_apply_changeset` flag: apply the changeset inverted (an undo)
+ * (`SQLITE_CHANGESETAPPLY_INVERT`).
+ */
+#define SQLBATCH_APPLY_INVERT 2
+
+/**
+ * `sqlbatch_conn_apply_changeset` flag: an UPDATE that finds the row already as it would
+ * make it is no conflict (`SQLITE_CHANGESETAPPLY_IGNORENOOP`).
+ */
+#define SQLBATCH_APPLY_IGNORENOOP 4
+
+/**
+ * `sqlbatch_conn_apply_changeset` flag: foreign keys' ON UPDATE / ON DELETE actions do not
+ * run while the changes are applied (`SQLITE_CHANGESETAPPLY_FKNOACTION`).
+ */
+#define SQLBATCH_APPLY_FKNOACTION 8
+
+/**
  * Params flag: the `bits` of TEXT and BLOB values are the addresses of their bytes, not
  * offsets from `data` (which must then be NULL, with `data_len` 0). Convenient from C.
  */
@@ -384,6 +474,12 @@ typedef struct sqlbatch_blob sqlbatch_blob;
  * A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
  */
 typedef struct sqlbatch_conn sqlbatch_conn;
+
+/**
+ * A session: records the changes made to the attached tables of one database of a
+ * connection. Opaque; created by `sqlbatch_session_create`, freed by `sqlbatch_session_delete`.
+ */
+typedef struct sqlbatch_session sqlbatch_session;
 
 /**
  * A prepared statement. Opaque; created by `sqlbatch_stmt_prepare`, destroyed by
@@ -424,6 +520,7 @@ typedef struct sqlbatch_blob_range {
  * | `SQLBATCH_TEXT`    | offset of the UTF-8 bytes from `data` | byte length  |
  * | `SQLBATCH_BLOB`    | offset of the bytes from `data`       | byte length  |
  * | `SQLBATCH_NULL`    | 0                                     | 0            |
+ * | `SQLBATCH_UNDEFINED` (changesets only) | 0                    | 0            |
  *
  * Text is not NUL-terminated and may contain NUL bytes. NULL, empty text and an empty blob
  * are three different values. `data` is the base pointer passed beside the values (or the
@@ -439,7 +536,8 @@ typedef struct sqlbatch_value {
    */
   uint32_t len;
   /**
-   * One of `SQLBATCH_INTEGER`, `SQLBATCH_FLOAT`, `SQLBATCH_TEXT`, `SQLBATCH_BLOB`, `SQLBATCH_NULL`.
+   * One of `SQLBATCH_INTEGER`, `SQLBATCH_FLOAT`, `SQLBATCH_TEXT`, `SQLBATCH_BLOB`, `SQLBATCH_NULL`
+   * (and `SQLBATCH_UNDEFINED` in a changeset conflict's rows).
    */
   uint8_t kind;
   /**
@@ -676,6 +774,86 @@ typedef void (*sqlbatch_update_hook_fn)(void *user_data,
                                         int64_t rowid);
 
 /**
+ * A borrowed string: `len` bytes at `ptr`, NUL-terminated unless said otherwise.
+ * `ptr` is NULL when there is no string (e.g. a column without a declared type).
+ */
+typedef struct sqlbatch_str {
+  /**
+   * The bytes, or NULL.
+   */
+  const char *ptr;
+  /**
+   * Their length, without the terminating NUL.
+   */
+  size_t len;
+} sqlbatch_str;
+
+/**
+ * A row about to change, for a preupdate hook (`sqlbatch_conn_preupdate_hook`). Everything
+ * it points to is valid during the callback only.
+ */
+typedef struct sqlbatch_preupdate {
+  /**
+   * `SQLITE_INSERT` (18), `SQLITE_DELETE` (9) or `SQLITE_UPDATE` (23).
+   */
+  int32_t op;
+  /**
+   * 0 for a change the statement itself makes, 1 for one a trigger it fired makes, 2 for a
+   * trigger of that trigger, and so on (`sqlite3_preupdate_depth`).
+   */
+  int32_t depth;
+  /**
+   * The database: "main", "temp" or an attached name (NUL-terminated).
+   */
+  struct sqlbatch_str schema;
+  /**
+   * The table (NUL-terminated).
+   */
+  struct sqlbatch_str table;
+  /**
+   * DELETE and UPDATE: the row's rowid before the change; 0 for an INSERT. Not defined for
+   * WITHOUT ROWID tables.
+   */
+  int64_t old_rowid;
+  /**
+   * INSERT and UPDATE: the row's rowid after the change; 0 for a DELETE. Not defined for
+   * WITHOUT ROWID tables.
+   */
+  int64_t new_rowid;
+  /**
+   * The table's number of columns (`sqlite3_preupdate_count`).
+   */
+  size_t n_cols;
+  /**
+   * With `SQLBATCH_PREUPDATE_OLD`, for a DELETE or UPDATE: the row before the change,
+   * `n_cols` cells (bytes at `data + bits`); NULL otherwise.
+   */
+  const struct sqlbatch_value *old_values;
+  /**
+   * With `SQLBATCH_PREUPDATE_NEW`, for an INSERT or UPDATE: the row after the change,
+   * `n_cols` cells; NULL otherwise.
+   */
+  const struct sqlbatch_value *new_values;
+  /**
+   * The base of the TEXT and BLOB bytes of both rows (NULL when none has bytes).
+   */
+  const uint8_t *data;
+  /**
+   * -1, or, when the change is a write through an incremental blob handle
+   * (`sqlbatch_blob_write`; `op` is then `SQLITE_DELETE` and the new row is not known), the
+   * column being written (`sqlite3_preupdate_blobwrite`).
+   */
+  int32_t blob_column;
+} sqlbatch_preupdate;
+
+/**
+ * A preupdate hook: a row is about to be inserted, deleted or updated (`change`, valid during
+ * the call). Called for WITHOUT ROWID tables too, and for the changes triggers make. It must
+ * not use the connection.
+ */
+typedef void (*sqlbatch_preupdate_fn)(void *user_data, const struct sqlbatch_preupdate *change);
+
+/**
  * A commit hook: a transaction is about to commit; returning non-zero turns the commit into
  * a rollback (the statement then fails with `SQLITE_CONSTRAINT_COMMITHOOK`). It must not use
  * the connection.
@@ -755,21 +933,6 @@ typedef struct sqlbatch_change {
    */
   uint32_t table;
 } sqlbatch_change;
-
-/**
- * A borrowed string: `len` bytes at `ptr`, NUL-terminated unless said otherwise.
- * `ptr` is NULL when there is no string (e.g. a column without a declared type).
- */
-typedef struct sqlbatch_str {
-  /**
-   * The bytes, or NULL.
-   */
-  const char *ptr;
-  /**
-   * Their length, without the terminating NUL.
-   */
-  size_t len;
-} sqlbatch_str;
 
 /**
  * A table of a batch of the change feed.
@@ -866,6 +1029,69 @@ typedef struct sqlbatch_exec_result {
    */
   size_t end_offset;
 } sqlbatch_exec_result;
+
+/**
+ * A conflict met while a changeset is applied: the change, and the row it conflicts with.
+ * Everything it points to is valid during the callback only.
+ */
+typedef struct sqlbatch_conflict {
+  /**
+   * One of `SQLBATCH_CONFLICT_*`.
+   */
+  int32_t kind;
+  /**
+   * The change: `SQLITE_INSERT` (18), `SQLITE_DELETE` (9) or `SQLITE_UPDATE` (23).
+   */
+  int32_t op;
+  /**
+   * The change's table (NUL-terminated; NULL for a `FOREIGN_KEY` conflict).
+   */
+  struct sqlbatch_str table;
+  /**
+   * Whether the change was recorded as indirect (`sqlbatch_session_set_indirect`).
+   */
+  bool indirect;
+  /**
+   * The table's number of columns in the changeset.
+   */
+  size_t n_cols;
+  /**
+   * DELETE and UPDATE: the row the change expected, `n_cols` cells (bytes at `data +
+   * bits`); for an UPDATE, the columns it does not change and that are not in the primary
+   * key are `SQLBATCH_UNDEFINED`. NULL for an INSERT.
+   */
+  const struct sqlbatch_value *old_values;
+  /**
+   * INSERT and UPDATE: the row as the change makes it; for an UPDATE, the columns it does
+   * not change are `SQLBATCH_UNDEFINED`. NULL for a DELETE.
+   */
+  const struct sqlbatch_value *new_values;
+  /**
+   * `DATA` and `CONFLICT`: the row in the database, `n_cols` cells; NULL otherwise.
+   */
+  const struct sqlbatch_value *conflict_values;
+  /**
+   * The base of the TEXT and BLOB bytes of all three rows (NULL when none has bytes).
+   */
+  const uint8_t *data;
+  /**
+   * `FOREIGN_KEY`: how many foreign key constraints are violated; 0 otherwise.
+   */
+  int32_t fk_violations;
+} sqlbatch_conflict;
+
+/**
+ * A conflict callback: decides what `sqlbatch_conn_apply_changeset` does about `conflict`;
+ * returns `SQLBATCH_CHANGESET_OMIT`, `_REPLACE` or `_ABORT` (anything else aborts). It must
+ * not use the connection.
+ */
+typedef int32_t (*sqlbatch_conflict_fn)(void *user_data, const struct sqlbatch_conflict *conflict);
+
+/**
+ * A table filter: whether the changes to table `table` (NUL-terminated) are applied
+ * (non-zero) or skipped (0). It must not use the connection.
+ */
+typedef int32_t (*sqlbatch_table_filter_fn)(void *user_data, const char *table);
 
 /**
  * Metadata of one result column, from `sqlbatch_stmt_columns`.
@@ -1721,6 +1947,28 @@ int32_t sqlbatch_conn_update_hook(struct sqlbatch_conn *conn,
                                   sqlbatch_destroy_fn destroy);
 
 /**
+ * sqlbatch_conn_preupdate_hook sets the preupdate hook of `conn` (`fn` NULL removes it): `fn`
+ * is called with `user_data` before every row is inserted, updated or deleted
+ * (`sqlite3_preupdate_hook`), on the thread running the statement, with the whole change in
+ * one `sqlbatch_preupdate`: with `SQLBATCH_PREUPDATE_OLD` in `flags` the row before it, with
+ * `SQLBATCH_PREUPDATE_NEW` the row after it, as cells (reading them costs the decoding of the
+ * row; without the flags the event carries only what changes where). Unlike the update hook,
+ * it also sees WITHOUT ROWID tables.
+ *
+ * SQLite has one preupdate slot, which sessions (`sqlbatch_session_create`) also need: while
+ * a session of `conn` lives, this call fails with `SQLITE_MISUSE`, and while a preupdate hook
+ * is set, so does creating a session.
+ * Ownership: as for `sqlbatch_conn_update_hook`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (called from
+ * inside a hook, unknown flags); `SQLITE_MISUSE` (a session lives); `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_conn_preupdate_hook(struct sqlbatch_conn *conn,
+                                     uint32_t flags,
+                                     sqlbatch_preupdate_fn fn_,
+                                     void *user_data,
+                                     sqlbatch_destroy_fn destroy);
+
+/**
  * sqlbatch_conn_commit_hook sets the commit hook of `conn` (`fn` NULL removes it): called
  * before each commit; non-zero makes it a rollback (`sqlite3_commit_hook`). Ownership and
  * errors as for `sqlbatch_conn_update_hook`.
@@ -1892,6 +2140,172 @@ int32_t sqlbatch_conn_deserialize(struct sqlbatch_conn *conn,
  * (`sqlbatch_conn_serialize`'s buffer). NULL: a no-op. Any thread.
  */
 void sqlbatch_free(void *p);
+
+/**
+ * sqlbatch_session_create starts a session on the database `schema` (NULL: "main") of
+ * `conn` (`sqlite3session_create`): it records the changes made to the tables attached to it
+ * (`sqlbatch_session_attach`; none at first) from now on, until it is deleted. Many sessions
+ * may record the same connection.
+ *
+ * SQLite has one preupdate slot, which sessions use: while a preupdate hook is set on `conn`
+ * (`sqlbatch_conn_preupdate_hook`), this fails with `SQLITE_MISUSE`.
+ * Ownership: `*out_session` (set on success only) is the caller's, released with
+ * `sqlbatch_session_delete`, before or after the connection is closed. Thread: the
+ * connection's; every call on the session too.
+ * NULL: `conn` or `out_session` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLITE_MISUSE` (a preupdate hook is set, or
+ * called from a hook); `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` for a bad
+ * name; `SQLITE_NOMEM`. Recorded on `conn`.
+ */
+int32_t sqlbatch_session_create(struct sqlbatch_conn *conn,
+                                const char *schema,
+                                size_t schema_len,
+                                struct sqlbatch_session **out_session);
+
+/**
+ * sqlbatch_session_attach makes `session` record the changes to table `table` (`table_len`
+ * bytes of UTF-8), or, with `table` NULL, to every table of its database, including those
+ * created later (`sqlite3session_attach`). Only tables with a PRIMARY KEY are recorded (the
+ * others are attached but their changes are not); the table need not exist yet.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_CLOSED`;
+ * `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` for a bad name; SQLite's error.
+ * Recorded on the connection.
+ */
+int32_t sqlbatch_session_attach(struct sqlbatch_session *session,
+                                const char *table,
+                                size_t table_len);
+
+/**
+ * sqlbatch_session_set_enabled turns recording on (the default) or off
+ * (`sqlite3session_enable`): changes made while it is off are not recorded.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_session_set_enabled(struct sqlbatch_session *session, bool enabled);
+
+/**
+ * sqlbatch_session_set_indirect marks the changes recorded from now on as indirect (or not,
+ * the default) (`sqlite3session_indirect`): a conflict callback sees the mark
+ * (`sqlbatch_conflict.indirect`). Changes made by triggers and foreign key actions are always
+ * indirect.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_session_set_indirect(struct sqlbatch_session *session, bool indirect);
+
+/**
+ * sqlbatch_session_is_empty writes to `*out` whether `session` has recorded no change
+ * (`sqlite3session_isempty`): its changeset would be empty.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_CLOSED`.
+ */
+int32_t sqlbatch_session_is_empty(struct sqlbatch_session *session, bool *out);
+
+/**
+ * sqlbatch_session_changeset writes what `session` recorded as a changeset to a new buffer,
+ * `*out_data` and `*out_len` (`sqlite3session_changeset`): for each changed row (by primary
+ * key), one change from its state when recording started to its state now, with the old
+ * values of every column, so that applying it elsewhere can detect conflicts. No change gives
+ * `*out_data` NULL and `*out_len` 0. Recording goes on.
+ *
+ * Ownership: the buffer is the caller's, released with `sqlbatch_free`.
+ * NULL: `session`, `out_data` or `out_len` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; SQLite's error (`SQLITE_NOMEM`, or an error
+ * reading the tables). Recorded on the connection.
+ */
+int32_t sqlbatch_session_changeset(struct sqlbatch_session *session,
+                                   uint8_t **out_data,
+                                   size_t *out_len);
+
+/**
+ * sqlbatch_session_patchset is `sqlbatch_session_changeset` for a patchset
+ * (`sqlite3session_patchset`): smaller, as it leaves out the old values but those of the
+ * primary key (so a conflict is found only when a row to change is missing, or a key taken).
+ * Ownership, NULL and errors as for `sqlbatch_session_changeset`.
+ */
+int32_t sqlbatch_session_patchset(struct sqlbatch_session *session,
+                                  uint8_t **out_data,
+                                  size_t *out_len);
+
+/**
+ * sqlbatch_session_diff records in `session` the changes that would make table `table` of
+ * its database equal to the table of the same name in database `from_schema` of the same
+ * connection (attached, `from_len` bytes) (`sqlite3session_diff`): the table is attached to
+ * the session if it is not, and both tables must have the same columns and primary key.
+ * NULL: `session`, `from_schema` or `table` NULL: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLITE_SCHEMA` (the tables do not match);
+ * SQLite's error with its message. Recorded on the connection.
+ */
+int32_t sqlbatch_session_diff(struct sqlbatch_session *session,
+                              const char *from_schema,
+                              size_t from_len,
+                              const char *table,
+                              size_t table_len);
+
+/**
+ * sqlbatch_session_delete ends and frees a session (`sqlite3session_delete`), before or
+ * after its connection is closed. NULL: `SQLBATCH_OK`, a no-op. Must not be called twice
+ * (but after `SQLITE_MISUSE`).
+ * @return `SQLBATCH_OK` (freed); `SQLITE_MISUSE` from inside a hook of its connection: the
+ * session is not deleted then (delete it after the hook returns).
+ */
+int32_t sqlbatch_session_delete(struct sqlbatch_session *session);
+
+/**
+ * sqlbatch_conn_apply_changeset applies the changeset or patchset of `len` bytes at `data` to
+ * `conn` (`sqlite3changeset_apply_v2`), inside a savepoint: all of it, or, after an abort,
+ * none of it. Tables are matched by name in "main"; a table that does not exist there, or has
+ * other primary key columns, is skipped (`filter`, if not NULL, may skip others: it is asked
+ * once per table). A change that conflicts with the database is settled by `conflict` (if not
+ * NULL), or else by `policy` (`SQLBATCH_CHANGESET_OMIT`, `_REPLACE` or `_ABORT`) for every
+ * conflict. `flags`: 0 or `SQLBATCH_APPLY_*` bits.
+ *
+ * Callbacks: called on this thread during the call, with `user_data`; they must not use
+ * the connection. The bytes are not trusted: a corrupt changeset is an error
+ * (`SQLITE_CORRUPT`), never a crash. Thread: the connection's.
+ * NULL: `conn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLITE_ABORT` (a conflict was answered with ABORT: nothing was
+ * applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
+ * a hook); `SQLITE_CORRUPT`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags
+ * or policy); SQLite's error. Recorded on `conn`.
+ */
+int32_t sqlbatch_conn_apply_changeset(struct sqlbatch_conn *conn,
+                                      const uint8_t *data,
+                                      size_t len,
+                                      uint32_t flags,
+                                      int32_t policy,
+                                      sqlbatch_conflict_fn conflict,
+                                      sqlbatch_table_filter_fn filter,
+                                      void *user_data);
+
+/**
+ * sqlbatch_changeset_invert writes the inverse of the changeset of `len` bytes at `data` to a
+ * new buffer (`sqlite3changeset_invert`): inserts become deletes and the other way round,
+ * updates swap their old and new values, so applying it undoes the changeset. A patchset
+ * cannot be inverted (`SQLITE_CORRUPT`). An empty changeset gives `*out_data` NULL and
+ * `*out_len` 0. Any thread: no connection is involved.
+ * Ownership: the caller keeps `data`; the new buffer is the caller's (`sqlbatch_free`).
+ * NULL: `out_data` or `out_len` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLITE_CORRUPT`; `SQLITE_NOMEM`; `SQLBATCH_E_RANGE` (over 2 GiB).
+ */
+int32_t sqlbatch_changeset_invert(const uint8_t *data,
+                                  size_t len,
+                                  uint8_t **out_data,
+                                  size_t *out_len);
+
+/**
+ * sqlbatch_changeset_concat writes to a new buffer the changeset that does what changeset
+ * `a` (`a_len` bytes) then changeset `b` do (`sqlite3changeset_concat`): changes to the same
+ * row are merged into one. Both must be changesets, or both patchsets. Any thread.
+ * Ownership: as for `sqlbatch_changeset_invert`.
+ * NULL: `out_data` or `out_len` NULL, or `a` or `b` NULL with a length > 0:
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLITE_CORRUPT`; `SQLITE_ERROR` (a changeset with a patchset, or
+ * the same table with other columns); `SQLITE_NOMEM`; `SQLBATCH_E_RANGE` (over 2 GiB).
+ */
+int32_t sqlbatch_changeset_concat(const uint8_t *a,
+                                  size_t a_len,
+                                  const uint8_t *b,
+                                  size_t b_len,
+                                  uint8_t **out_data,
+                                  size_t *out_len);
 
 /**
  * sqlbatch_stmt_prepare compiles the first SQL statement in `sql` (`sql_len` bytes of UTF-8;

@@ -209,7 +209,7 @@ pub unsafe extern "C" fn sqlbatch_blob_open(
             return Err(unsafe { Error::from_db(db, rc) });
         }
         let raw = Arc::new(AtomicPtr::new(raw));
-        c.shared.adopt_blob(&raw);
+        c.shared.blobs().adopt(&raw);
         *out = Box::into_raw(Box::new(sqlbatch_blob { raw, conn: c.shared.clone(), schema, table, column, writable }));
         Ok(SQLBATCH_OK)
     })
@@ -399,9 +399,9 @@ pub unsafe extern "C" fn sqlbatch_blob_close(blob: *mut sqlbatch_blob) {
     boundary_value((), || {
         // SAFETY: `blob` came from sqlbatch_blob_open and is freed once (the caller's contract).
         let b = unsafe { Box::from_raw(blob) };
-        b.conn.release_blob(&b.raw);
+        let raw = b.conn.blobs().release(&b.raw);
         // SAFETY: the connection is open (its close would have closed the handle and left
         // NULL here); closing NULL is a no-op.
-        unsafe { ffi::sqlite3_blob_close(b.raw.swap(ptr::null_mut(), Ordering::SeqCst)) };
+        unsafe { ffi::sqlite3_blob_close(raw) };
     })
 }

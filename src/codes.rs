@@ -51,6 +51,9 @@ pub const SQLBATCH_TEXT: u8 = 3;
 pub const SQLBATCH_BLOB: u8 = 4;
 /// Cell type: SQL NULL.
 pub const SQLBATCH_NULL: u8 = 5;
+/// Cell type: no value at all: a column that a change does not carry (the unchanged columns
+/// of an UPDATE in a changeset conflict). Never in a fetched batch; not a valid parameter.
+pub const SQLBATCH_UNDEFINED: u8 = 0;
 
 /// Open flag: open read-only (SQLite's `SQLITE_OPEN_READONLY`).
 pub const SQLBATCH_OPEN_READONLY: u32 = 0x0000_0001;

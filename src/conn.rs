@@ -54,7 +54,10 @@ pub(crate) struct ConnShared {
     /// The open blob handles: SQLite keeps a closed connection alive for a blob handle only
     /// while the handle's statement lives, which a read that met a changed row ends, so
     /// `close` closes these first (their handles then say `SQLBATCH_E_CLOSED`).
-    blobs: Mutex<Vec<Arc<AtomicPtr<ffi::sqlite3_blob>>>>,
+    blobs: Handles<ffi::sqlite3_blob>,
+    /// The live sessions (`session.rs`), which SQLite requires deleted before the connection
+    /// closes: `close` deletes these first (their handles then say `SQLBATCH_E_CLOSED`).
+    sessions: Handles<ffi::sqlite3_session>,
     /// The hook dispatcher; SQLite's hooks point at it, so it lives here, with the state
     /// that outlives the handle, and its registrations are released once the handle closed.
     hooks: crate::hooks::Hooks,
@@ -65,6 +68,35 @@ pub(crate) struct ConnShared {
     interrupt_count: AtomicU64,
     /// Whether statements prepared on the connection fetch ahead (`SQLBATCH_OPEN_FETCH_AHEAD`).
     fetch_ahead: bool,
+}
+
+/// Handles of one kind that a connection's close must end first (blobs, sessions): each is
+/// shared with its owner's wrapper, which finds NULL in it once the connection ended it.
+pub(crate) struct Handles<T>(Mutex<Vec<Arc<AtomicPtr<T>>>>);
+
+impl<T> Default for Handles<T> {
+    fn default() -> Self {
+        Handles(Mutex::new(Vec::new()))
+    }
+}
+
+impl<T> Handles<T> {
+    /// Records a handle, for `close` to end.
+    pub fn adopt(&self, raw: &Arc<AtomicPtr<T>>) {
+        lock(&self.0).push(raw.clone());
+    }
+
+    /// Forgets a handle that its owner is ending, and takes it (NULL if `close` ended it).
+    pub fn release(&self, raw: &Arc<AtomicPtr<T>>) -> *mut T {
+        lock(&self.0).retain(|b| !Arc::ptr_eq(b, raw));
+        raw.swap(ptr::null_mut(), Ordering::SeqCst)
+    }
+
+    /// Takes every live handle (their wrappers then hold NULL).
+    fn take_all(&self) -> Vec<*mut T> {
+        let all = std::mem::take(&mut *lock(&self.0));
+        all.iter().map(|h| h.swap(ptr::null_mut(), Ordering::SeqCst)).filter(|p| !p.is_null()).collect()
+    }
 }
 
 /// The statements of a connection (see `ConnShared::stmts`) and the fetch buffers of
@@ -277,14 +309,14 @@ impl ConnShared {
         self.fetch_ahead
     }
 
-    /// Records a blob handle, for `close` to close.
-    pub fn adopt_blob(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_blob>>) {
-        lock(&self.blobs).push(raw.clone());
+    /// The open blob handles, for `close` to close.
+    pub fn blobs(&self) -> &Handles<ffi::sqlite3_blob> {
+        &self.blobs
     }
 
-    /// Forgets a blob handle that its owner is closing.
-    pub fn release_blob(&self, raw: &Arc<AtomicPtr<ffi::sqlite3_blob>>) {
-        lock(&self.blobs).retain(|b| !Arc::ptr_eq(b, raw));
+    /// The live sessions, for `close` to delete.
+    pub fn sessions(&self) -> &Handles<ffi::sqlite3_session> {
+        &self.sessions
     }
 
     /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
@@ -311,8 +343,11 @@ impl ConnShared {
                     ffi::sqlite3_backup_finish(raw);
                 }
             }
-            for b in std::mem::take(&mut *lock(&self.blobs)) {
-                ffi::sqlite3_blob_close(b.swap(ptr::null_mut(), Ordering::SeqCst));
+            for b in self.blobs.take_all() {
+                ffi::sqlite3_blob_close(b);
+            }
+            for s in self.sessions.take_all() {
+                ffi::sqlite3session_delete(s);
             }
             let (live, deferred) = {
                 let mut stmts = lock(&self.stmts);
@@ -413,7 +448,8 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
             deferred: AtomicBool::new(false),
             backups: Mutex::new(Vec::new()),
             backup_destination: AtomicUsize::new(0),
-            blobs: Mutex::new(Vec::new()),
+            blobs: Handles::default(),
+            sessions: Handles::default(),
             hooks: Default::default(),
             worker: Worker::default(),
             interrupt_count: AtomicU64::new(0),

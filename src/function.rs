@@ -15,6 +15,7 @@ use std::ptr;
 use libsqlite3_sys as ffi;
 
 use crate::call::{set_error, sqlbatch_call};
+use crate::cells::Cells;
 use crate::codes::*;
 use crate::conn::sqlbatch_conn;
 use crate::error::Error;
@@ -124,7 +125,7 @@ struct Registration {
     user_data: *mut c_void,
     destroy: sqlbatch_destroy_fn,
     /// Reused by calls that do not overlap (a nested call of the same function gets its own).
-    scratch: Cell<Option<Args>>,
+    scratch: Cell<Option<Cells>>,
 }
 
 impl Drop for Registration {
@@ -136,103 +137,6 @@ impl Drop for Registration {
                 Ok(())
             });
         }
-    }
-}
-
-/// Argument rows as cells over one buffer of bytes.
-#[derive(Default)]
-struct Args {
-    cells: Vec<sqlbatch_value>,
-    bytes: Vec<u8>,
-    rows: usize,
-}
-
-impl Args {
-    fn clear(&mut self) {
-        self.cells.clear();
-        self.bytes.clear();
-        self.rows = 0;
-    }
-
-    /// Appends one row of SQLite values; false if SQLite ran out of memory producing one.
-    /// Plain values are read directly from SQLite's `Mem` structs where the fetch does so
-    /// (`mem.rs`: the same layout check); the others through the public API.
-    ///
-    /// # Safety
-    /// `argv` must hold `argc` live values.
-    unsafe fn push_row(&mut self, argc: c_int, argv: *mut *mut ffi::sqlite3_value) -> bool {
-        let n = argc.max(0) as usize;
-        let direct = mem::direct_reads_enabled();
-        self.cells.reserve(n);
-        for i in 0..n {
-            // SAFETY: `argv` holds `argc` live values (the caller's contract).
-            let v = unsafe { *argv.add(i) };
-            // SAFETY: `v` is a live value; a function argument is a `Mem` like a result column.
-            let plain = if direct { unsafe { mem::read_direct(v as *const u8) } } else { Direct::Other };
-            let cell = match plain {
-                Direct::Int(x) => sqlbatch_value::int(x),
-                Direct::Real(x) => sqlbatch_value::float(x),
-                Direct::Null => sqlbatch_value::NULL,
-                // SAFETY: `p` holds `len` bytes of the live value.
-                Direct::Bytes(kind, p, len) => unsafe { self.push_bytes(kind, p, len) },
-                // SAFETY: `v` is a live value.
-                Direct::Other => match unsafe { self.api_cell(v) } {
-                    Some(cell) => cell,
-                    None => return false,
-                },
-            };
-            self.cells.push(cell);
-        }
-        self.rows += 1;
-        true
-    }
-
-    /// One value through the public API; None if SQLite ran out of memory producing it.
-    ///
-    /// # Safety
-    /// `v` must be a live value.
-    unsafe fn api_cell(&mut self, v: *mut ffi::sqlite3_value) -> Option<sqlbatch_value> {
-        // SAFETY: `v` is live (the caller's contract), read through the public API.
-        unsafe {
-            Some(match ffi::sqlite3_value_type(v) {
-                ffi::SQLITE_INTEGER => sqlbatch_value::int(ffi::sqlite3_value_int64(v)),
-                ffi::SQLITE_FLOAT => sqlbatch_value::float(ffi::sqlite3_value_double(v)),
-                kind @ (ffi::SQLITE_TEXT | ffi::SQLITE_BLOB) => {
-                    let p: *const u8 = if kind == ffi::SQLITE_TEXT {
-                        ffi::sqlite3_value_text(v)
-                    } else {
-                        ffi::sqlite3_value_blob(v).cast()
-                    };
-                    let n = ffi::sqlite3_value_bytes(v) as usize;
-                    if p.is_null() && n > 0 {
-                        return None;
-                    }
-                    self.push_bytes(kind as u8, p, n)
-                }
-                _ => sqlbatch_value::NULL,
-            })
-        }
-    }
-
-    /// Copies `len` bytes of a TEXT or BLOB argument into the row's buffer; their cell.
-    ///
-    /// # Safety
-    /// `p` must hold `len` readable bytes (any pointer when `len` is 0).
-    unsafe fn push_bytes(&mut self, kind: u8, p: *const u8, len: usize) -> sqlbatch_value {
-        let at = self.bytes.len();
-        if len > 0 {
-            // SAFETY: the caller's contract.
-            self.bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(p, len) });
-        }
-        sqlbatch_value::bytes(kind, at as u64, len as u32)
-    }
-
-    fn cells_ptr(&self) -> *const sqlbatch_value {
-        crate::stmt::non_empty(&self.cells)
-    }
-
-    fn data_ptr(&self) -> *const u8 {
-        crate::stmt::non_empty(&self.bytes)
     }
 }
 
@@ -323,7 +227,7 @@ unsafe fn scalar_fast(
     }
     let mut cells = [MaybeUninit::<sqlbatch_value>::uninit(); FAST_ARGS];
     for (i, cell) in cells.iter_mut().enumerate().take(n) {
-        // SAFETY: `argv` holds `argc` live values, each a `Mem` (see `Args::push_row`).
+        // SAFETY: `argv` holds `argc` live values, each a `Mem` (see `Cells::push_row`).
         cell.write(match unsafe { mem::read_direct(*argv.add(i) as *const u8) } {
             Direct::Int(x) => sqlbatch_value::int(x),
             Direct::Real(x) => sqlbatch_value::float(x),
@@ -348,7 +252,7 @@ unsafe fn scalar_fast(
 /// The per-group state of an aggregate, behind the pointer SQLite's aggregate context holds.
 struct Group {
     state: *mut c_void,
-    pending: Args,
+    pending: Cells,
 }
 
 /// The group of the current call: created on first use when `create` is set, else None if
@@ -369,7 +273,7 @@ unsafe fn group<'a>(ctx: *mut ffi::sqlite3_context, create: bool) -> Result<Opti
             if !create {
                 return Ok(None);
             }
-            *slot = Box::into_raw(Box::new(Group { state: ptr::null_mut(), pending: Args::default() }));
+            *slot = Box::into_raw(Box::new(Group { state: ptr::null_mut(), pending: Cells::default() }));
         }
         Ok(Some(&mut **slot))
     }

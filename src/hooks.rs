@@ -1,5 +1,5 @@
-//! Hooks: callbacks SQLite makes while statements run (update, commit, rollback, WAL,
-//! progress, busy, authorizer), and a batched change feed that collects update events and
+//! Hooks: callbacks SQLite makes while statements run (update, preupdate, commit, rollback,
+//! WAL, progress, busy, authorizer, trace), and a batched change feed that collects update events and
 //! hands them over many at a time, so that a binding pays one crossing of its FFI boundary per
 //! batch of changed rows instead of one per row.
 //!
@@ -16,12 +16,13 @@ use std::sync::Mutex;
 
 use libsqlite3_sys as ffi;
 
+use crate::cells::Cells;
 use crate::codes::*;
 use crate::conn::sqlbatch_conn;
 use crate::error::Error;
 use crate::function::sqlbatch_destroy_fn;
 use crate::panic::{boundary_value, ffi_boundary, lock};
-use crate::value::sqlbatch_str;
+use crate::value::{sqlbatch_str, sqlbatch_value};
 
 /// An update hook: a row of table `table` (NUL-terminated UTF-8) of database `schema` was
 /// inserted (`op` 18, `SQLITE_INSERT`), deleted (9, `SQLITE_DELETE`) or updated (23,
@@ -37,6 +38,53 @@ pub type sqlbatch_update_hook_fn = Option<
         rowid: i64,
     ),
 >;
+
+/// A row about to change, for a preupdate hook (`sqlbatch_conn_preupdate_hook`). Everything
+/// it points to is valid during the callback only.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sqlbatch_preupdate {
+    /// `SQLITE_INSERT` (18), `SQLITE_DELETE` (9) or `SQLITE_UPDATE` (23).
+    pub op: i32,
+    /// 0 for a change the statement itself makes, 1 for one a trigger it fired makes, 2 for a
+    /// trigger of that trigger, and so on (`sqlite3_preupdate_depth`).
+    pub depth: i32,
+    /// The database: "main", "temp" or an attached name (NUL-terminated).
+    pub schema: sqlbatch_str,
+    /// The table (NUL-terminated).
+    pub table: sqlbatch_str,
+    /// DELETE and UPDATE: the row's rowid before the change; 0 for an INSERT. Not defined for
+    /// WITHOUT ROWID tables.
+    pub old_rowid: i64,
+    /// INSERT and UPDATE: the row's rowid after the change; 0 for a DELETE. Not defined for
+    /// WITHOUT ROWID tables.
+    pub new_rowid: i64,
+    /// The table's number of columns (`sqlite3_preupdate_count`).
+    pub n_cols: usize,
+    /// With `SQLBATCH_PREUPDATE_OLD`, for a DELETE or UPDATE: the row before the change,
+    /// `n_cols` cells (bytes at `data + bits`); NULL otherwise.
+    pub old_values: *const sqlbatch_value,
+    /// With `SQLBATCH_PREUPDATE_NEW`, for an INSERT or UPDATE: the row after the change,
+    /// `n_cols` cells; NULL otherwise.
+    pub new_values: *const sqlbatch_value,
+    /// The base of the TEXT and BLOB bytes of both rows (NULL when none has bytes).
+    pub data: *const u8,
+    /// -1, or, when the change is a write through an incremental blob handle
+    /// (`sqlbatch_blob_write`; `op` is then `SQLITE_DELETE` and the new row is not known), the
+    /// column being written (`sqlite3_preupdate_blobwrite`).
+    pub blob_column: i32,
+}
+
+/// `sqlbatch_conn_preupdate_hook` flag: hand each event the row before the change.
+pub const SQLBATCH_PREUPDATE_OLD: u32 = 1;
+/// `sqlbatch_conn_preupdate_hook` flag: hand each event the row after the change.
+pub const SQLBATCH_PREUPDATE_NEW: u32 = 2;
+
+/// A preupdate hook: a row is about to be inserted, deleted or updated (`change`, valid during
+/// the call). Called for WITHOUT ROWID tables too, and for the changes triggers make. It must
+/// not use the connection.
+pub type sqlbatch_preupdate_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, change: *const sqlbatch_preupdate)>;
 
 /// A commit hook: a transaction is about to commit; returning non-zero turns the commit into
 /// a rollback (the statement then fails with `SQLITE_CONSTRAINT_COMMITHOOK`). It must not use
@@ -181,6 +229,9 @@ struct Feed {
 #[derive(Default)]
 struct Slots {
     update: Option<Reg<sqlbatch_update_hook_fn>>,
+    preupdate: Option<Reg<sqlbatch_preupdate_fn>>,
+    /// The `SQLBATCH_PREUPDATE_*` bits asked for.
+    preupdate_flags: u32,
     commit: Option<Reg<sqlbatch_commit_hook_fn>>,
     rollback: Option<Reg<sqlbatch_rollback_hook_fn>>,
     wal: Option<Reg<sqlbatch_wal_hook_fn>>,
@@ -203,6 +254,10 @@ pub(crate) struct Hooks {
     /// Those of them that must not use the connection: all but the WAL hook's (SQLite's rule;
     /// `ConnShared::db` refuses every call on the connection while one runs).
     forbidding: AtomicUsize,
+    /// Live sessions (`session.rs`): they own SQLite's one preupdate slot while they exist.
+    sessions: AtomicUsize,
+    /// The preupdate hook's rows, reused from event to event.
+    scratch: Mutex<Cells>,
 }
 
 // The user data pointers are the caller's, used as the header says (on the thread running the
@@ -212,7 +267,7 @@ unsafe impl Sync for Hooks {}
 
 impl Hooks {
     /// Runs a user callback that must not use the connection, with both counts held.
-    fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+    pub(crate) fn call<R>(&self, f: impl FnOnce() -> R) -> R {
         self.forbidding.fetch_add(1, Ordering::SeqCst);
         let r = self.call_may_use(f);
         self.forbidding.fetch_sub(1, Ordering::SeqCst);
@@ -243,6 +298,22 @@ impl Hooks {
     pub(crate) fn clear(&self) {
         let old = std::mem::take(&mut *lock(&self.slots));
         drop(old);
+    }
+
+    /// Counts a session in, before it is created; `SQLITE_MISUSE` while a preupdate hook is set
+    /// (SQLite has one preupdate slot, which sessions need).
+    pub(crate) fn add_session(&self) -> Result<(), Error> {
+        let s = lock(&self.slots);
+        if s.preupdate.is_some() {
+            return Err(Error::new(ffi::SQLITE_MISUSE, PREUPDATE_OR_SESSIONS));
+        }
+        self.sessions.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Counts a session out, once it is deleted (or its creation failed).
+    pub(crate) fn remove_session(&self) {
+        self.sessions.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Hands the feed's pending changes to its callback, if there are any.
@@ -287,6 +358,11 @@ impl Hooks {
         unsafe {
             let feed = s.feed.is_some();
             ffi::sqlite3_update_hook(db, (s.update.is_some() || feed).then_some(update_tramp as _), me);
+            // Sessions use the same slot (and read its argument as their list): while one lives,
+            // no preupdate hook can be set (`register`), and the slot is theirs.
+            if self.sessions.load(Ordering::SeqCst) == 0 {
+                ffi::sqlite3_preupdate_hook(db, s.preupdate.is_some().then_some(preupdate_tramp as _), me);
+            }
             ffi::sqlite3_commit_hook(db, (s.commit.is_some() || feed).then_some(commit_tramp as _), me);
             ffi::sqlite3_rollback_hook(db, (s.rollback.is_some() || feed).then_some(rollback_tramp as _), me);
             ffi::sqlite3_wal_hook(db, s.wal.is_some().then_some(wal_tramp as _), me);
@@ -346,6 +422,75 @@ unsafe extern "C" fn update_tramp(
         }
     })
 }
+
+const PREUPDATE_OR_SESSIONS: &str =
+    "a preupdate hook and sessions cannot be used together on one connection (SQLite has one preupdate slot)";
+
+unsafe extern "C" fn preupdate_tramp(
+    p: *mut c_void,
+    db: *mut ffi::sqlite3,
+    op: c_int,
+    schema: *const c_char,
+    table: *const c_char,
+    key1: i64,
+    key2: i64,
+) {
+    boundary_value((), || {
+        // SAFETY: installed with our dispatcher.
+        let h = unsafe { hooks(p) };
+        let (cb, flags) = {
+            let s = lock(&h.slots);
+            (s.preupdate.as_ref().map(|r| (r.f, r.user)), s.preupdate_flags)
+        };
+        let Some((Some(f), user)) = cb else { return };
+        let mut rows = std::mem::take(&mut *lock(&h.scratch));
+        rows.clear();
+        // SAFETY: SQLite calls this with `db` inside its preupdate window, where these calls
+        // are allowed; the strings are NUL-terminated.
+        let change = unsafe {
+            let n = ffi::sqlite3_preupdate_count(db).max(0);
+            let blob_column = ffi::sqlite3_preupdate_blobwrite(db);
+            let want_old = flags & SQLBATCH_PREUPDATE_OLD != 0 && op != ffi::SQLITE_INSERT;
+            let want_new = flags & SQLBATCH_PREUPDATE_NEW != 0 && op != ffi::SQLITE_DELETE;
+            let read = |rows: &mut Cells, get: PreupdateValue| {
+                for i in 0..n {
+                    let mut v = std::ptr::null_mut();
+                    // A value SQLite cannot produce (out of memory) is UNDEFINED: `push` adds
+                    // no cell when it fails.
+                    if get(db, i, &mut v) != ffi::SQLITE_OK || !rows.push(v) {
+                        rows.cells.push(sqlbatch_value::UNDEFINED);
+                    }
+                }
+            };
+            if want_old {
+                read(&mut rows, ffi::sqlite3_preupdate_old);
+            }
+            let n_old = rows.cells.len();
+            if want_new {
+                read(&mut rows, ffi::sqlite3_preupdate_new);
+            }
+            sqlbatch_preupdate {
+                op,
+                depth: ffi::sqlite3_preupdate_depth(db),
+                schema: str_of(CStr::from_ptr(schema)),
+                table: str_of(CStr::from_ptr(table)),
+                old_rowid: if op == ffi::SQLITE_INSERT { 0 } else { key1 },
+                new_rowid: if op == ffi::SQLITE_DELETE { 0 } else { key2 },
+                n_cols: n as usize,
+                old_values: if want_old { rows.cells_ptr() } else { std::ptr::null() },
+                new_values: if want_new { rows.cells_from(n_old) } else { std::ptr::null() },
+                data: rows.data_ptr(),
+                blob_column,
+            }
+        };
+        // SAFETY: the caller's callback; `change` and the rows live until it returns.
+        h.call(|| unsafe { f(user, &change) });
+        *lock(&h.scratch) = rows;
+    })
+}
+
+/// `sqlite3_preupdate_old` or `sqlite3_preupdate_new`.
+type PreupdateValue = unsafe extern "C" fn(*mut ffi::sqlite3, c_int, *mut *mut ffi::sqlite3_value) -> c_int;
 
 unsafe extern "C" fn commit_tramp(p: *mut c_void) -> c_int {
     boundary_value(0, || {
@@ -494,7 +639,7 @@ unsafe extern "C" fn auth_tramp(
 unsafe fn register<T>(
     conn: *mut sqlbatch_conn,
     new: Option<T>,
-    slot: impl FnOnce(&mut Slots) -> &mut Option<T>,
+    slot: impl Fn(&mut Slots) -> &mut Option<T>,
     after: impl FnOnce(*mut ffi::sqlite3, &Hooks, bool),
 ) -> i32 {
     ffi_boundary!(conn: conn => |c| {
@@ -507,6 +652,13 @@ unsafe fn register<T>(
         let old = {
             let mut s = lock(&h.slots);
             let old = std::mem::replace(slot(&mut s), new);
+            if s.preupdate.is_some() && h.sessions.load(Ordering::SeqCst) > 0 {
+                // Only the preupdate hook's registration gets here: put the old one back.
+                let refused = std::mem::replace(slot(&mut s), old);
+                drop(s);
+                drop(refused);
+                return Err(Error::new(ffi::SQLITE_MISUSE, PREUPDATE_OR_SESSIONS));
+            }
             // SAFETY: `db` is open and used by this thread only; `h` outlives it.
             unsafe { h.install(db, &s) };
             old
@@ -549,6 +701,43 @@ pub unsafe extern "C" fn sqlbatch_conn_update_hook(
 ) -> i32 {
     // SAFETY: the caller's contract.
     unsafe { register(conn, reg(fn_.map(Some), user_data, destroy), |s| &mut s.update, |_, _, _| {}) }
+}
+
+/// sqlbatch_conn_preupdate_hook sets the preupdate hook of `conn` (`fn` NULL removes it): `fn`
+/// is called with `user_data` before every row is inserted, updated or deleted
+/// (`sqlite3_preupdate_hook`), on the thread running the statement, with the whole change in
+/// one `sqlbatch_preupdate`: with `SQLBATCH_PREUPDATE_OLD` in `flags` the row before it, with
+/// `SQLBATCH_PREUPDATE_NEW` the row after it, as cells (reading them costs the decoding of the
+/// row; without the flags the event carries only what changes where). Unlike the update hook,
+/// it also sees WITHOUT ROWID tables.
+///
+/// SQLite has one preupdate slot, which sessions (`sqlbatch_session_create`) also need: while
+/// a session of `conn` lives, this call fails with `SQLITE_MISUSE`, and while a preupdate hook
+/// is set, so does creating a session.
+/// Ownership: as for `sqlbatch_conn_update_hook`.
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (called from
+/// inside a hook, unknown flags); `SQLITE_MISUSE` (a session lives); `SQLBATCH_E_NULL_PARAMETER`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_preupdate_hook(
+    conn: *mut sqlbatch_conn,
+    flags: u32,
+    fn_: sqlbatch_preupdate_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    if flags & !(SQLBATCH_PREUPDATE_OLD | SQLBATCH_PREUPDATE_NEW) != 0 {
+        let _ = reg::<sqlbatch_preupdate_fn>(None, user_data, destroy);
+        return ffi_boundary!(conn: conn => |_c| Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown preupdate flags {flags:#x}"))));
+    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        register(
+            conn,
+            reg(fn_.map(Some), user_data, destroy),
+            |s| &mut s.preupdate,
+            |_, h, _| lock(&h.slots).preupdate_flags = flags,
+        )
+    }
 }
 
 /// sqlbatch_conn_commit_hook sets the commit hook of `conn` (`fn` NULL removes it): called

@@ -14,7 +14,7 @@
 //! `fetch` (with `mem`, direct reads of result values), `script`, `write`, `run`
 //! (stepping a statement to its end), `convert` (one value as `sqlite3_column_*` would
 //! convert it), `function` (SQL functions, aggregates, collations) with `call` (what their
-//! callbacks set), `extension`, `hooks` (and the batched change feed), `backup`, `blob` (incremental I/O), `serialize`, and `config`
+//! callbacks set), `extension`, `hooks` (and the batched change feed; with `cells`, rows of values copied out), `backup`, `blob` (incremental I/O), `serialize`, `session` (sessions and changesets), and `config`
 //! (limits, switches, checkpoints, counters).
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -28,6 +28,7 @@ pub mod ahead;
 pub mod backup;
 pub mod blob;
 pub mod call;
+mod cells;
 pub mod codes;
 pub mod config;
 pub mod conn;
@@ -44,6 +45,7 @@ mod panic;
 mod run;
 pub mod script;
 pub mod serialize;
+pub mod session;
 mod sql_text;
 mod state;
 pub mod stmt;
@@ -66,6 +68,7 @@ pub use function::*;
 pub use hooks::*;
 pub use script::*;
 pub use serialize::*;
+pub use session::*;
 pub use stmt::*;
 pub use value::{sqlbatch_params, sqlbatch_str, sqlbatch_value, SQLBATCH_PARAMS_ADDRESSES};
 pub use write::*;

@@ -23,6 +23,7 @@ use crate::error::Error;
 /// | `SQLBATCH_TEXT`    | offset of the UTF-8 bytes from `data` | byte length  |
 /// | `SQLBATCH_BLOB`    | offset of the bytes from `data`       | byte length  |
 /// | `SQLBATCH_NULL`    | 0                                     | 0            |
+/// | `SQLBATCH_UNDEFINED` (changesets only) | 0                    | 0            |
 ///
 /// Text is not NUL-terminated and may contain NUL bytes. NULL, empty text and an empty blob
 /// are three different values. `data` is the base pointer passed beside the values (or the
@@ -34,7 +35,8 @@ pub struct sqlbatch_value {
     pub bits: u64,
     /// Byte length of TEXT and BLOB values; 0 otherwise.
     pub len: u32,
-    /// One of `SQLBATCH_INTEGER`, `SQLBATCH_FLOAT`, `SQLBATCH_TEXT`, `SQLBATCH_BLOB`, `SQLBATCH_NULL`.
+    /// One of `SQLBATCH_INTEGER`, `SQLBATCH_FLOAT`, `SQLBATCH_TEXT`, `SQLBATCH_BLOB`, `SQLBATCH_NULL`
+    /// (and `SQLBATCH_UNDEFINED` in a changeset conflict's rows).
     pub kind: u8,
     /// Zero.
     pub _pad: [u8; 3],
@@ -42,6 +44,8 @@ pub struct sqlbatch_value {
 
 impl sqlbatch_value {
     pub const NULL: sqlbatch_value = sqlbatch_value { bits: 0, len: 0, kind: SQLBATCH_NULL, _pad: [0; 3] };
+    pub const UNDEFINED: sqlbatch_value =
+        sqlbatch_value { bits: 0, len: 0, kind: SQLBATCH_UNDEFINED, _pad: [0; 3] };
 
     pub fn int(v: i64) -> Self {
         sqlbatch_value { bits: v as u64, kind: SQLBATCH_INTEGER, ..Self::NULL }
