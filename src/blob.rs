@@ -399,6 +399,8 @@ pub unsafe extern "C" fn sqlbatch_blob_close(blob: *mut sqlbatch_blob) {
     boundary_value((), || {
         // SAFETY: `blob` came from sqlbatch_blob_open and is freed once (the caller's contract).
         let b = unsafe { Box::from_raw(blob) };
+        // The worker may be fetching ahead on the connection.
+        b.conn.worker().wait();
         let raw = b.conn.blobs().release(&b.raw);
         // SAFETY: the connection is open (its close would have closed the handle and left
         // NULL here); closing NULL is a no-op.

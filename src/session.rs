@@ -405,12 +405,13 @@ pub unsafe extern "C" fn sqlbatch_session_delete(session: *mut sqlbatch_session)
     boundary_value(SQLBATCH_E_PANIC, || {
         // SAFETY: `session` is live (the caller's contract).
         let s = unsafe { &*session };
-        match s.conn.db() {
-            Err(e) if e.code != SQLBATCH_E_CLOSED => {
-                s.conn.record(&e);
-                return e.code;
-            }
-            _ => {}
+        // (Not `db()`: a backup's destination may delete its sessions.)
+        s.conn.worker().wait();
+        if s.conn.hooks().forbid_use() {
+            let e =
+                Error::new(ffi::SQLITE_MISUSE, "a session cannot be deleted from a hook of its connection");
+            s.conn.record(&e);
+            return e.code;
         }
         // SAFETY: came from sqlbatch_session_create, freed once (the caller's contract).
         let s = unsafe { Box::from_raw(session) };
