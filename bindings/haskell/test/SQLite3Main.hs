@@ -30,6 +30,7 @@ import qualified Database.SQLite3.Direct as Direct
 import qualified Database.SQLite3.Internal as I
 
 import SQLite3Extra (extraTests)
+import SQLite3Session (sessionProperties, sessionTests)
 
 main :: IO ()
 main = do
@@ -72,6 +73,7 @@ endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELEC
 tests :: Test
 tests = TestList
   [ TestLabel "extra (blob, backup, serialize, limits, hooks)" extraTests
+  , TestLabel "preupdate, sessions, changesets, tracing" sessionTests
   , TestLabel "basics" $ TestList
     [ TestLabel "step/column over every type" $ TestCase $ withDb $ \db -> do
         exec db "CREATE TABLE t(a, b, c, d, e); INSERT INTO t VALUES (1, 2.5, 'x\233', x'00ff', NULL)"
@@ -461,4 +463,5 @@ properties = do
   r1 <- Q.quickCheckWithResult Q.stdArgs { Q.maxSuccess = 60 } propTable
   putStrLn "property: two statements stepped alternately"
   r2 <- Q.quickCheckWithResult Q.stdArgs { Q.maxSuccess = 30 } propInterleaved
-  return (Q.isSuccess r1 && Q.isSuccess r2)
+  ok <- sessionProperties
+  return (Q.isSuccess r1 && Q.isSuccess r2 && ok)

@@ -124,8 +124,7 @@ module Database.SQLite3
     -- progress handler interrupts, a busy handler gives up, an authorizer denies, a WAL hook
     -- makes the statement fail). A hook must not use its own connection (it gets a
     -- 'HookReentry' exception), except the WAL hook. See
-    -- "Database.SQLite3.Internal.Extra". There is no @setTrace@: sqlbatch's C ABI has no
-    -- trace call yet.
+    -- "Database.SQLite3.Internal.Extra".
   , setUpdateHook
   , ChangeOp (..)
   , setChangeFeed
@@ -139,8 +138,47 @@ module Database.SQLite3
   , setAuthorizer
   , AuthAction (..)
   , AuthResult (..)
+  , setPreUpdateHook
+  , setPreUpdateHookWith
+  , PreUpdate (..)
+  , PreUpdateFlag (..)
   , takeHookException
   , HookReentry (..)
+    -- * Tracing
+    --
+    -- | direct-sqlite has @setTrace@ in "Database.SQLite3.Direct" only (there with 'Utf8');
+    -- here it takes 'Text'. 'setTraceEvents' has @sqlite3_trace_v2@'s events.
+  , setTrace
+  , setTraceEvents
+  , TraceFlag (..)
+  , TraceEvent (..)
+    -- * Sessions and changesets
+    --
+    -- | Not in direct-sqlite: SQLite's session extension
+    -- (<https://www.sqlite.org/sessionintro.html>). A 'Session' records the changes to some
+    -- tables; its changeset (a 'ByteString') replays them elsewhere with 'applyChangeset'.
+    -- A session and a preupdate hook exclude each other on one connection ('ErrorMisuse').
+    -- See "Database.SQLite3.Internal.Session".
+  , Session
+  , sessionCreate
+  , withSession
+  , sessionDelete
+  , sessionAttach
+  , sessionEnable
+  , sessionSetIndirect
+  , sessionIsEmpty
+  , sessionChangeset
+  , sessionPatchset
+  , sessionDiff
+  , applyChangeset
+  , ApplyOptions (..)
+  , defaultApplyOptions
+  , ApplyFlag (..)
+  , ConflictAction (..)
+  , ConflictKind (..)
+  , Conflict (..)
+  , invertChangeset
+  , concatChangesets
     -- * Types
   , Database
   , Statement
@@ -175,26 +213,22 @@ import qualified Data.Text.IO as T
 
 import Database.SQLite3.Internal
   ( ColumnCount, ColumnIndex (..), ColumnType (..), Database, Error (..), ParamIndex (..)
-  , Statement, StepResult (..), Utf8 (..), bindParameterCount, changes, clearBindings
+  , SQLData (..), Statement, StepResult (..), Utf8 (..), bindParameterCount, changes, clearBindings
   , columnBlob, columnCount, columnDouble, columnInt64, columnType, interrupt
   , lastInsertRowId )
 import qualified Database.SQLite3.Internal as I
 import Database.SQLite3.Internal.Extra
   ( Backup, BackupStepResult (..), Blob, Change (..), ChangeOp (..), CheckpointMode (..)
   , DbConfig (..), DbStatus (..), DeserializeFlag (..), FeedReason (..), HookReentry (..)
-  , Limit (..), TxnState (..), AuthAction (..), AuthResult (..), backupPagecount
+  , Limit (..), TxnState (..), AuthAction (..), AuthResult (..), PreUpdate (..)
+  , PreUpdateFlag (..), TraceEvent (..), TraceFlag (..), backupPagecount
   , backupRemaining, blobBytes, takeHookException )
 import qualified Database.SQLite3.Internal.Extra as X
+import Database.SQLite3.Internal.Session
+  ( ApplyFlag (..), ApplyOptions (..), Conflict (..), ConflictAction (..), ConflictKind (..)
+  , Session, defaultApplyOptions )
+import qualified Database.SQLite3.Internal.Session as XS
 import Foreign.Ptr (Ptr)
-
--- | A value of a column or parameter.
-data SQLData
-  = SQLInteger !Int64
-  | SQLFloat !Double
-  | SQLText !Text
-  | SQLBlob !ByteString
-  | SQLNull
-  deriving (Eq, Show)
 
 -- | The flags of 'open2' (SQLite's @SQLITE_OPEN_*@). The VFS-only ones and
 -- 'SQLOpenNoMutex' (sqlbatch's default) change nothing.
@@ -704,3 +738,120 @@ setAuthorizer
 setAuthorizer db mf = X.setAuthorizer db (fmap wrap mf) >>= checkError (DetailDatabase db) "setAuthorizer"
   where
     wrap f a x y s t = f a (decodeName <$> x) (decodeName <$> y) (decodeName <$> s) (decodeName <$> t)
+
+-- | <https://www.sqlite.org/c3ref/preupdate_blobwrite.html>: called before every row is
+-- inserted, deleted or updated (WITHOUT ROWID tables and the changes of triggers too), with
+-- the whole change: operation, trigger depth, names, rowids and both rows decoded;
+-- 'Nothing' removes it. Throws 'ErrorMisuse' while a 'Session' of the connection lives
+-- (SQLite has one preupdate slot, which sessions need). An exception of the hook is kept for
+-- 'takeHookException' (the change goes ahead).
+setPreUpdateHook :: Database -> Maybe (PreUpdate -> IO ()) -> IO ()
+setPreUpdateHook db mf = X.setPreUpdateHook db mf >>= checkError (DetailDatabase db) "setPreUpdateHook"
+
+-- | 'setPreUpdateHook' handed only the rows asked for (@[]@: none decoded, the cheapest).
+setPreUpdateHookWith :: Database -> [PreUpdateFlag] -> Maybe (PreUpdate -> IO ()) -> IO ()
+setPreUpdateHookWith db flags mf =
+  X.setPreUpdateHookWith db flags mf >>= checkError (DetailDatabase db) "setPreUpdateHook"
+
+------------------------------------------------------------------------------------------
+-- Tracing
+
+-- | <https://www.sqlite.org/c3ref/profile.html>: calls the logger with the text of every
+-- statement the connection runs, as it starts, its parameters' values in place (as the
+-- legacy @sqlite3_trace@ gives it; a statement of a trigger gives @-- @ and the trigger's
+-- name); 'Nothing' stops tracing. The logger runs while the connection is busy with the
+-- statement: it must not use it ('HookReentry'). An exception of the logger is kept for
+-- 'takeHookException'; the statement goes on.
+setTrace :: Database -> Maybe (Text -> IO ()) -> IO ()
+setTrace db mf = X.setStatementTrace db (fmap (. decodeName) mf) >>= checkError (DetailDatabase db) "setTrace"
+
+-- | <https://www.sqlite.org/c3ref/trace_v2.html>: calls the function for each event of
+-- the kinds listed (statements as they start, with 'TraceExpanded' their values in place;
+-- profiles with the run time; rows; the close); 'Nothing' or no event kind removes it. It
+-- replaces 'setTrace''s logger, and the other way round.
+setTraceEvents :: Database -> [TraceFlag] -> Maybe (TraceEvent -> IO ()) -> IO ()
+setTraceEvents db flags mf = X.setTraceEvents db flags mf >>= checkError (DetailDatabase db) "setTraceEvents"
+
+------------------------------------------------------------------------------------------
+-- Sessions and changesets
+
+-- | <https://www.sqlite.org/session/sqlite3session_create.html>: starts a session on
+-- database @schema@ (@\"main\"@; empty means @\"main\"@). It records nothing until tables
+-- are attached ('sessionAttach'). Throws 'ErrorMisuse' while a preupdate hook is set.
+sessionCreate :: Database -> Text -> IO Session
+sessionCreate db schema = XS.sessionCreate db (toUtf8 schema) >>= checkError (DetailDatabase db) "sessionCreate"
+
+-- | Creates a session for the action and deletes it afterwards, also on an exception.
+withSession :: Database -> Text -> (Session -> IO a) -> IO a
+withSession db schema act = mask $ \restore -> do
+  s <- sessionCreate db schema
+  r <- restore (act s) `onException` XS.sessionDelete s
+  sessionDelete s
+  return r
+
+sessionCheck :: Session -> Text -> Either Error a -> IO a
+sessionCheck s = checkError (DetailDatabase (XS.sessionDatabase s))
+
+-- | <https://www.sqlite.org/session/sqlite3session_delete.html>: deleting twice, or after
+-- the connection was closed, is fine.
+sessionDelete :: Session -> IO ()
+sessionDelete s = XS.sessionDelete s >>= sessionCheck s "sessionDelete"
+
+-- | <https://www.sqlite.org/session/sqlite3session_attach.html>: records the changes to a
+-- table, or with 'Nothing' to every table (those created later too). Only tables with a
+-- PRIMARY KEY are recorded.
+sessionAttach :: Session -> Maybe Text -> IO ()
+sessionAttach s t = XS.sessionAttach s (toUtf8 <$> t) >>= sessionCheck s "sessionAttach"
+
+-- | <https://www.sqlite.org/session/sqlite3session_enable.html>: recording on (the default)
+-- or off.
+sessionEnable :: Session -> Bool -> IO ()
+sessionEnable s on = XS.sessionEnable s on >>= sessionCheck s "sessionEnable"
+
+-- | <https://www.sqlite.org/session/sqlite3session_indirect.html>: marks the changes
+-- recorded from now on as indirect ('conflictIndirect').
+sessionSetIndirect :: Session -> Bool -> IO ()
+sessionSetIndirect s on = XS.sessionSetIndirect s on >>= sessionCheck s "sessionSetIndirect"
+
+-- | <https://www.sqlite.org/session/sqlite3session_isempty.html>
+sessionIsEmpty :: Session -> IO Bool
+sessionIsEmpty s = XS.sessionIsEmpty s >>= sessionCheck s "sessionIsEmpty"
+
+-- | <https://www.sqlite.org/session/sqlite3session_changeset.html>: what the session
+-- recorded, as a changeset (empty when nothing changed); recording goes on.
+sessionChangeset :: Session -> IO ByteString
+sessionChangeset s = XS.sessionChangeset s >>= sessionCheck s "sessionChangeset"
+
+-- | <https://www.sqlite.org/session/sqlite3session_patchset.html>: as a patchset (smaller:
+-- no old values but the key's; cannot be inverted).
+sessionPatchset :: Session -> IO ByteString
+sessionPatchset s = XS.sessionPatchset s >>= sessionCheck s "sessionPatchset"
+
+-- | <https://www.sqlite.org/session/sqlite3session_diff.html>: @sessionDiff s from table@
+-- records what would make the table of that name in database @from@ of the same connection
+-- equal to @table@ of the session's database. Throws 'ErrorSchema' if their columns or keys
+-- differ.
+sessionDiff :: Session -> Text -> Text -> IO ()
+sessionDiff s from table = XS.sessionDiff s (toUtf8 from) (toUtf8 table) >>= sessionCheck s "sessionDiff"
+
+-- | <https://www.sqlite.org/session/sqlite3changeset_apply.html>: applies a changeset or
+-- patchset (all or nothing, unless 'ApplyNoSavepoint'), settling each conflict with
+-- 'applyOnConflict' or 'applyPolicy' ('defaultApplyOptions': abort). Throws 'ErrorAbort'
+-- when a conflict was answered with 'ConflictAbort', 'ErrorCorrupt' for bytes that are not
+-- a changeset. An exception of the filter or the conflict handler aborts the apply (nothing
+-- is applied) and is rethrown.
+applyChangeset :: Database -> ByteString -> ApplyOptions -> IO ()
+applyChangeset db cs opts = XS.applyChangeset db cs opts >>= checkError (DetailDatabase db) "applyChangeset"
+
+-- | <https://www.sqlite.org/session/sqlite3changeset_invert.html>: the changeset that
+-- undoes this one. A patchset, or bytes that are not a changeset, give 'ErrorCorrupt'.
+invertChangeset :: ByteString -> Either SQLError ByteString
+invertChangeset = either (Left . pureError "invertChangeset") Right . XS.invertChangeset
+
+-- | <https://www.sqlite.org/session/sqlite3changeset_concat.html>: one changeset doing what
+-- the first then the second do. Mixing a changeset with a patchset gives 'ErrorError'.
+concatChangesets :: ByteString -> ByteString -> Either SQLError ByteString
+concatChangesets a b = either (Left . pureError "concatChangesets") Right (XS.concatChangesets a b)
+
+pureError :: Text -> (Error, Utf8) -> SQLError
+pureError ctx (e, m) = SQLError { sqlError = e, sqlErrorDetails = decodeName m, sqlErrorContext = ctx }

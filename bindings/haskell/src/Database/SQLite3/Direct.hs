@@ -105,8 +105,7 @@ module Database.SQLite3.Direct
     -- * Hooks
     --
     -- | Not in direct-sqlite; see "Database.SQLite3.Internal.Extra" for how exceptions in
-    -- hooks are handled and what a hook may do with its connection. There is no @setTrace@
-    -- yet: sqlbatch's C ABI has no trace call.
+    -- hooks are handled and what a hook may do with its connection.
   , setUpdateHook
   , ChangeOp (..)
   , setChangeFeed
@@ -120,14 +119,51 @@ module Database.SQLite3.Direct
   , setAuthorizer
   , AuthAction (..)
   , AuthResult (..)
+  , setPreUpdateHook
+  , setPreUpdateHookWith
+  , PreUpdate (..)
+  , PreUpdateFlag (..)
   , takeHookException
   , HookReentry (..)
+    -- * Tracing
+    --
+    -- | 'setTrace' is direct-sqlite's; 'setTraceEvents' (@sqlite3_trace_v2@'s events) is
+    -- not in direct-sqlite.
+  , setTrace
+  , setTraceEvents
+  , TraceFlag (..)
+  , TraceEvent (..)
+    -- * Sessions and changesets
+    --
+    -- | Not in direct-sqlite; see "Database.SQLite3.Internal.Session". A session and a
+    -- preupdate hook exclude each other on one connection ('ErrorMisuse').
+  , Session
+  , sessionCreate
+  , sessionDelete
+  , sessionDatabase
+  , sessionAttach
+  , sessionEnable
+  , sessionSetIndirect
+  , sessionIsEmpty
+  , sessionChangeset
+  , sessionPatchset
+  , sessionDiff
+  , applyChangeset
+  , ApplyOptions (..)
+  , defaultApplyOptions
+  , ApplyFlag (..)
+  , ConflictAction (..)
+  , ConflictKind (..)
+  , Conflict (..)
+  , invertChangeset
+  , concatChangesets
     -- * Types
   , Database
   , Statement
   , ColumnType (..)
   , Blob
   , Backup
+  , SQLData (..)
     -- ** Results and errors
   , StepResult (..)
   , BackupStepResult (..)
@@ -141,6 +177,17 @@ module Database.SQLite3.Direct
 
 import Database.SQLite3.Internal
 import Database.SQLite3.Internal.Extra
+import Database.SQLite3.Internal.Session
+
+-- | <https://www.sqlite.org/c3ref/profile.html>: calls the logger with the text of every
+-- statement the connection runs, as it starts, its parameters' values in place (as
+-- direct-sqlite's legacy @sqlite3_trace@ gives it; a statement of a trigger gives @-- @
+-- and the trigger's name); 'Nothing' stops tracing. direct-sqlite's type: on a closed
+-- connection it does nothing ('setStatementTrace' returns the error). Unlike
+-- direct-sqlite (\"your whole program may crash\"), an exception of the logger is caught
+-- and kept for 'takeHookException'; the statement goes on.
+setTrace :: Database -> Maybe (Utf8 -> IO ()) -> IO ()
+setTrace db mf = () <$ setStatementTrace db mf
 
 -- | The same as 'step' (direct-sqlite's unsafe-call variant). A 'step' that reads the
 -- current batch makes no foreign call at all, and the one that fetches must stay @safe@:

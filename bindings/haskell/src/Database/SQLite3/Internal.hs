@@ -97,7 +97,11 @@ module Database.SQLite3.Internal
   , codeText
   , HookReentry (..)
   , runHook
+  , inHook
   , takeHookException
+    -- * Values
+  , SQLData (..)
+  , peekValues
   ) where
 
 import Control.Concurrent (ThreadId, myThreadId)
@@ -125,8 +129,9 @@ import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
-import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
+import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr, wordPtrToPtr)
 import Foreign.Storable (peek, peekByteOff)
+import GHC.Float (castWord64ToDouble)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, fetchAddIntArray#, newByteArray#,
                  readIntArray#, shrinkMutableByteArray#, unsafeFreezeByteArray#, writeIntArray#)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
@@ -522,16 +527,59 @@ instance Exception HookReentry
 -- exception (none may unwind through C), records the first one on the connection and
 -- returns the default instead. The result is forced inside.
 runHook :: Database -> Maybe (Ptr CConn) -> a -> IO a -> IO a
-runHook db c dflt act = mask $ \restore -> do
-  t <- myThreadId
-  atomicModifyIORef' (dbHookThreads db) (\hs -> ((t, c) : hs, ()))
-  r <- try (restore (act >>= evaluate))
-  atomicModifyIORef' (dbHookThreads db) (\hs -> (filter ((/= t) . fst) hs, ()))
+runHook db c dflt act = do
+  r <- inHook db c act
   case r of
     Right x -> return x
     Left e -> do
       atomicModifyIORef' (dbHookError db) (\m -> (maybe (Just e) Just m, ()))
       return dflt
+
+-- | Runs a callback's Haskell code as 'runHook' does (the thread registered as in a hook of
+-- the connection, so that using it throws 'HookReentry'; the result forced), returning its
+-- exception instead of keeping it: for callbacks whose caller reports it (the conflict
+-- handler and filter of a changeset's apply).
+inHook :: Database -> Maybe (Ptr CConn) -> IO a -> IO (Either SomeException a)
+inHook db c act = mask $ \restore -> do
+  t <- myThreadId
+  atomicModifyIORef' (dbHookThreads db) (\hs -> ((t, c) : hs, ()))
+  r <- try (restore (act >>= evaluate))
+  atomicModifyIORef' (dbHookThreads db) (\hs -> (filter ((/= t) . fst) hs, ()))
+  return r
+
+------------------------------------------------------------------------------------------
+-- Values
+
+-- | A value of a column or parameter (direct-sqlite's type, re-exported by
+-- "Database.SQLite3").
+data SQLData
+  = SQLInteger !Int64
+  | SQLFloat !Double
+  | SQLText !Text
+  | SQLBlob !B.ByteString
+  | SQLNull
+  deriving (Eq, Show)
+
+-- | Copies @n@ cells (@sqlbatch_value@s at the pointer, their bytes at the base, or at the
+-- address in @bits@ when the base is NULL) into values: 'Nothing' for a cell of kind
+-- @SQLBATCH_UNDEFINED@ (a column a change does not carry). TEXT that is not valid UTF-8 is
+-- decoded leniently (U+FFFD).
+peekValues :: Ptr Word8 -> Ptr () -> Int -> IO [Maybe SQLData]
+peekValues base cells n = forM [0 .. n - 1] $ \i -> do
+  let cell = cells `plusPtr` (i * valueSize)
+  k <- peekByteOff cell valueKindOff :: IO Word8
+  bits <- peekByteOff cell valueBitsOff :: IO Word64
+  len <- fromIntegral <$> (peekByteOff cell valueLenOff :: IO Word32)
+  let bytes
+        | len == 0 = return B.empty
+        | base == nullPtr = B.packCStringLen (wordPtrToPtr (fromIntegral bits), len)
+        | otherwise = B.packCStringLen (castPtr (base `plusPtr` fromIntegral bits), len)
+  if k == kindInteger then return (Just (SQLInteger (fromIntegral bits)))
+    else if k == kindFloat then return (Just (SQLFloat (castWord64ToDouble bits)))
+    else if k == kindText then Just . SQLText . TE.decodeUtf8With TE.lenientDecode <$> bytes
+    else if k == kindBlob then Just . SQLBlob <$> bytes
+    else if k == kindNull then return (Just SQLNull)
+    else return Nothing
 
 -- | The first exception a hook of the connection threw since the last call, if any (and
 -- forgets it).

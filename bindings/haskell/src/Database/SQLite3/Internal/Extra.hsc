@@ -9,7 +9,8 @@
 -- blob I/O ('blobOpen' ... 'blobReadMany'), the online backup ('backupInit' ...
 -- 'backupFinish', 'backupToFile', 'restoreFromFile'), 'serialize' / 'deserialize', limits,
 -- @db_config@ switches, checkpoints, status counters, and the hooks (update, commit,
--- rollback, WAL, progress, busy, authorizer, and the batched change feed). Every function
+-- rollback, WAL, progress, busy, authorizer, preupdate, the batched change feed, and the
+-- trace). Sessions and changesets are in "Database.SQLite3.Internal.Session". Every function
 -- returns its error (direct-sqlite's "Direct" style); "Database.SQLite3" has the throwing
 -- forms.
 --
@@ -36,8 +37,9 @@
 -- on the connection for 'takeHookException', and the hook answers as if it had said no: a
 -- commit hook vetoes the commit, a progress handler interrupts the statement, a busy handler
 -- gives up ('ErrorBusy'), an authorizer denies ('ErrorAuthorization'), a WAL hook makes the
--- committing statement report 'ErrorError' (the commit stands). An update hook, rollback
--- hook or change feed cannot stop anything: its exception is only kept.
+-- committing statement report 'ErrorError' (the commit stands). An update hook, preupdate
+-- hook, rollback hook, change feed or trace cannot stop anything: its exception is only
+-- kept.
 --
 -- A hook must not use its own connection (SQLite's rule); here such a use throws
 -- 'HookReentry' inside the hook (instead of waiting forever for the connection's lock, which
@@ -99,6 +101,16 @@ module Database.SQLite3.Internal.Extra
   , Change (..)
   , FeedReason (..)
   , setChangeFeed
+  , PreUpdate (..)
+  , PreUpdateFlag (..)
+  , setPreUpdateHook
+  , setPreUpdateHookWith
+    -- * Tracing
+  , TraceFlag (..)
+  , TraceEvent (..)
+  , setTraceEvents
+  , setStatementTrace
+    -- * Hook exceptions and bookkeeping
   , takeHookException
   , HookReentry (..)
   , liveHookCount
@@ -106,7 +118,7 @@ module Database.SQLite3.Internal.Extra
 
 import Control.Exception (mask_)
 import Control.Monad (forM, when)
-import Data.Bits ((.|.))
+import Data.Bits ((.&.), (.|.))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
@@ -930,3 +942,181 @@ setChangeFeed db maxChanges mf =
       | r == #{const SQLBATCH_FEED_COMMIT} = FeedCommit
       | r == #{const SQLBATCH_FEED_ROLLBACK} = FeedRollback
       | otherwise = FeedFull
+
+------------------------------------------------------------------------------------------
+-- Preupdate hook
+
+-- | Which rows a preupdate hook is handed ('setPreUpdateHookWith'). Decoding a row costs
+-- a copy of its values; without the flags the event carries only what changes where.
+data PreUpdateFlag
+  = PreUpdateOld  -- ^ the row before the change (DELETE, UPDATE)
+  | PreUpdateNew  -- ^ the row after the change (INSERT, UPDATE)
+  deriving (Eq, Ord, Show, Enum, Bounded)
+
+-- | A row about to change, for a preupdate hook.
+data PreUpdate = PreUpdate
+  { preUpdateOp :: !ChangeOp
+  , preUpdateDepth :: !Int
+    -- ^ 0 for a change the statement makes, 1 for one a trigger it fired makes, 2 for a
+    -- trigger of that trigger, ...
+  , preUpdateDatabase :: !Text  -- ^ @\"main\"@, @\"temp\"@ or an attached name
+  , preUpdateTable :: !Text
+  , preUpdateOldRowId :: !Int64
+    -- ^ DELETE and UPDATE: the rowid before the change (0 for an INSERT; undefined for a
+    -- WITHOUT ROWID table)
+  , preUpdateNewRowId :: !Int64
+    -- ^ INSERT and UPDATE: the rowid after the change (0 for a DELETE; undefined for a
+    -- WITHOUT ROWID table)
+  , preUpdateColumnCount :: !Int
+  , preUpdateOld :: !(Maybe [SQLData])
+    -- ^ with 'PreUpdateOld', for a DELETE or an UPDATE: the row before the change
+  , preUpdateNew :: !(Maybe [SQLData])
+    -- ^ with 'PreUpdateNew', for an INSERT or an UPDATE: the row after the change
+  , preUpdateBlobColumn :: !(Maybe Int)
+    -- ^ a write through an incremental blob handle ('blobWrite'): the column written
+    -- (the operation is then 'ChangeDelete', and the new row is not known)
+  }
+  deriving (Eq, Show)
+
+type PreUpdateFn = Ptr () -> Ptr () -> IO ()
+
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_preupdate_hook"
+  c_preupdate_hook :: Ptr CConn -> Word32 -> FunPtr PreUpdateFn -> Ptr () -> FunPtr DestroyFn
+                   -> IO Int32
+foreign import ccall "wrapper" mkPreUpdate :: PreUpdateFn -> IO (FunPtr PreUpdateFn)
+
+preUpdateFP :: HookFP PreUpdateFn (Ptr () -> IO ())
+preUpdateFP = HookFP $ unsafePerformIO $ mkPreUpdate $ \ud p -> do
+  f <- callSP ud
+  f p
+{-# NOINLINE preUpdateFP #-}
+
+-- | <https://www.sqlite.org/c3ref/preupdate_blobwrite.html>: calls the function before
+-- every row is inserted, deleted or updated, with the whole change (both rows, decoded);
+-- 'Nothing' removes it. Unlike the update hook it sees WITHOUT ROWID tables, and the
+-- changes triggers make ('preUpdateDepth'). SQLite has one preupdate slot, which sessions
+-- also take: while a 'Database.SQLite3.Internal.Session.Session' of the connection lives,
+-- this fails with 'ErrorMisuse'. An exception is kept for 'takeHookException' (the change
+-- goes ahead).
+setPreUpdateHook :: Database -> Maybe (PreUpdate -> IO ()) -> IO (Either Error ())
+setPreUpdateHook db = setPreUpdateHookWith db [PreUpdateOld, PreUpdateNew]
+
+-- | 'setPreUpdateHook' handed only the rows asked for: @[]@ decodes no row at all
+-- ('preUpdateOld' and 'preUpdateNew' are then 'Nothing'), the cheapest hook.
+setPreUpdateHookWith :: Database -> [PreUpdateFlag] -> Maybe (PreUpdate -> IO ()) -> IO (Either Error ())
+setPreUpdateHookWith db which mf =
+  register db (\c -> c_preupdate_hook c flags) preUpdateFP $
+    fmap (\f _ p -> runHook db Nothing () (peekPreUpdate p >>= f)) mf
+  where
+    flags = foldr ((.|.) . bit) 0 which :: Word32
+    bit PreUpdateOld = #{const SQLBATCH_PREUPDATE_OLD}
+    bit PreUpdateNew = #{const SQLBATCH_PREUPDATE_NEW}
+
+peekPreUpdate :: Ptr () -> IO PreUpdate
+peekPreUpdate p = do
+  op <- #{peek sqlbatch_preupdate, op} p :: IO Int32
+  depth <- #{peek sqlbatch_preupdate, depth} p :: IO Int32
+  schema <- peekStrText (p `plusPtr` #{offset sqlbatch_preupdate, schema})
+  table <- peekStrText (p `plusPtr` #{offset sqlbatch_preupdate, table})
+  oldId <- #{peek sqlbatch_preupdate, old_rowid} p :: IO Int64
+  newId <- #{peek sqlbatch_preupdate, new_rowid} p :: IO Int64
+  n <- fromIntegral <$> (#{peek sqlbatch_preupdate, n_cols} p :: IO CSize)
+  base <- #{peek sqlbatch_preupdate, data} p :: IO (Ptr Word8)
+  let rowAt off = do
+        cells <- peekByteOff p off :: IO (Ptr ())
+        if cells == nullPtr then return Nothing
+          else Just . map (maybe SQLNull id) <$> peekValues base cells n
+  old <- rowAt #{offset sqlbatch_preupdate, old_values}
+  new <- rowAt #{offset sqlbatch_preupdate, new_values}
+  bc <- #{peek sqlbatch_preupdate, blob_column} p :: IO Int32
+  return $! PreUpdate
+    { preUpdateOp = decodeOp op, preUpdateDepth = fromIntegral depth
+    , preUpdateDatabase = schema, preUpdateTable = table
+    , preUpdateOldRowId = oldId, preUpdateNewRowId = newId, preUpdateColumnCount = n
+    , preUpdateOld = old, preUpdateNew = new
+    , preUpdateBlobColumn = if bc < 0 then Nothing else Just (fromIntegral bc) }
+
+-- | A @sqlbatch_str@ as text (empty for a NULL pointer).
+peekStrText :: Ptr () -> IO Text
+peekStrText p = do
+  sp <- #{peek sqlbatch_str, ptr} p :: IO (Ptr CChar)
+  sl <- #{peek sqlbatch_str, len} p :: IO CSize
+  if sp == nullPtr then return "" else
+    TE.decodeUtf8With TE.lenientDecode <$> B.packCStringLen (sp, fromIntegral sl)
+
+------------------------------------------------------------------------------------------
+-- Tracing
+
+-- | What 'setTraceEvents' reports (<https://www.sqlite.org/c3ref/c_trace.html>).
+data TraceFlag
+  = TraceStatements  -- ^ 'TraceStatement' events
+  | TraceProfiles    -- ^ 'TraceProfile' events
+  | TraceRows        -- ^ 'TraceRow' events
+  | TraceCloses      -- ^ 'TraceClose' events
+  | TraceExpanded    -- ^ 'TraceStatement' with the bound values in place of the parameters
+  deriving (Eq, Ord, Show, Enum, Bounded)
+
+-- | A trace event. Text that is not valid UTF-8 is decoded leniently.
+data TraceEvent
+  = TraceStatement !Text
+    -- ^ a statement starts: its text (with 'TraceExpanded', its parameters' values in
+    -- place, as @sqlite3_expanded_sql@); a statement of a trigger gives @-- @ and the
+    -- trigger's name
+  | TraceProfile !Text !Int64
+    -- ^ a statement finished: its text (as prepared) and how long it ran, in nanoseconds
+  | TraceRow !Text
+    -- ^ a statement produced a row: its text (as prepared)
+  | TraceClose
+    -- ^ the connection closes
+  deriving (Eq, Show)
+
+type TraceFn = Ptr () -> Word32 -> CString -> CSize -> Int64 -> IO ()
+type TraceH = Word32 -> CString -> CSize -> Int64 -> IO ()
+
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_trace"
+  c_trace :: Ptr CConn -> Word32 -> FunPtr TraceFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import ccall "wrapper" mkTrace :: TraceFn -> IO (FunPtr TraceFn)
+
+traceFP :: HookFP TraceFn TraceH
+traceFP = HookFP $ unsafePerformIO $ mkTrace $ \ud ev s n ns -> do
+  f <- callSP ud
+  f ev s n ns
+{-# NOINLINE traceFP #-}
+
+traceRaw :: Database -> Word32 -> Maybe (Word32 -> B.ByteString -> Int64 -> IO ()) -> IO (Either Error ())
+traceRaw db mask' mf = register db (\c -> c_trace c mask') traceFP $
+  fmap (\f _ ev s n ns -> runHook db Nothing () $ do
+    sql <- if s == nullPtr then return B.empty else B.packCStringLen (s, fromIntegral n)
+    f ev sql ns) (if mask' .&. eventBits == 0 then Nothing else mf)
+  where
+    eventBits = #{const SQLBATCH_TRACE_STMT} .|. #{const SQLBATCH_TRACE_PROFILE}
+      .|. #{const SQLBATCH_TRACE_ROW} .|. #{const SQLBATCH_TRACE_CLOSE}
+
+-- | <https://www.sqlite.org/c3ref/trace_v2.html>: calls the function for the events asked
+-- for, on the thread running the statement, while the connection is busy with it (it must
+-- not use the connection: 'HookReentry'); 'Nothing', or no event in the list, removes it.
+-- A new trace replaces the previous one (and 'setStatementTrace''s). An exception is kept
+-- for 'takeHookException' (the statement goes on).
+setTraceEvents :: Database -> [TraceFlag] -> Maybe (TraceEvent -> IO ()) -> IO (Either Error ())
+setTraceEvents db which mf = traceRaw db (foldr ((.|.) . bit) 0 which) (fmap event mf)
+  where
+    bit f = case f of
+      TraceStatements -> #{const SQLBATCH_TRACE_STMT}
+      TraceProfiles -> #{const SQLBATCH_TRACE_PROFILE}
+      TraceRows -> #{const SQLBATCH_TRACE_ROW}
+      TraceCloses -> #{const SQLBATCH_TRACE_CLOSE}
+      TraceExpanded -> #{const SQLBATCH_TRACE_EXPANDED}
+    event f ev sql ns
+      | ev == #{const SQLBATCH_TRACE_STMT} = f (TraceStatement (dec sql))
+      | ev == #{const SQLBATCH_TRACE_PROFILE} = f (TraceProfile (dec sql) ns)
+      | ev == #{const SQLBATCH_TRACE_ROW} = f (TraceRow (dec sql))
+      | otherwise = f TraceClose
+    dec = TE.decodeUtf8With TE.lenientDecode
+
+-- | direct-sqlite's @setTrace@ with its error: calls the function with the text of every
+-- statement as it starts, its parameters' values in place (as the legacy @sqlite3_trace@
+-- gives it); 'Nothing' removes it. The same as 'setTraceEvents' with 'TraceStatements' and
+-- 'TraceExpanded'.
+setStatementTrace :: Database -> Maybe (Utf8 -> IO ()) -> IO (Either Error ())
+setStatementTrace db mf = traceRaw db (#{const SQLBATCH_TRACE_STMT} .|. #{const SQLBATCH_TRACE_EXPANDED})
+  (fmap (\f _ sql _ -> f (Utf8 sql)) mf)
