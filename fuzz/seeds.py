@@ -98,13 +98,13 @@ EXECUTE_MANY = {
 }
 
 # lifecycle: pairs of (op, arg) bytes; below 0x80, op % 16 is the call and op >> 4 the
-# statement slot; from 0x80, (op & 15) % 4 is a blob or backup call (BLOB_OPEN .. BACKUP).
+# statement slot; from 0x80, (op & 15) % 5 is a blob, backup or session call (BLOB_OPEN .. SESSION).
 def ops(*pairs):
     return knobs(*[b for p in pairs for b in p])
 
 
 FETCH_, INTO, RESET, BIND, CLEAR, COLS, PARAMS, EXPANDED, MANY, GET, FINAL, PREP, SCRIPT, INTR, CLOSE, GETTERS = range(16)
-BLOB_OPEN, BLOB_OP, BLOB_CLOSE, BACKUP = 0x80, 0x81, 0x82, 0x83
+BLOB_OPEN, BLOB_OP, BLOB_CLOSE, BACKUP, SESSION = 0x80, 0x81, 0x82, 0x83, 0x84
 LIFECYCLE = {
     # A writable blob on row 1: read, write, reopen on row 2, a batched read; a backup into
     # the connection, stepped, its source closed under it, finished; then the connection
@@ -122,11 +122,48 @@ LIFECYCLE = {
                           "SELECT * FROM t; SELECT * FROM r"),
     "finalize_and_prepare": (ops((FINAL, 0), (PREP, 0), (FETCH_, 3), (0x20 | FINAL, 0), (0x20 | PREP, 0), (0x20 | FETCH_, 3), (CLOSE, 4), (CLOSE, 0), (0x30 | GETTERS, 1)),
                              "SELECT * FROM f; SELECT count(*) FROM r; INSERT INTO f VALUES ('new') RETURNING rowid"),
+    # A session: created, changes made by a bulk write and a script, its changeset applied back
+    # (conflicts: OMIT) and to the other connection, a preupdate hook refused, the connection
+    # closed under it.
+    "session": (ops((SESSION, 0), (MANY, 3), (SCRIPT, 0), (SESSION, 1), (BACKUP, 0), (BACKUP, 0), (SESSION, 2), (SESSION, 3),
+                    (SESSION, 5), (CLOSE, 0), (SESSION, 1), (SESSION, 0)),
+                "INSERT INTO u(v) VALUES (?); UPDATE u SET w = w + 1; DELETE FROM u WHERE v IS NULL"),
     "drop_under_reader": (ops((FETCH_, 1), (SCRIPT, 0), (FETCH_, 1), (GET, 0), (CLEAR, 0), (GETTERS, 0)),
                           "SELECT * FROM t; DROP TABLE f; DROP TABLE t"),
 }
 
-for target, seeds in (("exec", EXEC), ("fetch", FETCH), ("execute_many", EXECUTE_MANY), ("lifecycle", LIFECYCLE)):
+# untrusted_bytes: knob 0 bit 0 = changeset (else database image), bit 1 = the bytes as they
+# are (else SQL whose result is damaged at the (u16 position, byte) pairs from knob 8 on);
+# knob 1 = deserialize flags / patchset (bit 2); knob 2 = apply policy, flags, callback (bit 7).
+def damaged(*pairs):
+    return bytes(b for at, v in pairs for b in (at & 0xff, at >> 8, v))
+
+
+def db_image():
+    import sqlite3
+    c = sqlite3.connect(":memory:")
+    c.executescript("CREATE TABLE t(a, b TEXT, c INTEGER, d REAL, e BLOB); INSERT INTO t VALUES (1, 'x', 2, 3.5, x'ff');"
+                    "CREATE INDEX i ON t(b); CREATE TABLE big(x); INSERT INTO big VALUES (zeroblob(9000));")
+    return c.serialize()
+
+
+CHANGES = ("INSERT INTO u(v, w) VALUES ('a', 1), (2, 3); UPDATE t SET b = 'changed' WHERE a = 1; "
+           "DELETE FROM t WHERE b = ''; UPDATE u SET w = 9 WHERE v = 2; INSERT INTO u(v) VALUES (x'00ff')")
+UNTRUSTED = {
+    "db_sql": (knobs(0, 0), "INSERT INTO t VALUES (7, 'seven', 7, 7.5, zeroblob(5000)); CREATE TABLE w(k PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO w VALUES (1, 2)"),
+    "db_damaged_header": (knobs(0, 2, 0, 0, 0, 0, 0, 0, *damaged((16, 0x7f), (18, 9), (28, 0xff), (100, 0x0d))), "INSERT INTO t(a) VALUES (1)"),
+    "db_damaged_page": (knobs(0, 1, 0, 0, 0, 0, 0, 0, *damaged((4100, 0), (4101, 0xff), (4200, 7), (8200, 0x42))), "INSERT INTO t SELECT * FROM t; INSERT INTO t SELECT * FROM t"),
+    "db_raw": (knobs(2, 0), db_image()),
+    "db_garbage": (knobs(2, 2), b"SQLite format 3\0" + bytes(range(256)) * 4),
+    "cs_sql": (knobs(1, 0, 0x80), CHANGES),
+    "cs_patchset": (knobs(1, 4, 0x81), CHANGES),
+    "cs_replace_noop": (knobs(1, 0, 0x01 | 0x10 | 0x20), CHANGES),
+    "cs_damaged": (knobs(1, 0, 0x82, 0, 0, 0, 0, 0, *damaged((3, 0xff), (9, 0x80), (30, 0x12), (41, 0))), CHANGES),
+    "cs_garbage": (knobs(3, 0, 0x80), b"T\x05\x01\x00\x00\x00\x00\x00t\x00\x12\x00\x01\x01\x03\x01a" * 3),
+}
+
+for target, seeds in (("exec", EXEC), ("fetch", FETCH), ("execute_many", EXECUTE_MANY), ("lifecycle", LIFECYCLE),
+                      ("untrusted_bytes", UNTRUSTED)):
     d = os.path.join(HERE, "corpus", target)
     os.makedirs(d, exist_ok=True)
     for name, (k, sql) in seeds.items():

@@ -8,8 +8,9 @@
 //! batch_get on the statement's last batch, finalize, prepare again, a script, an interrupt,
 //! close, or the small getters (and turning fetch-ahead on or off); execute_many also as a
 //! queued write-behind, now and then with a script run on the connection before its wait; and a blob handle (open, read, write, reopen, a batched read,
-//! close) and a backup to or from a second connection (start, step, finish, the other
-//! connection closing under it). Checks: every status is documented and never a panic; after
+//! close), a backup to or from a second connection (start, step, finish, the other
+//! connection closing under it), and a session (created, its changeset applied back or to the
+//! other connection and inverted, deleted before or after the connections close). Checks: every status is documented and never a panic; after
 //! the close, every call on a statement, the blob or the backup says SQLBATCH_E_CLOSED; `sqlbatch_batch_get` only
 //! hands out cells of the current batch (reading their bytes, which ASan checks); everything
 //! is released at the end without a sanitizer report (the double finalize at close this
@@ -29,6 +30,8 @@ SELECT * FROM f WHERE f MATCH 'hello'; SELECT * FROM r WHERE a < 3;
 CREATE TABLE bl(id INTEGER PRIMARY KEY, d BLOB); INSERT INTO bl VALUES (1, zeroblob(100)), (2, x'0102'), (3, 'text'), (4, 5);";
 
 const SLOTS: usize = 4;
+
+unsafe extern "C" fn no_preupdate(_: *mut std::ffi::c_void, _: *const sqlbatch_preupdate) {}
 
 /// A batch kept for a later `sqlbatch_batch_get`, with the caller's buffer of fetch_into.
 struct Kept {
@@ -55,6 +58,7 @@ fuzz_target!(|data: &[u8]| {
     let mut blob: *mut sqlbatch_blob = ptr::null_mut();
     let mut backup: *mut sqlbatch_backup = ptr::null_mut();
     let mut other: Option<Conn> = None;
+    let mut session: *mut sqlbatch_session = ptr::null_mut();
 
     // Prepares the next statement of the SQL into `slot` (wrapping around at the end).
     let prepare = |c: &Conn, next_sql: &mut usize| -> *mut sqlbatch_stmt {
@@ -89,8 +93,8 @@ fuzz_target!(|data: &[u8]| {
             }
         };
         // op >> 4 picks the statement slot (mod 4) and op & 15 the call; ops of 0x80 and up
-        // are the other handles' calls, 16 to 19.
-        let call = if op >= 0x80 { 16 + (op & 15) % 4 } else { op % 16 };
+        // are the other handles' calls, 16 to 20.
+        let call = if op >= 0x80 { 16 + (op & 15) % 5 } else { op % 16 };
         let rc: i32 = match call {
             // fetch
             0 if !s.is_null() => {
@@ -354,10 +358,82 @@ fuzz_target!(|data: &[u8]| {
                     rc
                 }
             },
+            // a session recording every table: created; then its changeset applied back to
+            // this connection or to the other one (a policy from arg), inverted, or the
+            // session deleted; a preupdate hook, refused while it lives
+            20 if session.is_null() && !closed => {
+                let c = open.as_ref().unwrap();
+                let rc = unsafe { sqlbatch_session_create(c.0, ptr::null(), 0, &mut session) };
+                if rc == SQLBATCH_OK {
+                    assert_eq!(unsafe { sqlbatch_session_attach(session, ptr::null(), 0) }, SQLBATCH_OK);
+                }
+                rc
+            }
+            20 if !session.is_null() => match arg % 4 {
+                0 => {
+                    let rc = unsafe { sqlbatch_session_delete(session) };
+                    assert_eq!(rc, SQLBATCH_OK);
+                    session = ptr::null_mut();
+                    rc
+                }
+                1 | 2 => {
+                    let (mut p, mut n) = (ptr::null_mut(), 0usize);
+                    let rc = unsafe { sqlbatch_session_changeset(session, &mut p, &mut n) };
+                    if closed {
+                        assert_eq!(rc, SQLBATCH_E_CLOSED);
+                    }
+                    if rc == SQLBATCH_OK {
+                        let target = if arg % 4 == 1 { open.as_ref() } else { other.as_ref() };
+                        let x = match target {
+                            Some(t) => run(&mut || unsafe {
+                                sqlbatch_conn_apply_changeset(
+                                    t.0,
+                                    p,
+                                    n,
+                                    0,
+                                    (arg >> 2) as i32 % 3,
+                                    None,
+                                    None,
+                                    ptr::null_mut(),
+                                )
+                            }),
+                            None => SQLBATCH_OK,
+                        };
+                        assert!(known_status(x) && x != SQLBATCH_E_PANIC, "apply {x}");
+                        let (mut q, mut m) = (ptr::null_mut(), 0usize);
+                        let y = unsafe { sqlbatch_changeset_invert(p, n, &mut q, &mut m) };
+                        assert!(
+                            y == SQLBATCH_OK || cut_short(y),
+                            "inverting the library's own changeset: {y}"
+                        );
+                        unsafe {
+                            sqlbatch_free(q.cast());
+                            sqlbatch_free(p.cast());
+                        }
+                    }
+                    rc
+                }
+                _ => {
+                    let c = if closed { ptr::null_mut() } else { open.as_ref().unwrap().0 };
+                    let rc = unsafe {
+                        sqlbatch_conn_preupdate_hook(c, 0, Some(no_preupdate), ptr::null_mut(), None)
+                    };
+                    // (SQLITE_BUSY while the connection is a backup's destination.)
+                    let refused = [libsqlite3_sys::SQLITE_MISUSE, libsqlite3_sys::SQLITE_BUSY];
+                    assert!(
+                        if closed { rc == SQLBATCH_E_NULL_PARAMETER } else { refused.contains(&rc) },
+                        "preupdate hook {rc}"
+                    );
+                    let mut empty = false;
+                    let e = unsafe { sqlbatch_session_is_empty(session, &mut empty) };
+                    assert!(known_status(e) && e != SQLBATCH_E_PANIC);
+                    rc
+                }
+            },
             _ => continue,
         };
         assert!(known_status(rc) && rc != SQLBATCH_E_PANIC, "call {call} returned {rc}");
-        if closed && !matches!(call, 9 | 10 | 16..=19) {
+        if closed && !matches!(call, 9 | 10 | 16..=20) {
             assert_eq!(rc, SQLBATCH_E_CLOSED, "call {call} on a statement of a closed connection");
         }
     }
@@ -398,6 +474,11 @@ fuzz_target!(|data: &[u8]| {
         sqlbatch_blob_close(blob);
         sqlbatch_backup_finish(backup);
     }
+    if k.bit() {
+        assert_eq!(unsafe { sqlbatch_session_delete(session) }, SQLBATCH_OK);
+        session = ptr::null_mut();
+    }
     drop(open);
     drop(other);
+    assert_eq!(unsafe { sqlbatch_session_delete(session) }, SQLBATCH_OK);
 });
