@@ -768,7 +768,7 @@ setTrace db mf = X.setStatementTrace db (fmap (. decodeName) mf) >>= checkError 
 -- | <https://www.sqlite.org/c3ref/trace_v2.html>: calls the function for each event of
 -- the kinds listed (statements as they start, with 'TraceExpanded' their values in place;
 -- profiles with the run time; rows; the close); 'Nothing' or no event kind removes it. It
--- replaces 'setTrace''s logger, and the other way round.
+-- replaces the logger of 'setTrace', and the other way round.
 setTraceEvents :: Database -> [TraceFlag] -> Maybe (TraceEvent -> IO ()) -> IO ()
 setTraceEvents db flags mf = X.setTraceEvents db flags mf >>= checkError (DetailDatabase db) "setTraceEvents"
 

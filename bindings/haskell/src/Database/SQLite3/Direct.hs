@@ -127,9 +127,10 @@ module Database.SQLite3.Direct
   , HookReentry (..)
     -- * Tracing
     --
-    -- | 'setTrace' is direct-sqlite's; 'setTraceEvents' (@sqlite3_trace_v2@'s events) is
-    -- not in direct-sqlite.
+    -- | 'setTrace' is direct-sqlite's; 'setStatementTrace' (the same, returning its error)
+    -- and 'setTraceEvents' (@sqlite3_trace_v2@'s events) are not in direct-sqlite.
   , setTrace
+  , setStatementTrace
   , setTraceEvents
   , TraceFlag (..)
   , TraceEvent (..)

@@ -1095,7 +1095,7 @@ traceRaw db mask' mf = register db (\c -> c_trace c mask') traceFP $
 -- | <https://www.sqlite.org/c3ref/trace_v2.html>: calls the function for the events asked
 -- for, on the thread running the statement, while the connection is busy with it (it must
 -- not use the connection: 'HookReentry'); 'Nothing', or no event in the list, removes it.
--- A new trace replaces the previous one (and 'setStatementTrace''s). An exception is kept
+-- A new trace replaces the previous one (also that of 'setStatementTrace'). An exception is kept
 -- for 'takeHookException' (the statement goes on).
 setTraceEvents :: Database -> [TraceFlag] -> Maybe (TraceEvent -> IO ()) -> IO (Either Error ())
 setTraceEvents db which mf = traceRaw db (foldr ((.|.) . bit) 0 which) (fmap event mf)
