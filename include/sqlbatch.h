@@ -1089,7 +1089,8 @@ typedef int32_t (*sqlbatch_conflict_fn)(void *user_data, const struct sqlbatch_c
 
 /**
  * A table filter: whether the changes to table `table` (NUL-terminated) are applied
- * (non-zero) or skipped (0). It must not use the connection.
+ * (positive), skipped (0), or the whole apply is stopped and undone (negative: the apply
+ * returns `SQLITE_ABORT`; for a binding whose filter failed). It must not use the connection.
  */
 typedef int32_t (*sqlbatch_table_filter_fn)(void *user_data, const char *table);
 
@@ -2136,8 +2137,9 @@ int32_t sqlbatch_conn_deserialize(struct sqlbatch_conn *conn,
                                   uint32_t flags);
 
 /**
- * sqlbatch_free releases memory the library handed to the caller to own
- * (`sqlbatch_conn_serialize`'s buffer). NULL: a no-op. Any thread.
+ * sqlbatch_free releases memory the library handed to the caller to own: the buffers of
+ * `sqlbatch_conn_serialize`, `sqlbatch_session_changeset`, `sqlbatch_session_patchset`,
+ * `sqlbatch_changeset_invert` and `sqlbatch_changeset_concat`. NULL: a no-op. Any thread.
  */
 void sqlbatch_free(void *p);
 
@@ -2225,10 +2227,12 @@ int32_t sqlbatch_session_patchset(struct sqlbatch_session *session,
                                   size_t *out_len);
 
 /**
- * sqlbatch_session_diff records in `session` the changes that would make table `table` of
- * its database equal to the table of the same name in database `from_schema` of the same
- * connection (attached, `from_len` bytes) (`sqlite3session_diff`): the table is attached to
- * the session if it is not, and both tables must have the same columns and primary key.
+ * sqlbatch_session_diff records in `session` the changes that would make the table `table`
+ * of database `from_schema` (attached to the same connection, `from_len` bytes) equal to the
+ * table of the same name in the session's database (`sqlite3session_diff`): applied to a copy
+ * of the `from_schema` table, the session's changeset turns it into the session's table. The
+ * table is attached to the session if it is not, and both tables must have the same columns
+ * and primary key.
  * NULL: `session`, `from_schema` or `table` NULL: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLITE_SCHEMA` (the tables do not match);
  * SQLite's error with its message. Recorded on the connection.
@@ -2252,8 +2256,10 @@ int32_t sqlbatch_session_delete(struct sqlbatch_session *session);
  * sqlbatch_conn_apply_changeset applies the changeset or patchset of `len` bytes at `data` to
  * `conn` (`sqlite3changeset_apply_v2`), inside a savepoint: all of it, or, after an abort,
  * none of it. Tables are matched by name in "main"; a table that does not exist there, or has
- * other primary key columns, is skipped (`filter`, if not NULL, may skip others: it is asked
- * once per table). A change that conflicts with the database is settled by `conflict` (if not
+ * other primary key columns, is skipped (`filter`, if not NULL, may skip others, or stop the
+ * apply: it is asked once per table; with a filter, the call wraps the apply in a savepoint
+ * of its own, so that a stop undoes the tables applied before it, unless
+ * `SQLBATCH_APPLY_NOSAVEPOINT` is given). A change that conflicts with the database is settled by `conflict` (if not
  * NULL), or else by `policy` (`SQLBATCH_CHANGESET_OMIT`, `_REPLACE` or `_ABORT`) for every
  * conflict. `flags`: 0 or `SQLBATCH_APPLY_*` bits.
  *
@@ -2261,8 +2267,8 @@ int32_t sqlbatch_session_delete(struct sqlbatch_session *session);
  * the connection. The bytes are not trusted: a corrupt changeset is an error
  * (`SQLITE_CORRUPT`), never a crash. Thread: the connection's.
  * NULL: `conn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
- * @return `SQLBATCH_OK`; `SQLITE_ABORT` (a conflict was answered with ABORT: nothing was
- * applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
+ * @return `SQLBATCH_OK`; `SQLITE_ABORT` (a conflict was answered with ABORT, or the filter
+ * stopped the apply: nothing was applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
  * a hook); `SQLITE_CORRUPT`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags
  * or policy); SQLite's error. Recorded on `conn`.
  */

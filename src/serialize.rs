@@ -113,8 +113,9 @@ pub unsafe extern "C" fn sqlbatch_conn_deserialize(
     })
 }
 
-/// sqlbatch_free releases memory the library handed to the caller to own
-/// (`sqlbatch_conn_serialize`'s buffer). NULL: a no-op. Any thread.
+/// sqlbatch_free releases memory the library handed to the caller to own: the buffers of
+/// `sqlbatch_conn_serialize`, `sqlbatch_session_changeset`, `sqlbatch_session_patchset`,
+/// `sqlbatch_changeset_invert` and `sqlbatch_changeset_concat`. NULL: a no-op. Any thread.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_free(p: *mut c_void) {
     // SAFETY: `p` came from SQLite's allocator through the library (the caller's contract).

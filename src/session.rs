@@ -114,7 +114,8 @@ pub type sqlbatch_conflict_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, conflict: *const sqlbatch_conflict) -> i32>;
 
 /// A table filter: whether the changes to table `table` (NUL-terminated) are applied
-/// (non-zero) or skipped (0). It must not use the connection.
+/// (positive), skipped (0), or the whole apply is stopped and undone (negative: the apply
+/// returns `SQLITE_ABORT`; for a binding whose filter failed). It must not use the connection.
 pub type sqlbatch_table_filter_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, table: *const c_char) -> i32>;
 
@@ -359,10 +360,12 @@ unsafe fn changeset_out(
     }
 }
 
-/// sqlbatch_session_diff records in `session` the changes that would make table `table` of
-/// its database equal to the table of the same name in database `from_schema` of the same
-/// connection (attached, `from_len` bytes) (`sqlite3session_diff`): the table is attached to
-/// the session if it is not, and both tables must have the same columns and primary key.
+/// sqlbatch_session_diff records in `session` the changes that would make the table `table`
+/// of database `from_schema` (attached to the same connection, `from_len` bytes) equal to the
+/// table of the same name in the session's database (`sqlite3session_diff`): applied to a copy
+/// of the `from_schema` table, the session's changeset turns it into the session's table. The
+/// table is attached to the session if it is not, and both tables must have the same columns
+/// and primary key.
 /// NULL: `session`, `from_schema` or `table` NULL: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLITE_SCHEMA` (the tables do not match);
 /// SQLite's error with its message. Recorded on the connection.
@@ -434,18 +437,24 @@ struct Apply {
     user: *mut c_void,
     rows: Cells,
     hooks: *const crate::hooks::Hooks,
+    /// The filter asked to stop: every later table is skipped and every conflict aborts, and
+    /// the library's savepoint undoes what was applied.
+    aborted: bool,
 }
 
 unsafe extern "C" fn filter_tramp(p: *mut c_void, table: *const c_char) -> c_int {
-    boundary_value(0, || {
-        // SAFETY: the apply's context, live during the apply.
-        let a = unsafe { &*(p as *const Apply) };
-        match a.filter {
-            // SAFETY: the caller's callback with SQLite's table name.
-            Some(f) => unsafe { (*a.hooks).call(|| f(a.user, table)) },
-            None => 1,
-        }
-    })
+    // SAFETY: the apply's context, live during the apply, used by this thread only.
+    let a = unsafe { &mut *(p as *mut Apply) };
+    let answer = boundary_value(-1, || match a.filter {
+        _ if a.aborted => 0,
+        // SAFETY: the caller's callback with SQLite's table name.
+        Some(f) => unsafe { (*a.hooks).call(|| f(a.user, table)) },
+        None => 1,
+    });
+    if answer < 0 {
+        a.aborted = true;
+    }
+    (answer > 0) as c_int
 }
 
 unsafe extern "C" fn conflict_tramp(
@@ -456,6 +465,9 @@ unsafe extern "C" fn conflict_tramp(
     boundary_value(ffi::SQLITE_CHANGESET_ABORT, || {
         // SAFETY: the apply's context, live during the apply, used by this thread only.
         let a = unsafe { &mut *(p as *mut Apply) };
+        if a.aborted {
+            return SQLBATCH_CHANGESET_ABORT;
+        }
         let Some(f) = a.conflict else {
             let replace_allowed =
                 kind == ffi::SQLITE_CHANGESET_DATA || kind == ffi::SQLITE_CHANGESET_CONFLICT;
@@ -547,8 +559,10 @@ type IterValue =
 /// sqlbatch_conn_apply_changeset applies the changeset or patchset of `len` bytes at `data` to
 /// `conn` (`sqlite3changeset_apply_v2`), inside a savepoint: all of it, or, after an abort,
 /// none of it. Tables are matched by name in "main"; a table that does not exist there, or has
-/// other primary key columns, is skipped (`filter`, if not NULL, may skip others: it is asked
-/// once per table). A change that conflicts with the database is settled by `conflict` (if not
+/// other primary key columns, is skipped (`filter`, if not NULL, may skip others, or stop the
+/// apply: it is asked once per table; with a filter, the call wraps the apply in a savepoint
+/// of its own, so that a stop undoes the tables applied before it, unless
+/// `SQLBATCH_APPLY_NOSAVEPOINT` is given). A change that conflicts with the database is settled by `conflict` (if not
 /// NULL), or else by `policy` (`SQLBATCH_CHANGESET_OMIT`, `_REPLACE` or `_ABORT`) for every
 /// conflict. `flags`: 0 or `SQLBATCH_APPLY_*` bits.
 ///
@@ -556,8 +570,8 @@ type IterValue =
 /// the connection. The bytes are not trusted: a corrupt changeset is an error
 /// (`SQLITE_CORRUPT`), never a crash. Thread: the connection's.
 /// NULL: `conn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
-/// @return `SQLBATCH_OK`; `SQLITE_ABORT` (a conflict was answered with ABORT: nothing was
-/// applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
+/// @return `SQLBATCH_OK`; `SQLITE_ABORT` (a conflict was answered with ABORT, or the filter
+/// stopped the apply: nothing was applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
 /// a hook); `SQLITE_CORRUPT`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags
 /// or policy); SQLite's error. Recorded on `conn`.
 #[no_mangle]
@@ -590,7 +604,13 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
             user: user_data,
             rows: Cells::default(),
             hooks: c.shared.hooks(),
+            aborted: false,
         };
+        let own_savepoint = filter.is_some() && flags & SQLBATCH_APPLY_NOSAVEPOINT == 0;
+        // SAFETY: `db` is open and used by this thread only.
+        if own_savepoint {
+            unsafe { check(db, ffi::sqlite3_exec(db, c"SAVEPOINT sqlbatch_apply".as_ptr(), None, ptr::null_mut(), ptr::null_mut()))? };
+        }
         let p = &mut ctx as *mut Apply as *mut c_void;
         // SAFETY: `db` is open and used by this thread only; SQLite reads `n` bytes (it does
         // not write them, whatever its prototype says); `ctx` outlives the call.
@@ -608,7 +628,24 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
             )
         };
         // SAFETY: as above.
-        unsafe { check(db, rc) }.map(|()| SQLBATCH_OK)
+        let outcome = unsafe { check(db, rc) };
+        let outcome = match outcome {
+            Ok(()) if ctx.aborted => Err(Error::new(ffi::SQLITE_ABORT, "the table filter stopped the apply")),
+            o => o,
+        };
+        if own_savepoint {
+            let end: &CStr = if outcome.is_ok() {
+                c"RELEASE sqlbatch_apply"
+            } else {
+                c"ROLLBACK TO sqlbatch_apply; RELEASE sqlbatch_apply"
+            };
+            // SAFETY: as above. (If the RELEASE fails, the savepoint stays open: its error wins.)
+            let rc = unsafe { ffi::sqlite3_exec(db, end.as_ptr(), None, ptr::null_mut(), ptr::null_mut()) };
+            if outcome.is_ok() {
+                unsafe { check(db, rc)? };
+            }
+        }
+        outcome.map(|()| SQLBATCH_OK)
     })
 }
 

@@ -69,6 +69,7 @@ struct Seen {
     conflicts: Vec<Conflict>,
     answer: i32,
     skip: Option<String>,
+    stop: Option<String>,
 }
 
 fn st(p: *mut c_void) -> std::sync::MutexGuard<'static, Seen> {
@@ -375,7 +376,11 @@ unsafe extern "C" fn on_conflict(u: *mut c_void, c: *const sqlbatch_conflict) ->
 
 unsafe extern "C" fn filter(u: *mut c_void, table: *const c_char) -> i32 {
     let name = unsafe { CStr::from_ptr(table) }.to_str().unwrap();
-    (st(u).skip.as_deref() != Some(name)) as i32
+    let g = st(u);
+    if g.stop.as_deref() == Some(name) {
+        return -1;
+    }
+    (g.skip.as_deref() != Some(name)) as i32
 }
 
 #[test]
@@ -490,6 +495,48 @@ fn conflicts_are_settled_by_the_policy_or_the_callback_which_sees_every_row() {
             "rolled back"
         );
     }
+    // A filter can stop the apply: what was applied before is undone (the library's savepoint).
+    let d = Conn::memory();
+    d.exec(SCHEMA);
+    st(p).skip = None;
+    st(p).stop = Some("u".into());
+    st(p).answer = SQLBATCH_CHANGESET_OMIT;
+    let rc = unsafe {
+        sqlbatch_conn_apply_changeset(
+            d.0,
+            cs.as_ptr(),
+            cs.len(),
+            0,
+            SQLBATCH_CHANGESET_OMIT,
+            None,
+            Some(filter),
+            p,
+        )
+    };
+    assert_eq!(rc, sq::SQLITE_ABORT);
+    assert!(d.error().1.contains("filter"), "{}", d.error().1);
+    assert_eq!(d.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(0)]], "t's changes undone");
+    assert!(d.autocommit(), "the savepoint is released");
+    // Inside a transaction of the caller's, only the apply is undone.
+    d.exec("BEGIN; INSERT INTO u VALUES ('mine', 0)");
+    let rc = unsafe {
+        sqlbatch_conn_apply_changeset(
+            d.0,
+            cs.as_ptr(),
+            cs.len(),
+            0,
+            SQLBATCH_CHANGESET_OMIT,
+            None,
+            Some(filter),
+            p,
+        )
+    };
+    assert_eq!(rc, sq::SQLITE_ABORT);
+    assert!(!d.autocommit());
+    d.exec("COMMIT");
+    assert_eq!(d.rows("SELECT k FROM u"), vec![vec![t("mine")]]);
+    assert_eq!(d.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(0)]]);
+    st(p).stop = None;
     // Bad arguments.
     let d = target();
     unsafe {
