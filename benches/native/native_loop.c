@@ -54,6 +54,18 @@ void sqlite3_result_null(struct sqlite3_context *);
 void sqlite3_result_error_nomem(struct sqlite3_context *);
 void *sqlite3_aggregate_context(struct sqlite3_context *, int);
 void *sqlite3_update_hook(struct sqlite3 *, void (*)(void *, int, const char *, const char *, long long), void *);
+struct sqlite3_blob;
+int sqlite3_blob_open(struct sqlite3 *, const char *, const char *, const char *, long long, int,
+                      struct sqlite3_blob **);
+int sqlite3_blob_reopen(struct sqlite3_blob *, long long);
+int sqlite3_blob_bytes(struct sqlite3_blob *);
+int sqlite3_blob_read(struct sqlite3_blob *, void *, int, int);
+int sqlite3_blob_close(struct sqlite3_blob *);
+struct sqlite3_backup;
+struct sqlite3_backup *sqlite3_backup_init(struct sqlite3 *, const char *, struct sqlite3 *, const char *);
+int sqlite3_backup_step(struct sqlite3_backup *, int);
+int sqlite3_backup_finish(struct sqlite3_backup *);
+int sqlite3_errcode(struct sqlite3 *);
 
 /* SQLite's values (sqlite3.h). */
 enum {
@@ -64,7 +76,9 @@ enum {
   NB_SQLITE_FLOAT = 2,
   NB_SQLITE_TEXT = 3,
   NB_SQLITE_BLOB = 4,
-  NB_SQLITE_NULL = 5
+  NB_SQLITE_NULL = 5,
+  NB_SQLITE_NOMEM = 7,
+  NB_SQLITE_CANTOPEN = 14
 };
 #define NB_OPEN_FLAGS (0x00000002 /* READWRITE */ | 0x00000004 /* CREATE */ | 0x00008000 /* NOMUTEX */ | \
                        0x02000000 /* EXRESCODE */)
@@ -73,7 +87,8 @@ enum {
 #define NB_DETERMINISTIC 0x000000800 /* SQLITE_DETERMINISTIC */
 
 #ifdef NB_USE_SQLITE3_H /* C99 has no _Static_assert: an array of size -1 fails to compile */
-typedef char nb_check_codes[NB_SQLITE_OK == SQLITE_OK && NB_SQLITE_ROW == SQLITE_ROW && NB_SQLITE_DONE == SQLITE_DONE ? 1 : -1];
+typedef char nb_check_codes[NB_SQLITE_OK == SQLITE_OK && NB_SQLITE_ROW == SQLITE_ROW && NB_SQLITE_DONE == SQLITE_DONE &&
+                                    NB_SQLITE_NOMEM == SQLITE_NOMEM && NB_SQLITE_CANTOPEN == SQLITE_CANTOPEN ? 1 : -1];
 typedef char nb_check_types[NB_SQLITE_INTEGER == SQLITE_INTEGER && NB_SQLITE_FLOAT == SQLITE_FLOAT &&
                                     NB_SQLITE_TEXT == SQLITE_TEXT && NB_SQLITE_BLOB == SQLITE_BLOB &&
                                     NB_SQLITE_NULL == SQLITE_NULL ? 1 : -1];
@@ -485,4 +500,81 @@ int nb_large_values(sqlite3 *db, int64_t *count, int64_t *checksum) {
   *count = n;
   *checksum = (int64_t)sum;
   return rc == NB_SQLITE_DONE ? NB_SQLITE_OK : rc;
+}
+
+/* ---- issue 11: blob_read, blob_many, backup ---- */
+
+int nb_blob_read(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  struct sqlite3_blob *b = NULL;
+  int rc = sqlite3_blob_open(db, "main", NB_BLOB_READ_TABLE, NB_BLOB_COLUMN, NB_BLOB_READ_ROWID, 0, &b);
+  if (rc != NB_SQLITE_OK) return rc;
+  unsigned char *buf = malloc(NB_BLOB_RANGE);
+  if (!buf) {
+    sqlite3_blob_close(b);
+    return NB_SQLITE_NOMEM;
+  }
+  int size = sqlite3_blob_bytes(b);
+  uint64_t sum = 0;
+  for (int off = 0; off < size && rc == NB_SQLITE_OK; off += NB_BLOB_RANGE) {
+    int n = size - off < NB_BLOB_RANGE ? size - off : NB_BLOB_RANGE;
+    if ((rc = sqlite3_blob_read(b, buf, n, off)) == NB_SQLITE_OK) sum += (uint64_t)nb_blob_sum(buf, (size_t)n);
+  }
+  free(buf);
+  sqlite3_blob_close(b);
+  *count = size;
+  *checksum = (int64_t)sum;
+  return rc;
+}
+
+int nb_blob_many(sqlite3 *db, int64_t *count, int64_t *checksum) {
+  struct sqlite3_blob *b = NULL;
+  int rc = sqlite3_blob_open(db, "main", NB_BLOB_MANY_TABLE, NB_BLOB_COLUMN, NB_BLOB_MANY_KEY(0), 0, &b);
+  if (rc != NB_SQLITE_OK) return rc;
+  size_t cap = 4096;
+  unsigned char *buf = malloc(cap);
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < NB_BLOB_MANY && buf; i++) {
+    if (i > 0 && (rc = sqlite3_blob_reopen(b, NB_BLOB_MANY_KEY(i))) != NB_SQLITE_OK) break;
+    int n = sqlite3_blob_bytes(b);
+    if ((size_t)n > cap) {
+      unsigned char *bigger = realloc(buf, (size_t)n);
+      if (!bigger) break;
+      buf = bigger;
+      cap = (size_t)n;
+    }
+    if ((rc = sqlite3_blob_read(b, buf, n, 0)) != NB_SQLITE_OK) break;
+    sum += (uint64_t)nb_blob_sum(buf, (size_t)n);
+  }
+  if (!buf && rc == NB_SQLITE_OK) rc = NB_SQLITE_NOMEM;
+  free(buf);
+  sqlite3_blob_close(b);
+  *count = NB_BLOB_MANY;
+  *checksum = (int64_t)sum;
+  return rc;
+}
+
+void nb_backup_remove(const char *path) {
+  nb_remove_with(path, "");
+  nb_remove_with(path, "-journal");
+  nb_remove_with(path, "-wal");
+  nb_remove_with(path, "-shm");
+}
+
+int nb_backup(sqlite3 *src, const char *path) {
+  const char *err = NULL;
+  sqlite3 *dest = nb_open(path, &err);
+  if (!dest) return NB_SQLITE_CANTOPEN;
+  int rc = sqlite3_exec(dest, NB_BACKUP_SYNCHRONOUS_SQL, NULL, NULL, NULL);
+  if (rc == NB_SQLITE_OK) {
+    struct sqlite3_backup *b = sqlite3_backup_init(dest, "main", src, "main");
+    if (!b) {
+      rc = sqlite3_errcode(dest);
+    } else {
+      rc = sqlite3_backup_step(b, -1);
+      int frc = sqlite3_backup_finish(b);
+      rc = rc == NB_SQLITE_DONE ? frc : rc;
+    }
+  }
+  sqlite3_close(dest);
+  return rc;
 }

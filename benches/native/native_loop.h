@@ -123,6 +123,47 @@ int nb_large_values(sqlite3 *db, int64_t *count, int64_t *checksum);
 /* large_values' BLOB rule: n + the sum of the unsigned bytes at offsets 0, 64, 128, ... */
 int64_t nb_blob_sum(const unsigned char *p, size_t n);
 
+/* ---- issue 11: blob_read, blob_many, backup (benches/README.md, "Blobs and backup"). The
+ * timed part of each is one call: nb_blob_read, nb_blob_many, nb_backup. ---- */
+
+/* blob.db's tables and column, and the BLOB rule of every blob workload: nb_blob_sum (the
+ * length plus the unsigned bytes at offsets 0, 64, 128, ...), as large_values'. */
+#define NB_BLOB_READ_TABLE "big_blob"
+#define NB_BLOB_MANY_TABLE "small_blobs"
+#define NB_BLOB_COLUMN "b"
+#define NB_BLOB_READ_ROWID 1
+/* blob_read reads its value in ranges of NB_BLOB_RANGE bytes (a multiple of 64, so that the
+ * rule summed over the ranges is the rule over the whole value). */
+#define NB_BLOB_RANGE 65536
+/* blob_many reads NB_BLOB_MANY values, value i from row NB_BLOB_MANY_KEY(i) (a permutation
+ * of 1 .. 100,000). */
+#define NB_BLOB_MANY 100000
+#define NB_BLOB_MANY_KEY(i) ((int64_t)(i) * 7919 % 100000 + 1)
+
+/* blob_read: sqlite3_blob_open of row NB_BLOB_READ_ROWID (read-only), sqlite3_blob_read of
+ * NB_BLOB_RANGE bytes at a time into one buffer, sqlite3_blob_close. *count = the bytes
+ * read, *checksum = the sum of nb_blob_sum over the ranges. */
+int nb_blob_read(sqlite3 *db, int64_t *count, int64_t *checksum);
+/* blob_many: sqlite3_blob_open on the first row, then per value sqlite3_blob_reopen,
+ * sqlite3_blob_bytes, sqlite3_blob_read of the whole value into one buffer (grown when a
+ * value does not fit), sqlite3_blob_close. *count = NB_BLOB_MANY, *checksum = the sum of
+ * nb_blob_sum over the values. */
+int nb_blob_many(sqlite3 *db, int64_t *count, int64_t *checksum);
+
+/* backup: copies the main database of src into a new file at path: nb_open of path, PRAGMA
+ * synchronous=OFF on it (so that the commit does not wait for 256 MiB to reach the disk),
+ * sqlite3_backup_init, sqlite3_backup_step(-1), sqlite3_backup_finish, sqlite3_close. The
+ * caller removes the file before (nb_backup_remove) and checks the copy afterwards with
+ * NB_BACKUP_CHECK_SQL (untimed). The path: <$TMPDIR or /tmp>/sqlbatch-bench-backup-<pid>.db. */
+int nb_backup(sqlite3 *src, const char *path);
+/* Removes path and its -journal, -wal and -shm files. */
+void nb_backup_remove(const char *path);
+#define NB_BACKUP_SYNCHRONOUS_SQL "PRAGMA synchronous=OFF"
+/* The copy's count and checksum: its size in bytes, and count(*) + sum(n) + sum(length(b)). */
+#define NB_BACKUP_CHECK_SQL \
+  "SELECT (SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()), " \
+  "count(*) + sum(n) + sum(length(b)) FROM bk"
+
 /* ---- fetch_work (benches/README.md): the fetch_wide query with real work per row, a 64-bit
  * FNV-1a hash kept across the whole repetition and folded over every cell in column order:
  * one byte, the cell's SQLite type code (1 INTEGER, 2 FLOAT, 3 TEXT, 4 BLOB, 5 NULL), then

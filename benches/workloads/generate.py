@@ -22,6 +22,12 @@ Files (see benches/README.md for what each implementation does with them):
   big.db               big(id INTEGER PRIMARY KEY, t TEXT NOT NULL, b BLOB NOT NULL), 2,000
                        rows of a ~200 KB TEXT (some non-ASCII) and a 200,000-byte BLOB; in WAL
                        mode (large_values)
+  blob.db              big_blob(id INTEGER PRIMARY KEY, b BLOB NOT NULL), one row (id 1) of a
+                       64 MiB BLOB (blob_read); small_blobs(id INTEGER PRIMARY KEY, b BLOB NOT
+                       NULL), 100,000 rows, id = 1..100,000, BLOBs of 64-1,024 bytes (blob_many)
+  backup.db            bk(id INTEGER PRIMARY KEY, n INTEGER NOT NULL, b BLOB NOT NULL), 262,144
+                       rows of a 900-1,000-byte BLOB, n below 2^31: four rows a 4 KiB page,
+                       a 256 MiB file (backup)
 """
 
 import os
@@ -40,9 +46,12 @@ SIZES = {
     "udf": 1_000_000,
     "app": 100_000,
     "big": 2_000,
+    "small_blobs": 100_000,
+    "backup": 262_144,
 }
 
 BIG_VALUE = 200_000  # bytes of each large_values BLOB, and at most that many of each TEXT
+BLOB_READ_SIZE = 64 << 20  # bytes of blob_read's one BLOB
 
 WORDS = ["alpha", "beta", "gamma", "delta", "café", "naïve", "grüße", "żółw", "日本語", "ελληνικά", "x", "🙂ok"]
 
@@ -182,6 +191,56 @@ def big(path, n):
     db.close()
 
 
+def pool(rng, n=1 << 20):
+    """n bytes drawn from the PRNG: the source every larger value is cut from."""
+    return bytes(rng.below(256) for _ in range(n))
+
+
+def blobs(path, n):
+    """blob_read's 64 MiB BLOB (64 rotations of a 1 MiB pool, each at its own offset) and
+    blob_many's n small BLOBs (64-1,024 bytes, cut from the pool at row-dependent offsets)."""
+    rng = Rng(5)
+    p = pool(rng)
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE big_blob(id INTEGER PRIMARY KEY, b BLOB NOT NULL)")
+    db.execute("CREATE TABLE small_blobs(id INTEGER PRIMARY KEY, b BLOB NOT NULL)")
+    parts = []
+    for _ in range(BLOB_READ_SIZE // len(p)):
+        o = rng.below(len(p))
+        parts.append(p[o:] + p[:o])
+    db.execute("INSERT INTO big_blob VALUES (1, ?)", (b"".join(parts),))
+    del parts
+
+    def row(i):
+        k = 64 + rng.below(1024 - 64 + 1)
+        o = rng.below(len(p) - k)
+        return (i, p[o:o + k])
+
+    db.executemany("INSERT INTO small_blobs VALUES (?, ?)", (row(i) for i in range(1, n + 1)))
+    db.commit()
+    db.close()
+
+
+def backup_db(path, n):
+    """backup's source: n rows of (id, n below 2^31, a 900-1,000-byte BLOB cut from a pool),
+    inserted in rowid order, so that each 4 KiB leaf page holds four rows: 256 MiB for
+    262,144 rows."""
+    rng = Rng(6)
+    p = pool(rng)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA page_size=4096")
+    db.execute("CREATE TABLE bk(id INTEGER PRIMARY KEY, n INTEGER NOT NULL, b BLOB NOT NULL)")
+
+    def row(i):
+        k = 900 + rng.below(101)
+        o = rng.below(len(p) - k)
+        return (i, rng.below(1 << 31), p[o:o + k])
+
+    db.executemany("INSERT INTO bk VALUES (?, ?, ?)", (row(i) for i in range(1, n + 1)))
+    db.commit()
+    db.close()
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "build/workloads"
     os.makedirs(out, exist_ok=True)
@@ -198,6 +257,8 @@ def main():
         "udf.db": lambda p: udf(p, SIZES["udf"]),
         "app.db": lambda p: app(p, SIZES["app"]),
         "big.db": lambda p: big(p, SIZES["big"]),
+        "blob.db": lambda p: blobs(p, SIZES["small_blobs"]),
+        "backup.db": lambda p: backup_db(p, SIZES["backup"]),
     }
     for name, make in makers.items():
         path = os.path.join(out, name)

@@ -45,3 +45,6 @@ func BenchmarkLargeValues(b *testing.B) {
 func BenchmarkFetchWork(b *testing.B) {
 	workload.Bench(b, workload.FetchWork, "mattn", Driver.Impl())
 }
+
+// Backup (issue 11); mattn has no blob I/O (blob_read and blob_many are skipped).
+func BenchmarkBackup(b *testing.B) { workload.Bench(b, workload.Backup, "mattn", Driver.Impl()) }

@@ -5,6 +5,7 @@ package mattnbench
 
 import (
 	"database/sql"
+	"fmt"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
@@ -24,8 +25,36 @@ func init() {
 }
 
 // Driver is mattn/go-sqlite3 with its default options; bulk_insert is a prepared statement
-// loop.
-var Driver = sqlwork.Driver{Name: "sqlite3", DSN: func(path string) string { return path }, UDF: udfDriver}
+// loop. It has no incremental blob I/O (blob_read and blob_many are n/a); backup is its
+// SQLiteConn.Backup through sql.Conn.Raw.
+var Driver = sqlwork.Driver{
+	Name:   "sqlite3",
+	DSN:    func(path string) string { return path },
+	UDF:    udfDriver,
+	Backup: backup,
+}
+
+// backup copies src's main database over dest's with mattn's online backup: the
+// destination's Backup, Step(-1), Finish.
+func backup(dest, src any) error {
+	d, ok1 := dest.(*sqlite3.SQLiteConn)
+	s, ok2 := src.(*sqlite3.SQLiteConn)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("sql.Conn.Raw gave %T and %T", dest, src)
+	}
+	b, err := d.Backup("main", s, "main")
+	if err != nil {
+		return err
+	}
+	done, err := b.Step(-1)
+	if ferr := b.Finish(); err == nil {
+		err = ferr
+	}
+	if err == nil && !done {
+		err = fmt.Errorf("backup: pages left after a step of every page")
+	}
+	return err
+}
 
 // Impls are the implementations of this package, by the names the runner knows them by.
 var Impls = map[string]workload.Impl{"go-mattn": Driver.Impl()}

@@ -47,3 +47,6 @@ func BenchmarkLargeValues(b *testing.B) {
 func BenchmarkFetchWork(b *testing.B) {
 	workload.Bench(b, workload.FetchWork, "modernc", Driver.Impl())
 }
+
+// Backup (issue 11); modernc has no blob I/O.
+func BenchmarkBackup(b *testing.B) { workload.Bench(b, workload.Backup, "modernc", Driver.Impl()) }

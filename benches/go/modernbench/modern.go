@@ -14,7 +14,8 @@ import (
 )
 
 // Driver is modernc.org/sqlite with its default options; bulk_insert is a prepared
-// statement loop. Its functions are registered for every connection the driver opens
+// statement loop. It has no incremental blob I/O (blob_read and blob_many are n/a); backup
+// is its connection's NewBackup, which opens the destination itself. Its functions are registered for every connection the driver opens
 // afterwards (modernc has no per-connection registration), so the udf workloads register
 // f and sumsq once, before they open their database.
 var Driver = sqlwork.Driver{
@@ -23,6 +24,7 @@ var Driver = sqlwork.Driver{
 	EmptyBlobIsNil: true, // modernc.org/sqlite returns nil for an empty BLOB
 	UDF:            "sqlite",
 	UDFSetup:       registerUDF,
+	BackupToFile:   backupToFile,
 }
 
 // Impls are the implementations of this package, by the names the runner knows them by.
@@ -77,3 +79,28 @@ func (g *sumSq) WindowInverse(*sqlite.FunctionContext, []driver.Value) error {
 func (g *sumSq) WindowValue(*sqlite.FunctionContext) (driver.Value, error) { return g.acc, nil }
 
 func (g *sumSq) Final(*sqlite.FunctionContext) {}
+
+// backupToFile copies src's main database into a new file at path with modernc's online
+// backup: NewBackup (the destination opened from a DSN, with _pragma=synchronous(OFF) as
+// every implementation's destination has it), Step(-1), Finish (which closes the
+// destination).
+func backupToFile(src any, path string) error {
+	c, ok := src.(interface {
+		NewBackup(dstURI string) (*sqlite.Backup, error)
+	})
+	if !ok {
+		return fmt.Errorf("sql.Conn.Raw gave %T", src)
+	}
+	b, err := c.NewBackup(path + "?_pragma=synchronous(OFF)")
+	if err != nil {
+		return err
+	}
+	more, err := b.Step(-1)
+	if ferr := b.Finish(); err == nil {
+		err = ferr
+	}
+	if err == nil && more {
+		err = fmt.Errorf("backup: pages left after a step of every page")
+	}
+	return err
+}

@@ -44,3 +44,9 @@ func BenchmarkFewRows(b *testing.B)      { runApp(b, workload.FewRows) }
 func BenchmarkPrepareChurn(b *testing.B) { runApp(b, workload.PrepareChurn) }
 func BenchmarkSmallTx(b *testing.B)      { runApp(b, workload.SmallTx) }
 func BenchmarkLargeValues(b *testing.B)  { runApp(b, workload.LargeValues) }
+
+// The blob and backup workloads (issue 11): the low-level package and the driver (through
+// sql.Conn.Raw).
+func BenchmarkBlobRead(b *testing.B) { runApp(b, workload.BlobRead) }
+func BenchmarkBlobMany(b *testing.B) { runApp(b, workload.BlobMany) }
+func BenchmarkBackup(b *testing.B)   { runApp(b, workload.Backup) }

@@ -10,7 +10,9 @@
  *               sqlbatch_conn_create_function, sumsq through sqlbatch_conn_create_aggregate,
  *               batched; for issue 15's point_query, few_rows, prepare_churn, small_tx and
  *               large_values: sqlbatch_stmt_bind, sqlbatch_stmt_fetch, sqlbatch_stmt_reset,
- *               sqlbatch_conn_exec for BEGIN/COMMIT, as a C user of the ABI writes them).
+ *               sqlbatch_conn_exec for BEGIN/COMMIT, as a C user of the ABI writes them;
+ *               for issue 11's blob_read, blob_many and backup: sqlbatch_blob_read in
+ *               64 KiB ranges, sqlbatch_blob_read_many, sqlbatch_backup_init/_step/_finish).
  *               With SQLBATCH_BENCH_AHEAD=1 (c-sqlbatch+ahead): fetch-ahead on the fetch
  *               workloads, write-behind on bulk_insert (issue 14); exit 3 on the others.
  *
@@ -207,6 +209,46 @@ static rep n_large_values(sqlite3 *db) {
   stamp t0 = now_ns();
   n_check(nb_large_values(db, &r.count, &r.checksum), "large_values");
   stop_clock(&r, t0);
+  return r;
+}
+
+/* ---- issue 11: blob_read, blob_many, backup (native) ---- */
+
+/* The copy of backup: <$TMPDIR or /tmp>/sqlbatch-bench-backup-<pid>.db, removed before and
+ * after every repetition (and at exit). */
+static char backup_path[4096];
+
+static void set_backup_path(void) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  int k = snprintf(backup_path, sizeof backup_path, "%s/sqlbatch-bench-backup-%ld.db", tmp, (long)getpid());
+  if (k < 0 || k >= (int)sizeof backup_path) die("TMPDIR", "too long");
+}
+
+static void remove_backup_files(void) {
+  if (backup_path[0]) nb_backup_remove(backup_path);
+}
+
+static rep n_blob(sqlite3 *db, int many) {
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
+  n_check(many ? nb_blob_many(db, &r.count, &r.checksum) : nb_blob_read(db, &r.count, &r.checksum), "blob");
+  stop_clock(&r, t0);
+  return r;
+}
+
+/* backup: the copy made (timed: open, synchronous=OFF, init, step(-1), finish, close), then
+ * checked on a connection of its own (untimed) and removed. */
+static rep n_backup(sqlite3 *src) {
+  rep r = {0, 0, 0, 0};
+  nb_backup_remove(backup_path);
+  stamp t0 = now_ns();
+  n_check(nb_backup(src, backup_path), "backup");
+  stop_clock(&r, t0);
+  sqlite3 *copy = n_open(backup_path);
+  n_check(nb_scalar2(copy, NB_BACKUP_CHECK_SQL, &r.count, &r.checksum), "check");
+  nb_close(copy);
+  nb_backup_remove(backup_path);
   return r;
 }
 
@@ -659,6 +701,102 @@ static rep b_large_values(sqlbatch_conn *c) {
   return r;
 }
 
+/* ---- issue 11: blob_read, blob_many, backup (sqlbatch) ---- */
+
+static sqlbatch_blob *b_blob_open(sqlbatch_conn *c, const char *table, int64_t rowid) {
+  sqlbatch_blob *b = NULL;
+  b_check(c, sqlbatch_blob_open(c, NULL, 0, table, strlen(table), NB_BLOB_COLUMN, strlen(NB_BLOB_COLUMN), rowid, false, &b),
+          "blob_open");
+  return b;
+}
+
+/* blob_read: open, sqlbatch_blob_read of NB_BLOB_RANGE bytes at a time into one buffer,
+ * close (the buffer allocated in the timed part, as the native loop's). */
+static rep b_blob_read(sqlbatch_conn *c) {
+  rep r = {0, 0, 0, 0};
+  uint64_t sum = 0, size = 0;
+  stamp t0 = now_ns();
+  sqlbatch_blob *b = b_blob_open(c, NB_BLOB_READ_TABLE, NB_BLOB_READ_ROWID);
+  uint8_t *buf = malloc(NB_BLOB_RANGE);
+  if (!buf) die("malloc", "blob buffer");
+  b_check(c, sqlbatch_blob_size(b, &size), "blob_size");
+  for (uint64_t off = 0; off < size; off += NB_BLOB_RANGE) {
+    size_t n = size - off < NB_BLOB_RANGE ? (size_t)(size - off) : NB_BLOB_RANGE;
+    int32_t rc = sqlbatch_blob_read(b, off, buf, n);
+    if (rc != SQLBATCH_OK) b_check(c, rc, "blob_read");
+    sum += (uint64_t)nb_blob_sum(buf, n);
+  }
+  free(buf);
+  sqlbatch_blob_close(b);
+  stop_clock(&r, t0);
+  r.count = (int64_t)size;
+  r.checksum = (int64_t)sum;
+  return r;
+}
+
+/* blob_many: one handle (opened on the first row), sqlbatch_blob_read_many over chunks of
+ * BLOB_MANY_CHUNK ranges (rowid, 0, SQLBATCH_BLOB_TO_END) into a buffer of BLOB_MANY_BUF
+ * bytes (1,024 values of at most 1,024 bytes fit; a chunk that does not fit goes on from
+ * the range that did not, SQLBATCH_E_BUFFER_TOO_SMALL). */
+#define BLOB_MANY_CHUNK 1024
+#define BLOB_MANY_BUF (1 << 20)
+
+static rep b_blob_many(sqlbatch_conn *c) {
+  rep r = {0, 0, 0, 0};
+  uint64_t sum = 0;
+  stamp t0 = now_ns();
+  sqlbatch_blob *b = b_blob_open(c, NB_BLOB_MANY_TABLE, NB_BLOB_MANY_KEY(0));
+  sqlbatch_blob_range *ranges = malloc(BLOB_MANY_CHUNK * sizeof *ranges);
+  uint8_t *buf = malloc(BLOB_MANY_BUF);
+  if (!ranges || !buf) die("malloc", "blob_many buffers");
+  for (int64_t first = 0; first < NB_BLOB_MANY; first += BLOB_MANY_CHUNK) {
+    size_t n = NB_BLOB_MANY - first < BLOB_MANY_CHUNK ? (size_t)(NB_BLOB_MANY - first) : BLOB_MANY_CHUNK;
+    for (size_t i = 0; i < n; i++)
+      ranges[i] = (sqlbatch_blob_range){.rowid = NB_BLOB_MANY_KEY(first + (int64_t)i), .len = SQLBATCH_BLOB_TO_END};
+    for (size_t at = 0; at < n;) {
+      size_t done = 0;
+      int32_t rc = sqlbatch_blob_read_many(b, ranges + at, n - at, buf, BLOB_MANY_BUF, &done);
+      for (size_t k = at; k < at + done; k++) sum += (uint64_t)nb_blob_sum(buf + ranges[k].at, (size_t)ranges[k].len);
+      at += done;
+      if (rc == SQLBATCH_E_BUFFER_TOO_SMALL && done == 0) die("blob_read_many", "a value larger than the buffer");
+      if (rc != SQLBATCH_OK && rc != SQLBATCH_E_BUFFER_TOO_SMALL) b_check(c, rc, "blob_read_many");
+    }
+  }
+  free(ranges);
+  free(buf);
+  sqlbatch_blob_close(b);
+  stop_clock(&r, t0);
+  r.count = NB_BLOB_MANY;
+  r.checksum = (int64_t)sum;
+  return r;
+}
+
+/* backup: timed, a connection to the new file, PRAGMA synchronous=OFF on it,
+ * sqlbatch_backup_init, sqlbatch_backup_step(-1) (SQLBATCH_DONE), sqlbatch_backup_finish,
+ * close; then the copy checked on a connection of its own (untimed) and removed.
+ * (sqlbatch_conn_backup_to_file does the same in one call, but opens the file with SQLite's
+ * defaults: synchronous=FULL, so it would time the fsync of 256 MiB as well.) */
+static rep b_backup(sqlbatch_conn *src) {
+  rep r = {0, 0, 0, 0};
+  nb_backup_remove(backup_path);
+  stamp t0 = now_ns();
+  sqlbatch_conn *dest = b_open(backup_path);
+  b_exec(dest, NB_BACKUP_SYNCHRONOUS_SQL);
+  sqlbatch_backup *bk = NULL;
+  b_check(dest, sqlbatch_backup_init(dest, NULL, 0, src, NULL, 0, &bk), "backup_init");
+  int32_t rc = sqlbatch_backup_step(bk, -1);
+  if (rc == SQLBATCH_OK) die("backup_step", "pages left after a step of every page");
+  if (rc != SQLBATCH_DONE) b_check(dest, rc, "backup_step");
+  b_check(dest, sqlbatch_backup_finish(bk), "backup_finish");
+  sqlbatch_conn_close(dest);
+  stop_clock(&r, t0);
+  sqlbatch_conn *copy = b_open(backup_path);
+  b_scalar2(copy, NB_BACKUP_CHECK_SQL, &r.count, &r.checksum);
+  sqlbatch_conn_close(copy);
+  nb_backup_remove(backup_path);
+  return r;
+}
+
 /* ---------------- driver ---------------- */
 
 int main(int argc, char **argv) {
@@ -711,7 +849,10 @@ int main(int argc, char **argv) {
     FEW_ROWS,
     PREPARE_CHURN,
     SMALL_TX,
-    LARGE_VALUES
+    LARGE_VALUES,
+    BLOB_READ,
+    BLOB_MANY,
+    BACKUP
   } kind;
   if (!strncmp(workload, "fetch_narrow", 12)) kind = NARROW;
   else if (!strcmp(workload, "fetch_wide")) kind = WIDE;
@@ -726,6 +867,9 @@ int main(int argc, char **argv) {
   else if (!strcmp(workload, "prepare_churn")) kind = PREPARE_CHURN;
   else if (!strcmp(workload, "small_tx")) kind = SMALL_TX;
   else if (!strcmp(workload, "large_values")) kind = LARGE_VALUES;
+  else if (!strcmp(workload, "blob_read")) kind = BLOB_READ;
+  else if (!strcmp(workload, "blob_many")) kind = BLOB_MANY;
+  else if (!strcmp(workload, "backup")) kind = BACKUP;
   else {
     fprintf(stderr, "c-bench: workload %s not supported\n", workload);
     return 3;
@@ -756,6 +900,15 @@ int main(int argc, char **argv) {
     churn_n = churn_count(input);
     set_churn_path();
     atexit(remove_churn_files);
+  } else if (kind == BLOB_READ || kind == BLOB_MANY || kind == BACKUP) {
+    /* blob.db / backup.db opened read-write, SQLite's defaults; backup's copy is a file of
+     * its own per repetition. */
+    if (native) db = n_open(input);
+    else conn = b_open(input);
+    if (kind == BACKUP) {
+      set_backup_path();
+      atexit(remove_backup_files);
+    }
   } else if (kind == SCRIPT) {
     script = read_file(input);
   } else {
@@ -780,6 +933,9 @@ int main(int argc, char **argv) {
       case PREPARE_CHURN: r = native ? n_churn(churn_n, 0) : b_churn(churn_n, 0); break;
       case SMALL_TX: r = native ? n_churn(churn_n, 1) : b_churn(churn_n, 1); break;
       case LARGE_VALUES: r = native ? n_large_values(db) : b_large_values(conn); break;
+      case BLOB_READ: r = native ? n_blob(db, 0) : b_blob_read(conn); break;
+      case BLOB_MANY: r = native ? n_blob(db, 1) : b_blob_many(conn); break;
+      case BACKUP: r = native ? n_backup(db) : b_backup(conn); break;
       default: r = native ? n_bulk_insert(rows) : ahead ? b_bulk_insert_behind(rows, behind) : b_bulk_insert(rows, values); break;
     }
     if (i >= warmup)

@@ -262,6 +262,69 @@ def large_values(con):
     return since(t0), count, wrap(total)
 
 
+# ---- issue 11: blob_read, blob_many, backup ----
+
+BLOB_RANGE = 65536
+BLOB_MANY = 100_000
+BACKUP_CHECK_SQL = ("SELECT (SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()), "
+                    "count(*) + sum(n) + sum(length(b)) FROM bk")
+
+
+def blob_sum(b):
+    """The BLOB rule: the length plus the bytes at offsets 0, 64, 128, ..."""
+    return len(b) + sum(b[::64])
+
+
+def blob_read(con):
+    """Connection.blobopen (Python 3.11), read() in 64 KiB ranges (each a new bytes)."""
+    t0 = clock()
+    total = count = 0
+    with con.blobopen("big_blob", "b", 1, readonly=True) as blob:
+        while chunk := blob.read(BLOB_RANGE):
+            total += blob_sum(chunk)
+            count += len(chunk)
+    return since(t0), count, wrap(total)
+
+
+def blob_many(con):
+    """Python's Blob has no reopen: one blobopen (sqlite3_blob_open) per value."""
+    t0 = clock()
+    total = 0
+    for i in range(BLOB_MANY):
+        with con.blobopen("small_blobs", "b", (i * 7919) % 100_000 + 1, readonly=True) as blob:
+            total += blob_sum(blob.read())
+    return since(t0), BLOB_MANY, wrap(total)
+
+
+def backup_path():
+    return os.path.join(os.environ.get("TMPDIR") or "/tmp", "sqlbatch-bench-backup-%d.db" % os.getpid())
+
+
+def remove_backup(path):
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.remove(path + suffix)
+        except FileNotFoundError:
+            pass
+
+
+def backup(con, path):
+    """Connection.backup into a connection to a new file (synchronous=OFF), all pages in
+    one step (pages=-1, the default)."""
+    remove_backup(path)
+    t0 = clock()
+    dest = sqlite3.connect(path, isolation_level=None)
+    dest.execute("PRAGMA synchronous=OFF")
+    con.backup(dest)
+    dest.close()
+    ns = since(t0)
+    copy = sqlite3.connect(path)
+    count, total = copy.execute(BACKUP_CHECK_SQL).fetchone()
+    copy.close()
+    remove_backup(path)
+    return ns, count, total
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--impl", required=True)
@@ -298,6 +361,14 @@ def main():
         run = lambda: f(path, n)  # noqa: E731
         import atexit
         atexit.register(remove_churn, path)
+    elif w in ("blob_read", "blob_many"):
+        con = sqlite3.connect(a.input, isolation_level=None)
+        run = (lambda f: lambda: f(con))(blob_read if w == "blob_read" else blob_many)
+    elif w == "backup":
+        con, path = sqlite3.connect(a.input, isolation_level=None), backup_path()
+        run = lambda: backup(con, path)  # noqa: E731
+        import atexit
+        atexit.register(remove_backup, path)
     elif w == "bulk_insert":
         rows = [(i, i * 0.25, "row-%d" % i) for i in range(int(a.input))]
         run = lambda: bulk_insert(rows)  # noqa: E731

@@ -12,6 +12,11 @@
 -- * hs-sqlbatch-direct: "Database.SQLite3" (direct-sqlite's API): bindInt64, step,
 --   column*, reset, finalize.
 -- * hs-perrow-safe: the per-row safe FFI baseline ("PerRow").
+--
+-- And issue 11's blob_read, blob_many and backup, for hs-sqlbatch-direct only (the blob and
+-- backup API is "Database.SQLite3"'s, direct-sqlite's shape): 'S3.blobOpen', 'S3.blobReadBuf'
+-- in 64 KiB ranges, 'S3.blobReadMany' (sqlbatch's batched read) for the many small values,
+-- 'S3.backupInit' / 'S3.backupStep' / 'S3.backupFinish' into a new file.
 module Small
   ( isSmall
   , smallSetup
@@ -22,15 +27,21 @@ module Small
   ) where
 
 import Control.Exception (evaluate)
-import Control.Monad (forM_, when)
+import Control.Monad (forM_, unless, when)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int64)
+import Data.List (foldl')
 import Data.Text (Text)
 import qualified Data.Text as T
+import Data.Word (Word8)
 import Foreign.C.Types (CInt (..))
+import Foreign.Marshal.Alloc (allocaBytes)
+import Foreign.Ptr (Ptr, castPtr)
+import Foreign.Storable (peekByteOff)
 import System.Directory (removeFile, doesFileExist)
 import System.Environment (lookupEnv)
+import System.IO.Unsafe (unsafeDupablePerformIO)
 import System.Mem (performMajorGC)
 
 import Database.SQLBatch
@@ -40,9 +51,13 @@ import Work (Took, stamp, tookSince)
 
 foreign import ccall unsafe "getpid" c_getpid :: IO CInt
 
--- | The five workloads.
+-- | The five workloads, and issue 11's three.
 isSmall :: String -> Bool
-isSmall w = w `elem` ["point_query", "few_rows", "prepare_churn", "small_tx", "large_values"]
+isSmall w = w `elem` ["point_query", "few_rows", "prepare_churn", "small_tx", "large_values"] || isBlob w
+
+-- | Issue 11's blob and backup workloads.
+isBlob :: String -> Bool
+isBlob w = w `elem` ["blob_read", "blob_many", "backup"]
 
 -- | The key of query @i@ of point_query and the start of query @i@ of few_rows.
 pointKey, fewStart :: Int64 -> Int64
@@ -64,15 +79,22 @@ itemSum (a, n, q, p, t) =
   a + fromIntegral (T.length n) + q + fromIntegral (truncate (p * 1000) :: Int) + maybe 1 (fromIntegral . T.length) t
 {-# INLINE itemSum #-}
 
--- | large_values' BLOB rule: the length plus the bytes at offsets 0, 64, 128, ...
+-- | large_values' BLOB rule (also the blob workloads'): the length plus the bytes at
+-- offsets 0, 64, 128, ... The loop enters the buffer once ('BU.unsafeUseAsCStringLen') and
+-- peeks: an index loop with 'BU.unsafeIndex' pays GHC 9.0's @keepAlive#@ per byte read.
 blobSum :: B.ByteString -> Int64
-blobSum b = go 0 (fromIntegral n)
-  where
-    !n = B.length b
-    go !i !acc
-      | i >= n = acc
-      | otherwise = go (i + 64) (acc + fromIntegral (BU.unsafeIndex b i))
+blobSum b = unsafeDupablePerformIO $ BU.unsafeUseAsCStringLen b $ \(p, n) -> blobSumPtr (castPtr p) n
 {-# INLINE blobSum #-}
+
+-- | The same rule over @n@ bytes at an address.
+blobSumPtr :: Ptr Word8 -> Int -> IO Int64
+blobSumPtr p n = go 0 (fromIntegral n)
+  where
+    go !i !acc
+      | i >= n = return acc
+      | otherwise = do
+          w <- peekByteOff p i :: IO Word8
+          go (i + 64) (acc + fromIntegral w)
 
 churnPath :: IO FilePath
 churnPath = do
@@ -103,13 +125,16 @@ churnRow i = (i, fromIntegral i * 0.25, T.pack ("row-" ++ show i))
 {-# INLINE churnRow #-}
 
 -- | The untimed set-up of a workload for an implementation; the action it returns runs one
--- repetition: (its wall and CPU time, (count, checksum)). 'Nothing' if the implementation does not have it.
+-- repetition: (its wall and CPU time, (count, checksum)). 'Nothing' if the implementation does
+-- not have it (the blob and backup workloads: all but hs-sqlbatch-direct).
 smallSetup :: String -> String -> String -> IO (Maybe (IO (Took, (Int64, Int64))))
-smallSetup impl workload input = case impl of
-  "hs-sqlbatch-fold" -> Just <$> sbSetup workload input
-  "hs-sqlbatch-direct" -> Just <$> s3Setup workload input
-  "hs-perrow-safe" -> Just <$> prSetup workload input
-  _ -> return Nothing
+smallSetup impl workload input
+  | isBlob workload = if impl == "hs-sqlbatch-direct" then Just <$> blobSetup workload input else return Nothing
+  | otherwise = case impl of
+      "hs-sqlbatch-fold" -> Just <$> sbSetup workload input
+      "hs-sqlbatch-direct" -> Just <$> s3Setup workload input
+      "hs-perrow-safe" -> Just <$> prSetup workload input
+      _ -> return Nothing
 
 ------------------------------------------------------------------------------------------
 -- Database.SQLBatch
@@ -326,3 +351,90 @@ prSetup workload input = case workload of
       P.closeDb db
       removeChurn p
       return (ns, r)
+
+------------------------------------------------------------------------------------------
+-- Issue 11: blob_read, blob_many, backup through "Database.SQLite3"
+
+-- | blob_read's range, blob_many's count and ranges a call, and the rowid of its value @i@
+-- (a permutation of 1 .. 100,000).
+blobRange, blobMany, blobManyChunk :: Int
+blobRange = 65536
+blobMany = 100000
+blobManyChunk = 1024
+
+blobKey :: Int -> Int64
+blobKey i = fromIntegral ((i * 7919) `mod` 100000 + 1)
+
+backupCheck :: T.Text
+backupCheck = "SELECT (SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()), "
+  <> "count(*) + sum(n) + sum(length(b)) FROM bk"
+
+-- | The copy of backup: @<$TMPDIR or /tmp>/sqlbatch-bench-backup-<pid>.db@.
+backupPath :: IO FilePath
+backupPath = do
+  tmp <- maybe "/tmp" id <$> lookupEnv "TMPDIR"
+  pid <- c_getpid
+  return (tmp ++ "/sqlbatch-bench-backup-" ++ show pid ++ ".db")
+
+removeBackup :: FilePath -> IO ()
+removeBackup p = forM_ ["", "-journal", "-wal", "-shm"] $ \s -> do
+  e <- doesFileExist (p ++ s)
+  when e $ removeFile (p ++ s)
+
+blobSetup :: String -> String -> IO (IO (Took, (Int64, Int64)))
+blobSetup workload input = case workload of
+  "blob_read" -> do
+    -- 'S3.blobReadBuf' of 64 KiB at a time into one buffer (as the C and Go rows read);
+    -- direct-sqlite's 'S3.blobRead', a new ByteString a range, costs about 10% more here.
+    db <- S3.open (T.pack input)
+    return $ clock $ allocaBytes blobRange $ \buf -> do
+      b <- S3.blobOpen db "main" "big_blob" "b" 1 False
+      size <- S3.blobBytes b
+      let go !off !n !s
+            | off >= size = return (n, s)
+            | otherwise = do
+                let k = min blobRange (size - off)
+                S3.blobReadBuf b buf k off
+                v <- blobSumPtr buf k
+                go (off + k) (n + fromIntegral k) (s + v)
+      r <- go 0 0 0
+      S3.blobClose b
+      return r
+  "blob_many" -> do
+    -- 'S3.blobReadMany' (sqlbatch's batched read) of 1,024 (rowid, 0, to the end) ranges a
+    -- call, as the C and Go rows chunk them. One call of all 100,000 costs about 25% more
+    -- CPU: the binding marshals every remaining range again for each library call it makes.
+    db <- S3.open (T.pack input)
+    return $ clock $ do
+      b <- S3.blobOpen db "main" "small_blobs" "b" (blobKey 0) False
+      let chunk !c !s
+            | c >= blobMany = return s
+            | otherwise = do
+                vs <- S3.blobReadMany b [(blobKey i, 0, Nothing) | i <- [c .. min blobMany (c + blobManyChunk) - 1]]
+                chunk (c + blobManyChunk) (foldl' (\acc v -> acc + blobSum v) s vs)
+      s <- chunk 0 0
+      S3.blobClose b
+      return (fromIntegral blobMany, s)
+  "backup" -> do
+    src <- S3.open (T.pack input)
+    path <- backupPath
+    return $ do
+      removeBackup path
+      (took, ()) <- clock $ do
+        dest <- S3.open (T.pack path)
+        S3.exec dest "PRAGMA synchronous=OFF"
+        bk <- S3.backupInit dest "main" src "main"
+        r <- S3.backupStep bk (-1)
+        S3.backupFinish bk
+        S3.close dest
+        unless (r == S3.BackupDone) $ ioError (userError "backup: pages left after a step of every page")
+      copy <- S3.open (T.pack path)
+      st <- S3.prepare copy backupCheck
+      _ <- S3.step st
+      k <- S3.columnInt64 st 0
+      s <- S3.columnInt64 st 1
+      S3.finalize st
+      S3.close copy
+      removeBackup path
+      return (took, (k, s))
+  _ -> unsupported

@@ -39,6 +39,8 @@ var SQL = sqlwork.Driver{
 	},
 	UDF:    sqlUDF,
 	Cached: true,
+	Blob:   sqlBlob,
+	Backup: sqlBackup,
 	Bulk: func(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) error {
 		if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
 			return err
@@ -150,6 +152,10 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 		return appRead(w, input)
 	case workload.PrepareChurn, workload.SmallTx:
 		return appWrite(w, input)
+	case workload.BlobRead, workload.BlobMany:
+		return blobs(w, input)
+	case workload.Backup:
+		return backup(input)
 	}
 	return nil, nil, workload.ErrUnsupported
 }

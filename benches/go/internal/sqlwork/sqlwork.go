@@ -40,6 +40,19 @@ type Driver struct {
 	// db.QueryContext with the SQL text, as its users do; without, they use a *sql.Stmt from
 	// db.Prepare (the best case of a driver without a cache).
 	Cached bool
+	// Blob, if set, runs the timed part of blob_read or blob_many (w) on the driver's
+	// connection dc, reached through sql.Conn.Raw, with the driver's incremental blob API;
+	// nil: the driver has none, and the two workloads are unsupported.
+	Blob func(dc any, w string) (count, sum int64, err error)
+	// Backup, if set, copies the main database of the driver connection src into that of
+	// dest (the connections of two sql.Conn, reached through nested Raw callbacks, as the
+	// drivers document) with the driver's online backup API: init, one step of every page,
+	// finish. Nil: backup is unsupported, unless BackupToFile is set.
+	Backup func(dest, src any) error
+	// BackupToFile, for a driver whose backup opens the destination itself
+	// (modernc.org/sqlite's NewBackup), copies the main database of the driver connection
+	// src into a new file at path, with workload.BackupSynchronous's setting on it.
+	BackupToFile func(src any, path string) error
 }
 
 // Impl returns the workload.Impl of the driver.
@@ -104,6 +117,10 @@ func (d Driver) Impl() workload.Impl {
 			return d.appRead(w, input)
 		case workload.PrepareChurn, workload.SmallTx:
 			return d.appWrite(w, input)
+		case workload.BlobRead, workload.BlobMany:
+			return d.blob(w, input)
+		case workload.Backup:
+			return d.backup(input)
 		}
 		return nil, nil, workload.ErrUnsupported
 	}

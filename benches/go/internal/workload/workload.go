@@ -38,6 +38,10 @@ const (
 	PrepareChurn = "prepare_churn"
 	SmallTx      = "small_tx"
 	LargeValues  = "large_values"
+	// Issue 11's blob and backup workloads (see blobs.go).
+	BlobRead = "blob_read"
+	BlobMany = "blob_many"
+	Backup   = "backup"
 )
 
 // The SQL of the workloads.
@@ -188,7 +192,8 @@ func IsUDF(w string) bool { return w == UDFScalar || w == UDFAggregate }
 // WarmsCache reports whether w reads a database file whose pages its process warms with at
 // least one unmeasured repetition: the fetch and udf workloads.
 func WarmsCache(w string) bool {
-	return IsFetch(w) || IsUDF(w) || w == UpdateHook || w == PointQuery || w == FewRows || w == LargeValues
+	return IsFetch(w) || IsUDF(w) || w == UpdateHook || w == PointQuery || w == FewRows || w == LargeValues ||
+		IsBlob(w)
 }
 
 // The counters of update_hook: the rows the hook saw and the sum of their rowids, added to
@@ -403,6 +408,10 @@ func Input(w string) string {
 		return filepath.Join(Dir(), "app.db")
 	case LargeValues:
 		return filepath.Join(Dir(), "big.db")
+	case BlobRead, BlobMany:
+		return filepath.Join(Dir(), "blob.db")
+	case Backup:
+		return filepath.Join(Dir(), "backup.db")
 	case PrepareChurn:
 		return strconv.Itoa(DefaultChurnN)
 	case SmallTx:
@@ -431,6 +440,10 @@ func Unit(w string) string {
 		return "queries/s"
 	case w == SmallTx:
 		return "tx/s"
+	case w == BlobRead || w == Backup:
+		return "bytes/s"
+	case w == BlobMany:
+		return "blobs/s"
 	}
 	return "rows/s"
 }
