@@ -77,7 +77,6 @@ import Foreign.Storable (peek, peekByteOff, poke)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem.Weak (Weak)
 
-import Database.SQLBatch.Raw (c_sqlbatch_conn_exec)
 import Database.SQLBatch.Raw.Types (CConn, sqlbatchOk)
 import Database.SQLite3.Internal
 import Database.SQLite3.Internal.Extra (ChangeOp (..))
@@ -432,24 +431,14 @@ flagBit f = case f of
 applyChangeset :: Database -> B.ByteString -> ApplyOptions -> IO (Either Error ())
 applyChangeset db cs opts = do
   failure <- newIORef Nothing
+  -- An exception in the conflict handler answers abort, one in the filter stops the apply
+  -- (a negative answer: the library's savepoint then undoes the tables applied before it).
   r <- mask_ $ withOpen db $ \c -> do
-    -- SQLite's own savepoint covers an abort; an exception in the filter cannot abort
-    -- (the filter only says yes or no), so the apply is wrapped in one more savepoint,
-    -- rolled back if the filter threw.
-    let ownSavepoint = isJust (applyFilter opts) && ApplyNoSavepoint `notElem` applyFlags opts
-    sp <- if ownSavepoint then execIn c "SAVEPOINT sqlbatch_hs_apply" else return sqlbatchOk
-    if sp /= sqlbatchOk then Left <$> libraryFailure db sp else do
-      rc <- withCtx failure $ \ud -> withBytes cs $ \p n ->
-        c_apply_changeset c p n flags (actionCode (applyPolicy opts))
-          (maybe nullFunPtr (const conflictFP) (applyOnConflict opts))
-          (maybe nullFunPtr (const filterFP) (applyFilter opts)) ud
-      thrown <- readIORef failure
-      end <- if not ownSavepoint then return sqlbatchOk
-        else if isJust thrown || rc /= sqlbatchOk
-          then execIn c "ROLLBACK TO sqlbatch_hs_apply; RELEASE sqlbatch_hs_apply"
-          else execIn c "RELEASE sqlbatch_hs_apply"
-      if rc /= sqlbatchOk then Left <$> libraryFailure db rc
-        else result db () end
+    rc <- withCtx failure $ \ud -> withBytes cs $ \p n ->
+      c_apply_changeset c p n flags (actionCode (applyPolicy opts))
+        (maybe nullFunPtr (const conflictFP) (applyOnConflict opts))
+        (maybe nullFunPtr (const filterFP) (applyFilter opts)) ud
+    if rc /= sqlbatchOk then Left <$> libraryFailure db rc else return (Right ())
   readIORef failure >>= maybe (return r) throwIO
   where
     flags = foldr ((.|.) . flagBit) 0 (applyFlags opts)
@@ -462,14 +451,14 @@ applyChangeset db cs opts = do
                 cf <- peekConflict p
                 a <- maybe (return (applyPolicy opts)) ($ cf) (applyOnConflict opts)
                 return $! actionCode a
-            , acFilter = \t -> guarded failure 0 $ do
+            , acFilter = \t -> guarded failure (-1) $ do
                 name <- if t == nullPtr then return "" else
                   TE.decodeUtf8With TE.lenientDecode <$> B.packCString t
                 ok <- maybe (return True) ($ name) (applyFilter opts)
                 return (if ok then 1 else 0)
             }
           k (castStablePtrToPtr sp) `finally` freeStablePtr sp
-    -- A callback's code: once one threw, every later one answers no at once.
+    -- A callback's code: once one threw, every later one answers stop (abort) at once.
     guarded failure dflt act = do
       prior <- readIORef failure
       if isJust prior then return dflt else do
@@ -479,11 +468,6 @@ applyChangeset db cs opts = do
           Left e -> do
             writeIORef failure (Just e)
             return dflt
-
--- | Runs SQL on the locked connection (the apply's savepoint).
-execIn :: Ptr CConn -> B.ByteString -> IO Int32
-execIn c sql = BU.unsafeUseAsCStringLen sql $ \(p, n) ->
-  c_sqlbatch_conn_exec c p (fromIntegral n) nullPtr nullPtr
 
 -- | Reads a @sqlbatch_conflict@, copying everything it points to.
 peekConflict :: Ptr () -> IO Conflict
