@@ -1,0 +1,99 @@
+package driver
+
+import (
+	"strings"
+	"unsafe"
+
+	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
+)
+
+// Trace events, with mattn/go-sqlite3's names (its sqlite_trace tag) and SQLite's values
+// (SQLITE_TRACE_*), for TraceConfig.EventMask and TraceInfo.EventCode.
+const (
+	TraceStmt    = uint32(sqlbatch.TraceStmt)
+	TraceProfile = uint32(sqlbatch.TraceProfile)
+	TraceRow     = uint32(sqlbatch.TraceRow)
+	TraceClose   = uint32(sqlbatch.TraceClose)
+)
+
+// TraceInfo is one trace event, with mattn/go-sqlite3's fields. The C ABI hands a trace
+// callback the event, one SQL text and the run time; the fields it has no words for are left
+// zero:
+//
+//   - AutoCommit is always false: the callback cannot ask the connection (it is in the
+//     middle of a statement, and sqlbatch refuses every call on it from a hook);
+//   - StmtHandle is 0: no statement handle reaches the callback;
+//   - DBError is the zero Error: mattn samples sqlite3_errcode at each profile event, which
+//     the ABI does not pass on (the statement's own call returns its error);
+//   - with WantExpandedSQL, SQLite's one text per TraceStmt event is the expanded one: it is
+//     in ExpandedSQL, and StmtOrTrigger holds it too (mattn: the SQL as written there), but
+//     for a trigger's "-- name", which stays in StmtOrTrigger with ExpandedSQL "", as with
+//     mattn.
+type TraceInfo struct {
+	EventCode  uint32
+	AutoCommit bool
+	// ConnHandle identifies the connection: the address of its *SQLiteConn (mattn: of its
+	// sqlite3 handle).
+	ConnHandle uintptr
+
+	StmtHandle uintptr
+
+	// StmtOrTrigger is, for TraceStmt, the statement's SQL, or "-- " and a trigger's name
+	// for a trigger program; for TraceProfile and TraceRow (mattn: ""), the statement's SQL
+	// as it was prepared.
+	StmtOrTrigger string
+	// ExpandedSQL is, for TraceStmt with TraceConfig.WantExpandedSQL, the SQL with the
+	// bound values in place of the parameters.
+	ExpandedSQL string
+
+	// RunTimeNanosec is, for TraceProfile, how long the statement ran (SQLite's clock has
+	// millisecond resolution: fast statements show 0).
+	RunTimeNanosec int64
+
+	DBError sqlbatch.Error
+}
+
+// TraceUserCallback is a trace callback, as mattn/go-sqlite3's: its result is ignored (return
+// 0, SQLite's advice).
+type TraceUserCallback func(TraceInfo) int
+
+// TraceConfig configures SetTrace, as mattn/go-sqlite3's: the callback, the events it wants
+// (TraceStmt | TraceProfile | TraceRow | TraceClose) and whether TraceStmt events carry the
+// SQL with its parameters' values (WantExpandedSQL).
+type TraceConfig struct {
+	Callback        TraceUserCallback
+	EventMask       uint32
+	WantExpandedSQL bool
+}
+
+// SetTrace installs the trace callback of the connection, or removes it (nil, or no event in
+// EventMask, or no Callback), as mattn/go-sqlite3's (sqlite3_trace_v2): a second call
+// replaces the first. The callback runs on the goroutine running the statement (the
+// library's worker for the rows a fetch-ahead steps) and must not use the connection; a
+// panic in it is reported as a *sqlbatch.HookPanicError by the call it happened in (see
+// sqlbatch.Conn.Trace). Unlike the Register* methods it returns an error (ErrInvalidArgument
+// from inside a hook, ErrClosed after Close), as mattn's does.
+func (c *Conn) SetTrace(requested *TraceConfig) error {
+	if requested == nil || requested.Callback == nil || requested.EventMask == 0 {
+		return c.c.Trace(0, nil)
+	}
+	cfg := *requested
+	mask := sqlbatch.TraceMask(cfg.EventMask)
+	expanded := cfg.WantExpandedSQL && mask&sqlbatch.TraceStmt != 0
+	if expanded {
+		mask |= sqlbatch.TraceExpanded
+	}
+	handle := uintptr(unsafe.Pointer(c))
+	return c.c.Trace(mask, func(e sqlbatch.TraceEvent) {
+		info := TraceInfo{
+			EventCode:      uint32(e.Event),
+			ConnHandle:     handle,
+			StmtOrTrigger:  e.SQL,
+			RunTimeNanosec: int64(e.Duration),
+		}
+		if expanded && e.Event == sqlbatch.TraceStmt && !strings.HasPrefix(e.SQL, "--") {
+			info.ExpandedSQL = e.SQL
+		}
+		cfg.Callback(info)
+	})
+}

@@ -1,0 +1,24 @@
+// The C callbacks of the preupdate hook, the trace callback and a changeset apply's filter
+// and conflict callbacks (see preupdate.go and session.go): each passes its arguments on to an
+// exported Go function, with the user data as an integer (a cgo.Handle value) and each string
+// with its length (measured here, as in hooks_tramp.c).
+#include <stdint.h>
+#include <string.h>
+#include "sqlbatch.h"
+#include "_cgo_export.h"
+
+void gosb_preupdate_tramp(void *ud, const sqlbatch_preupdate *change) {
+	gosbPreUpdate((uintptr_t)ud, (sqlbatch_preupdate *)change);
+}
+
+void gosb_trace_tramp(void *ud, uint32_t event, const char *sql, size_t sql_len, int64_t ns) {
+	gosbTrace((uintptr_t)ud, event, (char *)sql, sql_len, ns);
+}
+
+int32_t gosb_filter_tramp(void *ud, const char *table) {
+	return gosbFilter((uintptr_t)ud, (char *)table, table ? strlen(table) : 0);
+}
+
+int32_t gosb_conflict_tramp(void *ud, const sqlbatch_conflict *conflict) {
+	return gosbConflict((uintptr_t)ud, (sqlbatch_conflict *)conflict);
+}

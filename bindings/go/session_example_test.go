@@ -1,0 +1,100 @@
+package sqlbatch_test
+
+import (
+	"fmt"
+
+	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
+)
+
+// A session records the changes to one connection's tables; its changeset replays them on
+// another database.
+func ExampleConn_CreateSession() {
+	const schema = "CREATE TABLE item(id INTEGER PRIMARY KEY, name, qty); INSERT INTO item VALUES (1, 'bolt', 10)"
+	src, _ := sqlbatch.Open(":memory:")
+	defer src.Close()
+	dst, _ := sqlbatch.Open(":memory:")
+	defer dst.Close()
+	src.ExecScript(schema)
+	dst.ExecScript(schema)
+
+	s, _ := src.CreateSession(nil)
+	defer s.Delete()
+	s.Attach("") // every table
+	src.ExecScript("UPDATE item SET qty = 7 WHERE id = 1; INSERT INTO item VALUES (2, 'nut', 50)")
+	changeset, _ := s.Changeset()
+
+	if err := dst.ApplyChangeset(changeset, nil); err != nil {
+		fmt.Println(err)
+	}
+	rows, _ := dst.Query("SELECT id, name, qty FROM item ORDER BY id")
+	defer rows.Close()
+	for rows.Next() {
+		fmt.Println(rows.Int64(0), rows.Text(1), rows.Int64(2))
+	}
+	// Output:
+	// 1 bolt 7
+	// 2 nut 50
+}
+
+// The conflict function settles each conflict: here a taken key is replaced (CONFLICT), and
+// the database's row wins over a change that expected other values (DATA). Columns an UPDATE
+// does not set are Undefined (its New has the primary key Undefined).
+func ExampleConn_ApplyChangeset() {
+	const schema = "CREATE TABLE kv(k TEXT PRIMARY KEY, v); INSERT INTO kv VALUES ('a', 1)"
+	src, _ := sqlbatch.Open(":memory:")
+	defer src.Close()
+	dst, _ := sqlbatch.Open(":memory:")
+	defer dst.Close()
+	src.ExecScript(schema)
+	dst.ExecScript(schema)
+	s, _ := src.CreateSession(nil)
+	defer s.Delete()
+	s.Attach("kv")
+	src.ExecScript("UPDATE kv SET v = 2 WHERE k = 'a'; INSERT INTO kv VALUES ('b', 'new')")
+	changeset, _ := s.Changeset()
+
+	dst.ExecScript("UPDATE kv SET v = 100 WHERE k = 'a'; INSERT INTO kv VALUES ('b', 'old')")
+	err := dst.ApplyChangeset(changeset, &sqlbatch.ApplyOptions{
+		Conflict: func(c sqlbatch.Conflict) sqlbatch.ConflictAction {
+			fmt.Println(c.Kind, c.Table, c.Old, c.New, c.Conflicting)
+			if c.Kind == sqlbatch.ConflictConflict {
+				return sqlbatch.ChangesetReplace
+			}
+			return sqlbatch.ChangesetOmit
+		},
+	})
+	fmt.Println(err)
+	rows, _ := dst.Query("SELECT k, v FROM kv ORDER BY k")
+	defer rows.Close()
+	for rows.Next() {
+		fmt.Println(rows.Text(0), rows.Value(1))
+	}
+	// Output:
+	// SQLITE_CHANGESET_CONFLICT kv [] [b new] [b old]
+	// SQLITE_CHANGESET_DATA kv [a 1] [undefined 2] [a 100]
+	// <nil>
+	// a 100
+	// b new
+}
+
+// The inverse of a changeset undoes it.
+func ExampleInvertChangeset() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	c.ExecScript("CREATE TABLE t(id INTEGER PRIMARY KEY, x); INSERT INTO t VALUES (1, 'keep')")
+	s, _ := c.CreateSession(nil)
+	s.Attach("t")
+	c.ExecScript("DELETE FROM t; INSERT INTO t VALUES (2, 'oops')")
+	changeset, _ := s.Changeset()
+	s.Delete()
+
+	undo, _ := sqlbatch.InvertChangeset(changeset)
+	c.ApplyChangeset(undo, nil)
+	rows, _ := c.Query("SELECT id, x FROM t")
+	defer rows.Close()
+	for rows.Next() {
+		fmt.Println(rows.Int64(0), rows.Text(1))
+	}
+	// Output:
+	// 1 keep
+}
