@@ -74,12 +74,17 @@ impl sqlbatch_blob {
 
     /// Checks that `[offset, offset + n)` lies inside the value.
     fn check_range(&self, offset: u64, n: usize) -> Result<(), Error> {
-        let size = self.size()? as u64;
+        self.check_range_of(self.open_raw()?, offset, n)
+    }
+
+    /// `check_range` on SQLite's live handle `raw` (one `sqlite3_blob_bytes`).
+    fn check_range_of(&self, raw: *mut ffi::sqlite3_blob, offset: u64, n: usize) -> Result<(), Error> {
+        // SAFETY: an open handle, used by this thread only.
+        let size = unsafe { ffi::sqlite3_blob_bytes(raw) }.max(0) as u64;
         if offset > size || n as u64 > size - offset {
             if size == 0 {
                 // SQLite reads a dead handle's size as 0: a read of nothing says whether the
                 // handle died (SQLITE_ABORT), which is the error to report then.
-                let raw = self.open_raw()?;
                 // SAFETY: a live handle object; zero bytes are read.
                 self.check(unsafe { ffi::sqlite3_blob_read(raw, ptr::null_mut(), 0, 0) })?;
             }
@@ -96,8 +101,13 @@ impl sqlbatch_blob {
 
     /// Reads `buf.len()` bytes at `offset`, in as many SQLite calls as the length needs.
     fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
-        self.check_range(offset, buf.len())?;
         let raw = self.open_raw()?;
+        self.check_range_of(raw, offset, buf.len())?;
+        self.read_unchecked(raw, offset, buf)
+    }
+
+    /// `read` on SQLite's live handle `raw`, the range already checked.
+    fn read_unchecked(&self, raw: *mut ffi::sqlite3_blob, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
         for (i, chunk) in buf.chunks_mut(CHUNK).enumerate() {
             let at = offset as usize + i * CHUNK;
             // SAFETY: an open handle; `chunk` is writable; the range is inside the value.
@@ -119,7 +129,11 @@ impl sqlbatch_blob {
 
     /// Moves to `rowid`: SQLite's reopen while its handle lives, a new handle once it died.
     fn reopen(&self, rowid: i64) -> Result<(), Error> {
-        let db = self.conn.db()?;
+        self.reopen_on(self.conn.db()?, rowid)
+    }
+
+    /// `reopen` with the connection's handle, `db`, already checked by the caller.
+    fn reopen_on(&self, db: *mut ffi::sqlite3, rowid: i64) -> Result<(), Error> {
         let raw = self.raw.load(Ordering::SeqCst);
         if !raw.is_null() {
             // SAFETY: a live handle of an open connection, used by this thread only.
@@ -345,15 +359,20 @@ pub unsafe extern "C" fn sqlbatch_blob_read_many(
             let ranges =
                 if n_ranges == 0 { &mut [][..] } else { std::slice::from_raw_parts_mut(ranges, n_ranges) };
             let buf = if buf_len == 0 { &mut [][..] } else { std::slice::from_raw_parts_mut(buf, buf_len) };
+            // The connection is checked once: the whole call is the caller's (one thread).
+            let db = b.conn.db()?;
             let mut current: Option<i64> = None;
             let mut used = 0usize;
             for r in ranges.iter_mut() {
                 if current != Some(r.rowid) {
-                    b.reopen(r.rowid)?;
+                    b.reopen_on(db, r.rowid)?;
                     current = Some(r.rowid);
                 }
+                // Live after a reopen that succeeded (one read of SQLite's size, too).
+                let raw = b.raw.load(Ordering::Relaxed);
+                let size = ffi::sqlite3_blob_bytes(raw).max(0) as u64;
                 let len = if r.len == SQLBATCH_BLOB_TO_END {
-                    (b.size()? as u64).checked_sub(r.offset).ok_or_else(|| {
+                    size.checked_sub(r.offset).ok_or_else(|| {
                         Error::new(
                             SQLBATCH_E_RANGE,
                             format!("offset {} is past the end of the value", r.offset),
@@ -373,7 +392,10 @@ pub unsafe extern "C" fn sqlbatch_blob_read_many(
                     ));
                 }
                 let len = len as usize;
-                b.read(r.offset, &mut buf[used..used + len])?;
+                if !matches!(r.offset.checked_add(len as u64), Some(end) if end <= size) {
+                    b.check_range_of(raw, r.offset, len)?;
+                }
+                b.read_unchecked(raw, r.offset, &mut buf[used..used + len])?;
                 r.len = len as u64;
                 r.at = used as u64;
                 used += len;
