@@ -51,13 +51,13 @@ type TraceEvent struct {
 	// Event is TraceStmt, TraceProfile, TraceRow or TraceClose.
 	Event TraceMask
 	// SQL is the statement's text: for TraceStmt as it starts (expanded with TraceExpanded;
-	// "-- name" for a trigger), for TraceProfile and TraceRow as it was prepared; "" for
-	// TraceClose. The texts of TraceProfile and TraceRow events (and of TraceStmt without
-	// TraceExpanded) are interned: the same statement gives the same string, and an event
-	// allocates nothing.
+	// for a trigger "-- TRIGGER name", then "-- " and each of its statements), for
+	// TraceProfile and TraceRow as it was prepared; "" for TraceClose. The texts of
+	// TraceProfile and TraceRow events (and of TraceStmt without TraceExpanded) are
+	// interned: the same statement gives the same string, and an event allocates nothing.
 	SQL string
-	// Duration is, for TraceProfile, how long the statement ran (SQLite's estimate, in
-	// nanoseconds); 0 otherwise.
+	// Duration is, for TraceProfile, how long the statement ran (SQLite's clock has
+	// millisecond resolution: fast statements show 0); 0 otherwise.
 	Duration time.Duration
 }
 

@@ -30,17 +30,20 @@ const (
 //     for a trigger's "-- name", which stays in StmtOrTrigger with ExpandedSQL "", as with
 //     mattn.
 type TraceInfo struct {
-	EventCode  uint32
+	// EventCode is TraceStmt, TraceProfile, TraceRow or TraceClose.
+	EventCode uint32
+	// AutoCommit is always false (see above).
 	AutoCommit bool
 	// ConnHandle identifies the connection: the address of its *SQLiteConn (mattn: of its
 	// sqlite3 handle).
 	ConnHandle uintptr
 
+	// StmtHandle is always 0 (see above).
 	StmtHandle uintptr
 
-	// StmtOrTrigger is, for TraceStmt, the statement's SQL, or "-- " and a trigger's name
-	// for a trigger program; for TraceProfile and TraceRow (mattn: ""), the statement's SQL
-	// as it was prepared.
+	// StmtOrTrigger is, for TraceStmt, the statement's SQL, or "-- TRIGGER name"
+	// (then "-- " and each of its statements) for a trigger program; for TraceProfile and
+	// TraceRow (mattn: ""), the statement's SQL as it was prepared.
 	StmtOrTrigger string
 	// ExpandedSQL is, for TraceStmt with TraceConfig.WantExpandedSQL, the SQL with the
 	// bound values in place of the parameters.
@@ -50,6 +53,7 @@ type TraceInfo struct {
 	// millisecond resolution: fast statements show 0).
 	RunTimeNanosec int64
 
+	// DBError is always the zero Error (see above).
 	DBError sqlbatch.Error
 }
 
