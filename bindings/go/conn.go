@@ -65,8 +65,8 @@ type Conn struct {
 	// it is above 0.
 	inHook int32
 	// The hooks that decide what the commit slot holds (hooks.go: installCommit).
-	userCommit         func() int
-	updateSet, feedSet bool
+	userCommit                       func() int
+	updateSet, feedSet, preUpdateSet bool
 	// aheadFlag is OpenFetchAhead; worker is set once c may have handed work to the
 	// library's worker thread (a statement that fetches ahead, a write-behind), whose
 	// callbacks (functions, progress and busy handlers, hooks) can then run on that thread
@@ -96,8 +96,11 @@ func OpenWithFlags(path string, flags OpenFlags) (*Conn, error) {
 }
 
 // Close closes the connection. Statements prepared on it stop working (their methods return
-// ErrClosed) but must still be closed. Closing twice is a no-op. Called from inside one of
-// c's hooks (the WAL hook included), it returns ErrMisuse and the connection stays open.
+// ErrClosed) but must still be closed, and so must its sessions (Session.Delete; the
+// connection ends their recording). Closing twice is a no-op. Called from inside one of c's
+// hooks (the WAL hook included), it returns ErrMisuse and the connection stays open. A hook
+// panic not yet reported, or one during the close (a trace callback's TraceClose event), is
+// returned as a *HookPanicError; the connection is closed all the same.
 func (c *Conn) Close() error {
 	if c.worker && !c.closed {
 		// The worker may be running a hook of c (inHook counts it) for a batch stepped
@@ -118,7 +121,7 @@ func (c *Conn) Close() error {
 	c.closed = true
 	c.h.Close()
 	c.h = capi.Conn{}
-	return nil
+	return c.takePanic(nil)
 }
 
 // Interrupt makes the SQL running on c stop as soon as possible with ErrInterrupt (a query,

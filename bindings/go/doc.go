@@ -88,6 +88,21 @@
 // checkpoints, counters and states. Blob handles and backups may be closed before or after
 // their connections.
 //
+// # Hooks, tracing, sessions
+//
+// Conn.UpdateHook, Conn.ChangeFeed (the update hook's events in batches), Conn.CommitHook,
+// Conn.RollbackHook, Conn.WALHook, Conn.ProgressHandler, Conn.BusyHandler and
+// Conn.Authorizer set SQLite's hooks; Conn.PreUpdateHook sees each row before it changes,
+// with its old and new values (Conn.PreUpdateHookRows skips decoding them), and Conn.Trace
+// reports statements, rows, run times and the close (sqlite3_trace_v2). A panic in any of
+// them is recovered and returned by the call it happened in as a *HookPanicError.
+//
+// Conn.CreateSession records the changes made to some tables as a changeset
+// (Session.Changeset, Session.Patchset), which Conn.ApplyChangeset replays on another
+// database, settling conflicts with ApplyOptions; InvertChangeset and ConcatChangesets
+// combine changesets. Sessions and a preupdate hook exclude each other on one connection
+// (SQLite has one preupdate slot).
+//
 // # Threads and goroutines
 //
 // A Conn, with its statements and rows, is used by one goroutine at a time: the caller

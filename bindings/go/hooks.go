@@ -85,20 +85,26 @@ const (
 //   - busy handler: it gives up (ErrBusy);
 //   - authorizer: the action is denied, so the prepare fails (ErrAuth);
 //   - WAL hook: the committing statement reports ErrError (the commit stands);
-//   - update hook, and a change feed's FULL batch: the statement is interrupted
+//   - update hook, preupdate hook, a change feed's FULL batch, and a trace callback at a
+//     TraceStmt or TraceRow event: the statement is interrupted
 //     (ErrInterrupt) and, if it commits anyway (SQLite checks for an interrupt only between
 //     some steps: a one-row INSERT completes), its commit is vetoed
 //     (ErrConstraintCommitHook): a statement outside BEGIN ... COMMIT is rolled back either
 //     way. Inside a transaction the statement's changes may stand: roll back;
-//   - rollback hook, and a change feed's COMMIT or ROLLBACK batch: nothing can be stopped
-//     any more (the transaction has ended); the call returns the panic with no Err.
+//   - rollback hook, a change feed's COMMIT or ROLLBACK batch, and a trace callback at a
+//     TraceProfile or TraceClose event: nothing can be stopped any more (the transaction or
+//     the statement has ended; Close returns a TraceClose panic); the call returns the panic
+//     with no Err;
+//   - a changeset apply's conflict function ("conflict func") or filter ("changeset
+//     filter"): the apply stops and is undone (ApplyChangeset); Err is ErrAbort.
 //
 // The call that ran the statement returns it (ExecScript, Prepare, Exec, ExecMany,
 // Rows.Next then Rows.Err); a hook that panics during another call (a backup step, a
 // checkpoint, a blob handle, Close), or on a connection other than the call's (a backup's
 // source), is reported by the next of those calls on its connection.
 type HookPanicError struct {
-	// Hook names the hook: "update hook", "commit hook", "change feed", ...
+	// Hook names the hook: "update hook", "commit hook", "change feed", "preupdate hook",
+	// "trace callback", "conflict func", ...
 	Hook string
 	// Value is what the hook panicked with.
 	Value any
@@ -199,12 +205,12 @@ type updateHook struct {
 	schemas, names names
 }
 
-// The commit slot holds a guard while an update hook or a change feed is set: it vetoes the
-// commit of a statement during which one of them panicked, before calling the commit hook
-// set with CommitHook (if any).
+// The commit slot holds a guard while an update hook, a change feed or a preupdate hook is
+// set: it vetoes the commit of a statement during which one of them panicked, before calling
+// the commit hook set with CommitHook (if any).
 
 func (c *Conn) installCommit() int32 {
-	if c.userCommit == nil && !c.updateSet && !c.feedSet {
+	if c.userCommit == nil && !c.updateSet && !c.feedSet && !c.preUpdateSet {
 		return c.h.SetCommitHook(nil)
 	}
 	return c.h.SetCommitHook(&commitHook{c: c, fn: c.userCommit})
@@ -247,7 +253,7 @@ type commitHook struct {
 
 func (h *commitHook) Commit() (veto int32) {
 	if h.c.hookPanic != nil && h.c.panicVeto {
-		return 1 // an update hook or the change feed panicked during this statement
+		return 1 // an update hook, the change feed or a preupdate hook panicked during this statement
 	}
 	if h.fn == nil {
 		return 0

@@ -342,19 +342,22 @@ type ApplyOptions struct {
 type applier struct {
 	c    *Conn
 	opts *ApplyOptions
-	// failed is set once a callback panicked: the filter then skips every table and every
-	// conflict aborts.
+	// failed is set once a callback panicked: every later call stops the apply.
 	failed bool
 }
 
+// filterStop is the filter's answer that stops the apply and undoes it (the library runs an
+// apply with a filter inside a savepoint of its own).
+const filterStop = -1
+
 func (a *applier) Filter(table []byte) (apply int32) {
 	if a.failed {
-		return 0
+		return filterStop
 	}
 	a.c.inHook++
 	defer func() {
 		if a.c.hookDone(recover(), "changeset filter", false) {
-			a.failed, apply = true, 0
+			a.failed, apply = true, filterStop
 		}
 	}()
 	if a.opts.Filter(string(table)) {
@@ -394,9 +397,9 @@ func (a *applier) Conflict(x capi.Conflict) (action int32) {
 // corrupt changeset is an error (ErrCorrupt), never a crash.
 //
 // The Filter and Conflict functions are called during the call, on its goroutine, and must
-// not use c (SQLite's rule: the apply is running). A panic in one of them stops the apply:
-// it is undone (a panicking Filter too: it is run inside a savepoint of the binding's own,
-// unless ApplyNoSavepoint), and the call returns a *HookPanicError.
+// not use c (SQLite's rule: the apply is running). A panic in one of them stops the apply,
+// which is undone (unless ApplyNoSavepoint), and the call returns a *HookPanicError wrapping
+// ErrAbort.
 func (c *Conn) ApplyChangeset(changeset []byte, opts *ApplyOptions) error {
 	if opts == nil {
 		opts = &ApplyOptions{}
@@ -406,36 +409,16 @@ func (c *Conn) ApplyChangeset(changeset []byte, opts *ApplyOptions) error {
 	if filter || conflict {
 		a = &applier{c: c, opts: opts}
 	}
-	// A Filter that panics cannot stop the apply (SQLite only asks it whether to skip a
-	// table), so a savepoint around the apply undoes it then.
-	guard := filter && opts.Flags&ApplyNoSavepoint == 0
-	if guard {
-		if _, err := c.ExecScript("SAVEPOINT sqlbatch_apply_guard"); err != nil {
-			return err
-		}
-	}
 	var rc int32
 	if a == nil {
 		rc = c.h.ApplyChangeset(changeset, uint32(opts.Flags), opts.Policy.capiAction(), nil, false, false)
 	} else {
 		rc = c.h.ApplyChangeset(changeset, uint32(opts.Flags), opts.Policy.capiAction(), a, filter, conflict)
 	}
-	var err error
 	if rc != capi.OK {
-		err = c.err(rc, "")
-	} else {
-		err = c.takePanic(nil)
+		return c.err(rc, "")
 	}
-	if guard {
-		end := "RELEASE sqlbatch_apply_guard"
-		if a.failed || rc != capi.OK {
-			end = "ROLLBACK TO sqlbatch_apply_guard; RELEASE sqlbatch_apply_guard"
-		}
-		if _, gerr := c.ExecScript(end); gerr != nil && err == nil {
-			err = gerr
-		}
-	}
-	return err
+	return c.takePanic(nil)
 }
 
 // ApplyChangesetFrom is ApplyChangeset with the changeset read from r (all of it, before

@@ -437,7 +437,12 @@ func TestApplyPanics(t *testing.T) {
 		}
 		return true
 	}, Policy: sqlbatch.ChangesetOmit})
-	hookPanic(t, err, "changeset filter")
+	if p := hookPanic(t, err, "changeset filter"); !errors.Is(p.Err, sqlbatch.ErrAbort) {
+		t.Errorf("filter panic: %v, want ErrAbort", err)
+	}
+	if calls != 2 {
+		t.Errorf("the filter was called %d times, want 2 (the apply stops at the panic)", calls)
+	}
 	if got := dump(t, b); got != base {
 		t.Errorf("the filtered apply was not undone:\n%s", got)
 	}

@@ -55,16 +55,19 @@ func (c *Conn) Raw() *sqlbatch.Conn { return c.c }
 
 // Close closes the connection (database/sql calls it; do not call it from Raw). Called
 // from inside one of the connection's hooks, it returns sqlbatch.ErrMisuse and changes
-// nothing.
+// nothing. A *sqlbatch.HookPanicError (a trace callback that panicked at TraceClose) comes
+// back with the connection closed.
 func (c *Conn) Close() error {
 	// The low-level Close first: it is the one that refuses inside a hook. It finalizes the
 	// cached statements too; closing them afterwards releases their handles.
-	if err := c.c.Close(); err != nil {
+	err := c.c.Close()
+	var hp *sqlbatch.HookPanicError
+	if err != nil && !errors.As(err, &hp) {
 		return err
 	}
 	c.closed = true
 	c.cache.closeAll()
-	return nil
+	return err
 }
 
 // watch arranges for ctx's cancellation to interrupt the SQL running on c, until the

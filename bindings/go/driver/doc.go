@@ -212,7 +212,13 @@
 //     back to the pool with an unfinished backup is closed instead of reused. Until the
 //     backup is finished, its destination refuses every other call with ErrBusy (SQLite
 //     leaves that use undefined).
-//   - No hooks (update, commit, rollback, authorizer) yet.
+//   - RegisterPreUpdateHook's SQLitePreUpdateData holds copies of both rows, so it may be
+//     kept and read after the callback (mattn's asks SQLite, during the callback only), and
+//     Old and New scan into the pointers they are given (mattn replaces a pointer in dest
+//     with the value, leaving the variable unchanged; values in dest are replaced by both).
+//   - SetTrace's TraceInfo has no AutoCommit, StmtHandle or DBError, and with
+//     WantExpandedSQL its StmtOrTrigger holds the expanded SQL too: the C ABI passes a trace
+//     callback one text per event and nothing else of the connection's.
 //
 // Like mattn/go-sqlite3 1.14.53, Query takes the statement's first step before it returns,
 // so an error of that step (SQLITE_BUSY, a constraint of INSERT ... RETURNING) comes from
@@ -260,6 +266,37 @@
 // Set limits and switches for every connection of a pool in a ConnectHook. The rest of the
 // surface (DBConfig switches such as defensive mode, WAL checkpoints, status counters,
 // transaction state, read-only state) is on the low-level connection, c.Raw().
+//
+// # Hooks, tracing and sessions
+//
+// Conn (SQLiteConn) has mattn's RegisterUpdateHook, RegisterCommitHook,
+// RegisterRollbackHook, RegisterAuthorizer, RegisterPreUpdateHook (SQLitePreUpdateData with
+// Depth, Count, Old and New) and SetTrace (TraceConfig, TraceInfo, TraceStmt ... TraceClose),
+// set from a ConnectHook for every connection of a pool or through sql.Conn.Raw for one.
+// Sessions and changesets (sqlbatch.Session, Conn.ApplyChangeset) are on the low-level
+// connection: hold one sql.Conn for as long as the session records, and reach it through
+// Raw each time:
+//
+//	conn, _ := db.Conn(ctx)
+//	defer conn.Close()
+//	var s *sqlbatch.Session
+//	conn.Raw(func(dc any) (err error) {
+//		s, err = dc.(*driver.SQLiteConn).Raw().CreateSession(nil)
+//		if err == nil {
+//			err = s.Attach("")
+//		}
+//		return err
+//	})
+//	conn.ExecContext(ctx, "UPDATE t SET x = x + 1")
+//	var changes []byte
+//	conn.Raw(func(any) (err error) {
+//		changes, err = s.Changeset()
+//		s.Delete()
+//		return err
+//	})
+//
+// Delete the session before the sql.Conn goes back to the pool: it would go on recording
+// the next user's changes, and keep that connection from having a preupdate hook.
 //
 // # Extensions
 //

@@ -208,8 +208,9 @@ type Conflict struct {
 }
 
 // Applier is the Go side of a changeset apply's callbacks: Filter says whether the changes
-// to table (C memory, valid during the call) are applied (non-zero); Conflict answers
-// SQLBATCH_CHANGESET_OMIT, _REPLACE or _ABORT.
+// to table (C memory, valid during the call) are applied (positive), skipped (0), or the
+// apply stopped and undone (negative); Conflict answers SQLBATCH_CHANGESET_OMIT, _REPLACE or
+// _ABORT.
 type Applier interface {
 	Filter(table []byte) int32
 	Conflict(c Conflict) int32

@@ -15,13 +15,15 @@ package capi
 // deserialize an ATTACH (authorizer, progress handler); blob_open and blob_reopen step a small
 // program (authorizer at its prepare, progress handler), blob_read_many reopens for each row;
 // blob_close finalizes that program, which commits a writable handle's transaction in
-// autocommit mode (commit and WAL hooks). Those are neither nocallback nor noescape: what
+// autocommit mode (commit and WAL hooks); blob_write runs the preupdate hook (SQLite reports
+// a write through a blob handle to it as a DELETE, preupdate.go). Those are neither nocallback nor noescape: what
 // they write goes to the C stack of the gosb_* helpers below and comes back by value, and the
 // Go memory they read (names, paths, the buffer of deserialize, the ranges and buffer of
 // read_many) escapes to the heap, where a callback growing the stack cannot move it.
 //
-// The others take no lock and run no SQL: nocallback, and noescape for the Go memory (names,
-// blob buffers, out-parameters on the Go stack) that they read or write during the call only.
+// The others take no lock, run no SQL and change no row: nocallback, and noescape for the Go
+// memory (names, the buffer of blob_read, out-parameters on the Go stack) that they read or
+// write during the call only.
 
 typedef struct { int32_t rc; sqlbatch_blob *b; } gosb_blob_ret;
 typedef struct { int32_t rc; int32_t log; int32_t ckpt; } gosb_ckpt_ret;
@@ -59,7 +61,6 @@ static inline gosb_ser_ret gosb_serialize(sqlbatch_conn *c, const char *s, size_
 #cgo noescape sqlbatch_backup_pagecount
 #cgo noescape sqlbatch_blob_size
 #cgo noescape sqlbatch_blob_read
-#cgo noescape sqlbatch_blob_write
 #cgo noescape sqlbatch_conn_limit
 #cgo noescape sqlbatch_conn_db_config
 #cgo noescape sqlbatch_conn_status
@@ -74,7 +75,6 @@ static inline gosb_ser_ret gosb_serialize(sqlbatch_conn *c, const char *s, size_
 #cgo nocallback sqlbatch_free
 #cgo nocallback sqlbatch_blob_size
 #cgo nocallback sqlbatch_blob_read
-#cgo nocallback sqlbatch_blob_write
 #cgo nocallback sqlbatch_conn_limit
 #cgo nocallback sqlbatch_conn_db_config
 #cgo nocallback sqlbatch_conn_status
