@@ -407,11 +407,11 @@ blobReadMany b reqs0
     rangeSize = #{size sqlbatch_blob_range}
     go [] acc = return (Right (concat (reverse acc)))
     go reqs acc = do
-      let known = sum [l | (_, _, Just l) <- reqs]
-          -- Ranges to the end get 4 KiB each, up to 1 MiB in all: a call that runs out of
-          -- room returns what fit, and the rest goes in the next call.
-          bufLen = max 4096 (known + min (1024 * 1024) (4096 * length [() | (_, _, Nothing) <- reqs]))
-      r <- call reqs bufLen
+      -- One call takes the ranges that fit in about 1 MiB (at least one), a range to the end
+      -- counted as 4 KiB: only those are marshalled (not every range left, which made a long
+      -- list quadratic). A call that runs out of room returns what fit; the rest goes next.
+      let (chunk, bufLen) = budget reqs
+      r <- call chunk bufLen
       case r of
         Left e -> return (Left e)
         Right (done, slices, need) ->
@@ -437,6 +437,11 @@ blobReadMany b reqs0
           else blobResult (blDb b) (0, [], Nothing) rc
       where
         n = length reqs
+    budget reqs =
+      let costs = [maybe 4096 id l | (_, _, l) <- reqs]
+          fits = length (takeWhile (<= 1024 * 1024) (scanl1 (+) costs))
+          k = max 1 fits
+      in (take k reqs, max 4096 (sum (take k costs)))
     poke1 rs (i, (rid, o, l)) = do
       let p = rs `plusPtr` (i * rangeSize)
       #{poke sqlbatch_blob_range, rowid} p rid
