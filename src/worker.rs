@@ -7,7 +7,7 @@
 //! connection. Jobs never block on the caller, so waiting for one always ends.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::panic::lock;
@@ -36,8 +36,6 @@ struct Inner {
     busy: AtomicBool,
     /// Callers sleeping in `wait` (only then does the thread pay for a wake-up).
     waiting: AtomicUsize,
-    /// How long the last job ran, in nanoseconds (how long a caller yields before it sleeps).
-    last_job_ns: AtomicU64,
     idle: Mutex<()>,
     /// Signalled when `busy` is cleared, if anyone waits.
     finished: Condvar,
@@ -49,16 +47,12 @@ struct Inner {
 const SPIN: Duration = Duration::from_micros(10);
 
 /// How long a caller then keeps checking, yielding its core between checks, before it sleeps:
-/// at least this, and up to twice as long as the last job took (at most `MAX_YIELD`), so about
-/// one batch whatever its size. A caller waits when the worker is the slower side; waking it
-/// from a sleep would put a scheduler wake-up (tens of microseconds on a busy machine) between
-/// every two batches, and the worker, with no next job yet by then, would go to sleep too: two
-/// wake-ups a batch, which cost a bulk write of 4,096 rows (under a millisecond) about 15%.
-/// Yielding, rather than spinning, leaves the core to any thread that needs it, the worker
-/// included on a machine with more runnable threads than cores; on an idle core it is the
-/// CPU time the caller pays for the overlap.
+/// about one batch. A caller waits when the worker is the slower side; waking it from a sleep
+/// would put a scheduler wake-up (tens of microseconds on a busy machine) between every two
+/// batches, and the worker, with no next job yet, would go to sleep too. Yielding, rather
+/// than spinning, leaves the core to any thread that needs it, the worker included on a
+/// machine with more runnable threads than cores.
 const YIELD: Duration = Duration::from_micros(500);
-const MAX_YIELD: Duration = Duration::from_millis(4);
 
 /// Checks `done` for up to `SPIN`, then (if `yield_for` is not zero) yields between checks
 /// up to `yield_for`; returns whether `done` came true.
@@ -120,11 +114,10 @@ impl Worker {
 
     #[cold]
     fn wait_slow(&self) {
-        let inner = &*self.inner;
-        let last = Duration::from_nanos(inner.last_job_ns.load(Ordering::Relaxed));
-        if spin(|| !self.busy(), (2 * last).clamp(YIELD, MAX_YIELD)) {
+        if spin(|| !self.busy(), YIELD) {
             return;
         }
+        let inner = &*self.inner;
         // With `waiting` raised before `busy` is read again (both SeqCst), either the thread
         // sees it after clearing `busy` and signals under `idle`, or this sees `busy` cleared.
         inner.waiting.fetch_add(1, Ordering::SeqCst);
@@ -199,9 +192,7 @@ fn work(inner: &Inner) {
         };
         // A job catches its own panics (it reports them as errors); this is the last guard,
         // so that the thread survives and `busy` is cleared whatever happens.
-        let start = Instant::now();
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
-        inner.last_job_ns.store(start.elapsed().as_nanos().min(u64::MAX as u128) as u64, Ordering::Relaxed);
         inner.busy.store(false, Ordering::SeqCst);
         if inner.waiting.load(Ordering::SeqCst) != 0 {
             let guard = lock(&inner.idle);
