@@ -453,6 +453,11 @@
 #define SQLBATCH_APPLY_FKNOACTION 8
 
 /**
+ * `sqlbatch_changeset_read` flag: read the changeset inverted (`SQLITE_CHANGESETSTART_INVERT`).
+ */
+#define SQLBATCH_CHANGESET_READ_INVERT 2
+
+/**
  * Params flag: the `bits` of TEXT and BLOB values are the addresses of their bytes, not
  * offsets from `data` (which must then be NULL, with `data_len` 0). Convenient from C.
  */
@@ -1095,6 +1100,55 @@ typedef int32_t (*sqlbatch_conflict_fn)(void *user_data, const struct sqlbatch_c
 typedef int32_t (*sqlbatch_table_filter_fn)(void *user_data, const char *table);
 
 /**
+ * One change of a changeset, as `sqlbatch_changeset_read` hands it over. Everything it points
+ * to is valid during the callback only.
+ */
+typedef struct sqlbatch_changeset_change {
+  /**
+   * The table (NUL-terminated).
+   */
+  struct sqlbatch_str table;
+  /**
+   * `SQLITE_INSERT` (18), `SQLITE_DELETE` (9) or `SQLITE_UPDATE` (23).
+   */
+  int32_t op;
+  /**
+   * Whether the change was recorded as indirect.
+   */
+  bool indirect;
+  /**
+   * The table's number of columns.
+   */
+  size_t n_cols;
+  /**
+   * `n_cols` bytes: 1 for a column of the primary key, 0 for the others.
+   */
+  const uint8_t *primary_key;
+  /**
+   * DELETE and UPDATE: the row before, `n_cols` cells (bytes at the callback's `data +
+   * bits`); `SQLBATCH_UNDEFINED` for the columns the change does not carry (an UPDATE's
+   * unchanged columns outside the key; a patchset's DELETE keeps only the key). NULL for an
+   * INSERT.
+   */
+  const struct sqlbatch_value *old_values;
+  /**
+   * INSERT and UPDATE: the row after (`SQLBATCH_UNDEFINED` for an UPDATE's unchanged
+   * columns). NULL for a DELETE.
+   */
+  const struct sqlbatch_value *new_values;
+} sqlbatch_changeset_change;
+
+/**
+ * `sqlbatch_changeset_read`'s callback: `n_changes` changes in the changeset's order
+ * (`changes`), whose TEXT and BLOB bytes are at `data + bits`. Returns 0 to go on, anything
+ * else to stop reading.
+ */
+typedef int32_t (*sqlbatch_changeset_fn)(void *user_data,
+                                         const struct sqlbatch_changeset_change *changes,
+                                         size_t n_changes,
+                                         const uint8_t *data);
+
+/**
  * Metadata of one result column, from `sqlbatch_stmt_columns`.
  *
  * Each string is NUL-terminated; `ptr` is NULL where SQLite has no answer (no declared type,
@@ -1316,7 +1370,8 @@ int32_t sqlbatch_blob_read(struct sqlbatch_blob *blob, uint64_t offset, uint8_t 
 /**
  * sqlbatch_blob_write copies `n` bytes from `buf` over the value at `offset`, in one call;
  * the handle must have been opened `writable`, and the range must lie inside the value (a
- * write cannot change its size).
+ * write cannot change its size). Callbacks: the connection's preupdate hook
+ * (`sqlbatch_conn_preupdate_hook`) is called from this call, on this thread.
  * NULL: `blob` NULL, or `buf` NULL with `n` > 0: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE`; `SQLITE_READONLY` (not opened for writing);
  * `SQLITE_ABORT`; `SQLBATCH_E_CLOSED`; another SQLite error. Recorded on the connection.
@@ -2147,7 +2202,8 @@ void sqlbatch_free(void *p);
  * sqlbatch_session_create starts a session on the database `schema` (NULL: "main") of
  * `conn` (`sqlite3session_create`): it records the changes made to the tables attached to it
  * (`sqlbatch_session_attach`; none at first) from now on, until it is deleted. Many sessions
- * may record the same connection.
+ * may record the same connection. A `schema` that is not attached (yet) is accepted, as
+ * SQLite does: the session records nothing until a database of that name is attached.
  *
  * SQLite has one preupdate slot, which sessions use: while a preupdate hook is set on `conn`
  * (`sqlbatch_conn_preupdate_hook`), this fails with `SQLITE_MISUSE`.
@@ -2268,7 +2324,8 @@ int32_t sqlbatch_session_delete(struct sqlbatch_session *session);
  * (`SQLITE_CORRUPT`), never a crash. Thread: the connection's.
  * NULL: `conn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`; `SQLITE_ABORT` (a conflict was answered with ABORT, or the filter
- * stopped the apply: nothing was applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
+ * stopped the apply: nothing was applied); `SQLITE_CONSTRAINT` (a `FOREIGN_KEY` conflict
+ * answered with ABORT: nothing was applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
  * a hook); `SQLITE_CORRUPT`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags
  * or policy); SQLite's error. Recorded on `conn`.
  */
@@ -2312,6 +2369,27 @@ int32_t sqlbatch_changeset_concat(const uint8_t *a,
                                   size_t b_len,
                                   uint8_t **out_data,
                                   size_t *out_len);
+
+/**
+ * sqlbatch_changeset_read hands the changes of the changeset or patchset of `len` bytes at
+ * `data` to `fn`, in their order, many per call (`sqlite3changeset_start_v2` and its
+ * iterator): up to `max_changes` changes (0: 256) a call, fewer once their values hold
+ * 1 MiB, so that memory stays bounded whatever the changeset's size. With
+ * `SQLBATCH_CHANGESET_READ_INVERT`, the changes of the inverse changeset. The bytes are not
+ * trusted: a corrupt changeset is an error, after the changes before the damage were handed
+ * over (never a crash). Any thread: no connection is involved; `fn` is called on this thread.
+ * Ownership: the caller keeps `data`.
+ * NULL: `fn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK` (every change read, or `fn` stopped it); `SQLITE_CORRUPT`;
+ * `SQLITE_NOMEM`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags); `SQLBATCH_E_RANGE` (over
+ * 2 GiB).
+ */
+int32_t sqlbatch_changeset_read(const uint8_t *data,
+                                size_t len,
+                                uint32_t flags,
+                                size_t max_changes,
+                                sqlbatch_changeset_fn fn_,
+                                void *user_data);
 
 /**
  * sqlbatch_stmt_prepare compiles the first SQL statement in `sql` (`sql_len` bytes of UTF-8;

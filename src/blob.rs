@@ -271,7 +271,8 @@ pub unsafe extern "C" fn sqlbatch_blob_read(
 
 /// sqlbatch_blob_write copies `n` bytes from `buf` over the value at `offset`, in one call;
 /// the handle must have been opened `writable`, and the range must lie inside the value (a
-/// write cannot change its size).
+/// write cannot change its size). Callbacks: the connection's preupdate hook
+/// (`sqlbatch_conn_preupdate_hook`) is called from this call, on this thread.
 /// NULL: `blob` NULL, or `buf` NULL with `n` > 0: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE`; `SQLITE_READONLY` (not opened for writing);
 /// `SQLITE_ABORT`; `SQLBATCH_E_CLOSED`; another SQLite error. Recorded on the connection.

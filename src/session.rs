@@ -193,7 +193,8 @@ unsafe fn hand_over(
 /// sqlbatch_session_create starts a session on the database `schema` (NULL: "main") of
 /// `conn` (`sqlite3session_create`): it records the changes made to the tables attached to it
 /// (`sqlbatch_session_attach`; none at first) from now on, until it is deleted. Many sessions
-/// may record the same connection.
+/// may record the same connection. A `schema` that is not attached (yet) is accepted, as
+/// SQLite does: the session records nothing until a database of that name is attached.
 ///
 /// SQLite has one preupdate slot, which sessions use: while a preupdate hook is set on `conn`
 /// (`sqlbatch_conn_preupdate_hook`), this fails with `SQLITE_MISUSE`.
@@ -571,7 +572,8 @@ type IterValue =
 /// (`SQLITE_CORRUPT`), never a crash. Thread: the connection's.
 /// NULL: `conn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLITE_ABORT` (a conflict was answered with ABORT, or the filter
-/// stopped the apply: nothing was applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
+/// stopped the apply: nothing was applied); `SQLITE_CONSTRAINT` (a `FOREIGN_KEY` conflict
+/// answered with ABORT: nothing was applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
 /// a hook); `SQLITE_CORRUPT`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags
 /// or policy); SQLite's error. Recorded on `conn`.
 #[no_mangle]
@@ -730,5 +732,224 @@ fn code(rc: c_int) -> Result<i32, Error> {
         Ok(SQLBATCH_OK)
     } else {
         Err(Error::code(rc))
+    }
+}
+
+/// One change of a changeset, as `sqlbatch_changeset_read` hands it over. Everything it points
+/// to is valid during the callback only.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sqlbatch_changeset_change {
+    /// The table (NUL-terminated).
+    pub table: sqlbatch_str,
+    /// `SQLITE_INSERT` (18), `SQLITE_DELETE` (9) or `SQLITE_UPDATE` (23).
+    pub op: i32,
+    /// Whether the change was recorded as indirect.
+    pub indirect: bool,
+    /// The table's number of columns.
+    pub n_cols: usize,
+    /// `n_cols` bytes: 1 for a column of the primary key, 0 for the others.
+    pub primary_key: *const u8,
+    /// DELETE and UPDATE: the row before, `n_cols` cells (bytes at the callback's `data +
+    /// bits`); `SQLBATCH_UNDEFINED` for the columns the change does not carry (an UPDATE's
+    /// unchanged columns outside the key; a patchset's DELETE keeps only the key). NULL for an
+    /// INSERT.
+    pub old_values: *const sqlbatch_value,
+    /// INSERT and UPDATE: the row after (`SQLBATCH_UNDEFINED` for an UPDATE's unchanged
+    /// columns). NULL for a DELETE.
+    pub new_values: *const sqlbatch_value,
+}
+
+/// `sqlbatch_changeset_read`'s callback: `n_changes` changes in the changeset's order
+/// (`changes`), whose TEXT and BLOB bytes are at `data + bits`. Returns 0 to go on, anything
+/// else to stop reading.
+pub type sqlbatch_changeset_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        changes: *const sqlbatch_changeset_change,
+        n_changes: usize,
+        data: *const u8,
+    ) -> i32,
+>;
+
+/// `sqlbatch_changeset_read` flag: read the changeset inverted (`SQLITE_CHANGESETSTART_INVERT`).
+pub const SQLBATCH_CHANGESET_READ_INVERT: u32 = 2;
+
+/// A batch's values: a new batch is handed over once its bytes reach this.
+const READ_BATCH_BYTES: usize = 1 << 20;
+
+/// sqlbatch_changeset_read hands the changes of the changeset or patchset of `len` bytes at
+/// `data` to `fn`, in their order, many per call (`sqlite3changeset_start_v2` and its
+/// iterator): up to `max_changes` changes (0: 256) a call, fewer once their values hold
+/// 1 MiB, so that memory stays bounded whatever the changeset's size. With
+/// `SQLBATCH_CHANGESET_READ_INVERT`, the changes of the inverse changeset. The bytes are not
+/// trusted: a corrupt changeset is an error, after the changes before the damage were handed
+/// over (never a crash). Any thread: no connection is involved; `fn` is called on this thread.
+/// Ownership: the caller keeps `data`.
+/// NULL: `fn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK` (every change read, or `fn` stopped it); `SQLITE_CORRUPT`;
+/// `SQLITE_NOMEM`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags); `SQLBATCH_E_RANGE` (over
+/// 2 GiB).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_changeset_read(
+    data: *const u8,
+    len: usize,
+    flags: u32,
+    max_changes: usize,
+    fn_: sqlbatch_changeset_fn,
+    user_data: *mut c_void,
+) -> i32 {
+    ffi_boundary!({
+        let Some(f) = fn_ else { return Err(Error::null("fn")) };
+        if flags & !SQLBATCH_CHANGESET_READ_INVERT != 0 {
+            return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown read flags {flags:#x}")));
+        }
+        // SAFETY: the caller vouches for `data`.
+        let (p, n) = unsafe { changeset_arg(data, len)? };
+        let mut iter = ptr::null_mut();
+        // SAFETY: SQLite reads the `n` bytes at `p` while the iterator lives (the caller keeps
+        // them until this call returns).
+        let rc = unsafe { ffi::sqlite3changeset_start_v2(&mut iter, n, p, flags as c_int) };
+        if rc != ffi::SQLITE_OK {
+            return code(rc);
+        }
+        let mut batch = ReadBatch::default();
+        let max = if max_changes == 0 { 256 } else { max_changes };
+        let mut stopped = false;
+        // SAFETY: `iter` is live until finalized below; each change is copied before `next`.
+        unsafe {
+            while ffi::sqlite3changeset_next(iter) == ffi::SQLITE_ROW {
+                if !batch.push(iter) {
+                    break; // the finalize below reports why
+                }
+                if batch.len() >= max || batch.rows.bytes.len() >= READ_BATCH_BYTES {
+                    stopped = batch.hand_over(f, user_data);
+                    if stopped {
+                        break;
+                    }
+                }
+            }
+            let rc = ffi::sqlite3changeset_finalize(iter);
+            if !stopped {
+                batch.hand_over(f, user_data);
+            }
+            if stopped {
+                Ok(SQLBATCH_OK)
+            } else {
+                code(rc)
+            }
+        }
+    })
+}
+
+/// The changes `sqlbatch_changeset_read` collects between two calls of its callback: where
+/// each change's parts are in the buffers (offsets, as the buffers grow).
+#[derive(Default)]
+struct ReadBatch {
+    rows: Cells,
+    /// Table names, each NUL-terminated, and the primary-key flags.
+    text: Vec<u8>,
+    changes: Vec<ReadChange>,
+}
+
+/// Where one change of a `ReadBatch` is.
+struct ReadChange {
+    /// Offset and length (without the NUL) of the table's name in `text`.
+    table: (usize, usize),
+    op: i32,
+    indirect: bool,
+    n_cols: usize,
+    /// Offset of the primary-key flags in `text`.
+    key: usize,
+    /// Index of the first old and new cell in `rows.cells`.
+    old: Option<usize>,
+    new: Option<usize>,
+}
+
+impl ReadBatch {
+    fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    /// Copies the change at `iter`; false if SQLite could not describe it.
+    ///
+    /// # Safety
+    /// `iter` is a live iterator on a change (`sqlite3changeset_next` gave `SQLITE_ROW`).
+    unsafe fn push(&mut self, iter: *mut ffi::sqlite3_changeset_iter) -> bool {
+        let (mut table, mut n, mut op, mut indirect) = (ptr::null(), 0, 0, 0);
+        let (mut pk, mut n_pk) = (ptr::null_mut(), 0);
+        // SAFETY: as for this function.
+        unsafe {
+            if ffi::sqlite3changeset_op(iter, &mut table, &mut n, &mut op, &mut indirect) != ffi::SQLITE_OK
+                || ffi::sqlite3changeset_pk(iter, &mut pk, &mut n_pk) != ffi::SQLITE_OK
+                || table.is_null()
+            {
+                return false;
+            }
+            let n = n.max(0) as usize;
+            let name = CStr::from_ptr(table).to_bytes_with_nul();
+            let at = self.text.len();
+            self.text.extend_from_slice(name);
+            let key = self.text.len();
+            for i in 0..n {
+                self.text.push(u8::from(i < n_pk.max(0) as usize && *pk.add(i) != 0));
+            }
+            let mut read = |get: IterValue| {
+                let from = self.rows.cells.len();
+                for i in 0..n {
+                    let mut v = ptr::null_mut();
+                    if get(iter, i as c_int, &mut v) != ffi::SQLITE_OK || !self.rows.push(v) {
+                        self.rows.cells.push(sqlbatch_value::UNDEFINED);
+                    }
+                }
+                from
+            };
+            let old = (op != ffi::SQLITE_INSERT).then(|| read(ffi::sqlite3changeset_old));
+            let new = (op != ffi::SQLITE_DELETE).then(|| read(ffi::sqlite3changeset_new));
+            self.changes.push(ReadChange {
+                table: (at, name.len() - 1),
+                op,
+                indirect: indirect != 0,
+                n_cols: n,
+                key,
+                old,
+                new,
+            });
+        }
+        true
+    }
+
+    /// Hands the batch to `f` and empties it; true if `f` asked to stop.
+    ///
+    /// # Safety
+    /// `f` is the caller's callback.
+    unsafe fn hand_over(
+        &mut self,
+        f: unsafe extern "C" fn(*mut c_void, *const sqlbatch_changeset_change, usize, *const u8) -> i32,
+        user: *mut c_void,
+    ) -> bool {
+        if self.changes.is_empty() {
+            return false;
+        }
+        let cells = |at: Option<usize>| at.map_or(ptr::null(), |i| self.rows.cells_from(i));
+        let view: Vec<sqlbatch_changeset_change> = self
+            .changes
+            .iter()
+            .map(|c| sqlbatch_changeset_change {
+                table: sqlbatch_str { ptr: self.text[c.table.0..].as_ptr().cast(), len: c.table.1 },
+                op: c.op,
+                indirect: c.indirect,
+                n_cols: c.n_cols,
+                primary_key: self.text[c.key..].as_ptr(),
+                old_values: cells(c.old),
+                new_values: cells(c.new),
+            })
+            .collect();
+        // SAFETY: the caller's callback; the batch lives until it returns.
+        let stop = unsafe { f(user, view.as_ptr(), view.len(), self.rows.data_ptr()) } != 0;
+        self.rows.clear();
+        self.text.clear();
+        self.changes.clear();
+        stop
     }
 }

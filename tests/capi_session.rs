@@ -730,3 +730,132 @@ fn diff_records_what_makes_a_table_equal_to_another_database_s() {
         sqlbatch_session_delete(sess);
     }
 }
+
+/// What `sqlbatch_changeset_read` handed over: (batch sizes, changes as (table, op, indirect,
+/// key flags, old row, new row)), and when to stop (after that many batches).
+type ReadChange = (String, i32, bool, Vec<u8>, Option<Row>, Option<Row>);
+
+#[derive(Default)]
+struct Read {
+    batches: Vec<usize>,
+    changes: Vec<ReadChange>,
+    stop_after: usize,
+}
+
+unsafe extern "C" fn on_read(
+    u: *mut c_void,
+    changes: *const sqlbatch_changeset_change,
+    n: usize,
+    data: *const u8,
+) -> i32 {
+    let r = unsafe { &mut *(u as *mut Read) };
+    let changes = unsafe { std::slice::from_raw_parts(changes, n) };
+    r.batches.push(n);
+    for c in changes {
+        let key = unsafe { std::slice::from_raw_parts(c.primary_key, c.n_cols) }.to_vec();
+        let rows = unsafe { (row(c.old_values, c.n_cols, data), row(c.new_values, c.n_cols, data)) };
+        r.changes.push((s(c.table), c.op, c.indirect, key, rows.0, rows.1));
+    }
+    (r.stop_after != 0 && r.batches.len() >= r.stop_after) as i32
+}
+
+fn read(cs: &[u8], flags: u32, max: usize, stop_after: usize) -> (i32, Read) {
+    let mut r = Read { stop_after, ..Read::default() };
+    let rc = unsafe {
+        sqlbatch_changeset_read(
+            cs.as_ptr(),
+            cs.len(),
+            flags,
+            max,
+            Some(on_read),
+            &mut r as *mut Read as *mut c_void,
+        )
+    };
+    (rc, r)
+}
+
+#[test]
+fn a_changeset_reads_as_batches_of_changes_with_their_rows() {
+    let c = Conn::memory();
+    c.exec(SCHEMA);
+    c.exec("INSERT INTO t VALUES (1, 'a', NULL), (2, 'b', x'02')");
+    let sess = session(&c);
+    c.exec("UPDATE t SET v = 'a2' WHERE id = 1; DELETE FROM t WHERE id = 2; INSERT INTO t VALUES (3, 'c', x'0303'); INSERT INTO u VALUES ('k', 7)");
+    let cs = changeset(sess);
+    let u = None;
+    let want: Vec<ReadChange> = vec![
+        (
+            "t".into(),
+            sq::SQLITE_UPDATE,
+            false,
+            vec![1, 0, 0],
+            Some(vec![Some(Val::Int(1)), Some(t("a")), u.clone()]),
+            Some(vec![u.clone(), Some(t("a2")), u.clone()]),
+        ),
+        (
+            "t".into(),
+            sq::SQLITE_DELETE,
+            false,
+            vec![1, 0, 0],
+            Some(vec![Some(Val::Int(2)), Some(t("b")), Some(Val::Blob(vec![2]))]),
+            None,
+        ),
+        (
+            "t".into(),
+            sq::SQLITE_INSERT,
+            false,
+            vec![1, 0, 0],
+            None,
+            Some(vec![Some(Val::Int(3)), Some(t("c")), Some(Val::Blob(vec![3, 3]))]),
+        ),
+        ("u".into(), sq::SQLITE_INSERT, false, vec![1, 0], None, Some(vec![Some(t("k")), Some(Val::Int(7))])),
+    ];
+    let sorted = |mut v: Vec<ReadChange>| {
+        v.sort_by(|a, b| (a.0.clone(), a.1).cmp(&(b.0.clone(), b.1)));
+        v
+    };
+    let (rc, r) = read(&cs, 0, 0, 0);
+    assert_eq!(rc, SQLBATCH_OK);
+    assert_eq!(r.batches, vec![4], "one call for the whole changeset");
+    assert_eq!(sorted(r.changes.clone()), sorted(want.clone()));
+    // In batches of two; stopped after the first; inverted.
+    assert_eq!(read(&cs, 0, 2, 0).1.batches, vec![2, 2]);
+    let (rc, r) = read(&cs, 0, 2, 1);
+    assert_eq!((rc, r.batches), (SQLBATCH_OK, vec![2]));
+    let (rc, r) = read(&cs, SQLBATCH_CHANGESET_READ_INVERT, 0, 0);
+    assert_eq!(rc, SQLBATCH_OK);
+    let ops: Vec<i32> = sorted(r.changes).iter().map(|c| c.1).collect();
+    assert_eq!(
+        ops,
+        vec![sq::SQLITE_DELETE, sq::SQLITE_INSERT, sq::SQLITE_UPDATE, sq::SQLITE_DELETE],
+        "(by table, then op) t: 3 gone, 2 back, 1 back; u: k gone"
+    );
+    // A patchset's DELETE carries the key only.
+    let (mut p, mut n) = (ptr::null_mut(), 0);
+    assert_eq!(unsafe { sqlbatch_session_patchset(sess, &mut p, &mut n) }, SQLBATCH_OK);
+    let patch = unsafe { take(p, n) };
+    let (_, r) = read(&patch, 0, 0, 0);
+    let del = r.changes.iter().find(|c| c.1 == sq::SQLITE_DELETE).unwrap();
+    assert_eq!(del.4, Some(vec![Some(Val::Int(2)), None, None]));
+    // Damaged: the changes before the damage, then the error; bad arguments.
+    let (rc, r) = read(&cs[..cs.len() - 3], 0, 1, 0);
+    assert_eq!(rc, sq::SQLITE_CORRUPT);
+    assert!(!r.changes.is_empty() && r.changes.len() < 4, "{:?}", r.batches);
+    unsafe {
+        assert_eq!(
+            sqlbatch_changeset_read(cs.as_ptr(), cs.len(), 0, 0, None, ptr::null_mut()),
+            SQLBATCH_E_NULL_PARAMETER
+        );
+        assert_eq!(
+            sqlbatch_changeset_read(ptr::null(), 3, 0, 0, Some(on_read), ptr::null_mut()),
+            SQLBATCH_E_NULL_PARAMETER
+        );
+        assert_eq!(
+            sqlbatch_changeset_read(cs.as_ptr(), cs.len(), 1, 0, Some(on_read), ptr::null_mut()),
+            SQLBATCH_E_INVALID_ARGUMENT
+        );
+    }
+    let (rc, r) = read(&[], 0, 0, 0);
+    assert_eq!((rc, r.batches), (SQLBATCH_OK, vec![]), "an empty changeset: no call");
+    unsafe { sqlbatch_session_delete(sess) };
+}

@@ -13,7 +13,8 @@
 //!   on a database with the common schema, whose changeset (or patchset, knob 1 bit 2) is
 //!   damaged the same way. It is applied to a database with the common schema (knob 2 picks
 //!   the conflict policy and apply flags; with knob 2 bit 7 a conflict callback reads every
-//!   row it is handed, which ASan checks), inverted, and concatenated with itself.
+//!   row it is handed, which ASan checks), read change by change (every cell touched, plain
+//!   and inverted), inverted, and concatenated with itself.
 //!
 //! Checks: every status is documented and never a panic; a failed call hands out no buffer;
 //! the connection still works afterwards; everything is released (ASan's leak check).
@@ -148,7 +149,51 @@ unsafe extern "C" fn read_conflict(u: *mut c_void, c: *const sqlbatch_conflict) 
     u as usize as i32
 }
 
+/// A changeset reader's callback that reads every cell and key flag it is handed.
+unsafe extern "C" fn read_changes(
+    _: *mut c_void,
+    changes: *const sqlbatch_changeset_change,
+    n: usize,
+    data: *const u8,
+) -> i32 {
+    let mut sum = 0u64;
+    for c in unsafe { std::slice::from_raw_parts(changes, n) } {
+        assert!(!c.table.ptr.is_null() && unsafe { *c.table.ptr.add(c.table.len) } == 0);
+        sum += unsafe { std::slice::from_raw_parts(c.primary_key, c.n_cols) }
+            .iter()
+            .map(|&b| b as u64)
+            .sum::<u64>();
+        for values in [c.old_values, c.new_values] {
+            if values.is_null() {
+                continue;
+            }
+            for v in unsafe { std::slice::from_raw_parts(values, c.n_cols) } {
+                assert!(v.kind <= SQLBATCH_NULL, "kind {}", v.kind);
+                if v.has_bytes() && v.len > 0 {
+                    let b = unsafe { std::slice::from_raw_parts(data.add(v.bits as usize), v.len as usize) };
+                    sum += b.iter().map(|&x| x as u64).sum::<u64>();
+                }
+            }
+        }
+    }
+    std::hint::black_box(sum);
+    0
+}
+
 fn use_changeset(cs: &[u8], knob: u8) {
+    for flags in [0, SQLBATCH_CHANGESET_READ_INVERT] {
+        let rc = unsafe {
+            sqlbatch_changeset_read(
+                cs.as_ptr(),
+                cs.len(),
+                flags,
+                (knob % 4) as usize,
+                Some(read_changes),
+                ptr::null_mut(),
+            )
+        };
+        ok(rc, "read");
+    }
     let c = Conn::memory();
     c.exec(SETUP);
     let policy = (knob % 3) as i32;
