@@ -811,7 +811,7 @@ fn a_changeset_reads_as_batches_of_changes_with_their_rows() {
         ("u".into(), sq::SQLITE_INSERT, false, vec![1, 0], None, Some(vec![Some(t("k")), Some(Val::Int(7))])),
     ];
     let sorted = |mut v: Vec<ReadChange>| {
-        v.sort_by(|a, b| (a.0.clone(), a.1).cmp(&(b.0.clone(), b.1)));
+        v.sort_by_key(|c| (c.0.clone(), c.1));
         v
     };
     let (rc, r) = read(&cs, 0, 0, 0);
