@@ -1,8 +1,11 @@
 package sqlbatch
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"runtime/debug"
 
 	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
 )
@@ -11,7 +14,9 @@ import (
 // zombiezen.com/go/sqlite's: a Session records the changes made to some tables of a
 // connection; its Changeset (or the smaller Patchset) is a byte string that ApplyChangeset
 // replays on another database, settling conflicts with the callbacks of ApplyOptions;
-// InvertChangeset makes the changeset that undoes one, ConcatChangesets one that does two.
+// InvertChangeset makes the changeset that undoes one, ConcatChangesets one that does two;
+// ReadChangeset (or ranging over ChangesetChanges) reads its changes one by one, as
+// zombiezen's ChangesetIterator does, with the core handing them over in batches.
 
 // SessionOptions are the options of Conn.CreateSession.
 type SessionOptions struct {
@@ -452,4 +457,158 @@ func ConcatChangesets(a, b []byte) ([]byte, error) {
 		return nil, codeError(rc, "")
 	}
 	return out.Copy(), nil
+}
+
+// ChangesetChange is one change of a changeset or patchset, as ReadChangeset hands it over
+// (zombiezen's ChangesetIterator's operation, key and rows in one value). Everything in it is
+// a copy, which may be kept. The rows hold Table's columns, decoded as Conflict's (int64,
+// float64, string, []byte, nil), with Undefined for the columns the change does not carry.
+type ChangesetChange struct {
+	// Table is the change's table.
+	Table string
+	// Op is the change: OpInsert, OpDelete or OpUpdate.
+	Op int
+	// Indirect says whether the change was recorded as indirect (Session.SetIndirect, or
+	// made by a trigger or a foreign key action).
+	Indirect bool
+	// PrimaryKey has one element per column of Table: true for the columns of its primary
+	// key.
+	PrimaryKey []bool
+	// Old is the row before the change (DELETE, UPDATE; nil for an INSERT): for an UPDATE,
+	// the columns it does not change and that are not in the primary key are Undefined; for
+	// a patchset's DELETE, every column but the key's.
+	Old []any
+	// New is the row after the change (INSERT, UPDATE; nil for a DELETE): for an UPDATE,
+	// the columns it does not change are Undefined.
+	New []any
+}
+
+// changesetReader is the Go side of one changeset read.
+type changesetReader struct {
+	fn    func(ChangesetChange) error
+	names names
+	// err is fn's error, which stopped the read; panic is fn's panic, which stopped it too.
+	err   error
+	panic *HookPanicError
+}
+
+const readStop = 1 // the reader's answer that stops the read
+
+func (r *changesetReader) Changes(changes []capi.ChangesetChange, data *byte) (stop int32) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.panic = &HookPanicError{Hook: "changeset reader", Value: v, Stack: debug.Stack()}
+			stop = readStop
+		}
+	}()
+	n := 0
+	for i := range changes {
+		n += len(changes[i].PrimaryKey)
+	}
+	pks := make([]bool, n) // the primary key flags of the whole batch, in one allocation
+	for i := range changes {
+		x := &changes[i]
+		pk := pks[:len(x.PrimaryKey):len(x.PrimaryKey)]
+		pks = pks[len(x.PrimaryKey):]
+		for j, b := range x.PrimaryKey {
+			pk[j] = b != 0
+		}
+		rows := decodeRows(data, &x.Old, &x.New)
+		err := r.fn(ChangesetChange{
+			Table:      r.names.get(x.Table),
+			Op:         int(x.Op),
+			Indirect:   x.Indirect,
+			PrimaryKey: pk,
+			Old:        rows[0],
+			New:        rows[1],
+		})
+		if err != nil {
+			r.err = err
+			return readStop
+		}
+	}
+	return 0
+}
+
+// read reads changeset with flags (capi.ChangesetReadInvert) into r.fn. A panic of fn is left
+// in r.panic, for the caller to report or resume.
+func (r *changesetReader) read(changeset []byte, flags uint32) error {
+	rc := capi.ChangesetRead(changeset, flags, 0, r)
+	switch {
+	case r.panic != nil:
+		return r.panic
+	case r.err != nil:
+		return r.err
+	case rc != capi.OK:
+		return codeError(rc, "")
+	}
+	return nil
+}
+
+// ReadChangeset calls fn with each change of a changeset or patchset, in its order (the
+// changes of sqlite3changeset_start_v2's iterator). The core hands the changes over in
+// batches (up to 256 a cgo call, fewer when their values are large), which Go decodes and
+// passes to fn one by one. It involves no connection: any goroutine may call it, and fn may
+// use any connection.
+//
+// If fn returns an error, the read stops and ReadChangeset returns that error. A panic in fn
+// stops it too, and ReadChangeset returns a *HookPanicError (Hook "changeset reader"). The
+// bytes are not trusted: a corrupt or truncated changeset gives fn the changes before the
+// damage, then ReadChangeset returns an *Error (ErrCorrupt), never a crash.
+func ReadChangeset(changeset []byte, fn func(ChangesetChange) error) error {
+	r := changesetReader{fn: fn}
+	return r.read(changeset, 0)
+}
+
+// ReadInvertedChangeset is ReadChangeset over the changeset that undoes changeset (what
+// InvertChangeset returns), read without making it: inserts come as deletes and the other
+// way round, updates with their old and new values swapped. A patchset cannot be inverted
+// (ErrCorrupt).
+func ReadInvertedChangeset(changeset []byte, fn func(ChangesetChange) error) error {
+	r := changesetReader{fn: fn}
+	return r.read(changeset, capi.ChangesetReadInvert)
+}
+
+// ChangesetChanges returns the changes of a changeset or patchset for a range loop, as
+// ReadChangeset reads them:
+//
+//	for ch, err := range sqlbatch.ChangesetChanges(cs) {
+//		if err != nil {
+//			return err // the changeset is corrupt: the changes before the damage came first
+//		}
+//		// ch.Table, ch.Op, ...
+//	}
+//
+// Each change comes with a nil error; a corrupt changeset ends with one zero ChangesetChange
+// and the error. Breaking out of the loop stops the read. A panic in the loop's body goes on
+// from the range statement, with its value (it is recovered inside the read, which must not
+// unwind through C, and raised again once the read has stopped).
+func ChangesetChanges(changeset []byte) iter.Seq2[ChangesetChange, error] {
+	return changesetSeq(changeset, 0)
+}
+
+// InvertedChangesetChanges is ChangesetChanges over the inverse of changeset (see
+// ReadInvertedChangeset).
+func InvertedChangesetChanges(changeset []byte) iter.Seq2[ChangesetChange, error] {
+	return changesetSeq(changeset, capi.ChangesetReadInvert)
+}
+
+var errBreak = errors.New("sqlbatch: range loop ended")
+
+func changesetSeq(changeset []byte, flags uint32) iter.Seq2[ChangesetChange, error] {
+	return func(yield func(ChangesetChange, error) bool) {
+		r := changesetReader{fn: func(c ChangesetChange) error {
+			if !yield(c, nil) {
+				return errBreak
+			}
+			return nil
+		}}
+		err := r.read(changeset, flags)
+		if r.panic != nil {
+			panic(r.panic.Value)
+		}
+		if err != nil && err != errBreak {
+			yield(ChangesetChange{}, err)
+		}
+	}
 }

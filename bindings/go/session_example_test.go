@@ -98,3 +98,35 @@ func ExampleInvertChangeset() {
 	// Output:
 	// 1 keep
 }
+
+// ReadChangeset hands over each change of a changeset: its table, operation, primary key
+// columns and rows (Undefined for the columns an UPDATE does not carry). A range loop over
+// ChangesetChanges reads the same changes; ReadInvertedChangeset reads those of the undo.
+func ExampleReadChangeset() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	c.ExecScript("CREATE TABLE kv(k TEXT PRIMARY KEY, v, note); INSERT INTO kv VALUES ('a', 1, 'first')")
+	s, _ := c.CreateSession(nil)
+	defer s.Delete()
+	s.Attach("kv")
+	c.ExecScript("UPDATE kv SET v = 2 WHERE k = 'a'")
+	changeset, _ := s.Changeset()
+
+	err := sqlbatch.ReadChangeset(changeset, func(ch sqlbatch.ChangesetChange) error {
+		fmt.Println(ch.Op == sqlbatch.OpUpdate, ch.Table, ch.PrimaryKey, ch.Old, ch.New)
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	for ch, err := range sqlbatch.InvertedChangesetChanges(changeset) {
+		if err != nil {
+			fmt.Println(err)
+			break
+		}
+		fmt.Println("undo:", ch.Old, ch.New)
+	}
+	// Output:
+	// true kv [true false false] [a 1 undefined] [undefined 2 undefined]
+	// undo: [a 2 undefined] [undefined 1 undefined]
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -622,5 +623,296 @@ func TestSessionDeleteInsideHook(t *testing.T) {
 	}
 	if err := s.Delete(); err != nil {
 		t.Errorf("Delete after the hook: %v", err)
+	}
+}
+
+// readChanges is every change of cs, read by ReadChangeset (or ReadInvertedChangeset).
+func readChanges(t *testing.T, cs []byte, inverted bool) []sqlbatch.ChangesetChange {
+	t.Helper()
+	var got []sqlbatch.ChangesetChange
+	read := sqlbatch.ReadChangeset
+	if inverted {
+		read = sqlbatch.ReadInvertedChangeset
+	}
+	if err := read(cs, func(c sqlbatch.ChangesetChange) error { got = append(got, c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// sortChanges orders changes by table and first key column, so that a test does not depend
+// on the order of a session's hash table.
+func sortChanges(cs []sqlbatch.ChangesetChange) []sqlbatch.ChangesetChange {
+	key := func(c sqlbatch.ChangesetChange) string {
+		row := c.Old
+		if row == nil {
+			row = c.New
+		}
+		return fmt.Sprintf("%s %v %d", c.Table, row[0], c.Op)
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return key(cs[i]) < key(cs[j]) })
+	return cs
+}
+
+// sessionChangesRead is what reading the changeset of sessionChanges gives, sorted.
+func sessionChangesRead() []sqlbatch.ChangesetChange {
+	U := sqlbatch.Undefined
+	tpk := []bool{true, false, false, false, false}
+	kvpk := []bool{true, false}
+	return []sqlbatch.ChangesetChange{
+		{Table: "kv", Op: sqlbatch.OpUpdate, PrimaryKey: kvpk, Old: []any{"a", int64(1)}, New: []any{U, "x"}},
+		{Table: "kv", Op: sqlbatch.OpDelete, PrimaryKey: kvpk, Old: []any{"b", int64(2)}},
+		{Table: "kv", Op: sqlbatch.OpInsert, PrimaryKey: kvpk, New: []any{"c", nil}},
+		{Table: "t", Op: sqlbatch.OpDelete, PrimaryKey: tpk, Old: []any{int64(1), int64(10), 1.5, "one", []byte{1}}},
+		{Table: "t", Op: sqlbatch.OpUpdate, PrimaryKey: tpk,
+			Old: []any{int64(2), U, U, "two", []byte{2}}, New: []any{U, U, U, "TWO", []byte{0, 0, 0}}},
+		{Table: "t", Op: sqlbatch.OpDelete, PrimaryKey: tpk, Old: []any{int64(3), int64(30), 3.5, "three", nil}},
+		{Table: "t", Op: sqlbatch.OpInsert, PrimaryKey: tpk, New: []any{int64(30), int64(30), 3.5, "three", nil}},
+		{Table: "t", Op: sqlbatch.OpInsert, PrimaryKey: tpk,
+			New: []any{int64(4), int64(-9223372036854775808), -0.25, "fo\x00ur", []byte{0, 0xff}}},
+	}
+}
+
+func diffChanges(t *testing.T, what string, got, want []sqlbatch.ChangesetChange) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d changes, want %d", what, len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("%s: change %d:\n got %#v\nwant %#v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// Every change of a changeset, with its key, rows (every storage class, Undefined columns of
+// an UPDATE, a rowid change as a DELETE and an INSERT) and indirect flag; the same through a
+// range loop.
+func TestReadChangeset(t *testing.T) {
+	a, _, s := sessionPair(t)
+	mustExec(t, a, sessionChanges)
+	s.SetIndirect(true)
+	mustExec(t, a, "INSERT INTO kv VALUES ('d', 4)")
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readChanges(t, cs, false)
+	want := append(sessionChangesRead(), sqlbatch.ChangesetChange{
+		Table: "kv", Op: sqlbatch.OpInsert, Indirect: true, PrimaryKey: []bool{true, false}, New: []any{"d", int64(4)}})
+	diffChanges(t, "ReadChangeset", sortChanges(got), sortChanges(want))
+
+	var ranged []sqlbatch.ChangesetChange
+	for c, err := range sqlbatch.ChangesetChanges(cs) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranged = append(ranged, c)
+	}
+	diffChanges(t, "ChangesetChanges", ranged, readChanges(t, cs, false))
+
+	// An empty changeset has no change.
+	if err := sqlbatch.ReadChangeset(nil, func(sqlbatch.ChangesetChange) error {
+		t.Error("a change in an empty changeset")
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
+}
+
+// Many changes, over several batches of the core, all in order; the values may be kept.
+func TestReadChangesetManyBatches(t *testing.T) {
+	a, _, s := sessionPair(t)
+	mustExec(t, a, "WITH RECURSIVE n(i) AS (SELECT 100 UNION ALL SELECT i+1 FROM n WHERE i < 1099) "+
+		"INSERT INTO t SELECT i, i, NULL, 'row ' || i, zeroblob(i % 7) FROM n")
+	cs, _ := s.Changeset()
+	got := readChanges(t, cs, false)
+	if len(got) != 1000 {
+		t.Fatalf("%d changes, want 1000", len(got))
+	}
+	seen := map[int64]bool{}
+	for _, c := range got {
+		id := c.New[0].(int64)
+		if c.Op != sqlbatch.OpInsert || c.Table != "t" || c.New[3] != fmt.Sprint("row ", id) || len(c.New[4].([]byte)) != int(id%7) {
+			t.Fatalf("change %#v", c)
+		}
+		seen[id] = true
+	}
+	if len(seen) != 1000 {
+		t.Errorf("%d rows seen", len(seen))
+	}
+	// Damage near the end: the batches before it arrive whole, in order.
+	var before []sqlbatch.ChangesetChange
+	err := sqlbatch.ReadChangeset(cs[:len(cs)-5], func(c sqlbatch.ChangesetChange) error {
+		before = append(before, c)
+		return nil
+	})
+	if !errors.Is(err, sqlbatch.ErrCorrupt) || len(before) < 990 {
+		t.Errorf("%d changes before the damage, then %v", len(before), err)
+	}
+	diffChanges(t, "before the damage", before, got[:len(before)])
+}
+
+// A patchset's DELETE carries only the key (and its UPDATE only the key of the old row); it
+// cannot be read inverted.
+func TestReadPatchset(t *testing.T) {
+	a, _, s := sessionPair(t)
+	mustExec(t, a, sessionChanges)
+	ps, _ := s.Patchset()
+	U := sqlbatch.Undefined
+	want := sessionChangesRead()
+	for i := range want {
+		if c := &want[i]; c.Old != nil {
+			for j := range c.Old {
+				if !c.PrimaryKey[j] {
+					c.Old[j] = U
+				}
+			}
+		}
+	}
+	diffChanges(t, "patchset", sortChanges(readChanges(t, ps, false)), want)
+	err := sqlbatch.ReadInvertedChangeset(ps, func(sqlbatch.ChangesetChange) error { return nil })
+	if !errors.Is(err, sqlbatch.ErrCorrupt) {
+		t.Errorf("inverted patchset: %v", err)
+	}
+}
+
+// Reading inverted gives the changes of InvertChangeset's changeset, in the same order.
+func TestReadInvertedChangeset(t *testing.T) {
+	a, _, s := sessionPair(t)
+	mustExec(t, a, sessionChanges)
+	cs, _ := s.Changeset()
+	inv, err := sqlbatch.InvertChangeset(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readChanges(t, cs, true)
+	diffChanges(t, "inverted", got, readChanges(t, inv, false))
+	var ranged []sqlbatch.ChangesetChange
+	for c, err := range sqlbatch.InvertedChangesetChanges(cs) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranged = append(ranged, c)
+	}
+	diffChanges(t, "InvertedChangesetChanges", ranged, got)
+	ops := map[int]int{}
+	for _, c := range got {
+		ops[c.Op]++
+		if c.Table == "kv" && c.Op == sqlbatch.OpDelete && !reflect.DeepEqual(c.Old, []any{"c", nil}) {
+			t.Errorf("the inverse of an INSERT: %#v", c)
+		}
+		if c.Table == "kv" && c.Op == sqlbatch.OpUpdate &&
+			(!reflect.DeepEqual(c.Old, []any{"a", "x"}) || !reflect.DeepEqual(c.New, []any{sqlbatch.Undefined, int64(1)})) {
+			t.Errorf("the inverse of an UPDATE: %#v", c)
+		}
+	}
+	// sessionChanges: 3 inserts, 2 updates, 3 deletes (the rowid change counts as both).
+	if want := map[int]int{sqlbatch.OpDelete: 3, sqlbatch.OpUpdate: 2, sqlbatch.OpInsert: 3}; !reflect.DeepEqual(ops, want) {
+		t.Errorf("inverted ops %v, want %v", ops, want)
+	}
+}
+
+// fn's error stops the read and comes back as it is; so does breaking out of a range loop.
+func TestReadChangesetStops(t *testing.T) {
+	a, _, s := sessionPair(t)
+	mustExec(t, a, sessionChanges)
+	cs, _ := s.Changeset()
+	stop := errors.New("enough")
+	n := 0
+	err := sqlbatch.ReadChangeset(cs, func(sqlbatch.ChangesetChange) error {
+		if n++; n == 2 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 2 {
+		t.Errorf("after %d changes: %v", n, err)
+	}
+	n = 0
+	for _, err := range sqlbatch.ChangesetChanges(cs) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 3 {
+			break
+		}
+	}
+	if n != 3 {
+		t.Errorf("loop ran %d times", n)
+	}
+}
+
+// A panic in fn stops the read and comes back as a *HookPanicError; in a range loop's body it
+// goes on from the loop. No handle is left behind.
+func TestReadChangesetPanics(t *testing.T) {
+	a, _, s := sessionPair(t)
+	mustExec(t, a, sessionChanges)
+	cs, _ := s.Changeset()
+	handles := capi.LiveHandles()
+	n := 0
+	err := sqlbatch.ReadChangeset(cs, func(sqlbatch.ChangesetChange) error {
+		if n++; n == 2 {
+			panic("boom")
+		}
+		return nil
+	})
+	var hp *sqlbatch.HookPanicError
+	if !errors.As(err, &hp) || hp.Hook != "changeset reader" || hp.Value != "boom" || n != 2 ||
+		!bytes.Contains(hp.Stack, []byte("TestReadChangesetPanics")) {
+		t.Errorf("after %d changes: %#v", n, err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "loop boom" {
+				t.Errorf("recovered %v", r)
+			}
+		}()
+		for range sqlbatch.ChangesetChanges(cs) {
+			panic("loop boom")
+		}
+		t.Error("no panic from the loop")
+	}()
+	if n := capi.LiveHandles() - handles; n != 0 {
+		t.Errorf("%d handles left", n)
+	}
+}
+
+// Truncated and junk bytes: the changes before the damage, then ErrCorrupt; never a crash.
+func TestReadCorruptChangeset(t *testing.T) {
+	a, _, s := sessionPair(t)
+	mustExec(t, a, sessionChanges)
+	cs, _ := s.Changeset()
+	full := readChanges(t, cs, false)
+	corrupt := 0
+	for n := 1; n < len(cs); n++ {
+		var got []sqlbatch.ChangesetChange
+		err := sqlbatch.ReadChangeset(cs[:n], func(c sqlbatch.ChangesetChange) error { got = append(got, c); return nil })
+		if err != nil {
+			var e *sqlbatch.Error
+			if !errors.As(err, &e) || e.Code != sqlbatch.ErrCorrupt {
+				t.Fatalf("%d bytes: %#v", n, err)
+			}
+			corrupt++
+		}
+		diffChanges(t, fmt.Sprint(n, " bytes"), got, full[:len(got)])
+		if len(got) == len(full) && err == nil {
+			t.Errorf("%d of %d bytes read whole", n, len(cs))
+		}
+	}
+	if corrupt == 0 {
+		t.Error("no truncation was corrupt")
+	}
+	junk := bytes.Repeat([]byte{0x54, 0xff, 0x00, 0x17}, 64)
+	err := sqlbatch.ReadChangeset(junk, func(sqlbatch.ChangesetChange) error { return nil })
+	if !errors.Is(err, sqlbatch.ErrCorrupt) {
+		t.Errorf("junk: %v", err)
+	}
+	var last error
+	for _, err := range sqlbatch.ChangesetChanges(cs[:len(cs)-3]) {
+		last = err
+	}
+	if !errors.Is(last, sqlbatch.ErrCorrupt) {
+		t.Errorf("range over a truncated changeset: %v", last)
 	}
 }

@@ -22,6 +22,8 @@ package capi
 
 int32_t gosb_filter_tramp(void *ud, const char *table);
 int32_t gosb_conflict_tramp(void *ud, const sqlbatch_conflict *conflict);
+int32_t gosb_changeset_read_tramp(void *ud, const sqlbatch_changeset_change *changes, size_t n,
+	const uint8_t *data);
 
 typedef struct { int32_t rc; sqlbatch_session *s; } gosb_session_ret;
 typedef struct { int32_t rc; uint8_t *data; size_t n; } gosb_buf_ret;
@@ -58,6 +60,13 @@ static inline int32_t gosb_apply_changeset(sqlbatch_conn *c, const uint8_t *data
 		(h && conflict) ? gosb_conflict_tramp : NULL, (h && filter) ? gosb_filter_tramp : NULL, (void *)h);
 }
 
+// changeset_read calls back into Go (once per batch of changes); the changeset's bytes it
+// reads escape to the heap, as apply_changeset's.
+static inline int32_t gosb_changeset_read(const uint8_t *data, size_t len, uint32_t flags,
+		size_t max_changes, uintptr_t h) {
+	return sqlbatch_changeset_read(data, len, flags, max_changes, gosb_changeset_read_tramp, (void *)h);
+}
+
 #cgo noescape gosb_changeset_invert
 #cgo noescape gosb_changeset_concat
 #cgo noescape sqlbatch_session_is_empty
@@ -87,6 +96,8 @@ const (
 	ApplyInvert      = C.SQLBATCH_APPLY_INVERT
 	ApplyIgnoreNoop  = C.SQLBATCH_APPLY_IGNORENOOP
 	ApplyFKNoAction  = C.SQLBATCH_APPLY_FKNOACTION
+
+	ChangesetReadInvert = C.SQLBATCH_CHANGESET_READ_INVERT
 )
 
 // Session is a sqlbatch_session handle. The zero Session is a NULL handle.
@@ -256,4 +267,67 @@ func gosbConflict(ud C.uintptr_t, p *C.sqlbatch_conflict) C.int32_t {
 		Data:         (*byte)(unsafe.Pointer(p.data)),
 		FKViolations: int32(p.fk_violations),
 	}))
+}
+
+// ChangesetChange is a Go view of a sqlbatch_changeset_change: Table, PrimaryKey (one byte
+// per column, 1 for a key column), Old and New are C memory, valid during the reader's call
+// only; Old and New are nil where the C struct has NULL.
+type ChangesetChange struct {
+	Table      []byte
+	Op         int32
+	Indirect   bool
+	PrimaryKey []byte
+	Old, New   []Value
+}
+
+// ChangesetReader is the Go side of sqlbatch_changeset_read: Changes gets one batch of
+// changes, in the changeset's order, whose TEXT and BLOB bytes are at data (views valid
+// during the call), and returns 0 to go on, anything else to stop reading.
+type ChangesetReader interface {
+	Changes(changes []ChangesetChange, data *byte) int32
+}
+
+// changesetRead is what a read's handle holds: the reader, and the views of the batch being
+// handed over, reused from one batch to the next.
+type changesetRead struct {
+	r     ChangesetReader
+	batch []ChangesetChange
+}
+
+// ChangesetRead is sqlbatch_changeset_read (flags: ChangesetReadInvert; maxChanges 0: the
+// library's default), handing r each batch of changes: one cgo callback per batch. The
+// handle made for r lives for the call only.
+func ChangesetRead(data []byte, flags uint32, maxChanges int, r ChangesetReader) int32 {
+	h := NewHandle(&changesetRead{r: r})
+	defer DeleteHandle(h)
+	return int32(C.gosb_changeset_read(bptr(data), C.size_t(len(data)), C.uint32_t(flags),
+		C.size_t(maxChanges), C.uintptr_t(h)))
+}
+
+//export gosbChangesetRead
+func gosbChangesetRead(ud C.uintptr_t, p *C.sqlbatch_changeset_change, n C.size_t, data *C.uint8_t) C.int32_t {
+	cr := HandleValue(uintptr(ud)).(*changesetRead)
+	if int(n) == 0 {
+		return 0
+	}
+	batch := cr.batch[:0]
+	for _, x := range unsafe.Slice(p, int(n)) {
+		nc := int(x.n_cols)
+		var pk []byte
+		if x.primary_key != nil {
+			pk = unsafe.Slice((*byte)(unsafe.Pointer(x.primary_key)), nc)
+		}
+		batch = append(batch, ChangesetChange{
+			Table:      cbytes(x.table),
+			Op:         int32(x.op),
+			Indirect:   bool(x.indirect),
+			PrimaryKey: pk,
+			Old:        rowCells(x.old_values, nc),
+			New:        rowCells(x.new_values, nc),
+		})
+	}
+	cr.batch = batch
+	rc := cr.r.Changes(batch, (*byte)(unsafe.Pointer(data)))
+	clear(batch) // drop the views of C memory
+	return C.int32_t(rc)
 }

@@ -1,7 +1,7 @@
-// The C callbacks of the preupdate hook, the trace callback and a changeset apply's filter
-// and conflict callbacks (see preupdate.go and session.go): each passes its arguments on to an
-// exported Go function, with the user data as an integer (a cgo.Handle value) and each string
-// with its length (measured here, as in hooks_tramp.c).
+// The C callbacks of the preupdate hook, the trace callback, a changeset apply's filter and
+// conflict callbacks and a changeset read's callback (see preupdate.go and session.go): each
+// passes its arguments on to an exported Go function, with the user data as an integer (a
+// cgo.Handle value) and each string with its length (measured here, as in hooks_tramp.c).
 #include <stdint.h>
 #include <string.h>
 #include "sqlbatch.h"
@@ -21,4 +21,9 @@ int32_t gosb_filter_tramp(void *ud, const char *table) {
 
 int32_t gosb_conflict_tramp(void *ud, const sqlbatch_conflict *conflict) {
 	return gosbConflict((uintptr_t)ud, (sqlbatch_conflict *)conflict);
+}
+
+int32_t gosb_changeset_read_tramp(void *ud, const sqlbatch_changeset_change *changes, size_t n,
+		const uint8_t *data) {
+	return gosbChangesetRead((uintptr_t)ud, (sqlbatch_changeset_change *)changes, n, (uint8_t *)data);
 }
