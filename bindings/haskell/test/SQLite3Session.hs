@@ -461,6 +461,128 @@ sessionTests = TestList
           Left (e, Direct.Utf8 m) -> (e, B.null m) @?= (ErrorCorrupt, False)
           Right _ -> assertFailure "junk inverted"
     ]
+  , TestLabel "reading changesets" $ TestList
+    [ TestLabel "every change with its table, op, key, old and new rows (every type)" $ TestCase $ withDb $ \db -> do
+        exec db (schemaT <> "; CREATE TABLE u(x TEXT, y INTEGER, z, PRIMARY KEY (y, x))")
+        exec db "INSERT INTO t VALUES (1, -7, 'x', x'00'), (2, 2.5, 'h\233llo', NULL), (3, 0, 'three', NULL)"
+        cs <- withSession db "main" $ \s -> do
+          sessionAttach s Nothing
+          exec db $ T.unlines
+            [ "INSERT INTO t VALUES (5, 1e300, 'new \8364', x'ff00ff');"
+            , "UPDATE t SET a = 'now text', c = x'0102' WHERE id = 1;"
+            , "DELETE FROM t WHERE id = 2;" ]
+          sessionSetIndirect s True
+          exec db "INSERT INTO u VALUES ('k', 7, NULL); UPDATE t SET b = 'III' WHERE id = 3"
+          sessionChangeset s
+        Right cc <- return (changesetChanges [] cs)
+        let pkT = [True, False, False, False]
+            byKey = sortOn (\c -> (ccTable c, show (ccOld c, ccNew c)))
+        byKey cc @?= byKey
+          [ ChangesetChange "t" ChangeInsert False pkT Nothing
+              (Just [Just (SQLInteger 5), Just (SQLFloat 1e300), Just (SQLText "new \8364"), Just (SQLBlob "\255\0\255")])
+          , ChangesetChange "t" ChangeUpdate False pkT
+              (Just [Just (SQLInteger 1), Just (SQLInteger (-7)), Nothing, Just (SQLBlob "\0")])
+              (Just [Nothing, Just (SQLText "now text"), Nothing, Just (SQLBlob "\1\2")])
+          , ChangesetChange "t" ChangeDelete False pkT
+              (Just [Just (SQLInteger 2), Just (SQLFloat 2.5), Just (SQLText "h\233llo"), Just SQLNull]) Nothing
+          -- Changed after the indirect mark only: indirect.
+          , ChangesetChange "t" ChangeUpdate True pkT
+              (Just [Just (SQLInteger 3), Nothing, Just (SQLText "three"), Nothing])
+              (Just [Nothing, Nothing, Just (SQLText "III"), Nothing])
+          , ChangesetChange "u" ChangeInsert True [True, True, False] Nothing
+              (Just [Just (SQLText "k"), Just (SQLInteger 7), Just SQLNull]) ]
+        -- The fold sees the same changes in the same order.
+        foldChangeset [] cs [] (\acc c -> return (c : acc)) >>= (@?= cc) . reverse
+        changesetChanges [] B.empty @?= Right []
+    , TestLabel "a patchset's DELETE carries the key only, its UPDATE the key and the new values" $ TestCase $ withDb $ \db -> do
+        exec db (schemaT <> "; INSERT INTO t VALUES (1, 1, 'one', x'01'), (2, 2, 'two', NULL)")
+        ps <- withSession db "main" $ \s -> do
+          sessionAttach s (Just "t")
+          exec db "DELETE FROM t WHERE id = 2; INSERT INTO t VALUES (3, 3, 'three', NULL); UPDATE t SET b = 'uno' WHERE id = 1"
+          sessionPatchset s
+        Right cc <- return (changesetChanges [] ps)
+        sortOn (show . ccOp) cc @?=
+          [ ChangesetChange "t" ChangeDelete False [True, False, False, False]
+              (Just [Just (SQLInteger 2), Nothing, Nothing, Nothing]) Nothing
+          , ChangesetChange "t" ChangeInsert False [True, False, False, False] Nothing
+              (Just [Just (SQLInteger 3), Just (SQLInteger 3), Just (SQLText "three"), Just SQLNull])
+          -- An UPDATE: the key in the old row, the changed columns in the new.
+          , ChangesetChange "t" ChangeUpdate False [True, False, False, False]
+              (Just [Just (SQLInteger 1), Nothing, Nothing, Nothing])
+              (Just [Nothing, Nothing, Just (SQLText "uno"), Nothing]) ]
+        -- A patchset cannot be read inverted.
+        either sqlError (const ErrorOK) (changesetChanges [ChangesetReadInvert] ps) @?= ErrorCorrupt
+    , TestLabel "inverted: the changes of invertChangeset, without building it" $ TestCase $ withDb $ \db -> do
+        exec db (schemaT <> "; INSERT INTO t VALUES (1, 1, 'one', NULL), (2, 2, 'two', NULL)")
+        cs <- recorded db $ exec db "UPDATE t SET a = 10 WHERE id = 1; DELETE FROM t WHERE id = 2; INSERT INTO t VALUES (3, 3, 'three', x'33')"
+        Right inv <- return (invertChangeset cs)
+        Right ci <- return (changesetChanges [ChangesetReadInvert] cs)
+        changesetChanges [] inv @?= Right ci
+        let pkT = [True, False, False, False]
+        sortOn (show . ccOp) ci @?=
+          [ ChangesetChange "t" ChangeDelete False pkT
+              (Just [Just (SQLInteger 3), Just (SQLInteger 3), Just (SQLText "three"), Just (SQLBlob "3")]) Nothing
+          , ChangesetChange "t" ChangeInsert False pkT Nothing
+              (Just [Just (SQLInteger 2), Just (SQLInteger 2), Just (SQLText "two"), Just SQLNull])
+          -- Old and new swapped; the key stays in the old row.
+          , ChangesetChange "t" ChangeUpdate False pkT
+              (Just [Just (SQLInteger 1), Just (SQLInteger 10), Nothing, Nothing])
+              (Just [Nothing, Just (SQLInteger 1), Nothing, Nothing]) ]
+    , TestLabel "many batches: 700 rows and 3 MiB of values read in order, each exactly" $ TestCase $ withDb $ \db -> do
+        exec db schemaT
+        cs <- recorded db $ do
+          exec db "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700) INSERT INTO t SELECT i, i * 2, 'row ' || i, NULL FROM n"
+          exec db "WITH RECURSIVE n(i) AS (SELECT 701 UNION ALL SELECT i + 1 FROM n WHERE i < 730) INSERT INTO t SELECT i, NULL, NULL, zeroblob(100000) FROM n"
+        n <- foldChangeset [] cs (0 :: Int) $ \k c -> do
+          case ccNew c of
+            Just [Just (SQLInteger i), a, b, d]
+              | i <= 700 -> (a, b, d) @?= (Just (SQLInteger (2 * i)), Just (SQLText ("row " <> T.pack (show i))), Just SQLNull)
+              | otherwise -> d @?= Just (SQLBlob (B.replicate 100000 0))
+            other -> assertFailure ("unexpected row " ++ show other)
+          return (k + 1)
+        n @?= 730
+    , TestLabel "corrupt or truncated bytes: ErrorCorrupt after the changes before the damage, never a crash" $ TestCase $ withDb $ \db -> do
+        exec db schemaT
+        cs <- recorded db $ exec db "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) INSERT INTO t SELECT i, i, 'text ' || i, x'0102' FROM n"
+        Right full <- return (changesetChanges [] cs)
+        either sqlError (const ErrorOK) (changesetChanges [] "not a changeset") @?= ErrorCorrupt
+        Left (ErrorCorrupt, _) <- return (Direct.changesetChanges [] "not a changeset")
+        -- Cut in the middle: the fold sees a prefix of the changes, then the error.
+        seen <- newIORef []
+        e <- errorOf $ foldChangeset [] (B.take (B.length cs `div` 2) cs) () $ \() c -> modifyIORef seen (c :)
+        e @?= ErrorCorrupt
+        got <- reverse <$> readIORef seen
+        assertBool "some changes before the cut" (length got > 10 && length got < 50)
+        got @?= take (length got) full
+        Direct.foldChangeset [] (B.take (B.length cs - 3) cs) (0 :: Int) (\k _ -> return (k + 1))
+          >>= (@?= Just ErrorCorrupt) . either (Just . fst) (const Nothing)
+        -- Random damage: each read fails cleanly or gives changes.
+        g <- Q.generate (Q.vectorOf 200 ((,) <$> Q.choose (0, B.length cs - 1) <*> Q.choose (1, 255 :: Int)))
+        forM_ (zip [0 :: Int ..] g) $ \(i, (at, x)) -> do
+          let dmg = B.concat [B.take at cs, B.singleton (fromIntegral (fromIntegral (B.index cs at) + x)), B.drop (at + 1) cs]
+              img = if even i then dmg else B.take (at + 1) dmg
+          _ <- evaluate (either (const 0) length (changesetChanges [] img))
+          _ <- evaluate (either (const 0) length (changesetChanges [ChangesetReadInvert] img))
+          return ()
+    , TestLabel "an exception in the step stops the read and is rethrown" $ TestCase $ withDb $ \db -> do
+        exec db schemaT
+        cs <- recorded db $ exec db "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO t SELECT i, i, NULL, NULL FROM n"
+        forM_ [3, 300] $ \stopAt -> do
+          count <- newIORef (0 :: Int)
+          msg <- userErrorOf $ foldChangeset [] cs () $ \() _ -> do
+            k <- atomicModifyIORef' count (\k -> (k + 1, k + 1))
+            when (k == stopAt) $ throwIO (userError "step failed")
+          assertBool msg ("step failed" `isInfixOf` msg)
+          readIORef count >>= (@?= stopAt)
+        -- A step returning an undefined accumulator counts as throwing.
+        r <- try (foldChangeset [] cs (0 :: Int) (\_ _ -> return (error "lazy bomb")))
+        case r of
+          Left (ErrorCall m) -> m @?= "lazy bomb"
+          Right _ -> assertFailure "no exception"
+        -- Direct: rethrown too, not returned.
+        msg <- userErrorOf $ Direct.foldChangeset [] cs () (\() _ -> throwIO (userError "direct step"))
+        assertBool msg ("direct step" `isInfixOf` msg)
+    ]
   , TestLabel "tracing" $ TestList
     [ TestLabel "setTrace: each statement as it starts, expanded; Nothing stops it" $ TestCase $ withDb $ \db -> do
         logged <- newIORef []
@@ -621,10 +743,42 @@ propConcat = Q.forAll genRows $ \rs -> Q.forAll genOps $ \ops1 -> Q.forAll genOp
   QM.monitor (Q.counterexample (either id (const "") ok))
   QM.assert (either (const False) (const True) ok)
 
+-- | Reading the changeset of random inserts into an empty table gives exactly those rows
+-- (as INSERTs, every column carried, the key flagged); read inverted, as DELETEs.
+propRead :: Q.Property
+propRead = Q.forAll genRows $ \rs -> QM.monadicIO $ do
+  ok <- QM.run $ withDb $ \db -> do
+    exec db "CREATE TABLE t(id INTEGER PRIMARY KEY, a, b)"
+    cs <- recorded db (forM_ rs $ \(k, a, b) -> run db "INSERT INTO t VALUES (?, ?, ?)" [SQLInteger k, a, b])
+    let want = sortOn fst [ (k, [SQLInteger k, a, b]) | (k, a, b) <- rs ]
+        row (Just vs@(Just (SQLInteger k) : _)) | all isJust vs = Right (k, [v | Just v <- vs])
+        row other = Left ("a row not carried whole: " ++ show other)
+        check c = do
+          when (ccTable c /= "t" || ccPrimaryKey c /= [True, False, False] || ccIndirect c) $
+            Left ("unexpected change " ++ show c)
+          return c
+        inserts = do
+          cc <- either (Left . show) Right (changesetChanges [] cs) >>= mapM check
+          if any ((/= ChangeInsert) . ccOp) cc || any (isJust . ccOld) cc then Left ("not inserts: " ++ show cc) else
+            mapM (row . ccNew) cc
+        deletes = do
+          cc <- either (Left . show) Right (changesetChanges [ChangesetReadInvert] cs) >>= mapM check
+          if any ((/= ChangeDelete) . ccOp) cc || any (isJust . ccNew) cc then Left ("not deletes: " ++ show cc) else
+            mapM (row . ccOld) cc
+    return $ do
+      got <- sortOn fst <$> inserts
+      when (got /= want) $ Left ("inserts " ++ show got ++ " /= " ++ show want)
+      gone <- sortOn fst <$> deletes
+      when (gone /= want) $ Left ("deletes " ++ show gone ++ " /= " ++ show want)
+  QM.monitor (Q.counterexample (either id (const "") ok))
+  QM.assert (either (const False) (const True) ok)
+
 sessionProperties :: IO Bool
 sessionProperties = do
   putStrLn "property: apply(changeset) = source; apply(invert) undoes; invert . invert applies the same"
   r1 <- Q.quickCheckWithResult Q.stdArgs { Q.maxSuccess = 100 } propApply
   putStrLn "property: concat(c1, c2) applies as c1 then c2"
   r2 <- Q.quickCheckWithResult Q.stdArgs { Q.maxSuccess = 100 } propConcat
-  return (Q.isSuccess r1 && Q.isSuccess r2)
+  putStrLn "property: reading the changeset of random inserts gives those rows (inverted: as deletes)"
+  r3 <- Q.quickCheckWithResult Q.stdArgs { Q.maxSuccess = 100 } propRead
+  return (Q.isSuccess r1 && Q.isSuccess r2 && Q.isSuccess r3)

@@ -177,6 +177,10 @@ module Database.SQLite3
   , ConflictAction (..)
   , ConflictKind (..)
   , Conflict (..)
+  , ChangesetChange (..)
+  , ChangesetReadFlag (..)
+  , foldChangeset
+  , changesetChanges
   , invertChangeset
   , concatChangesets
     -- * Types
@@ -225,8 +229,8 @@ import Database.SQLite3.Internal.Extra
   , backupRemaining, blobBytes, takeHookException )
 import qualified Database.SQLite3.Internal.Extra as X
 import Database.SQLite3.Internal.Session
-  ( ApplyFlag (..), ApplyOptions (..), Conflict (..), ConflictAction (..), ConflictKind (..)
-  , Session, defaultApplyOptions )
+  ( ApplyFlag (..), ApplyOptions (..), ChangesetChange (..), ChangesetReadFlag (..)
+  , Conflict (..), ConflictAction (..), ConflictKind (..), Session, defaultApplyOptions )
 import qualified Database.SQLite3.Internal.Session as XS
 import Foreign.Ptr (Ptr)
 
@@ -852,6 +856,23 @@ invertChangeset = either (Left . pureError "invertChangeset") Right . XS.invertC
 -- the first then the second do. Mixing a changeset with a patchset gives 'ErrorError'.
 concatChangesets :: ByteString -> ByteString -> Either SQLError ByteString
 concatChangesets a b = either (Left . pureError "concatChangesets") Right (XS.concatChangesets a b)
+
+-- | <https://www.sqlite.org/session/sqlite3changeset_start.html>: runs the step on every
+-- change of the changeset or patchset (or, with 'ChangesetReadInvert', of its inverse), in
+-- order, threading the accumulator through; no connection is involved. The changes cross
+-- into Haskell many at a time (up to 256, or 1 MiB of values), so a large changeset is read
+-- in bounded memory. For bytes that are not a changeset, throws 'ErrorCorrupt' after the
+-- step has seen the changes before the damage (never a crash). An exception of the step
+-- stops the read and is rethrown.
+foldChangeset :: [ChangesetReadFlag] -> ByteString -> a -> (a -> ChangesetChange -> IO a) -> IO a
+foldChangeset flags cs z f =
+  XS.foldChangeset flags cs z f >>= either (throwIO . pureError "foldChangeset") return
+
+-- | Every change of the changeset or patchset (or of its inverse, with
+-- 'ChangesetReadInvert'), in order, decoded at once. Bytes that are not a changeset give
+-- 'ErrorCorrupt' (and no changes; 'foldChangeset' sees those before the damage).
+changesetChanges :: [ChangesetReadFlag] -> ByteString -> Either SQLError [ChangesetChange]
+changesetChanges flags = either (Left . pureError "changesetChanges") Right . XS.changesetChanges flags
 
 pureError :: Text -> (Error, Utf8) -> SQLError
 pureError ctx (e, m) = SQLError { sqlError = e, sqlErrorDetails = decodeName m, sqlErrorContext = ctx }

@@ -156,6 +156,10 @@ module Database.SQLite3.Direct
   , ConflictAction (..)
   , ConflictKind (..)
   , Conflict (..)
+  , ChangesetChange (..)
+  , ChangesetReadFlag (..)
+  , foldChangeset
+  , changesetChanges
   , invertChangeset
   , concatChangesets
     -- * Types

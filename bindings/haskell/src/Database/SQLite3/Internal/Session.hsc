@@ -1,5 +1,6 @@
 {-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
 -- |
 -- Module      : Database.SQLite3.Internal.Session
 -- Description : Sessions, changesets and patchsets for "Database.SQLite3.Direct" and
@@ -28,6 +29,13 @@
 -- stops the apply (a conflict handler's answer becomes 'ConflictAbort', a filter's skips
 -- every table from then on), the changes made so far are undone, and the exception is
 -- rethrown by 'applyChangeset' once the call returned.
+--
+-- = Reading changesets
+--
+-- 'foldChangeset' hands the changes of a changeset (or patchset, or its inverse) to a step
+-- function, in order, without a connection: the library decodes them many at a time (up to
+-- 256 changes or 1 MiB of values per crossing into Haskell), so that a large changeset is
+-- read in bounded memory with few foreign calls. 'changesetChanges' collects them in a list.
 module Database.SQLite3.Internal.Session
   ( -- * Sessions
     Session
@@ -50,11 +58,15 @@ module Database.SQLite3.Internal.Session
   , Conflict (..)
   , applyChangeset
     -- * Changesets without a connection
+  , ChangesetChange (..)
+  , ChangesetReadFlag (..)
+  , foldChangeset
+  , changesetChanges
   , invertChangeset
   , concatChangesets
   ) where
 
-import Control.Exception (SomeException, finally, mask_, throwIO)
+import Control.Exception (SomeException, bracket, evaluate, finally, mask_, throwIO, try)
 import Control.Monad (when)
 import Data.Bits ((.|.))
 import qualified Data.ByteString as B
@@ -71,6 +83,7 @@ import Foreign.C.String (CString)
 import Foreign.C.Types (CBool (..), CChar, CSize (..))
 import Foreign.ForeignPtr (newForeignPtr)
 import Foreign.Marshal.Alloc (alloca)
+import Foreign.Marshal.Array (peekArray)
 import Foreign.Ptr (FunPtr, Ptr, castPtr, nullFunPtr, nullPtr, plusPtr)
 import Foreign.StablePtr
 import Foreign.Storable (peek, peekByteOff, poke)
@@ -123,11 +136,16 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_changeset_invert"
 foreign import capi safe "hs_sqlbatch.h sqlbatch_changeset_concat"
   c_changeset_concat :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr (Ptr Word8) -> Ptr CSize
                      -> IO Int32
+-- Reading calls back into Haskell: safe.
+type ReadFn = Ptr () -> Ptr () -> CSize -> Ptr Word8 -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_changeset_read"
+  c_changeset_read :: Ptr Word8 -> CSize -> Word32 -> CSize -> FunPtr ReadFn -> Ptr () -> IO Int32
 foreign import capi "hs_sqlbatch.h &sqlbatch_free"
   p_sqlbatch_free :: FunPtr (Ptr Word8 -> IO ())
 
 foreign import ccall "wrapper" mkConflict :: ConflictFn -> IO (FunPtr ConflictFn)
 foreign import ccall "wrapper" mkFilter :: FilterFn -> IO (FunPtr FilterFn)
+foreign import ccall "wrapper" mkRead :: ReadFn -> IO (FunPtr ReadFn)
 
 ------------------------------------------------------------------------------------------
 -- Helpers
@@ -478,9 +496,7 @@ peekConflict p = do
   CBool ind <- #{peek sqlbatch_conflict, indirect} p
   n <- fromIntegral <$> (#{peek sqlbatch_conflict, n_cols} p :: IO CSize)
   base <- #{peek sqlbatch_conflict, data} p :: IO (Ptr Word8)
-  let rowAt off = do
-        cells <- peekByteOff p off :: IO (Ptr ())
-        if cells == nullPtr then return Nothing else Just <$> peekValues base cells n
+  let rowAt off = peekByteOff p off >>= peekRow base n
   old <- rowAt #{offset sqlbatch_conflict, old_values}
   new <- rowAt #{offset sqlbatch_conflict, new_values}
   cur <- rowAt #{offset sqlbatch_conflict, conflict_values}
@@ -506,6 +522,14 @@ peekConflict p = do
       | k == #{const SQLBATCH_CONFLICT_CONSTRAINT} = ConflictConstraint
       | otherwise = ConflictForeignKey
 
+-- | A row of @n@ cells (bytes at the base), as a conflict or a changeset's change holds it:
+-- 'Nothing' for a NULL pointer (no such row), a column 'Nothing' where the change carries no
+-- value (@SQLBATCH_UNDEFINED@).
+peekRow :: Ptr Word8 -> Int -> Ptr () -> IO (Maybe [Maybe SQLData])
+peekRow base n cells
+  | cells == nullPtr = return Nothing
+  | otherwise = Just <$> peekValues base cells n
+
 -- | A @sqlbatch_str@ as text ('Nothing' for a NULL pointer).
 peekName :: Ptr () -> IO (Maybe Text)
 peekName p = do
@@ -521,6 +545,110 @@ decodeChangeOp _ = ChangeUpdate
 
 ------------------------------------------------------------------------------------------
 -- Without a connection
+
+-- | One change of a changeset, as 'foldChangeset' reads it
+-- (<https://www.sqlite.org/session/sqlite3changeset_op.html>). A column of 'ccOld' or
+-- 'ccNew' is 'Nothing' where the change does not carry a value (SQLite's undefined), as in
+-- a 'Conflict'.
+data ChangesetChange = ChangesetChange
+  { ccTable :: !Text
+    -- ^ the table's name
+  , ccOp :: !ChangeOp
+    -- ^ INSERT, DELETE or UPDATE (read inverted: as the inverse changeset has it)
+  , ccIndirect :: !Bool
+    -- ^ whether the change was recorded as indirect ('sessionSetIndirect', triggers)
+  , ccPrimaryKey :: ![Bool]
+    -- ^ one per column of the table: whether it is part of the primary key
+  , ccOld :: !(Maybe [Maybe SQLData])
+    -- ^ DELETE and UPDATE: the row before ('Nothing' for an INSERT). From a changeset, an
+    -- UPDATE's unchanged columns outside the key are 'Nothing'; from a patchset, a DELETE
+    -- carries the key only, and an UPDATE's old row holds only the key.
+  , ccNew :: !(Maybe [Maybe SQLData])
+    -- ^ INSERT and UPDATE: the row after ('Nothing' for a DELETE); an UPDATE's unchanged
+    -- columns are 'Nothing'
+  }
+  deriving (Eq, Show)
+
+-- | Flags of 'foldChangeset'.
+data ChangesetReadFlag
+  = ChangesetReadInvert
+    -- ^ read the inverse changeset (@SQLITE_CHANGESETSTART_INVERT@): inserts as deletes and
+    -- the other way round, updates with old and new swapped; what 'invertChangeset' would
+    -- give, without building it. A patchset cannot be inverted ('ErrorCorrupt').
+  deriving (Eq, Ord, Show, Enum, Bounded)
+
+-- | The callback's closure for one read: a batch of changes and the base of their bytes.
+type ReadCtx = Ptr () -> CSize -> Ptr Word8 -> IO Int32
+
+readFP :: FunPtr ReadFn
+readFP = unsafePerformIO $ mkRead $ \ud p n base -> do
+  f <- deRefStablePtr (castPtrToStablePtr ud) :: IO ReadCtx
+  f p n base
+{-# NOINLINE readFP #-}
+
+-- | <https://www.sqlite.org/session/sqlite3changeset_start.html>: runs the step on every
+-- change of the changeset or patchset, in its order, threading the accumulator through.
+-- The library hands the changes over up to 256 at a time (fewer once their values hold
+-- 1 MiB): one foreign crossing per batch, each change copied into a 'ChangesetChange'
+-- before the steps run. No connection is involved. The step runs during the (safe) call,
+-- on a Haskell thread of its own, as every callback from C does: it may use connections,
+-- and an asynchronous exception thrown to the calling thread arrives once the read is over.
+--
+-- The bytes are not trusted: for bytes that are not a changeset ('ErrorCorrupt'), the step
+-- has seen the changes before the damage when the error is returned (never a crash). An
+-- exception thrown by the step, or hidden in the accumulator it returns (each is forced to
+-- WHNF), stops the read (no more steps run) and is rethrown here.
+foldChangeset :: [ChangesetReadFlag] -> B.ByteString -> a -> (a -> ChangesetChange -> IO a)
+              -> IO (Either (Error, Utf8) a)
+foldChangeset flags cs z f = do
+  acc <- newIORef z
+  failure <- newIORef Nothing
+  let ctx :: ReadCtx
+      ctx p n base = do
+        r <- try $ do
+          batch <- mapM (peekChange base . plusPtr p . (* #{size sqlbatch_changeset_change}))
+                          [0 .. fromIntegral n - 1]
+          readIORef acc >>= \a0 -> foldlM' a0 batch >>= writeIORef acc
+        case r of
+          Right () -> return 0
+          Left (e :: SomeException) -> 1 <$ writeIORef failure (Just e)
+      foldlM' a [] = return a
+      foldlM' a (c : more) = f a c >>= evaluate >>= \a' -> foldlM' a' more
+  rc <- bracket (newStablePtr ctx) freeStablePtr $ \sp -> withBytes cs $ \d len ->
+    c_changeset_read d len bits 0 readFP (castStablePtrToPtr sp)
+  readIORef failure >>= maybe (return ()) throwIO
+  if rc /= sqlbatchOk then return (failed rc) else Right <$> readIORef acc
+  where
+    bits = foldr ((.|.) . flagBit') 0 flags
+    flagBit' ChangesetReadInvert = #{const SQLBATCH_CHANGESET_READ_INVERT}
+
+-- | Every change of the changeset or patchset, in order ('foldChangeset' collecting them):
+-- the whole changeset decoded at once. Bytes that are not a changeset give 'ErrorCorrupt'
+-- (and no changes).
+changesetChanges :: [ChangesetReadFlag] -> B.ByteString -> Either (Error, Utf8) [ChangesetChange]
+changesetChanges flags cs = unsafePerformIO $
+  fmap reverse <$> foldChangeset flags cs [] (\acc c -> return (c : acc))
+{-# NOINLINE changesetChanges #-}
+
+-- | Reads a @sqlbatch_changeset_change@, copying everything it points to.
+peekChange :: Ptr Word8 -> Ptr () -> IO ChangesetChange
+peekChange base p = do
+  table <- peekName (p `plusPtr` #{offset sqlbatch_changeset_change, table})
+  op <- #{peek sqlbatch_changeset_change, op} p :: IO Int32
+  CBool ind <- #{peek sqlbatch_changeset_change, indirect} p
+  n <- fromIntegral <$> (#{peek sqlbatch_changeset_change, n_cols} p :: IO CSize)
+  pkp <- #{peek sqlbatch_changeset_change, primary_key} p :: IO (Ptr Word8)
+  pk <- if pkp == nullPtr then return (replicate n False) else map (/= 0) <$> peekArray n pkp
+  old <- #{peek sqlbatch_changeset_change, old_values} p >>= peekRow base n
+  new <- #{peek sqlbatch_changeset_change, new_values} p >>= peekRow base n
+  return $! ChangesetChange
+    { ccTable = fromMaybe "" table
+    , ccOp = decodeChangeOp op
+    , ccIndirect = ind /= 0
+    , ccPrimaryKey = pk
+    , ccOld = old
+    , ccNew = new
+    }
 
 -- | <https://www.sqlite.org/session/sqlite3changeset_invert.html>: the changeset that
 -- undoes this one (inserts become deletes and the other way round, updates swap their old
