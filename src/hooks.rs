@@ -359,9 +359,14 @@ impl Hooks {
             let feed = s.feed.is_some();
             ffi::sqlite3_update_hook(db, (s.update.is_some() || feed).then_some(update_tramp as _), me);
             // Sessions use the same slot (and read its argument as their list): while one lives,
-            // no preupdate hook can be set (`register`), and the slot is theirs.
+            // no preupdate hook can be set (`register`), and the slot is theirs. Cleared, the
+            // slot's argument must be NULL too: the next session takes it as the head of its
+            // list (valgrind caught a session walking into the dispatcher).
             if self.sessions.load(Ordering::SeqCst) == 0 {
-                ffi::sqlite3_preupdate_hook(db, s.preupdate.is_some().then_some(preupdate_tramp as _), me);
+                match s.preupdate.is_some() {
+                    true => ffi::sqlite3_preupdate_hook(db, Some(preupdate_tramp), me),
+                    false => ffi::sqlite3_preupdate_hook(db, None, std::ptr::null_mut()),
+                };
             }
             ffi::sqlite3_commit_hook(db, (s.commit.is_some() || feed).then_some(commit_tramp as _), me);
             ffi::sqlite3_rollback_hook(db, (s.rollback.is_some() || feed).then_some(rollback_tramp as _), me);
