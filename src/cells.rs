@@ -74,6 +74,30 @@ impl Cells {
         true
     }
 
+    /// Appends the `n` values that `get(i, &mut value)` hands out (an SQLite getter such as
+    /// `sqlite3_preupdate_old` or `sqlite3changeset_new`); one it cannot give, or that SQLite
+    /// cannot produce (out of memory), is an `SQLBATCH_UNDEFINED` cell. Returns the index of
+    /// the first.
+    ///
+    /// # Safety
+    /// `get` returns `SQLITE_OK` only with NULL or a live value.
+    pub unsafe fn push_from(
+        &mut self,
+        n: c_int,
+        mut get: impl FnMut(c_int, &mut *mut ffi::sqlite3_value) -> c_int,
+    ) -> usize {
+        let from = self.cells.len();
+        for i in 0..n {
+            let mut v = std::ptr::null_mut();
+            // (`push` adds no cell when it fails.)
+            // SAFETY: `get`'s contract.
+            if get(i, &mut v) != ffi::SQLITE_OK || !unsafe { self.push(v) } {
+                self.cells.push(sqlbatch_value::UNDEFINED);
+            }
+        }
+        from
+    }
+
     /// One value through the public API; None if SQLite ran out of memory producing it.
     ///
     /// # Safety

@@ -457,22 +457,12 @@ unsafe extern "C" fn preupdate_tramp(
             let blob_column = ffi::sqlite3_preupdate_blobwrite(db);
             let want_old = flags & SQLBATCH_PREUPDATE_OLD != 0 && op != ffi::SQLITE_INSERT;
             let want_new = flags & SQLBATCH_PREUPDATE_NEW != 0 && op != ffi::SQLITE_DELETE;
-            let read = |rows: &mut Cells, get: PreupdateValue| {
-                for i in 0..n {
-                    let mut v = std::ptr::null_mut();
-                    // A value SQLite cannot produce (out of memory) is UNDEFINED: `push` adds
-                    // no cell when it fails.
-                    if get(db, i, &mut v) != ffi::SQLITE_OK || !rows.push(v) {
-                        rows.cells.push(sqlbatch_value::UNDEFINED);
-                    }
-                }
-            };
             if want_old {
-                read(&mut rows, ffi::sqlite3_preupdate_old);
+                rows.push_from(n, |i, v| ffi::sqlite3_preupdate_old(db, i, v));
             }
             let n_old = rows.cells.len();
             if want_new {
-                read(&mut rows, ffi::sqlite3_preupdate_new);
+                rows.push_from(n, |i, v| ffi::sqlite3_preupdate_new(db, i, v));
             }
             sqlbatch_preupdate {
                 op,
@@ -493,9 +483,6 @@ unsafe extern "C" fn preupdate_tramp(
         *lock(&h.scratch) = rows;
     })
 }
-
-/// `sqlite3_preupdate_old` or `sqlite3_preupdate_new`.
-type PreupdateValue = unsafe extern "C" fn(*mut ffi::sqlite3, c_int, *mut *mut ffi::sqlite3_value) -> c_int;
 
 unsafe extern "C" fn commit_tramp(p: *mut c_void) -> c_int {
     boundary_value(0, || {

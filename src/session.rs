@@ -521,21 +521,12 @@ unsafe fn describe(
             return conflict;
         }
         let n = n.max(0);
-        let mut read = |get: IterValue| {
-            let from = rows.cells.len();
-            for i in 0..n {
-                let mut v = ptr::null_mut();
-                // A value SQLite cannot produce is UNDEFINED (`push` adds no cell on failure).
-                if get(iter, i, &mut v) != ffi::SQLITE_OK || !rows.push(v) {
-                    rows.cells.push(sqlbatch_value::UNDEFINED);
-                }
-            }
-            from
-        };
-        let old = (op != ffi::SQLITE_INSERT).then(|| read(ffi::sqlite3changeset_old));
-        let new = (op != ffi::SQLITE_DELETE).then(|| read(ffi::sqlite3changeset_new));
+        let old = (op != ffi::SQLITE_INSERT)
+            .then(|| rows.push_from(n, |i, v| ffi::sqlite3changeset_old(iter, i, v)));
+        let new = (op != ffi::SQLITE_DELETE)
+            .then(|| rows.push_from(n, |i, v| ffi::sqlite3changeset_new(iter, i, v)));
         let with_row = kind == ffi::SQLITE_CHANGESET_DATA || kind == ffi::SQLITE_CHANGESET_CONFLICT;
-        let current = with_row.then(|| read(ffi::sqlite3changeset_conflict));
+        let current = with_row.then(|| rows.push_from(n, |i, v| ffi::sqlite3changeset_conflict(iter, i, v)));
         let at = |from: Option<usize>| from.map_or(ptr::null(), |i| rows.cells_from(i));
         conflict.op = op;
         conflict.table = if table.is_null() {
@@ -552,10 +543,6 @@ unsafe fn describe(
     }
     conflict
 }
-
-/// `sqlite3changeset_old`, `_new` or `_conflict`.
-type IterValue =
-    unsafe extern "C" fn(*mut ffi::sqlite3_changeset_iter, c_int, *mut *mut ffi::sqlite3_value) -> c_int;
 
 /// sqlbatch_conn_apply_changeset applies the changeset or patchset of `len` bytes at `data` to
 /// `conn` (`sqlite3changeset_apply_v2`), inside a savepoint: all of it, or, after an abort,
@@ -894,18 +881,11 @@ impl ReadBatch {
             for i in 0..n {
                 self.text.push(u8::from(i < n_pk.max(0) as usize && *pk.add(i) != 0));
             }
-            let mut read = |get: IterValue| {
-                let from = self.rows.cells.len();
-                for i in 0..n {
-                    let mut v = ptr::null_mut();
-                    if get(iter, i as c_int, &mut v) != ffi::SQLITE_OK || !self.rows.push(v) {
-                        self.rows.cells.push(sqlbatch_value::UNDEFINED);
-                    }
-                }
-                from
-            };
-            let old = (op != ffi::SQLITE_INSERT).then(|| read(ffi::sqlite3changeset_old));
-            let new = (op != ffi::SQLITE_DELETE).then(|| read(ffi::sqlite3changeset_new));
+            let rows = &mut self.rows;
+            let old = (op != ffi::SQLITE_INSERT)
+                .then(|| rows.push_from(n as c_int, |i, v| ffi::sqlite3changeset_old(iter, i, v)));
+            let new = (op != ffi::SQLITE_DELETE)
+                .then(|| rows.push_from(n as c_int, |i, v| ffi::sqlite3changeset_new(iter, i, v)));
             self.changes.push(ReadChange {
                 table: (at, name.len() - 1),
                 op,
