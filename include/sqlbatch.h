@@ -346,8 +346,8 @@
 #define SQLBATCH_TRACE_CLOSE 8
 
 /**
- * Trace flag: `STMT` events carry the SQL with the bound values in place of the parameters
- * (`sqlite3_expanded_sql`).
+ * Trace flag: `STMT` events carry, besides the SQL as prepared, the SQL with the bound values
+ * in place of the parameters (`sqlite3_expanded_sql`), in `expanded_sql`.
  */
 #define SQLBATCH_TRACE_EXPANDED 256
 
@@ -908,18 +908,48 @@ typedef int32_t (*sqlbatch_authorizer_fn)(void *user_data,
                                           const char *trigger);
 
 /**
- * A trace callback (`sqlbatch_conn_trace`): `event` is one `SQLBATCH_TRACE_*` bit; `sql`
- * (`sql_len` bytes, NUL-terminated; NULL for `SQLBATCH_TRACE_CLOSE`) is the statement's text:
- * for `STMT` as it starts (a trigger's gives "-- " and its name), with its parameters'
- * values in place when tracing with `SQLBATCH_TRACE_EXPANDED`; `nanoseconds` is how long the
- * statement ran, for `PROFILE` (0 otherwise). Valid during the call; it must not use the
- * connection.
+ * One trace event (`sqlbatch_conn_trace`), valid during the callback only.
  */
-typedef void (*sqlbatch_trace_fn)(void *user_data,
-                                  uint32_t event,
-                                  const char *sql,
-                                  size_t sql_len,
-                                  int64_t nanoseconds);
+typedef struct sqlbatch_trace_event {
+  /**
+   * One `SQLBATCH_TRACE_*` event bit.
+   */
+  uint32_t event;
+  /**
+   * 1 when the connection is in autocommit mode at the event (no transaction open:
+   * `sqlite3_get_autocommit`), else 0.
+   */
+  int32_t autocommit;
+  /**
+   * The statement's identity: SQLite's address for it, the same for every event of one
+   * statement while it lives (0 for `CLOSE`). Not a handle: nothing may be called with it.
+   */
+  uint64_t stmt;
+  /**
+   * The statement's text (NUL-terminated). For `STMT` as it starts, as SQLite gives it: the
+   * SQL as prepared, or "-- " and a trigger's name or statement for a trigger program; for
+   * `PROFILE` and `ROW` the SQL as prepared; empty (`ptr` NULL) for `CLOSE`.
+   */
+  struct sqlbatch_str sql;
+  /**
+   * For `STMT` when tracing with `SQLBATCH_TRACE_EXPANDED`, but not for a trigger's "-- "
+   * text: the SQL with the bound values in place of its parameters
+   * (`sqlite3_expanded_sql`; NUL-terminated). Empty (`ptr` NULL) otherwise, or when SQLite
+   * could not expand it (out of memory, or longer than `SQLITE_LIMIT_LENGTH`).
+   */
+  struct sqlbatch_str expanded_sql;
+  /**
+   * For `PROFILE`: how long the statement ran, in nanoseconds (SQLite's clock: millisecond
+   * resolution on most systems). 0 otherwise.
+   */
+  int64_t nanoseconds;
+} sqlbatch_trace_event;
+
+/**
+ * A trace callback (`sqlbatch_conn_trace`): `event` describes one event and is valid during
+ * the call only. It must not use the connection.
+ */
+typedef void (*sqlbatch_trace_fn)(void *user_data, const struct sqlbatch_trace_event *event);
 
 /**
  * One change of a batch of the change feed.
@@ -2089,8 +2119,12 @@ int32_t sqlbatch_conn_authorizer(struct sqlbatch_conn *conn,
 /**
  * sqlbatch_conn_trace sets the trace callback of `conn` for the events in `mask` (a bitwise
  * OR of `SQLBATCH_TRACE_STMT`, `_PROFILE`, `_ROW`, `_CLOSE`, and `SQLBATCH_TRACE_EXPANDED`
- * for statement text with its parameters' values; `sqlite3_trace_v2`); `fn` NULL or no event
- * bit removes it. Called on the thread running the statement. Ownership and errors as for
+ * for statements' text with their parameters' values as well; `sqlite3_trace_v2`); `fn` NULL
+ * or no event bit removes it. Each call gets a `sqlbatch_trace_event`: the statement's text
+ * and identity, the autocommit state, and the run time for `PROFILE`. (No error code: at a
+ * `PROFILE` event SQLite's connection error is not the statement's, 100 after a query's rows
+ * and 0 after a failed insert; the statement's own call returns its error.)
+ * Called on the thread running the statement. Ownership and errors as for
  * `sqlbatch_conn_update_hook`, and `SQLBATCH_E_INVALID_ARGUMENT` for unknown bits.
  */
 int32_t sqlbatch_conn_trace(struct sqlbatch_conn *conn,

@@ -128,21 +128,36 @@ pub type sqlbatch_authorizer_fn = Option<
     ) -> i32,
 >;
 
-/// A trace callback (`sqlbatch_conn_trace`): `event` is one `SQLBATCH_TRACE_*` bit; `sql`
-/// (`sql_len` bytes, NUL-terminated; NULL for `SQLBATCH_TRACE_CLOSE`) is the statement's text:
-/// for `STMT` as it starts (a trigger's gives "-- " and its name), with its parameters'
-/// values in place when tracing with `SQLBATCH_TRACE_EXPANDED`; `nanoseconds` is how long the
-/// statement ran, for `PROFILE` (0 otherwise). Valid during the call; it must not use the
-/// connection.
-pub type sqlbatch_trace_fn = Option<
-    unsafe extern "C" fn(
-        user_data: *mut c_void,
-        event: u32,
-        sql: *const c_char,
-        sql_len: usize,
-        nanoseconds: i64,
-    ),
->;
+/// One trace event (`sqlbatch_conn_trace`), valid during the callback only.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sqlbatch_trace_event {
+    /// One `SQLBATCH_TRACE_*` event bit.
+    pub event: u32,
+    /// 1 when the connection is in autocommit mode at the event (no transaction open:
+    /// `sqlite3_get_autocommit`), else 0.
+    pub autocommit: i32,
+    /// The statement's identity: SQLite's address for it, the same for every event of one
+    /// statement while it lives (0 for `CLOSE`). Not a handle: nothing may be called with it.
+    pub stmt: u64,
+    /// The statement's text (NUL-terminated). For `STMT` as it starts, as SQLite gives it: the
+    /// SQL as prepared, or "-- " and a trigger's name or statement for a trigger program; for
+    /// `PROFILE` and `ROW` the SQL as prepared; empty (`ptr` NULL) for `CLOSE`.
+    pub sql: sqlbatch_str,
+    /// For `STMT` when tracing with `SQLBATCH_TRACE_EXPANDED`, but not for a trigger's "-- "
+    /// text: the SQL with the bound values in place of its parameters
+    /// (`sqlite3_expanded_sql`; NUL-terminated). Empty (`ptr` NULL) otherwise, or when SQLite
+    /// could not expand it (out of memory, or longer than `SQLITE_LIMIT_LENGTH`).
+    pub expanded_sql: sqlbatch_str,
+    /// For `PROFILE`: how long the statement ran, in nanoseconds (SQLite's clock: millisecond
+    /// resolution on most systems). 0 otherwise.
+    pub nanoseconds: i64,
+}
+
+/// A trace callback (`sqlbatch_conn_trace`): `event` describes one event and is valid during
+/// the call only. It must not use the connection.
+pub type sqlbatch_trace_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, event: *const sqlbatch_trace_event)>;
 
 /// Trace event: a statement starts running (`SQLITE_TRACE_STMT`).
 pub const SQLBATCH_TRACE_STMT: u32 = 1;
@@ -152,8 +167,8 @@ pub const SQLBATCH_TRACE_PROFILE: u32 = 2;
 pub const SQLBATCH_TRACE_ROW: u32 = 4;
 /// The connection closes (`SQLITE_TRACE_CLOSE`).
 pub const SQLBATCH_TRACE_CLOSE: u32 = 8;
-/// Trace flag: `STMT` events carry the SQL with the bound values in place of the parameters
-/// (`sqlite3_expanded_sql`).
+/// Trace flag: `STMT` events carry, besides the SQL as prepared, the SQL with the bound values
+/// in place of the parameters (`sqlite3_expanded_sql`), in `expanded_sql`.
 pub const SQLBATCH_TRACE_EXPANDED: u32 = 0x100;
 
 /// One change of a batch of the change feed.
@@ -572,30 +587,47 @@ unsafe extern "C" fn trace_tramp(
         };
         let Some((Some(f), user)) = cb else { return 0 };
         let stmt = stmt as *mut ffi::sqlite3_stmt;
-        // SAFETY: SQLite's arguments for each event (sqlite3_trace_v2's documentation).
+        let empty = sqlbatch_str { ptr: std::ptr::null(), len: 0 };
+        let text = |p: *const c_char| match p.is_null() {
+            true => empty,
+            // SAFETY: SQLite's strings are NUL-terminated.
+            false => str_of(unsafe { CStr::from_ptr(p) }),
+        };
+        // SAFETY: SQLite's arguments for each event (sqlite3_trace_v2's documentation): for
+        // CLOSE, `stmt` is the connection; for the others, the statement and, for STMT, its
+        // text, for PROFILE a pointer to the run time.
         unsafe {
-            let (mut sql, mut ns, mut owned): (*const c_char, i64, *mut c_char) =
-                (std::ptr::null(), 0, std::ptr::null_mut());
+            let db = match event {
+                SQLBATCH_TRACE_CLOSE => stmt as *mut ffi::sqlite3,
+                _ => ffi::sqlite3_db_handle(stmt),
+            };
+            let mut e = sqlbatch_trace_event {
+                event,
+                autocommit: ffi::sqlite3_get_autocommit(db),
+                stmt: if event == SQLBATCH_TRACE_CLOSE { 0 } else { stmt as usize as u64 },
+                sql: empty,
+                expanded_sql: empty,
+                nanoseconds: 0,
+            };
+            let mut owned: *mut c_char = std::ptr::null_mut();
             match event {
                 SQLBATCH_TRACE_STMT => {
-                    sql = x as *const c_char;
-                    let trigger = !sql.is_null() && CStr::from_ptr(sql).to_bytes().starts_with(b"--");
+                    e.sql = text(x as *const c_char);
+                    let trigger =
+                        !e.sql.ptr.is_null() && CStr::from_ptr(e.sql.ptr).to_bytes().starts_with(b"--");
                     if mask & SQLBATCH_TRACE_EXPANDED != 0 && !trigger {
                         owned = ffi::sqlite3_expanded_sql(stmt);
-                        if !owned.is_null() {
-                            sql = owned;
-                        }
+                        e.expanded_sql = text(owned);
                     }
                 }
                 SQLBATCH_TRACE_PROFILE => {
-                    sql = ffi::sqlite3_sql(stmt);
-                    ns = *(x as *const i64);
+                    e.sql = text(ffi::sqlite3_sql(stmt));
+                    e.nanoseconds = *(x as *const i64);
                 }
-                SQLBATCH_TRACE_ROW => sql = ffi::sqlite3_sql(stmt),
+                SQLBATCH_TRACE_ROW => e.sql = text(ffi::sqlite3_sql(stmt)),
                 _ => {}
             }
-            let len = if sql.is_null() { 0 } else { CStr::from_ptr(sql).to_bytes().len() };
-            h.call(|| f(user, event, sql, len, ns));
+            h.call(|| f(user, &e));
             ffi::sqlite3_free(owned.cast());
         }
         0
@@ -841,8 +873,12 @@ pub unsafe extern "C" fn sqlbatch_conn_authorizer(
 
 /// sqlbatch_conn_trace sets the trace callback of `conn` for the events in `mask` (a bitwise
 /// OR of `SQLBATCH_TRACE_STMT`, `_PROFILE`, `_ROW`, `_CLOSE`, and `SQLBATCH_TRACE_EXPANDED`
-/// for statement text with its parameters' values; `sqlite3_trace_v2`); `fn` NULL or no event
-/// bit removes it. Called on the thread running the statement. Ownership and errors as for
+/// for statements' text with their parameters' values as well; `sqlite3_trace_v2`); `fn` NULL
+/// or no event bit removes it. Each call gets a `sqlbatch_trace_event`: the statement's text
+/// and identity, the autocommit state, and the run time for `PROFILE`. (No error code: at a
+/// `PROFILE` event SQLite's connection error is not the statement's, 100 after a query's rows
+/// and 0 after a failed insert; the statement's own call returns its error.)
+/// Called on the thread running the statement. Ownership and errors as for
 /// `sqlbatch_conn_update_hook`, and `SQLBATCH_E_INVALID_ARGUMENT` for unknown bits.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_trace(

@@ -271,16 +271,39 @@ fn wal_hook_and_no_changes_from_inside_a_hook() {
     };
 }
 
-#[derive(Default)]
-struct Traced(Vec<(u32, Option<String>, i64)>);
+/// One event as `on_trace` copied it.
+#[derive(Debug)]
+struct TraceCopy {
+    event: u32,
+    autocommit: i32,
+    stmt: u64,
+    sql: Option<String>,
+    expanded: Option<String>,
+    ns: i64,
+}
 
-unsafe extern "C" fn on_trace(u: *mut c_void, event: u32, sql: *const c_char, len: usize, ns: i64) {
-    let text = (!sql.is_null()).then(|| {
-        let t = unsafe { CStr::from_ptr(sql) }.to_str().unwrap().to_owned();
-        assert_eq!(t.len(), len);
+#[derive(Default)]
+struct Traced(Vec<TraceCopy>);
+
+fn text_of(s: sqlbatch_str) -> Option<String> {
+    (!s.ptr.is_null()).then(|| {
+        let t = unsafe { CStr::from_ptr(s.ptr) }.to_str().unwrap().to_owned();
+        assert_eq!(t.len(), s.len, "len is the text's, NUL not counted");
         t
-    });
-    unsafe { &*(u as *const Mutex<Traced>) }.lock().unwrap().0.push((event, text, ns));
+    })
+}
+
+unsafe extern "C" fn on_trace(u: *mut c_void, e: *const sqlbatch_trace_event) {
+    let e = unsafe { &*e };
+    let copy = TraceCopy {
+        event: e.event,
+        autocommit: e.autocommit,
+        stmt: e.stmt,
+        sql: text_of(e.sql),
+        expanded: text_of(e.expanded_sql),
+        ns: e.nanoseconds,
+    };
+    unsafe { &*(u as *const Mutex<Traced>) }.lock().unwrap().0.push(copy);
 }
 
 #[test]
@@ -301,7 +324,7 @@ fn trace_reports_statements_rows_times_and_close() {
     drop(s);
     drop(c);
     let got = &t.lock().unwrap().0;
-    let events: Vec<u32> = got.iter().map(|e| e.0).collect();
+    let events: Vec<u32> = got.iter().map(|e| e.event).collect();
     assert_eq!(
         events,
         vec![
@@ -312,13 +335,93 @@ fn trace_reports_statements_rows_times_and_close() {
             SQLBATCH_TRACE_CLOSE
         ]
     );
-    assert_eq!(got[0].1.as_deref(), Some("SELECT 41 + 1 UNION ALL SELECT 'x'"), "expanded");
-    assert_eq!(got[1].1.as_deref(), Some("SELECT ?1 + 1 UNION ALL SELECT 'x'"));
-    assert!(got[3].2 >= 0 && got[4].1.is_none());
+    let written = Some("SELECT ?1 + 1 UNION ALL SELECT 'x'");
+    assert_eq!(got[0].sql.as_deref(), written, "STMT: the SQL as prepared");
+    assert_eq!(got[0].expanded.as_deref(), Some("SELECT 41 + 1 UNION ALL SELECT 'x'"), "and expanded");
+    for e in &got[1..4] {
+        assert_eq!(e.sql.as_deref(), written);
+        assert!(e.expanded.is_none(), "only STMT events are expanded");
+    }
+    assert!(got[..4].iter().all(|e| e.stmt != 0 && e.stmt == got[0].stmt), "one statement: {got:?}");
+    assert!(got.iter().all(|e| e.autocommit == 1));
+    assert!(got[3].ns >= 0);
+    assert!(got[..3].iter().all(|e| e.ns == 0));
+    assert!(got[4].sql.is_none() && got[4].stmt == 0);
     let c = Conn::memory();
     unsafe {
         assert_eq!(sqlbatch_conn_trace(c.0, 0x8000, Some(on_trace), p, None), SQLBATCH_E_INVALID_ARGUMENT)
     };
+}
+
+#[test]
+fn trace_reports_transactions_triggers_and_errors() {
+    let t = Box::new(Mutex::new(Traced::default()));
+    let p = &*t as *const Mutex<Traced> as *mut c_void;
+    let c = Conn::memory();
+    c.exec(
+        "CREATE TABLE t(x INTEGER PRIMARY KEY CHECK (x < 10)); CREATE TABLE log(y);
+         CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.x); END;",
+    );
+    unsafe {
+        assert_eq!(
+            sqlbatch_conn_trace(
+                c.0,
+                SQLBATCH_TRACE_STMT | SQLBATCH_TRACE_PROFILE | SQLBATCH_TRACE_EXPANDED,
+                Some(on_trace),
+                p,
+                None
+            ),
+            SQLBATCH_OK
+        )
+    };
+    c.exec("BEGIN; INSERT INTO t VALUES (1); COMMIT;");
+    let s = c.prepare("INSERT INTO t VALUES (?1)");
+    assert_eq!(s.bind(&Params::of(&[Val::Int(11)])), SQLBATCH_OK);
+    assert_eq!(s.fetch(1, usize::MAX).0, sq::SQLITE_CONSTRAINT_CHECK);
+    drop(s);
+    let got = std::mem::take(&mut t.lock().unwrap().0);
+    let stmts: Vec<(Option<&str>, i32)> = got
+        .iter()
+        .filter(|e| e.event == SQLBATCH_TRACE_STMT)
+        .map(|e| (e.sql.as_deref(), e.autocommit))
+        .collect();
+    assert_eq!(
+        stmts,
+        vec![
+            (Some("BEGIN;"), 1),
+            // A script's statements start after the previous one's ';', and each statement
+            // of a trigger program is traced as "-- " and its text.
+            (Some(" INSERT INTO t VALUES (1);"), 0),
+            (Some("-- TRIGGER tr"), 0),
+            (Some("-- INSERT INTO log VALUES (new.x)"), 0),
+            (Some(" COMMIT;"), 0),
+            (Some("INSERT INTO t VALUES (?1)"), 1),
+        ],
+        "{got:?}"
+    );
+    for e in &got {
+        let trigger = e.sql.as_deref().is_some_and(|s| s.starts_with("--"));
+        let expanded = e.event == SQLBATCH_TRACE_STMT && !trigger;
+        assert_eq!(e.expanded.is_some(), expanded, "only a statement's STMT is expanded: {e:?}");
+    }
+    let last = got.iter().rfind(|e| e.event == SQLBATCH_TRACE_STMT).unwrap();
+    assert_eq!(last.expanded.as_deref(), Some("INSERT INTO t VALUES (11)"));
+    let profiles: Vec<(Option<&str>, i32)> = got
+        .iter()
+        .filter(|e| e.event == SQLBATCH_TRACE_PROFILE)
+        .map(|e| (e.sql.as_deref(), e.autocommit))
+        .collect();
+    assert_eq!(
+        profiles,
+        vec![
+            (Some("BEGIN;"), 0),
+            (Some(" INSERT INTO t VALUES (1);"), 0),
+            (Some(" COMMIT;"), 1),
+            (Some("INSERT INTO t VALUES (?1)"), 1),
+        ],
+        "a PROFILE per statement, failed or not, each with the state after it"
+    );
+    drop(c);
 }
 
 /// What `trespassing` uses and reports: the connection and statements it touches from inside

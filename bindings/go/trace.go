@@ -23,8 +23,8 @@ const (
 	TraceRow TraceMask = capi.TraceRow
 	// TraceClose: the connection closes.
 	TraceClose TraceMask = capi.TraceClose
-	// TraceExpanded is a flag, not an event: TraceStmt events carry the SQL with the bound
-	// parameters' values in place (sqlite3_expanded_sql) instead of the SQL as written.
+	// TraceExpanded is a flag, not an event: TraceStmt events carry, in ExpandedSQL, the SQL
+	// with the bound parameters' values in place (sqlite3_expanded_sql) as well.
 	TraceExpanded TraceMask = capi.TraceExpanded
 )
 
@@ -50,37 +50,52 @@ func (m TraceMask) String() string {
 type TraceEvent struct {
 	// Event is TraceStmt, TraceProfile, TraceRow or TraceClose.
 	Event TraceMask
-	// SQL is the statement's text: for TraceStmt as it starts (expanded with TraceExpanded;
-	// for a trigger "-- TRIGGER name", then "-- " and each of its statements), for
-	// TraceProfile and TraceRow as it was prepared; "" for TraceClose. The texts of
-	// TraceProfile and TraceRow events (and of TraceStmt without TraceExpanded) are
+	// SQL is the statement's text as it was prepared (for TraceStmt of a trigger program,
+	// "-- TRIGGER name", then "-- " and each of its statements); "" for TraceClose. It is
 	// interned: the same statement gives the same string, and an event allocates nothing.
 	SQL string
+	// ExpandedSQL is, for TraceStmt with TraceExpanded, the SQL with the bound values in
+	// place of its parameters; "" otherwise, for a trigger's "-- " texts, and where SQLite
+	// could not expand it (out of memory, or longer than the length limit).
+	ExpandedSQL string
 	// Duration is, for TraceProfile, how long the statement ran (SQLite's clock has
 	// millisecond resolution: fast statements show 0); 0 otherwise.
 	Duration time.Duration
+	// AutoCommit is whether the connection was in autocommit mode (no transaction open) at
+	// the event: for TraceProfile, after the statement (false after BEGIN, true after
+	// COMMIT).
+	AutoCommit bool
+	// Stmt identifies the statement: SQLite's address for it, the same for every event of
+	// one statement while it lives (another statement may reuse it after it is finalized); 0
+	// for TraceClose.
+	Stmt uintptr
 }
 
 type tracer struct {
-	c        *Conn
-	fn       func(TraceEvent)
-	expanded bool
-	sqls     names
+	c    *Conn
+	fn   func(TraceEvent)
+	sqls names
 }
 
-func (t *tracer) Trace(event uint32, sql []byte, ns int64) {
+func (t *tracer) Trace(e capi.TraceEvent) {
 	t.c.inHook++
 	// A panic while a statement runs stops it, as an update hook's does; a profile event
 	// comes once the statement is over, a close event at Close: nothing left to stop.
-	stop := event == capi.TraceStmt || event == capi.TraceRow
+	stop := e.Event == capi.TraceStmt || e.Event == capi.TraceRow
 	defer func() { t.c.hookDone(recover(), "trace callback", stop) }()
-	var s string
-	if event == capi.TraceStmt && t.expanded {
-		s = string(sql)
-	} else {
-		s = t.sqls.get(sql)
+	ev := TraceEvent{
+		Event:      TraceMask(e.Event),
+		Duration:   time.Duration(e.NS),
+		AutoCommit: e.AutoCommit,
+		Stmt:       uintptr(e.Stmt),
 	}
-	t.fn(TraceEvent{Event: TraceMask(event), SQL: s, Duration: time.Duration(ns)})
+	if e.SQL != nil {
+		ev.SQL = t.sqls.get(e.SQL)
+	}
+	if e.ExpandedSQL != nil {
+		ev.ExpandedSQL = string(e.ExpandedSQL)
+	}
+	t.fn(ev)
 }
 
 // Trace sets fn to be called for the events of c in mask (TraceStmt, TraceProfile, TraceRow,
@@ -97,5 +112,5 @@ func (c *Conn) Trace(mask TraceMask, fn func(TraceEvent)) error {
 	if fn == nil || events == 0 {
 		return c.setHook(c.h.SetTrace(0, nil))
 	}
-	return c.setHook(c.h.SetTrace(uint32(mask), &tracer{c: c, fn: fn, expanded: mask&TraceExpanded != 0}))
+	return c.setHook(c.h.SetTrace(uint32(mask), &tracer{c: c, fn: fn}))
 }

@@ -23,7 +23,11 @@ func recordTrace(t *testing.T, c *sqlbatch.Conn, mask sqlbatch.TraceMask) *[]tra
 		if e.Event != sqlbatch.TraceProfile && e.Duration != 0 {
 			t.Errorf("%v event with a duration", e.Event)
 		}
-		got = append(got, traced{e.Event, e.SQL})
+		s := e.SQL
+		if e.ExpandedSQL != "" {
+			s = e.SQL + " => " + e.ExpandedSQL
+		}
+		got = append(got, traced{e.Event, s})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +66,14 @@ func TestTraceEvents(t *testing.T) {
 	}
 }
 
-// TraceExpanded puts the bound values in the statement's text; a trigger's program comes as
+// TraceExpanded gives the statement's text with its bound values too; a trigger's program comes as
 // "-- TRIGGER name", then "-- " and each of its statements; only the events asked for come.
 func TestTraceExpandedAndTriggers(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE t(x, y); CREATE TABLE log(x); CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.x); END")
 	got := recordTrace(t, c, sqlbatch.TraceStmt|sqlbatch.TraceExpanded)
 	mustExec(t, c, "INSERT INTO t VALUES (?, ?)", 42, "it's")
-	want := []traced{{sqlbatch.TraceStmt, "INSERT INTO t VALUES (42, 'it''s')"}, {sqlbatch.TraceStmt, "-- TRIGGER tr"},
+	want := []traced{{sqlbatch.TraceStmt, "INSERT INTO t VALUES (?, ?) => INSERT INTO t VALUES (42, 'it''s')"}, {sqlbatch.TraceStmt, "-- TRIGGER tr"},
 		{sqlbatch.TraceStmt, "-- INSERT INTO log VALUES (new.x)"}}
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("expanded: %v, want %v", *got, want)
@@ -83,6 +87,51 @@ func TestTraceExpandedAndTriggers(t *testing.T) {
 	mustExec(t, c, "SELECT 1; SELECT 2")
 	if want := []traced{{sqlbatch.TraceProfile, "SELECT 1;"}, {sqlbatch.TraceProfile, " SELECT 2"}}; !reflect.DeepEqual(*got, want) {
 		t.Errorf("profile only: %v, want %v", *got, want)
+	}
+}
+
+// Each event says whether a transaction is open, and which statement it is about: one
+// statement's events share its Stmt.
+func TestTraceAutoCommitAndStmt(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(x)")
+	var got []sqlbatch.TraceEvent
+	if err := c.Trace(sqlbatch.TraceStmt|sqlbatch.TraceProfile|sqlbatch.TraceRow, func(e sqlbatch.TraceEvent) {
+		got = append(got, e)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, "BEGIN")
+	mustExec(t, c, "INSERT INTO t VALUES (1), (2)")
+	if n := ints(t, c, "SELECT count(*) FROM t"); n[0] != 2 {
+		t.Fatal(n)
+	}
+	mustExec(t, c, "COMMIT")
+	type seen struct {
+		Event      sqlbatch.TraceMask
+		SQL        string
+		AutoCommit bool
+	}
+	var states []seen
+	stmts := map[string]uintptr{}
+	for _, e := range got {
+		states = append(states, seen{e.Event, e.SQL, e.AutoCommit})
+		if e.Stmt == 0 {
+			t.Errorf("%v of %q has no Stmt", e.Event, e.SQL)
+		} else if id, ok := stmts[e.SQL]; ok && id != e.Stmt {
+			t.Errorf("%q: Stmt %#x, then %#x", e.SQL, id, e.Stmt)
+		}
+		stmts[e.SQL] = e.Stmt
+	}
+	want := []seen{
+		{sqlbatch.TraceStmt, "BEGIN", true}, {sqlbatch.TraceProfile, "BEGIN", false},
+		{sqlbatch.TraceStmt, "INSERT INTO t VALUES (1), (2)", false}, {sqlbatch.TraceProfile, "INSERT INTO t VALUES (1), (2)", false},
+		{sqlbatch.TraceStmt, "SELECT count(*) FROM t", false}, {sqlbatch.TraceRow, "SELECT count(*) FROM t", false},
+		{sqlbatch.TraceProfile, "SELECT count(*) FROM t", false},
+		{sqlbatch.TraceStmt, "COMMIT", false}, {sqlbatch.TraceProfile, "COMMIT", true},
+	}
+	if !reflect.DeepEqual(states, want) {
+		t.Errorf("events\n%v\nwant\n%v", states, want)
 	}
 }
 

@@ -216,9 +216,9 @@
 //     kept and read after the callback (mattn's asks SQLite, during the callback only), and
 //     Old and New scan into the pointers they are given (mattn replaces a pointer in dest
 //     with the value, leaving the variable unchanged; values in dest are replaced by both).
-//   - SetTrace's TraceInfo has no AutoCommit, StmtHandle or DBError, and with
-//     WantExpandedSQL its StmtOrTrigger holds the expanded SQL too: the C ABI passes a trace
-//     callback one text per event and nothing else of the connection's.
+//   - SetTrace's TraceInfo has no DBError: mattn samples the connection's last error code at
+//     each profile event, which is not the statement's (100 after a query's rows, 0 after a
+//     failed insert); the statement's own call returns its error.
 //
 // Like mattn/go-sqlite3 1.14.53, Query takes the statement's first step before it returns,
 // so an error of that step (SQLITE_BUSY, a constraint of INSERT ... RETURNING) comes from

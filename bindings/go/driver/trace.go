@@ -1,7 +1,6 @@
 package driver
 
 import (
-	"strings"
 	"unsafe"
 
 	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
@@ -16,32 +15,26 @@ const (
 	TraceClose   = uint32(sqlbatch.TraceClose)
 )
 
-// TraceInfo is one trace event, with mattn/go-sqlite3's fields. The C ABI hands a trace
-// callback the event, one SQL text and the run time; the fields it has no words for are left
-// zero:
-//
-//   - AutoCommit is always false: the callback cannot ask the connection (it is in the
-//     middle of a statement, and sqlbatch refuses every call on it from a hook);
-//   - StmtHandle is 0: no statement handle reaches the callback;
-//   - DBError is the zero Error: mattn samples sqlite3_errcode at each profile event, which
-//     the ABI does not pass on (the statement's own call returns its error);
-//   - with WantExpandedSQL, SQLite's one text per TraceStmt event is the expanded one: it is
-//     in ExpandedSQL, and StmtOrTrigger holds it too (mattn: the SQL as written there), but
-//     for a trigger's "-- name", which stays in StmtOrTrigger with ExpandedSQL "", as with
-//     mattn.
+// TraceInfo is one trace event, with mattn/go-sqlite3's fields and their meaning, but for
+// DBError, which is always the zero Error: mattn samples the connection's last error code at
+// each profile event, which is not the statement's (SQLite's connection records 100, "another
+// row available", after a query's rows, and 0 after an insert that failed its CHECK); the
+// statement's own call returns its error, here as with mattn.
 type TraceInfo struct {
 	// EventCode is TraceStmt, TraceProfile, TraceRow or TraceClose.
 	EventCode uint32
-	// AutoCommit is always false (see above).
+	// AutoCommit is whether the connection was in autocommit mode (no transaction open) at
+	// the event: for TraceProfile, after the statement.
 	AutoCommit bool
 	// ConnHandle identifies the connection: the address of its *SQLiteConn (mattn: of its
 	// sqlite3 handle).
 	ConnHandle uintptr
 
-	// StmtHandle is always 0 (see above).
+	// StmtHandle identifies the statement (SQLite's address for it, as with mattn); 0 for
+	// TraceClose.
 	StmtHandle uintptr
 
-	// StmtOrTrigger is, for TraceStmt, the statement's SQL, or "-- TRIGGER name"
+	// StmtOrTrigger is, for TraceStmt, the statement's SQL as written, or "-- TRIGGER name"
 	// (then "-- " and each of its statements) for a trigger program; for TraceProfile and
 	// TraceRow (mattn: ""), the statement's SQL as it was prepared.
 	StmtOrTrigger string
@@ -53,7 +46,7 @@ type TraceInfo struct {
 	// millisecond resolution: fast statements show 0).
 	RunTimeNanosec int64
 
-	// DBError is always the zero Error (see above).
+	// DBError is always the zero Error (see TraceInfo).
 	DBError sqlbatch.Error
 }
 
@@ -83,21 +76,19 @@ func (c *Conn) SetTrace(requested *TraceConfig) error {
 	}
 	cfg := *requested
 	mask := sqlbatch.TraceMask(cfg.EventMask)
-	expanded := cfg.WantExpandedSQL && mask&sqlbatch.TraceStmt != 0
-	if expanded {
+	if cfg.WantExpandedSQL && mask&sqlbatch.TraceStmt != 0 {
 		mask |= sqlbatch.TraceExpanded
 	}
 	handle := uintptr(unsafe.Pointer(c))
 	return c.c.Trace(mask, func(e sqlbatch.TraceEvent) {
-		info := TraceInfo{
+		cfg.Callback(TraceInfo{
 			EventCode:      uint32(e.Event),
+			AutoCommit:     e.AutoCommit,
 			ConnHandle:     handle,
+			StmtHandle:     e.Stmt,
 			StmtOrTrigger:  e.SQL,
+			ExpandedSQL:    e.ExpandedSQL,
 			RunTimeNanosec: int64(e.Duration),
-		}
-		if expanded && e.Event == sqlbatch.TraceStmt && !strings.HasPrefix(e.SQL, "--") {
-			info.ExpandedSQL = e.SQL
-		}
-		cfg.Callback(info)
+		})
 	})
 }

@@ -42,8 +42,12 @@ func TestDriverSetTrace(t *testing.T) {
 		t.Fatalf("events %+v", got)
 	}
 	stmt, prof := got[0], got[1]
-	if stmt.EventCode != driver.TraceStmt || stmt.ExpandedSQL != "INSERT INTO t VALUES (7)" || stmt.ConnHandle != handle || handle == 0 {
+	if stmt.EventCode != driver.TraceStmt || stmt.StmtOrTrigger != "INSERT INTO t VALUES (?)" || stmt.ExpandedSQL != "INSERT INTO t VALUES (7)" ||
+		stmt.ConnHandle != handle || handle == 0 || !stmt.AutoCommit || stmt.StmtHandle == 0 {
 		t.Errorf("stmt event %+v", stmt)
+	}
+	if prof.StmtHandle != stmt.StmtHandle || !prof.AutoCommit {
+		t.Errorf("profile event %+v of stmt %+v", prof, stmt)
 	}
 	if prof.EventCode != driver.TraceProfile || prof.StmtOrTrigger != "INSERT INTO t VALUES (?)" || prof.ExpandedSQL != "" || prof.RunTimeNanosec < 0 {
 		t.Errorf("profile event %+v", prof)

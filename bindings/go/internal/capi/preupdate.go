@@ -7,7 +7,7 @@ package capi
 // The callbacks the library calls (session_tramp.c), passing the user data on to the exported
 // Go functions of this file as an integer (a cgo.Handle value).
 void gosb_preupdate_tramp(void *ud, const sqlbatch_preupdate *change);
-void gosb_trace_tramp(void *ud, uint32_t event, const char *sql, size_t sql_len, int64_t ns);
+void gosb_trace_tramp(void *ud, const sqlbatch_trace_event *event);
 void gosb_destroy_tramp(void *ud);
 
 // h 0 removes the hook (no user data, no destroy callback).
@@ -62,10 +62,20 @@ type PreUpdateHook interface {
 	PreUpdate(p PreUpdate)
 }
 
-// Tracer is the Go side of a trace callback: event is one SQLBATCH_TRACE_* bit, sql a view of
-// C memory valid during the call (nil for TraceClose), ns the run time of a TraceProfile.
+// TraceEvent is a sqlbatch_trace_event: SQL and ExpandedSQL are views of C memory valid
+// during the call (nil where absent).
+type TraceEvent struct {
+	Event       uint32
+	AutoCommit  bool
+	Stmt        uint64
+	SQL         []byte
+	ExpandedSQL []byte
+	NS          int64
+}
+
+// Tracer is the Go side of a trace callback.
 type Tracer interface {
-	Trace(event uint32, sql []byte, ns int64)
+	Trace(e TraceEvent)
 }
 
 // SetPreUpdateHook is sqlbatch_conn_preupdate_hook with h as user data (nil removes it); flags
@@ -118,6 +128,13 @@ func gosbPreUpdate(ud C.uintptr_t, p *C.sqlbatch_preupdate) {
 }
 
 //export gosbTrace
-func gosbTrace(ud C.uintptr_t, event C.uint32_t, sql *C.char, sqlLen C.size_t, ns C.int64_t) {
-	HandleValue(uintptr(ud)).(Tracer).Trace(uint32(event), cview(sql, sqlLen), int64(ns))
+func gosbTrace(ud C.uintptr_t, e *C.sqlbatch_trace_event) {
+	HandleValue(uintptr(ud)).(Tracer).Trace(TraceEvent{
+		Event:       uint32(e.event),
+		AutoCommit:  e.autocommit != 0,
+		Stmt:        uint64(e.stmt),
+		SQL:         cbytes(e.sql),
+		ExpandedSQL: cbytes(e.expanded_sql),
+		NS:          int64(e.nanoseconds),
+	})
 }

@@ -11,8 +11,8 @@ void gosb_preupdate_tramp(void *ud, const sqlbatch_preupdate *change) {
 	gosbPreUpdate((uintptr_t)ud, (sqlbatch_preupdate *)change);
 }
 
-void gosb_trace_tramp(void *ud, uint32_t event, const char *sql, size_t sql_len, int64_t ns) {
-	gosbTrace((uintptr_t)ud, event, (char *)sql, sql_len, ns);
+void gosb_trace_tramp(void *ud, const sqlbatch_trace_event *event) {
+	gosbTrace((uintptr_t)ud, (sqlbatch_trace_event *)event);
 }
 
 int32_t gosb_filter_tramp(void *ud, const char *table) {

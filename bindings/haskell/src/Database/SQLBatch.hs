@@ -161,7 +161,7 @@ import Database.SQLBatch.Internal
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
-import Database.SQLBatch.Raw.Types (CConn, ExecResult (..), execResultSize, peekExecResult,
+import Database.SQLBatch.Raw.Types (CConn, CTraceEvent, ExecResult (..), TraceView (..), peekTraceEvent, execResultSize, peekExecResult,
                                     sqlbatchOk, valueSize,
                                     withCParams, writeResultSize)
 import qualified Data.ByteString.Unsafe as BU
@@ -269,8 +269,9 @@ setTrace conn Nothing = withConn conn "setTrace" $ \c -> do
   rc <- c_sqlbatch_conn_trace c 0 nullFunPtr nullPtr nullFunPtr
   unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc "setTrace"
 setTrace conn (Just logger) = mask_ $ do
-  fp <- mkTraceFn $ \_ _ sql len _ ->
-    (do bs <- BU.unsafePackCStringLen (sql, fromIntegral len)
+  fp <- mkTraceFn $ \_ e ->
+    (do TraceView _ sql len _ _ <- peekTraceEvent e
+        bs <- BU.unsafePackCStringLen (sql, len)
         -- Decoding copies, so the text outlives the call.
         logger $! TE.decodeUtf8With TE.lenientDecode bs)
       `catch` \(e :: SomeException) ->
@@ -286,7 +287,7 @@ setTrace conn (Just logger) = mask_ $ do
     `onException` (readIORef called >>= \b -> unless b (freeHaskellFunPtr fp))
 
 -- | @sqlbatch_trace_fn@.
-type TraceFn = Ptr () -> Word32 -> CString -> CSize -> Int64 -> IO ()
+type TraceFn = Ptr () -> Ptr CTraceEvent -> IO ()
 
 -- | @sqlbatch_conn_trace@ (safe: replacing a logger runs the old one's destroy callback,
 -- which is Haskell).

@@ -42,10 +42,13 @@ openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
     -- * @sqlbatch_str@ and @sqlbatch_column@
   , strSize, peekStr, columnSize, columnNameOff, columnDeclTypeOff, columnDatabaseOff
   , columnTableOff, columnOriginOff
+    -- * @sqlbatch_trace_event@
+  , CTraceEvent, TraceView (..), peekTraceEvent
   ) where
 
 import Data.Int (Int32, Int64)
 import Data.Word (Word32, Word64, Word8)
+import Foreign.C.String (CString)
 import Foreign.C.Types (CSize (..))
 import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Ptr (Ptr, nullPtr)
@@ -287,3 +290,32 @@ columnDeclTypeOff = #{offset sqlbatch_column, decl_type}
 columnDatabaseOff = #{offset sqlbatch_column, database}
 columnTableOff = #{offset sqlbatch_column, table}
 columnOriginOff = #{offset sqlbatch_column, origin}
+
+-- | A @sqlbatch_trace_event@, which a trace callback gets a pointer to.
+data CTraceEvent
+
+-- | The parts of a @sqlbatch_trace_event@ the bindings use; the texts are views of C memory,
+-- valid during the callback only ('nullPtr' where absent).
+data TraceView = TraceView
+  { traceEvent :: !Word32
+    -- ^ one @SQLBATCH_TRACE_*@ event bit
+  , traceText :: !CString
+  , traceTextLen :: !Int
+    -- ^ the statement's text: for @STMT@ with @SQLBATCH_TRACE_EXPANDED@ the expanded one
+    -- where SQLite gives it, otherwise as prepared (a trigger's \"-- \" texts included)
+  , traceNanoseconds :: !Int64
+  , traceAutocommit :: !Bool
+  }
+
+-- | Reads a trace event.
+peekTraceEvent :: Ptr CTraceEvent -> IO TraceView
+peekTraceEvent p = do
+  ev <- #{peek sqlbatch_trace_event, event} p
+  ac <- #{peek sqlbatch_trace_event, autocommit} p :: IO Int32
+  ep <- #{peek sqlbatch_trace_event, expanded_sql.ptr} p
+  (sp, sl) <- if ep /= nullPtr
+    then (,) ep <$> (#{peek sqlbatch_trace_event, expanded_sql.len} p :: IO CSize)
+    else (,) <$> #{peek sqlbatch_trace_event, sql.ptr} p
+             <*> (#{peek sqlbatch_trace_event, sql.len} p :: IO CSize)
+  ns <- #{peek sqlbatch_trace_event, nanoseconds} p
+  return $! TraceView ev sp (fromIntegral sl) ns (ac /= 0)

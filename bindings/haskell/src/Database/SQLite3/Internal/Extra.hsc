@@ -140,7 +140,7 @@ import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem.Weak (Weak)
 
-import Database.SQLBatch.Raw.Types (CConn, sqlbatchDone, sqlbatchEBufferTooSmall,
+import Database.SQLBatch.Raw.Types (CConn, CTraceEvent, TraceView (..), peekTraceEvent, sqlbatchDone, sqlbatchEBufferTooSmall,
                                     sqlbatchERange, sqlbatchOk)
 import Database.SQLite3.Internal
 
@@ -1075,23 +1075,24 @@ data TraceEvent
     -- ^ the connection closes
   deriving (Eq, Show)
 
-type TraceFn = Ptr () -> Word32 -> CString -> CSize -> Int64 -> IO ()
-type TraceH = Word32 -> CString -> CSize -> Int64 -> IO ()
+type TraceFn = Ptr () -> Ptr CTraceEvent -> IO ()
+type TraceH = Ptr CTraceEvent -> IO ()
 
 foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_trace"
   c_trace :: Ptr CConn -> Word32 -> FunPtr TraceFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
 foreign import ccall "wrapper" mkTrace :: TraceFn -> IO (FunPtr TraceFn)
 
 traceFP :: HookFP TraceFn TraceH
-traceFP = HookFP $ unsafePerformIO $ mkTrace $ \ud ev s n ns -> do
+traceFP = HookFP $ unsafePerformIO $ mkTrace $ \ud e -> do
   f <- callSP ud
-  f ev s n ns
+  f e
 {-# NOINLINE traceFP #-}
 
 traceRaw :: Database -> Word32 -> Maybe (Word32 -> B.ByteString -> Int64 -> IO ()) -> IO (Either Error ())
 traceRaw db mask' mf = register db (\c -> c_trace c mask') traceFP $
-  fmap (\f _ ev s n ns -> runHook db Nothing () $ do
-    sql <- if s == nullPtr then return B.empty else B.packCStringLen (s, fromIntegral n)
+  fmap (\f _ e -> runHook db Nothing () $ do
+    TraceView ev s n ns _ <- peekTraceEvent e
+    sql <- if s == nullPtr then return B.empty else B.packCStringLen (s, n)
     f ev sql ns) (if mask' .&. eventBits == 0 then Nothing else mf)
   where
     eventBits = #{const SQLBATCH_TRACE_STMT} .|. #{const SQLBATCH_TRACE_PROFILE}
