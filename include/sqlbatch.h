@@ -996,6 +996,19 @@ typedef void (*sqlbatch_change_feed_fn)(void *user_data,
                                         int32_t reason);
 
 /**
+ * The batched update hook's callback (`sqlbatch_conn_update_hook_batched`): `n_changes`
+ * update events in the order they happened (`changes`), naming their tables by index into
+ * `tables` (`n_tables` of them). Both arrays and their strings are valid during the call only.
+ * It must not use the connection. It returns 0 to go on, or non-zero to stop: see
+ * `sqlbatch_conn_update_hook_batched`.
+ */
+typedef int32_t (*sqlbatch_update_batch_fn)(void *user_data,
+                                            const struct sqlbatch_change *changes,
+                                            size_t n_changes,
+                                            const struct sqlbatch_change_table *tables,
+                                            size_t n_tables);
+
+/**
  * A set of parameter values, taken by `sqlbatch_conn_exec`, `sqlbatch_stmt_bind` and
  * `sqlbatch_stmt_execute_many`.
  *
@@ -2150,6 +2163,38 @@ int32_t sqlbatch_conn_change_feed(struct sqlbatch_conn *conn,
                                   sqlbatch_change_feed_fn fn_,
                                   void *user_data,
                                   sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_update_hook_batched sets the batched update hook of `conn` (`fn` NULL
+ * removes it): the events of `sqlbatch_conn_update_hook`, in the order they happen, handed to
+ * `fn` up to `max_changes` at a time (0: 1024), but never later than they could be seen to
+ * differ from the per-event hook's. They are handed over before any other callback of the
+ * connection runs (a hook, an SQL function or collation, a changeset filter or conflict
+ * handler; before a commit, ahead of the commit hook; before a rollback), when `max_changes`
+ * are collected, and before the call that ran their statements returns
+ * (`sqlbatch_stmt_fetch`, `_fetch_into`, `_execute_many`, `sqlbatch_conn_exec`,
+ * `sqlbatch_conn_apply_changeset`, `sqlbatch_conn_load_extension`; for a write-behind,
+ * before its job ends). So a binding can
+ * call a per-event handler for each change, with every callback and return seeing the same
+ * order of events as with the per-event hook, at one crossing per batch. It holds at most
+ * `max_changes` changes (16 bytes each) and the names of their tables.
+ *
+ * `fn` returns 0 to go on, or non-zero to stop the statement, with the effect that
+ * interrupting it from a per-event hook has: handed over while the statement runs, it is
+ * interrupted (`SQLITE_INTERRUPT`; inside a transaction SQLite then rolls the transaction
+ * back); handed over before a commit, the commit is vetoed (the statement fails with
+ * `SQLITE_CONSTRAINT_COMMITHOOK`); handed over at the end of a call, the open transaction is
+ * rolled back and the call fails with `SQLITE_INTERRUPT`, unless it failed already.
+ *
+ * Called on the thread running the statement (the connection's worker for a write-behind).
+ * It must not use the connection. It may be set beside the update hook and the change feed.
+ * Ownership and errors as for `sqlbatch_conn_update_hook`.
+ */
+int32_t sqlbatch_conn_update_hook_batched(struct sqlbatch_conn *conn,
+                                          size_t max_changes,
+                                          sqlbatch_update_batch_fn fn_,
+                                          void *user_data,
+                                          sqlbatch_destroy_fn destroy);
 
 /**
  * sqlbatch_conn_exec runs every statement of a SQL script (`sql_len` bytes of UTF-8, e.g. a

@@ -132,10 +132,9 @@ pub unsafe extern "C" fn sqlbatch_conn_load_extension(
         };
         // SAFETY: SQLite allocated the message, if any.
         let message = unsafe { take_message(msg, "the extension could not be loaded") };
-        if rc != ffi::SQLITE_OK {
-            return Err(Error::new(rc, message));
-        }
-        Ok(SQLBATCH_OK)
+        let r = if rc != ffi::SQLITE_OK { Err(Error::new(rc, message)) } else { Ok(SQLBATCH_OK) };
+        // SAFETY: as above (an extension's entry point may run SQL).
+        unsafe { c.shared.hooks().end_call(db, r) }
     })
 }
 

@@ -760,7 +760,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch(
     ffi_boundary!(stmt: stmt => |s| unsafe {
         let (db, raw) = s.handles()?;
         let out = try_mut(out_batch, "out_batch")?;
-        fetch(s, db, raw, max_rows, Bound::Bytes(max_bytes), out)
+        let r = fetch(s, db, raw, max_rows, Bound::Bytes(max_bytes), out);
+        s.conn.hooks().end_call(db, r)
     })
 }
 
@@ -796,7 +797,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
         if buf.is_null() && buf_len > 0 {
             return Err(Error::null("buf"));
         }
-        fetch(s, db, raw, max_rows, Bound::Buffer(buf, buf_len), out)
+        let r = fetch(s, db, raw, max_rows, Bound::Buffer(buf, buf_len), out);
+        s.conn.hooks().end_call(db, r)
     })
 }
 

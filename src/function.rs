@@ -126,6 +126,22 @@ struct Registration {
     destroy: sqlbatch_destroy_fn,
     /// Reused by calls that do not overlap (a nested call of the same function gets its own).
     scratch: Cell<Option<Cells>>,
+    /// The connection's hook dispatcher (set once registered; the connection's state, which
+    /// holds it, outlives SQLite's handle and so every call of this registration).
+    hooks: *const crate::hooks::Hooks,
+}
+
+impl Registration {
+    /// A call of this registration starts: the batched update hook gets the events collected
+    /// before it (see `Hooks::before_callback`).
+    #[inline]
+    fn enter(&self) -> &Self {
+        // SAFETY: set by `register` to the connection's dispatcher, which outlives the calls.
+        if let Some(h) = unsafe { self.hooks.as_ref() } {
+            h.before_callback();
+        }
+        self
+    }
 }
 
 impl Drop for Registration {
@@ -146,7 +162,7 @@ impl Drop for Registration {
 /// `ctx` must be the live context of a call of a function registered here.
 unsafe fn registration<'a>(ctx: *mut ffi::sqlite3_context) -> &'a Registration {
     // SAFETY: the pApp of our registrations is a live Registration until xDestroy.
-    unsafe { &*(ffi::sqlite3_user_data(ctx) as *const Registration) }
+    unsafe { (*(ffi::sqlite3_user_data(ctx) as *const Registration)).enter() }
 }
 
 /// Runs a callback body, turning a panic or an error into an SQL error on `ctx`.
@@ -430,7 +446,7 @@ unsafe extern "C" fn collation_trampoline(
 ) -> c_int {
     // SAFETY: SQLite passes our Registration and two strings of the given lengths.
     unsafe {
-        let reg = &*(p as *const Registration);
+        let reg = (*(p as *const Registration)).enter();
         let f = reg.collation;
         crate::panic::boundary_value(0, || match f {
             Some(f) => f(reg.user_data, p1.cast(), n1.max(0) as usize, p2.cast(), n2.max(0) as usize),
@@ -472,7 +488,9 @@ unsafe fn register(
         let db = c.shared.db()?;
         // SAFETY: the caller vouches for `name`.
         let name = checked_name(unsafe { try_bytes(name, name_len, "name")? })?;
-        let p = Box::into_raw(reg.take().expect("taken once")) as *mut c_void;
+        let mut r = reg.take().expect("taken once");
+        r.hooks = c.shared.hooks();
+        let p = Box::into_raw(r) as *mut c_void;
         let rc = hand_over(db, &name, p);
         if rc != ffi::SQLITE_OK {
             // SAFETY: `db` is open; SQLite has called destroy_registration already.
@@ -532,6 +550,7 @@ pub unsafe extern "C" fn sqlbatch_conn_create_function(
         user_data,
         destroy,
         scratch: Cell::new(None),
+        hooks: ptr::null(),
     });
     let rep = match check_flags(flags) {
         Ok(rep) => rep,
@@ -610,6 +629,7 @@ pub unsafe extern "C" fn sqlbatch_conn_create_aggregate(
         user_data,
         destroy,
         scratch: Cell::new(None),
+        hooks: ptr::null(),
     });
     let checked = match agg {
         None => Err(Error::null("fns")),
@@ -685,6 +705,7 @@ pub unsafe extern "C" fn sqlbatch_conn_create_collation(
         user_data,
         destroy,
         scratch: Cell::new(None),
+        hooks: ptr::null(),
     });
     let hand_over = |db: *mut ffi::sqlite3, name: &CString, p: *mut c_void| {
         // SAFETY: `db` is open; `p` is a Registration that SQLite now owns.

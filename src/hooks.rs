@@ -1,7 +1,10 @@
 //! Hooks: callbacks SQLite makes while statements run (update, preupdate, commit, rollback,
-//! WAL, progress, busy, authorizer, trace), and a batched change feed that collects update events and
-//! hands them over many at a time, so that a binding pays one crossing of its FFI boundary per
-//! batch of changed rows instead of one per row.
+//! WAL, progress, busy, authorizer, trace), and two batched forms of the update hook that
+//! collect its events and hand them over many at a time, so that a binding pays one crossing
+//! of its FFI boundary per batch of changed rows instead of one per row: the change feed, per
+//! transaction, and the batched update hook, which delivers them no later than they could be
+//! seen to differ from the per-event hook's (before any other callback of the connection runs,
+//! and before the call that made them returns).
 //!
 //! Each connection has one dispatcher ([`Hooks`]) that owns SQLite's hook slots: the update,
 //! commit and rollback slots serve both the per-event hooks and the feed. The registrations
@@ -11,7 +14,7 @@
 //! would destroy the user data of a callback that is still running.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use libsqlite3_sys as ffi;
@@ -216,6 +219,21 @@ pub type sqlbatch_change_feed_fn = Option<
     ),
 >;
 
+/// The batched update hook's callback (`sqlbatch_conn_update_hook_batched`): `n_changes`
+/// update events in the order they happened (`changes`), naming their tables by index into
+/// `tables` (`n_tables` of them). Both arrays and their strings are valid during the call only.
+/// It must not use the connection. It returns 0 to go on, or non-zero to stop: see
+/// `sqlbatch_conn_update_hook_batched`.
+pub type sqlbatch_update_batch_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        changes: *const sqlbatch_change,
+        n_changes: usize,
+        tables: *const sqlbatch_change_table,
+        n_tables: usize,
+    ) -> i32,
+>;
+
 /// A registration: the callback, its user data and the destructor that releases it once.
 struct Reg<F: Copy> {
     f: F,
@@ -232,13 +250,113 @@ impl<F: Copy> Drop for Reg<F> {
     }
 }
 
+/// Update events collected between deliveries (by the change feed and the batched update
+/// hook).
+#[derive(Default)]
+struct Collected {
+    changes: Vec<sqlbatch_change>,
+    /// (schema, table) of each index used by `changes`.
+    tables: Vec<(CString, CString)>,
+    /// SQLite's name pointers of the last event and its table's index: the rows a statement
+    /// changes name their table with the same pointers, so the next event's are compared with
+    /// these first (and then by content, as a table dropped and another created could reuse
+    /// the addresses).
+    last: Option<(*const c_char, *const c_char, u32)>,
+}
+
+impl Collected {
+    /// Adds an event; returns how many are collected.
+    ///
+    /// # Safety
+    /// `schema` and `table` are NUL-terminated.
+    unsafe fn push(&mut self, op: c_int, schema: *const c_char, table: *const c_char, rowid: i64) -> usize {
+        let index = match self.last {
+            // SAFETY: NUL-terminated (the caller's contract).
+            Some((sc, tb, i))
+                if sc == schema
+                    && tb == table
+                    && unsafe {
+                        same(schema, &self.tables[i as usize].0) && same(table, &self.tables[i as usize].1)
+                    } =>
+            {
+                i
+            }
+            _ => {
+                // SAFETY: as above.
+                let (sc, tb) = unsafe { (CStr::from_ptr(schema), CStr::from_ptr(table)) };
+                let i = match self.tables.iter().position(|(a, b)| a.as_c_str() == sc && b.as_c_str() == tb) {
+                    Some(i) => i,
+                    None => {
+                        self.tables.push((sc.to_owned(), tb.to_owned()));
+                        self.tables.len() - 1
+                    }
+                } as u32;
+                self.last = Some((schema, table, i));
+                i
+            }
+        };
+        self.changes.push(sqlbatch_change { rowid, op, table: index });
+        self.changes.len()
+    }
+
+    fn with_capacity(max: usize) -> Collected {
+        Collected { changes: Vec::with_capacity(max.min(1 << 16)), ..Default::default() }
+    }
+
+    /// Takes the events out, leaving empty buffers.
+    fn take(&mut self) -> Collected {
+        self.last = None;
+        std::mem::take(self)
+    }
+
+    /// Puts emptied buffers back, keeping their capacity for the next batch.
+    fn put_back(&mut self, mut used: Collected) {
+        if self.changes.is_empty() && self.tables.is_empty() {
+            used.changes.clear();
+            used.tables.clear();
+            used.last = None;
+            *self = used;
+        }
+    }
+
+    /// Hands the events to `f` (with `call`, which runs a callback).
+    fn hand_to<R>(
+        &self,
+        call: impl FnOnce(*const sqlbatch_change, usize, *const sqlbatch_change_table, usize) -> R,
+    ) -> R {
+        let view: Vec<sqlbatch_change_table> = self
+            .tables
+            .iter()
+            .map(|(s, t)| sqlbatch_change_table { schema: str_of(s), name: str_of(t) })
+            .collect();
+        call(self.changes.as_ptr(), self.changes.len(), view.as_ptr(), view.len())
+    }
+}
+
+/// Whether the NUL-terminated string at `p` is `s`.
+///
+/// # Safety
+/// `p` is NUL-terminated.
+#[inline]
+unsafe fn same(p: *const c_char, s: &CStr) -> bool {
+    let b = s.to_bytes_with_nul();
+    // SAFETY: `p` is NUL-terminated: every byte read is at or before its NUL, as the loop
+    // stops at the first difference and `b` ends with a NUL.
+    b.iter().enumerate().all(|(i, &c)| unsafe { *p.add(i) } as u8 == c)
+}
+
 /// What the change feed holds between deliveries.
 struct Feed {
     reg: Reg<sqlbatch_change_feed_fn>,
     max: usize,
-    changes: Vec<sqlbatch_change>,
-    /// (schema, table) of each index used by `changes`.
-    tables: Vec<(CString, CString)>,
+    collected: Collected,
+}
+
+/// The batched update hook and what it holds between deliveries.
+struct Batched {
+    reg: Reg<sqlbatch_update_batch_fn>,
+    max: usize,
+    collected: Collected,
 }
 
 #[derive(Default)]
@@ -257,6 +375,7 @@ struct Slots {
     /// The `SQLBATCH_TRACE_*` bits asked for, with `SQLBATCH_TRACE_EXPANDED`.
     trace_mask: u32,
     feed: Option<Feed>,
+    batched: Option<Batched>,
 }
 
 /// A connection's hook dispatcher. Its address is what SQLite's hooks get as their argument,
@@ -273,6 +392,12 @@ pub(crate) struct Hooks {
     sessions: AtomicUsize,
     /// The preupdate hook's rows, reused from event to event.
     scratch: Mutex<Cells>,
+    /// Whether the batched update hook holds events (read before every callback and at the
+    /// end of every call that runs statements, without the lock).
+    pending: AtomicBool,
+    /// The connection, for the interrupt that a batched update hook's stop answer asks for
+    /// (set when a hook is installed).
+    db: AtomicPtr<ffi::sqlite3>,
 }
 
 // The user data pointers are the caller's, used as the header says (on the thread running the
@@ -281,10 +406,19 @@ unsafe impl Send for Hooks {}
 unsafe impl Sync for Hooks {}
 
 impl Hooks {
-    /// Runs a user callback that must not use the connection, with both counts held.
+    /// Runs a user callback that must not use the connection, with both counts held, after
+    /// handing the batched update hook its events (so that every callback sees the update
+    /// events before it, as with the per-event hook).
     pub(crate) fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.before_callback();
+        self.call_now(f)
+    }
+
+    fn call_now<R>(&self, f: impl FnOnce() -> R) -> R {
         self.forbidding.fetch_add(1, Ordering::SeqCst);
-        let r = self.call_may_use(f);
+        self.running.fetch_add(1, Ordering::SeqCst);
+        let r = f();
+        self.running.fetch_sub(1, Ordering::SeqCst);
         self.forbidding.fetch_sub(1, Ordering::SeqCst);
         r
     }
@@ -292,10 +426,77 @@ impl Hooks {
     /// Runs a user callback that may use the connection (the WAL hook's) with the "running"
     /// count held.
     fn call_may_use<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.before_callback();
         self.running.fetch_add(1, Ordering::SeqCst);
         let r = f();
         self.running.fetch_sub(1, Ordering::SeqCst);
         r
+    }
+
+    /// Before a callback of the connection (a hook, an SQL function, a collation, a conflict
+    /// handler): the batched update hook gets the events collected so far; if it answers stop,
+    /// the running statement is interrupted.
+    #[inline]
+    pub(crate) fn before_callback(&self) {
+        if self.pending.load(Ordering::Relaxed) && self.flush_batched() {
+            self.interrupt();
+        }
+    }
+
+    fn interrupt(&self) {
+        let db = self.db.load(Ordering::Relaxed);
+        if !db.is_null() {
+            // SAFETY: the connection is open while its statements run (`db` is cleared by
+            // nothing: the dispatcher is only reached through the open connection's calls).
+            unsafe { ffi::sqlite3_interrupt(db) };
+        }
+    }
+
+    /// Hands the batched update hook's events to it; returns whether it answered stop.
+    #[cold]
+    fn flush_batched(&self) -> bool {
+        let (f, user, collected) = {
+            let mut s = lock(&self.slots);
+            self.pending.store(false, Ordering::Relaxed);
+            let Some(b) = s.batched.as_mut() else { return false };
+            if b.collected.changes.is_empty() {
+                return false;
+            }
+            (b.reg.f, b.reg.user, b.collected.take())
+        };
+        let Some(f) = f else { return false };
+        // SAFETY: the caller's callback; the arrays live until it returns.
+        let answer = collected.hand_to(|c, n, t, nt| self.call_now(|| unsafe { f(user, c, n, t, nt) }));
+        if let Some(b) = lock(&self.slots).batched.as_mut() {
+            b.collected.put_back(collected);
+        }
+        answer != 0
+    }
+
+    /// At the end of a call that ran statements on `db`: the batched update hook gets the
+    /// events that are left. If it answers stop, what an interrupt of the statement would have
+    /// undone is undone: an open transaction is rolled back (SQLite's rule for an interrupted
+    /// write inside a transaction; without one, the events were handed over before the
+    /// commit, which the stop vetoed), and the call fails with `SQLITE_INTERRUPT` unless it
+    /// failed already.
+    ///
+    /// # Safety
+    /// `db` is the open connection of this dispatcher, used by this thread only.
+    #[inline]
+    pub(crate) unsafe fn end_call<T>(&self, db: *mut ffi::sqlite3, r: Result<T, Error>) -> Result<T, Error> {
+        if !self.pending.load(Ordering::Relaxed) || !self.flush_batched() {
+            return r;
+        }
+        // SAFETY: the caller's contract.
+        unsafe {
+            if ffi::sqlite3_get_autocommit(db) == 0 {
+                ffi::sqlite3_exec(db, c"ROLLBACK".as_ptr(), None, std::ptr::null_mut(), std::ptr::null_mut());
+            }
+        }
+        r.and(Err(Error::new(
+            ffi::SQLITE_INTERRUPT,
+            "interrupted: the batched update hook stopped the statement (its transaction was rolled back)",
+        )))
     }
 
     /// Whether a callback is running (on the thread using the connection: the only one that
@@ -333,33 +534,20 @@ impl Hooks {
 
     /// Hands the feed's pending changes to its callback, if there are any.
     fn deliver(&self, reason: i32) {
-        let (f, user, changes, tables) = {
+        let (f, user, collected) = {
             let mut s = lock(&self.slots);
             let Some(feed) = s.feed.as_mut() else { return };
-            if feed.changes.is_empty() {
+            if feed.collected.changes.is_empty() {
                 return;
             }
-            (feed.reg.f, feed.reg.user, std::mem::take(&mut feed.changes), std::mem::take(&mut feed.tables))
+            (feed.reg.f, feed.reg.user, feed.collected.take())
         };
-        let view: Vec<sqlbatch_change_table> = tables
-            .iter()
-            .map(|(s, t)| sqlbatch_change_table { schema: str_of(s), name: str_of(t) })
-            .collect();
         if let Some(f) = f {
             // SAFETY: the caller's callback; the arrays live until it returns.
-            self.call(|| unsafe {
-                f(user, changes.as_ptr(), changes.len(), view.as_ptr(), view.len(), reason)
-            });
+            collected.hand_to(|c, n, t, nt| self.call(|| unsafe { f(user, c, n, t, nt, reason) }));
         }
-        // Keep the buffers' capacity for the next batch (registrations cannot have changed
-        // while the callback ran).
-        let mut s = lock(&self.slots);
-        if let Some(feed) = s.feed.as_mut() {
-            let (mut changes, mut tables) = (changes, tables);
-            changes.clear();
-            tables.clear();
-            feed.changes = changes;
-            feed.tables = tables;
+        if let Some(feed) = lock(&self.slots).feed.as_mut() {
+            feed.collected.put_back(collected);
         }
     }
 
@@ -369,9 +557,12 @@ impl Hooks {
     /// `db` is open and used by this thread only; `self` outlives it.
     unsafe fn install(&self, db: *mut ffi::sqlite3, s: &Slots) {
         let me = self as *const Hooks as *mut c_void;
+        self.db.store(db, Ordering::Relaxed);
         // SAFETY: as for this function.
         unsafe {
-            let feed = s.feed.is_some();
+            // The batched update hook needs the commit and rollback slots too: it hands its
+            // events over before a commit (whose veto its stop answer is) and a rollback.
+            let feed = s.feed.is_some() || s.batched.is_some();
             ffi::sqlite3_update_hook(db, (s.update.is_some() || feed).then_some(update_tramp as _), me);
             // Sessions use the same slot (and read its argument as their list): while one lives,
             // no preupdate hook can be set (`register`), and the slot is theirs. Cleared, the
@@ -414,24 +605,20 @@ unsafe extern "C" fn update_tramp(
     boundary_value((), || {
         // SAFETY: installed with our dispatcher; SQLite's strings are NUL-terminated.
         let h = unsafe { hooks(p) };
-        let (cb, full) = {
+        let (cb, full, batch_full) = {
             let mut s = lock(&h.slots);
             let cb = s.update.as_ref().map(|r| (r.f, r.user));
-            let full = s.feed.as_mut().is_some_and(|feed| {
+            // SAFETY: as above.
+            let full = s
+                .feed
+                .as_mut()
+                .is_some_and(|feed| unsafe { feed.collected.push(op, schema, table, rowid) } >= feed.max);
+            let batch_full = s.batched.as_mut().is_some_and(|b| {
+                h.pending.store(true, Ordering::Relaxed);
                 // SAFETY: as above.
-                let (sc, tb) = unsafe { (CStr::from_ptr(schema), CStr::from_ptr(table)) };
-                let index =
-                    match feed.tables.iter().position(|(a, b)| a.as_c_str() == sc && b.as_c_str() == tb) {
-                        Some(i) => i,
-                        None => {
-                            feed.tables.push((sc.to_owned(), tb.to_owned()));
-                            feed.tables.len() - 1
-                        }
-                    };
-                feed.changes.push(sqlbatch_change { rowid, op, table: index as u32 });
-                feed.changes.len() >= feed.max
+                unsafe { b.collected.push(op, schema, table, rowid) >= b.max }
             });
-            (cb, full)
+            (cb, full, batch_full)
         };
         if let Some((Some(f), user)) = cb {
             // SAFETY: the caller's callback with SQLite's arguments.
@@ -439,6 +626,9 @@ unsafe extern "C" fn update_tramp(
         }
         if full {
             h.deliver(SQLBATCH_FEED_FULL);
+        }
+        if batch_full {
+            h.before_callback();
         }
     })
 }
@@ -503,6 +693,9 @@ unsafe extern "C" fn commit_tramp(p: *mut c_void) -> c_int {
     boundary_value(0, || {
         // SAFETY: installed with our dispatcher.
         let h = unsafe { hooks(p) };
+        if h.pending.load(Ordering::Relaxed) && h.flush_batched() {
+            return 1; // the batched update hook said stop: veto (the rollback hook follows)
+        }
         let cb = lock(&h.slots).commit.as_ref().map(|r| (r.f, r.user));
         if let Some((Some(f), user)) = cb {
             // SAFETY: the caller's callback.
@@ -519,6 +712,9 @@ unsafe extern "C" fn rollback_tramp(p: *mut c_void) {
     boundary_value((), || {
         // SAFETY: installed with our dispatcher.
         let h = unsafe { hooks(p) };
+        // The batched update hook's events come first, as with the per-event hook (its answer
+        // changes nothing: the transaction is rolled back).
+        h.before_callback();
         let cb = lock(&h.slots).rollback.as_ref().map(|r| (r.f, r.user));
         if let Some((Some(f), user)) = cb {
             // SAFETY: the caller's callback.
@@ -937,9 +1133,50 @@ pub unsafe extern "C" fn sqlbatch_conn_change_feed(
     let new = reg(fn_.map(Some), user_data, destroy).map(|reg| Feed {
         reg,
         max,
-        changes: Vec::with_capacity(max.min(1 << 16)),
-        tables: Vec::new(),
+        collected: Collected::with_capacity(max),
     });
     // SAFETY: the caller's contract.
     unsafe { register(conn, new, |s| &mut s.feed, |_, _, _| {}) }
+}
+
+/// sqlbatch_conn_update_hook_batched sets the batched update hook of `conn` (`fn` NULL
+/// removes it): the events of `sqlbatch_conn_update_hook`, in the order they happen, handed to
+/// `fn` up to `max_changes` at a time (0: 1024), but never later than they could be seen to
+/// differ from the per-event hook's. They are handed over before any other callback of the
+/// connection runs (a hook, an SQL function or collation, a changeset filter or conflict
+/// handler; before a commit, ahead of the commit hook; before a rollback), when `max_changes`
+/// are collected, and before the call that ran their statements returns
+/// (`sqlbatch_stmt_fetch`, `_fetch_into`, `_execute_many`, `sqlbatch_conn_exec`,
+/// `sqlbatch_conn_apply_changeset`, `sqlbatch_conn_load_extension`; for a write-behind,
+/// before its job ends). So a binding can
+/// call a per-event handler for each change, with every callback and return seeing the same
+/// order of events as with the per-event hook, at one crossing per batch. It holds at most
+/// `max_changes` changes (16 bytes each) and the names of their tables.
+///
+/// `fn` returns 0 to go on, or non-zero to stop the statement, with the effect that
+/// interrupting it from a per-event hook has: handed over while the statement runs, it is
+/// interrupted (`SQLITE_INTERRUPT`; inside a transaction SQLite then rolls the transaction
+/// back); handed over before a commit, the commit is vetoed (the statement fails with
+/// `SQLITE_CONSTRAINT_COMMITHOOK`); handed over at the end of a call, the open transaction is
+/// rolled back and the call fails with `SQLITE_INTERRUPT`, unless it failed already.
+///
+/// Called on the thread running the statement (the connection's worker for a write-behind).
+/// It must not use the connection. It may be set beside the update hook and the change feed.
+/// Ownership and errors as for `sqlbatch_conn_update_hook`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_update_hook_batched(
+    conn: *mut sqlbatch_conn,
+    max_changes: usize,
+    fn_: sqlbatch_update_batch_fn,
+    user_data: *mut c_void,
+    destroy: sqlbatch_destroy_fn,
+) -> i32 {
+    let max = if max_changes == 0 { 1024 } else { max_changes };
+    let new = reg(fn_.map(Some), user_data, destroy).map(|reg| Batched {
+        reg,
+        max,
+        collected: Collected::with_capacity(max),
+    });
+    // SAFETY: the caller's contract.
+    unsafe { register(conn, new, |s| &mut s.batched, |_, _, _| {}) }
 }

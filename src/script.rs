@@ -93,7 +93,8 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
         // SAFETY: `db` is open and used by this thread only.
         let outcome = unsafe { exec_script(db, &conn.shared, bytes, &mut binder, &mut result) };
         result.last_insert_rowid = unsafe { ffi::sqlite3_last_insert_rowid(db) };
-        outcome?;
+        // SAFETY: as above.
+        unsafe { conn.shared.hooks().end_call(db, outcome) }?;
         let left = binder.positional_left();
         if left > 0 {
             return Err(Error::new(

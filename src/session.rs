@@ -634,7 +634,8 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
                 unsafe { check(db, rc)? };
             }
         }
-        outcome.map(|()| SQLBATCH_OK)
+        // SAFETY: as above.
+        unsafe { c.shared.hooks().end_call(db, outcome.map(|()| SQLBATCH_OK)) }
     })
 }
 

@@ -95,7 +95,7 @@ impl Write {
             ffi::sqlite3_reset(self.raw);
             ffi::sqlite3_clear_bindings(self.raw);
             result.last_insert_rowid = ffi::sqlite3_last_insert_rowid(self.db);
-            outcome
+            (*self.conn).hooks().end_call(self.db, outcome)
         }
     }
 }

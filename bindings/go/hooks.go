@@ -203,6 +203,7 @@ type updateHook struct {
 	c              *Conn
 	fn             func(op int, schema, table string, rowid int64)
 	schemas, names names
+	tabs           [][2]string
 }
 
 // The commit slot holds a guard while an update hook, a change feed or a preupdate hook is
@@ -216,25 +217,51 @@ func (c *Conn) installCommit() int32 {
 	return c.h.SetCommitHook(&commitHook{c: c, fn: c.userCommit})
 }
 
-func (h *updateHook) Update(op int32, schema, table []byte, rowid int64) {
+// Updates calls fn for each change of a batch, in order. A panic ends the batch (the changes
+// after it are not delivered) and stops the statement, as it did when fn was called per event.
+func (h *updateHook) Updates(ch []capi.Change, tb []capi.ChangeTable) (stop int32) {
 	h.c.inHook++
-	defer func() { h.c.hookDone(recover(), "update hook", true) }()
-	h.fn(int(op), h.schemas.get(schema), h.names.get(table), rowid)
+	defer func() {
+		if h.c.hookDone(recover(), "update hook", true) {
+			stop = 1
+		}
+	}()
+	tabs := h.tabs[:0]
+	for i := range tb {
+		tabs = append(tabs, [2]string{h.schemas.get(tb[i].Schema()), h.names.get(tb[i].Name())})
+	}
+	h.tabs = tabs
+	for _, x := range ch {
+		t := &tabs[x.Table]
+		h.fn(int(x.Op), t[0], t[1], x.RowID)
+	}
+	return 0
 }
 
-// UpdateHook sets fn to be called for every row inserted, updated or deleted on c, as it
-// happens (sqlite3_update_hook), with OpInsert, OpDelete or OpUpdate, the database ("main",
-// "temp" or an attached name), the table and the rowid (the new one for an insert). It is not
-// called for WITHOUT ROWID tables, nor for rows a DELETE without WHERE removes at once. The
-// names are interned: the same table gives the same string, and an event allocates nothing.
-// nil removes the hook. See ChangeFeed for the same events in batches, one call from C for
-// many rows.
+// UpdateHook sets fn to be called for every row inserted, updated or deleted on c
+// (sqlite3_update_hook), with OpInsert, OpDelete or OpUpdate, the database ("main", "temp" or
+// an attached name), the table and the rowid (the new one for an insert). It is not called
+// for WITHOUT ROWID tables, nor for rows a DELETE without WHERE removes at once. The names
+// are interned: the same table gives the same string, and an event allocates nothing. nil
+// removes the hook. See ChangeFeed for the same events in batches per transaction.
+//
+// fn is called once per event, in order, but not from C once per event: the library collects
+// the events (sqlbatch_conn_update_hook_batched) and hands them to Go many at a time, never
+// later than the difference could be seen. Every event reaches fn before any other callback
+// of c runs (an SQL function, another hook; before a commit, ahead of CommitHook's function)
+// and before the call that made it returns. So no callback and no caller can tell it from a
+// call per event, but for timing: a hook that measures time, or another goroutine reading
+// what fn writes while the statement runs, sees the events a little later.
+//
+// A panic in fn stops the statement and is returned as a *HookPanicError by the call: the
+// statement is interrupted, or its commit vetoed, or, when the events reached fn as the call
+// ended, the open transaction is rolled back, which is what interrupting it would have done.
 func (c *Conn) UpdateHook(fn func(op int, schema, table string, rowid int64)) error {
 	var rc int32
 	if fn == nil {
-		rc = c.h.SetUpdateHook(nil)
+		rc = c.h.SetUpdateHookBatched(0, nil)
 	} else {
-		rc = c.h.SetUpdateHook(&updateHook{c: c, fn: fn})
+		rc = c.h.SetUpdateHookBatched(0, &updateHook{c: c, fn: fn})
 	}
 	if rc != capi.OK {
 		return c.err(rc, "")

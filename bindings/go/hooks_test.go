@@ -72,6 +72,60 @@ func TestUpdateHookAllocations(t *testing.T) {
 	}
 }
 
+// The events reach fn in batches, but every other callback and every return sees them as if
+// fn were called per event: before each call of an SQL function the statement makes, the
+// events of the rows before it; before the commit hook, the transaction's; before Exec
+// returns, the statement's.
+func TestUpdateHookKeepsPerEventOrder(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3); CREATE TABLE u(y)")
+	var log []string
+	if err := c.CreateFunction("f", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		log = append(log, fmt.Sprintf("f(%d)", a.Int64(0)))
+		ctx.SetInt64(a.Int64(0) * 10)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c.CommitHook(func() int { log = append(log, "commit"); return 0 })
+	c.UpdateHook(func(op int, schema, table string, rowid int64) {
+		log = append(log, fmt.Sprintf("%s %d", table, rowid))
+	})
+	mustExec(t, c, "UPDATE t SET x = f(x)")
+	log = append(log, "returned")
+	mustExec(t, c, "BEGIN; INSERT INTO u VALUES (1), (2)")
+	log = append(log, "returned")
+	mustExec(t, c, "COMMIT")
+	want := []string{"f(1)", "t 1", "f(2)", "t 2", "f(3)", "t 3", "commit", "returned", "u 1", "u 2", "returned", "commit"}
+	if !reflect.DeepEqual(log, want) {
+		t.Errorf("callbacks\n%v\nwant\n%v", log, want)
+	}
+}
+
+// A panic in the update hook inside a transaction: when the events reach it as the call ends,
+// the transaction is rolled back, as interrupting the statement (what a per-event hook's
+// panic did) rolls it back.
+func TestUpdateHookPanicInsideATransaction(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(x)")
+	c.UpdateHook(func(op int, schema, table string, rowid int64) {
+		if rowid == 2 {
+			panic("boom")
+		}
+	})
+	mustExec(t, c, "BEGIN; INSERT INTO t VALUES (1)")
+	_, err := c.ExecScript("INSERT INTO t VALUES (2), (3)")
+	if p := hookPanic(t, err, "update hook"); !errors.Is(p.Err, sqlbatch.ErrInterrupt) {
+		t.Errorf("panic: %v, want an interrupt", err)
+	}
+	if !c.Autocommit() {
+		t.Error("the transaction is still open")
+	}
+	c.UpdateHook(nil)
+	if got := ints(t, c, "SELECT count(*) FROM t"); got[0] != 0 {
+		t.Errorf("%v rows left, want the transaction rolled back", got)
+	}
+}
+
 // Every call that runs a statement may call back into Go: each path with a hook set. A call
 // left "#cgo nocallback" makes the Go runtime abort the test binary here.
 func TestHooksFireThroughEveryPath(t *testing.T) {

@@ -6,7 +6,6 @@ package capi
 
 // The callbacks the library calls (hooks_tramp.c), passing the user data on to the exported
 // Go functions of this file as an integer (a cgo.Handle value).
-void gosb_update_hook_tramp(void *ud, int32_t op, const char *schema, const char *table, int64_t rowid);
 int32_t gosb_commit_hook_tramp(void *ud);
 void gosb_rollback_hook_tramp(void *ud);
 int32_t gosb_wal_hook_tramp(void *ud, const char *schema, int32_t pages);
@@ -14,16 +13,16 @@ int32_t gosb_progress_tramp(void *ud);
 int32_t gosb_busy_tramp(void *ud, int32_t count);
 int32_t gosb_authorizer_tramp(void *ud, int32_t action, const char *a, const char *b, const char *schema, const char *trigger);
 void gosb_change_feed_tramp(void *ud, const sqlbatch_change *changes, size_t n_changes, const sqlbatch_change_table *tables, size_t n_tables, int32_t reason);
+int32_t gosb_update_batch_tramp(void *ud, const sqlbatch_change *changes, size_t n_changes, const sqlbatch_change_table *tables, size_t n_tables);
 void gosb_destroy_tramp(void *ud);
 
 // One setter for every hook: h 0 removes it (no user data, no destroy callback).
-enum { GOSB_UPDATE, GOSB_COMMIT, GOSB_ROLLBACK, GOSB_WAL, GOSB_PROGRESS, GOSB_BUSY, GOSB_AUTHORIZER };
+enum { GOSB_COMMIT, GOSB_ROLLBACK, GOSB_WAL, GOSB_PROGRESS, GOSB_BUSY, GOSB_AUTHORIZER };
 
 static inline int32_t gosb_set_hook(sqlbatch_conn *conn, int which, uintptr_t h, int32_t every) {
 	void *ud = (void *)h;
 	sqlbatch_destroy_fn d = h ? gosb_destroy_tramp : NULL;
 	switch (which) {
-	case GOSB_UPDATE: return sqlbatch_conn_update_hook(conn, h ? gosb_update_hook_tramp : NULL, ud, d);
 	case GOSB_COMMIT: return sqlbatch_conn_commit_hook(conn, h ? gosb_commit_hook_tramp : NULL, ud, d);
 	case GOSB_ROLLBACK: return sqlbatch_conn_rollback_hook(conn, h ? gosb_rollback_hook_tramp : NULL, ud, d);
 	case GOSB_WAL: return sqlbatch_conn_wal_hook(conn, h ? gosb_wal_hook_tramp : NULL, ud, d);
@@ -36,6 +35,11 @@ static inline int32_t gosb_set_hook(sqlbatch_conn *conn, int which, uintptr_t h,
 
 static inline int32_t gosb_set_change_feed(sqlbatch_conn *conn, size_t max, uintptr_t h) {
 	return sqlbatch_conn_change_feed(conn, max, h ? gosb_change_feed_tramp : NULL, (void *)h,
+		h ? gosb_destroy_tramp : NULL);
+}
+
+static inline int32_t gosb_set_update_batch(sqlbatch_conn *conn, size_t max, uintptr_t h) {
+	return sqlbatch_conn_update_hook_batched(conn, max, h ? gosb_update_batch_tramp : NULL, (void *)h,
 		h ? gosb_destroy_tramp : NULL);
 }
 
@@ -54,12 +58,6 @@ const (
 	FeedCommit   = C.SQLBATCH_FEED_COMMIT
 	FeedRollback = C.SQLBATCH_FEED_ROLLBACK
 )
-
-// UpdateHook is the Go side of an update hook. schema and table are views of C memory
-// (NUL-terminated strings without the NUL), valid during the call only.
-type UpdateHook interface {
-	Update(op int32, schema, table []byte, rowid int64)
-}
 
 // CommitHook is the Go side of a commit hook: non-zero turns the commit into a rollback.
 type CommitHook interface{ Commit() int32 }
@@ -121,21 +119,19 @@ type ChangeFeed interface {
 	Changes(changes []Change, tables []ChangeTable, reason int32)
 }
 
+// UpdateBatch is the Go side of a batched update hook: changes and tables are views of C
+// memory, valid during the call only; a non-zero result stops the statement (see
+// sqlbatch_conn_update_hook_batched).
+type UpdateBatch interface {
+	Updates(changes []Change, tables []ChangeTable) int32
+}
+
 func (c Conn) setHook(which C.int, v any, every int32) int32 {
 	if v == nil {
 		return int32(C.gosb_set_hook(c.p, which, 0, C.int32_t(every)))
 	}
 	h := NewHandle(v)
 	return int32(C.gosb_set_hook(c.p, which, C.uintptr_t(h), C.int32_t(every)))
-}
-
-// SetUpdateHook is sqlbatch_conn_update_hook with h as user data (nil removes it). The
-// handle is released by the destroy callback, also when the call fails.
-func (c Conn) SetUpdateHook(h UpdateHook) int32 {
-	if h == nil {
-		return c.setHook(C.GOSB_UPDATE, nil, 0)
-	}
-	return c.setHook(C.GOSB_UPDATE, h, 0)
 }
 
 // SetCommitHook is sqlbatch_conn_commit_hook (nil removes it).
@@ -195,6 +191,15 @@ func (c Conn) SetChangeFeed(max int, f ChangeFeed) int32 {
 	return int32(C.gosb_set_change_feed(c.p, C.size_t(max), C.uintptr_t(h)))
 }
 
+// SetUpdateHookBatched is sqlbatch_conn_update_hook_batched (nil removes it; max 0 is the
+// library's 1024).
+func (c Conn) SetUpdateHookBatched(max int, u UpdateBatch) int32 {
+	if u == nil {
+		return int32(C.gosb_set_update_batch(c.p, C.size_t(max), 0))
+	}
+	return int32(C.gosb_set_update_batch(c.p, C.size_t(max), C.uintptr_t(NewHandle(u))))
+}
+
 // cview is a C string of n bytes as a view of them (nil for NULL).
 func cview(p *C.char, n C.size_t) []byte {
 	if p == nil {
@@ -206,13 +211,8 @@ func cview(p *C.char, n C.size_t) []byte {
 // The exported callbacks. A panic must never unwind into C: the root package's hooks
 // recover their callers' panics (and say what they do about them). These deferred recovers
 // are the last guard, giving the answer that stops the statement where there is one; the
-// update hook and the change feed, whose implementations in the root package recover every
-// panic, have none (a second recover per event is a tenth of the hook's Go time).
-
-//export gosbUpdateHook
-func gosbUpdateHook(ud C.uintptr_t, op C.int32_t, schema *C.char, schemaLen C.size_t, table *C.char, tableLen C.size_t, rowid C.int64_t) {
-	HandleValue(uintptr(ud)).(UpdateHook).Update(int32(op), cview(schema, schemaLen), cview(table, tableLen), int64(rowid))
-}
+// batched update hook and the change feed, whose implementations in the root package recover
+// every panic, have none (a second recover per event is a tenth of the hook's Go time).
 
 //export gosbCommitHook
 func gosbCommitHook(ud C.uintptr_t) (r C.int32_t) {
@@ -281,4 +281,12 @@ func gosbChangeFeed(ud C.uintptr_t, changes *C.sqlbatch_change, nChanges C.size_
 	ch := unsafe.Slice((*Change)(unsafe.Pointer(changes)), int(nChanges))
 	tb := unsafe.Slice((*ChangeTable)(unsafe.Pointer(tables)), int(nTables))
 	HandleValue(uintptr(ud)).(ChangeFeed).Changes(ch, tb, int32(reason))
+}
+
+//export gosbUpdateBatch
+func gosbUpdateBatch(ud C.uintptr_t, changes *C.sqlbatch_change, nChanges C.size_t,
+	tables *C.sqlbatch_change_table, nTables C.size_t) C.int32_t {
+	ch := unsafe.Slice((*Change)(unsafe.Pointer(changes)), int(nChanges))
+	tb := unsafe.Slice((*ChangeTable)(unsafe.Pointer(tables)), int(nTables))
+	return C.int32_t(HandleValue(uintptr(ud)).(UpdateBatch).Updates(ch, tb))
 }

@@ -6,11 +6,6 @@
 #include "sqlbatch.h"
 #include "_cgo_export.h"
 
-void gosb_update_hook_tramp(void *ud, int32_t op, const char *schema, const char *table,
-		int64_t rowid) {
-	gosbUpdateHook((uintptr_t)ud, op, (char *)schema, strlen(schema), (char *)table, strlen(table), rowid);
-}
-
 int32_t gosb_commit_hook_tramp(void *ud) { return gosbCommitHook((uintptr_t)ud); }
 
 void gosb_rollback_hook_tramp(void *ud) { gosbRollbackHook((uintptr_t)ud); }
@@ -33,4 +28,10 @@ void gosb_change_feed_tramp(void *ud, const sqlbatch_change *changes, size_t n_c
 		const sqlbatch_change_table *tables, size_t n_tables, int32_t reason) {
 	gosbChangeFeed((uintptr_t)ud, (sqlbatch_change *)changes, n_changes,
 		(sqlbatch_change_table *)tables, n_tables, reason);
+}
+
+int32_t gosb_update_batch_tramp(void *ud, const sqlbatch_change *changes, size_t n_changes,
+		const sqlbatch_change_table *tables, size_t n_tables) {
+	return gosbUpdateBatch((uintptr_t)ud, (sqlbatch_change *)changes, n_changes,
+		(sqlbatch_change_table *)tables, n_tables);
 }
