@@ -64,6 +64,9 @@ type Conn struct {
 	// inHook counts the hooks of c running now (hooks.go: hookDone); Close refuses while
 	// it is above 0.
 	inHook int32
+	// inFunc counts the SQL functions and collations of c running now (function.go); Close
+	// refuses while it is above 0 too: closing would finalize the statement that calls them.
+	inFunc int32
 	// The hooks that decide what the commit slot holds (hooks.go: installCommit).
 	userCommit                       func() int
 	updateSet, feedSet, preUpdateSet bool
@@ -115,7 +118,7 @@ func (c *Conn) Close() error {
 	if c.closed {
 		return nil
 	}
-	if c.inHook > 0 {
+	if c.inHook > 0 || c.inFunc > 0 {
 		return errCloseInHook
 	}
 	c.closed = true
@@ -140,7 +143,7 @@ func (c *Conn) Interrupt() {
 	c.imu.Unlock()
 }
 
-var errCloseInHook = errorf(ErrMisuse, "sqlbatch: Conn.Close called from inside a hook of the connection (its statement is still running): close it after the call that ran the hook returns")
+var errCloseInHook = errorf(ErrMisuse, "sqlbatch: Conn.Close called from inside a hook or SQL function of the connection (its statement is still running): close it after the call that ran it returns")
 
 func (c *Conn) err(rc int32, query string) error {
 	if c.closed {

@@ -264,9 +264,12 @@ func (c *Context) SetError(err error) {
 type scalarFunc struct {
 	fn  func(ctx *Context, args Args)
 	ctx Context
+	c   *Conn
 }
 
 func (f *scalarFunc) Call(call capi.Call, args []capi.Value, data *byte) {
+	f.c.inFunc++
+	defer func() { f.c.inFunc-- }()
 	f.ctx = Context{call: call}
 	f.fn(&f.ctx, Args{cells: args, data: data})
 	f.ctx = Context{}
@@ -276,12 +279,13 @@ func (f *scalarFunc) Call(call capi.Call, args []capi.Value, data *byte) {
 // arguments (-1: any number) on c. Each call runs fn on the goroutine that runs the
 // statement; fn sets the result through ctx (NULL if it sets none) or fails with
 // ctx.SetError. A panic in fn fails the statement with the panic's message. fn must not use
-// c itself. Registering again under the same name and count replaces the function.
+// c itself (c.Close from fn is refused with ErrMisuse: it would finalize the statement that
+// calls fn). Registering again under the same name and count replaces the function.
 func (c *Conn) CreateFunction(name string, nArgs int, flags FunctionFlags, fn func(ctx *Context, args Args)) error {
 	if fn == nil {
 		return c.DeleteFunction(name, nArgs)
 	}
-	if rc := c.h.CreateFunction(name, int32(nArgs), uint32(flags), &scalarFunc{fn: fn}); rc != capi.OK {
+	if rc := c.h.CreateFunction(name, int32(nArgs), uint32(flags), &scalarFunc{fn: fn, c: c}); rc != capi.OK {
 		return c.err(rc, "")
 	}
 	return nil
@@ -332,9 +336,12 @@ type AggregateOptions struct {
 type aggregate struct {
 	newGroup func() AggregateGroup
 	ctx      Context // reused, as scalarFunc's
+	c        *Conn
 }
 
 func (a *aggregate) Step(call capi.Call, state *uintptr, args []capi.Value, nRows, nArgs int, data *byte) {
+	a.c.inFunc++
+	defer func() { a.c.inFunc-- }()
 	if *state == 0 {
 		*state = capi.NewHandle(a.newGroup())
 	}
@@ -345,8 +352,9 @@ func (a *aggregate) Step(call capi.Call, state *uintptr, args []capi.Value, nRow
 }
 
 func (a *aggregate) Finish(call capi.Call, state uintptr) {
+	a.c.inFunc++
 	a.ctx = Context{call: call}
-	defer func() { a.ctx = Context{} }()
+	defer func() { a.ctx = Context{}; a.c.inFunc-- }()
 	if state == 0 {
 		a.newGroup().Final(&a.ctx)
 		return
@@ -358,6 +366,8 @@ func (a *aggregate) Finish(call capi.Call, state uintptr) {
 type window struct{ aggregate }
 
 func (w *window) Inverse(call capi.Call, state *uintptr, args []capi.Value, nRows, nArgs int, data *byte) {
+	w.c.inFunc++
+	defer func() { w.c.inFunc-- }()
 	if *state == 0 {
 		*state = capi.NewHandle(w.newGroup())
 	}
@@ -368,8 +378,9 @@ func (w *window) Inverse(call capi.Call, state *uintptr, args []capi.Value, nRow
 }
 
 func (w *window) Value(call capi.Call, state uintptr) {
+	w.c.inFunc++
 	w.ctx = Context{call: call}
-	defer func() { w.ctx = Context{} }()
+	defer func() { w.ctx = Context{}; w.c.inFunc-- }()
 	if state == 0 {
 		w.newGroup().(WindowGroup).Value(&w.ctx)
 		return
@@ -389,12 +400,12 @@ func (c *Conn) CreateAggregate(name string, nArgs int, opts AggregateOptions, ne
 	if opts.BatchRows < 0 || opts.BatchBytes < 0 {
 		return errorf(ErrorCode(capi.EInvalidArg), "sqlbatch: negative batch bound")
 	}
-	var impl capi.Aggregate = &aggregate{newGroup: newGroup}
+	var impl capi.Aggregate = &aggregate{newGroup: newGroup, c: c}
 	if opts.Window {
 		if _, ok := newGroup().(WindowGroup); !ok {
 			return errorf(ErrorCode(capi.EInvalidArg), "sqlbatch: a window function's groups must be WindowGroups (Inverse, Value)")
 		}
-		impl = &window{aggregate{newGroup: newGroup}}
+		impl = &window{aggregate{newGroup: newGroup, c: c}}
 	}
 	rc := c.h.CreateAggregate(name, int32(nArgs), uint32(opts.Flags), opts.BatchRows, opts.BatchBytes, impl)
 	if rc != capi.OK {
@@ -403,10 +414,15 @@ func (c *Conn) CreateAggregate(name string, nArgs int, opts AggregateOptions, ne
 	return nil
 }
 
-type collation func(a, b string) int
+type collation struct {
+	cmp func(a, b string) int
+	c   *Conn
+}
 
 func (f collation) Compare(a, b []byte) int {
-	return f(unsafeString(a), unsafeString(b))
+	f.c.inFunc++
+	defer func() { f.c.inFunc-- }()
+	return f.cmp(unsafeString(a), unsafeString(b))
 }
 
 // CreateCollation registers (or replaces; nil cmp deletes) the collation name on c, used by
@@ -415,7 +431,7 @@ func (f collation) Compare(a, b []byte) int {
 func (c *Conn) CreateCollation(name string, cmp func(a, b string) int) error {
 	var col capi.Collation
 	if cmp != nil {
-		col = collation(cmp)
+		col = collation{cmp, c}
 	}
 	if rc := c.h.CreateCollation(name, col); rc != capi.OK {
 		return c.err(rc, "")

@@ -501,3 +501,37 @@ func TestFunctionLastResultWins(t *testing.T) {
 		t.Fatalf("mix(4): %v", err)
 	}
 }
+
+// Close from inside a function, an aggregate or a collation of the connection is refused
+// (it would finalize the statement calling them), and the connection goes on working.
+func TestCloseInsideAFunction(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(x TEXT); INSERT INTO t VALUES ('b'), ('a')")
+	var errs []error
+	closeHere := func() { errs = append(errs, c.Close()) }
+	c.CreateFunction("f", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) { closeHere(); ctx.SetInt64(1) })
+	c.CreateAggregate("agg", 1, sqlbatch.AggregateOptions{}, func() sqlbatch.AggregateGroup { return &closingGroup{closeHere} })
+	c.CreateCollation("closing", func(a, b string) int { closeHere(); return strings.Compare(a, b) })
+	for _, q := range []string{"SELECT f(x) FROM t", "SELECT agg(x) FROM t", "SELECT x FROM t ORDER BY x COLLATE closing"} {
+		errs = errs[:0]
+		if err := queryErr(c, q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+		if len(errs) == 0 {
+			t.Errorf("%s: nothing called Close", q)
+		}
+		for _, err := range errs {
+			if !errors.Is(err, sqlbatch.ErrMisuse) {
+				t.Errorf("%s: Close gave %v, want ErrMisuse", q, err)
+			}
+		}
+	}
+	if got := ints(t, c, "SELECT count(*) FROM t"); got[0] != 2 {
+		t.Errorf("after the refused closes: %v", got)
+	}
+}
+
+type closingGroup struct{ closeHere func() }
+
+func (g *closingGroup) Step(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) { g.closeHere() }
+func (g *closingGroup) Final(ctx *sqlbatch.Context)                       { g.closeHere(); ctx.SetInt64(0) }

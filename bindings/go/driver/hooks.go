@@ -58,8 +58,11 @@ const (
 
 // RegisterUpdateHook sets the update hook of the connection, as mattn/go-sqlite3's: callback
 // gets the operation (SQLITE_INSERT, SQLITE_DELETE or SQLITE_UPDATE), the database, the
-// table and the rowid of each row changed, as it happens; the names are interned, so an event
-// allocates nothing. For the same events in batches, use Raw().ChangeFeed.
+// table and the rowid of each row changed, in order; the names are interned, so an event
+// allocates nothing. It is sqlbatch.Conn.UpdateHook: the events cross from C in batches, but
+// reach callback before any other callback of the connection runs and before the statement's
+// call returns, so nothing but timing can tell it from mattn's call per event. For the events
+// in batches per transaction, use Raw().ChangeFeed.
 func (c *Conn) RegisterUpdateHook(callback func(int, string, string, int64)) {
 	_ = c.c.UpdateHook(callback)
 }

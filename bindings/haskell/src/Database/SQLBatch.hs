@@ -167,8 +167,6 @@ import Database.SQLBatch.Raw.Types (CConn, CTraceEvent, ExecResult (..), TraceVi
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
 import Data.Word (Word32, Word8)
-import Foreign.C.String (CString)
-import Foreign.C.Types (CSize (..))
 import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, castPtrToFunPtr, freeHaskellFunPtr,
                     nullFunPtr, nullPtr, plusPtr)
 import System.IO (hPutStrLn, stderr)
@@ -269,8 +267,8 @@ setTrace conn Nothing = withConn conn "setTrace" $ \c -> do
   rc <- c_sqlbatch_conn_trace c 0 nullFunPtr nullPtr nullFunPtr
   unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc "setTrace"
 setTrace conn (Just logger) = mask_ $ do
-  fp <- mkTraceFn $ \_ e ->
-    (do TraceView _ sql len _ _ <- peekTraceEvent e
+  fp <- mkTraceFn $ \_ ev ->
+    (do TraceView _ sql len _ _ <- peekTraceEvent ev
         bs <- BU.unsafePackCStringLen (sql, len)
         -- Decoding copies, so the text outlives the call.
         logger $! TE.decodeUtf8With TE.lenientDecode bs)
