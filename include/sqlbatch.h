@@ -2174,10 +2174,10 @@ int32_t sqlbatch_conn_change_feed(struct sqlbatch_conn *conn,
  * are collected, and before the call that ran their statements returns
  * (`sqlbatch_stmt_fetch`, `_fetch_into`, `_execute_many`, `sqlbatch_conn_exec`,
  * `sqlbatch_conn_apply_changeset`, `sqlbatch_conn_load_extension`; for a write-behind,
- * before its job ends). So a binding can
- * call a per-event handler for each change, with every callback and return seeing the same
- * order of events as with the per-event hook, at one crossing per batch. It holds at most
- * `max_changes` changes (16 bytes each) and the names of their tables.
+ * before its job ends). So a binding can call a per-event handler for each change, with
+ * every callback and return seeing the same order of events as with the per-event hook, at
+ * one crossing per batch. It holds at most `max_changes` changes (16 bytes each) and the
+ * names of their tables.
  *
  * `fn` returns 0 to go on, or non-zero to stop the statement, with the effect that
  * interrupting it from a per-event hook has: handed over while the statement runs, it is

@@ -345,19 +345,30 @@ unsafe fn same(p: *const c_char, s: &CStr) -> bool {
     b.iter().enumerate().all(|(i, &c)| unsafe { *p.add(i) } as u8 == c)
 }
 
-/// What the change feed holds between deliveries.
-struct Feed {
-    reg: Reg<sqlbatch_change_feed_fn>,
+/// A batched form of the update hook (the change feed, the batched update hook): its
+/// registration, its bound and what it holds between deliveries.
+struct Batching<F: Copy> {
+    reg: Reg<F>,
     max: usize,
     collected: Collected,
 }
 
-/// The batched update hook and what it holds between deliveries.
-struct Batched {
-    reg: Reg<sqlbatch_update_batch_fn>,
-    max: usize,
-    collected: Collected,
+impl<F: Copy> Batching<F> {
+    /// The registration of `f` (none, with `user_data` released, when `f` is NULL), holding at
+    /// most `max_changes` changes (0: 1024).
+    fn new(
+        f: Option<F>,
+        user_data: *mut c_void,
+        destroy: sqlbatch_destroy_fn,
+        max_changes: usize,
+    ) -> Option<Self> {
+        let max = if max_changes == 0 { 1024 } else { max_changes };
+        reg(f, user_data, destroy).map(|reg| Batching { reg, max, collected: Collected::with_capacity(max) })
+    }
 }
+
+type Feed = Batching<sqlbatch_change_feed_fn>;
+type Batched = Batching<sqlbatch_update_batch_fn>;
 
 #[derive(Default)]
 struct Slots {
@@ -1129,12 +1140,7 @@ pub unsafe extern "C" fn sqlbatch_conn_change_feed(
     user_data: *mut c_void,
     destroy: sqlbatch_destroy_fn,
 ) -> i32 {
-    let max = if max_changes == 0 { 1024 } else { max_changes };
-    let new = reg(fn_.map(Some), user_data, destroy).map(|reg| Feed {
-        reg,
-        max,
-        collected: Collected::with_capacity(max),
-    });
+    let new = Feed::new(fn_.map(Some), user_data, destroy, max_changes);
     // SAFETY: the caller's contract.
     unsafe { register(conn, new, |s| &mut s.feed, |_, _, _| {}) }
 }
@@ -1148,10 +1154,10 @@ pub unsafe extern "C" fn sqlbatch_conn_change_feed(
 /// are collected, and before the call that ran their statements returns
 /// (`sqlbatch_stmt_fetch`, `_fetch_into`, `_execute_many`, `sqlbatch_conn_exec`,
 /// `sqlbatch_conn_apply_changeset`, `sqlbatch_conn_load_extension`; for a write-behind,
-/// before its job ends). So a binding can
-/// call a per-event handler for each change, with every callback and return seeing the same
-/// order of events as with the per-event hook, at one crossing per batch. It holds at most
-/// `max_changes` changes (16 bytes each) and the names of their tables.
+/// before its job ends). So a binding can call a per-event handler for each change, with
+/// every callback and return seeing the same order of events as with the per-event hook, at
+/// one crossing per batch. It holds at most `max_changes` changes (16 bytes each) and the
+/// names of their tables.
 ///
 /// `fn` returns 0 to go on, or non-zero to stop the statement, with the effect that
 /// interrupting it from a per-event hook has: handed over while the statement runs, it is
@@ -1171,12 +1177,7 @@ pub unsafe extern "C" fn sqlbatch_conn_update_hook_batched(
     user_data: *mut c_void,
     destroy: sqlbatch_destroy_fn,
 ) -> i32 {
-    let max = if max_changes == 0 { 1024 } else { max_changes };
-    let new = reg(fn_.map(Some), user_data, destroy).map(|reg| Batched {
-        reg,
-        max,
-        collected: Collected::with_capacity(max),
-    });
+    let new = Batched::new(fn_.map(Some), user_data, destroy, max_changes);
     // SAFETY: the caller's contract.
     unsafe { register(conn, new, |s| &mut s.batched, |_, _, _| {}) }
 }
