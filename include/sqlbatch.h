@@ -326,6 +326,23 @@
 #define SQLBATCH_PREUPDATE_NEW 2
 
 /**
+ * Change feed `reason`: the feed's buffer is full in the middle of a transaction (these
+ * changes may still be rolled back; a later batch says how the transaction ended).
+ */
+#define SQLBATCH_FEED_FULL 0
+
+/**
+ * The transaction committed: these are its last changes.
+ */
+#define SQLBATCH_FEED_COMMIT 1
+
+/**
+ * The transaction rolled back: these changes were undone (and so were those of the batches
+ * since its last COMMIT batch).
+ */
+#define SQLBATCH_FEED_ROLLBACK 2
+
+/**
  * Trace event: a statement starts running (`SQLITE_TRACE_STMT`).
  */
 #define SQLBATCH_TRACE_STMT 1
@@ -350,23 +367,6 @@
  * in place of the parameters (`sqlite3_expanded_sql`), in `expanded_sql`.
  */
 #define SQLBATCH_TRACE_EXPANDED 256
-
-/**
- * Change feed `reason`: the feed's buffer is full in the middle of a transaction (these
- * changes may still be rolled back; a later batch says how the transaction ended).
- */
-#define SQLBATCH_FEED_FULL 0
-
-/**
- * The transaction committed: these are its last changes.
- */
-#define SQLBATCH_FEED_COMMIT 1
-
-/**
- * The transaction rolled back: these changes were undone (and so were those of the batches
- * since its last COMMIT batch).
- */
-#define SQLBATCH_FEED_ROLLBACK 2
 
 /**
  * `sqlbatch_conn_deserialize` flag: the database is read-only.
@@ -908,50 +908,6 @@ typedef int32_t (*sqlbatch_authorizer_fn)(void *user_data,
                                           const char *trigger);
 
 /**
- * One trace event (`sqlbatch_conn_trace`), valid during the callback only.
- */
-typedef struct sqlbatch_trace_event {
-  /**
-   * One `SQLBATCH_TRACE_*` event bit.
-   */
-  uint32_t event;
-  /**
-   * 1 when the connection is in autocommit mode at the event (no transaction open:
-   * `sqlite3_get_autocommit`), else 0.
-   */
-  int32_t autocommit;
-  /**
-   * The statement's identity: SQLite's address for it, the same for every event of one
-   * statement while it lives (0 for `CLOSE`). Not a handle: nothing may be called with it.
-   */
-  uint64_t stmt;
-  /**
-   * The statement's text (NUL-terminated). For `STMT` as it starts, as SQLite gives it: the
-   * SQL as prepared, or "-- " and a trigger's name or statement for a trigger program; for
-   * `PROFILE` and `ROW` the SQL as prepared; empty (`ptr` NULL) for `CLOSE`.
-   */
-  struct sqlbatch_str sql;
-  /**
-   * For `STMT` when tracing with `SQLBATCH_TRACE_EXPANDED`, but not for a trigger's "-- "
-   * text: the SQL with the bound values in place of its parameters
-   * (`sqlite3_expanded_sql`; NUL-terminated). Empty (`ptr` NULL) otherwise, or when SQLite
-   * could not expand it (out of memory, or longer than `SQLITE_LIMIT_LENGTH`).
-   */
-  struct sqlbatch_str expanded_sql;
-  /**
-   * For `PROFILE`: how long the statement ran, in nanoseconds (SQLite's clock: millisecond
-   * resolution on most systems). 0 otherwise.
-   */
-  int64_t nanoseconds;
-} sqlbatch_trace_event;
-
-/**
- * A trace callback (`sqlbatch_conn_trace`): `event` describes one event and is valid during
- * the call only. It must not use the connection.
- */
-typedef void (*sqlbatch_trace_fn)(void *user_data, const struct sqlbatch_trace_event *event);
-
-/**
  * One change of a batch of the change feed.
  */
 typedef struct sqlbatch_change {
@@ -1007,6 +963,50 @@ typedef int32_t (*sqlbatch_update_batch_fn)(void *user_data,
                                             size_t n_changes,
                                             const struct sqlbatch_change_table *tables,
                                             size_t n_tables);
+
+/**
+ * One trace event (`sqlbatch_conn_trace`), valid during the callback only.
+ */
+typedef struct sqlbatch_trace_event {
+  /**
+   * One `SQLBATCH_TRACE_*` event bit.
+   */
+  uint32_t event;
+  /**
+   * 1 when the connection is in autocommit mode at the event (no transaction open:
+   * `sqlite3_get_autocommit`), else 0.
+   */
+  int32_t autocommit;
+  /**
+   * The statement's identity: SQLite's address for it, the same for every event of one
+   * statement while it lives (0 for `CLOSE`). Not a handle: nothing may be called with it.
+   */
+  uint64_t stmt;
+  /**
+   * The statement's text (NUL-terminated). For `STMT` as it starts, as SQLite gives it: the
+   * SQL as prepared, or "-- " and a trigger's name or statement for a trigger program; for
+   * `PROFILE` and `ROW` the SQL as prepared; empty (`ptr` NULL) for `CLOSE`.
+   */
+  struct sqlbatch_str sql;
+  /**
+   * For `STMT` when tracing with `SQLBATCH_TRACE_EXPANDED`, but not for a trigger's "-- "
+   * text: the SQL with the bound values in place of its parameters
+   * (`sqlite3_expanded_sql`; NUL-terminated). Empty (`ptr` NULL) otherwise, or when SQLite
+   * could not expand it (out of memory, or longer than `SQLITE_LIMIT_LENGTH`).
+   */
+  struct sqlbatch_str expanded_sql;
+  /**
+   * For `PROFILE`: how long the statement ran, in nanoseconds (SQLite's clock: millisecond
+   * resolution on most systems). 0 otherwise.
+   */
+  int64_t nanoseconds;
+} sqlbatch_trace_event;
+
+/**
+ * A trace callback (`sqlbatch_conn_trace`): `event` describes one event and is valid during
+ * the call only. It must not use the connection.
+ */
+typedef void (*sqlbatch_trace_fn)(void *user_data, const struct sqlbatch_trace_event *event);
 
 /**
  * A set of parameter values, taken by `sqlbatch_conn_exec`, `sqlbatch_stmt_bind` and
@@ -2130,23 +2130,6 @@ int32_t sqlbatch_conn_authorizer(struct sqlbatch_conn *conn,
                                  sqlbatch_destroy_fn destroy);
 
 /**
- * sqlbatch_conn_trace sets the trace callback of `conn` for the events in `mask` (a bitwise
- * OR of `SQLBATCH_TRACE_STMT`, `_PROFILE`, `_ROW`, `_CLOSE`, and `SQLBATCH_TRACE_EXPANDED`
- * for statements' text with their parameters' values as well; `sqlite3_trace_v2`); `fn` NULL
- * or no event bit removes it. Each call gets a `sqlbatch_trace_event`: the statement's text
- * and identity, the autocommit state, and the run time for `PROFILE`. (No error code: at a
- * `PROFILE` event SQLite's connection error is not the statement's, 100 after a query's rows
- * and 0 after a failed insert; the statement's own call returns its error.)
- * Called on the thread running the statement. Ownership and errors as for
- * `sqlbatch_conn_update_hook`, and `SQLBATCH_E_INVALID_ARGUMENT` for unknown bits.
- */
-int32_t sqlbatch_conn_trace(struct sqlbatch_conn *conn,
-                            uint32_t mask,
-                            sqlbatch_trace_fn fn_,
-                            void *user_data,
-                            sqlbatch_destroy_fn destroy);
-
-/**
  * sqlbatch_conn_change_feed sets the change feed of `conn` (`fn` NULL removes it): the
  * update events of `sqlbatch_conn_update_hook`, collected and handed to `fn` up to
  * `max_changes` at a time (0: 1024), so that one call serves many changed rows. A batch is
@@ -2195,6 +2178,23 @@ int32_t sqlbatch_conn_update_hook_batched(struct sqlbatch_conn *conn,
                                           sqlbatch_update_batch_fn fn_,
                                           void *user_data,
                                           sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_conn_trace sets the trace callback of `conn` for the events in `mask` (a bitwise
+ * OR of `SQLBATCH_TRACE_STMT`, `_PROFILE`, `_ROW`, `_CLOSE`, and `SQLBATCH_TRACE_EXPANDED`
+ * for statements' text with their parameters' values as well; `sqlite3_trace_v2`); `fn` NULL
+ * or no event bit removes it. Each call gets a `sqlbatch_trace_event`: the statement's text
+ * and identity, the autocommit state, and the run time for `PROFILE`. (No error code: at a
+ * `PROFILE` event SQLite's connection error is not the statement's, 100 after a query's rows
+ * and 0 after a failed insert; the statement's own call returns its error.)
+ * Called on the thread running the statement. Ownership and errors as for
+ * `sqlbatch_conn_update_hook`, and `SQLBATCH_E_INVALID_ARGUMENT` for unknown bits.
+ */
+int32_t sqlbatch_conn_trace(struct sqlbatch_conn *conn,
+                            uint32_t mask,
+                            sqlbatch_trace_fn fn_,
+                            void *user_data,
+                            sqlbatch_destroy_fn destroy);
 
 /**
  * sqlbatch_conn_exec runs every statement of a SQL script (`sql_len` bytes of UTF-8, e.g. a

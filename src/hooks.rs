@@ -13,7 +13,7 @@
 //! callback runs, registrations cannot change (`SQLBATCH_E_INVALID_ARGUMENT`): replacing one
 //! would destroy the user data of a callback that is still running.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -26,6 +26,12 @@ use crate::error::Error;
 use crate::function::sqlbatch_destroy_fn;
 use crate::panic::{boundary_value, ffi_boundary, lock};
 use crate::value::{sqlbatch_str, sqlbatch_value};
+
+mod batch;
+mod trace;
+pub use batch::*;
+use batch::{Batched, Feed};
+pub use trace::*;
 
 /// An update hook: a row of table `table` (NUL-terminated UTF-8) of database `schema` was
 /// inserted (`op` 18, `SQLITE_INSERT`), deleted (9, `SQLITE_DELETE`) or updated (23,
@@ -131,109 +137,6 @@ pub type sqlbatch_authorizer_fn = Option<
     ) -> i32,
 >;
 
-/// One trace event (`sqlbatch_conn_trace`), valid during the callback only.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct sqlbatch_trace_event {
-    /// One `SQLBATCH_TRACE_*` event bit.
-    pub event: u32,
-    /// 1 when the connection is in autocommit mode at the event (no transaction open:
-    /// `sqlite3_get_autocommit`), else 0.
-    pub autocommit: i32,
-    /// The statement's identity: SQLite's address for it, the same for every event of one
-    /// statement while it lives (0 for `CLOSE`). Not a handle: nothing may be called with it.
-    pub stmt: u64,
-    /// The statement's text (NUL-terminated). For `STMT` as it starts, as SQLite gives it: the
-    /// SQL as prepared, or "-- " and a trigger's name or statement for a trigger program; for
-    /// `PROFILE` and `ROW` the SQL as prepared; empty (`ptr` NULL) for `CLOSE`.
-    pub sql: sqlbatch_str,
-    /// For `STMT` when tracing with `SQLBATCH_TRACE_EXPANDED`, but not for a trigger's "-- "
-    /// text: the SQL with the bound values in place of its parameters
-    /// (`sqlite3_expanded_sql`; NUL-terminated). Empty (`ptr` NULL) otherwise, or when SQLite
-    /// could not expand it (out of memory, or longer than `SQLITE_LIMIT_LENGTH`).
-    pub expanded_sql: sqlbatch_str,
-    /// For `PROFILE`: how long the statement ran, in nanoseconds (SQLite's clock: millisecond
-    /// resolution on most systems). 0 otherwise.
-    pub nanoseconds: i64,
-}
-
-/// A trace callback (`sqlbatch_conn_trace`): `event` describes one event and is valid during
-/// the call only. It must not use the connection.
-pub type sqlbatch_trace_fn =
-    Option<unsafe extern "C" fn(user_data: *mut c_void, event: *const sqlbatch_trace_event)>;
-
-/// Trace event: a statement starts running (`SQLITE_TRACE_STMT`).
-pub const SQLBATCH_TRACE_STMT: u32 = 1;
-/// A statement finished, with its run time (`SQLITE_TRACE_PROFILE`).
-pub const SQLBATCH_TRACE_PROFILE: u32 = 2;
-/// A statement produced a row (`SQLITE_TRACE_ROW`).
-pub const SQLBATCH_TRACE_ROW: u32 = 4;
-/// The connection closes (`SQLITE_TRACE_CLOSE`).
-pub const SQLBATCH_TRACE_CLOSE: u32 = 8;
-/// Trace flag: `STMT` events carry, besides the SQL as prepared, the SQL with the bound values
-/// in place of the parameters (`sqlite3_expanded_sql`), in `expanded_sql`.
-pub const SQLBATCH_TRACE_EXPANDED: u32 = 0x100;
-
-/// One change of a batch of the change feed.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct sqlbatch_change {
-    /// The row's rowid (the new one for an insert).
-    pub rowid: i64,
-    /// `SQLITE_INSERT` (18), `SQLITE_DELETE` (9) or `SQLITE_UPDATE` (23).
-    pub op: i32,
-    /// Index of its table in the batch's `tables`.
-    pub table: u32,
-}
-
-/// A table of a batch of the change feed.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct sqlbatch_change_table {
-    /// The database: "main", "temp" or an attached name (NUL-terminated).
-    pub schema: sqlbatch_str,
-    /// The table (NUL-terminated).
-    pub name: sqlbatch_str,
-}
-
-/// Change feed `reason`: the feed's buffer is full in the middle of a transaction (these
-/// changes may still be rolled back; a later batch says how the transaction ended).
-pub const SQLBATCH_FEED_FULL: i32 = 0;
-/// The transaction committed: these are its last changes.
-pub const SQLBATCH_FEED_COMMIT: i32 = 1;
-/// The transaction rolled back: these changes were undone (and so were those of the batches
-/// since its last COMMIT batch).
-pub const SQLBATCH_FEED_ROLLBACK: i32 = 2;
-
-/// The change feed's callback: `n_changes` changes in the order they happened (`changes`),
-/// naming their tables by index into `tables` (`n_tables` of them). Both arrays and their
-/// strings are valid during the call only. It must not use the connection.
-pub type sqlbatch_change_feed_fn = Option<
-    unsafe extern "C" fn(
-        user_data: *mut c_void,
-        changes: *const sqlbatch_change,
-        n_changes: usize,
-        tables: *const sqlbatch_change_table,
-        n_tables: usize,
-        reason: i32,
-    ),
->;
-
-/// The batched update hook's callback (`sqlbatch_conn_update_hook_batched`): `n_changes`
-/// update events in the order they happened (`changes`), naming their tables by index into
-/// `tables` (`n_tables` of them). Both arrays and their strings are valid during the call only.
-/// It must not use the connection. It returns 0 to go on, or non-zero to stop: see
-/// `sqlbatch_conn_update_hook_batched`.
-pub type sqlbatch_update_batch_fn = Option<
-    unsafe extern "C" fn(
-        user_data: *mut c_void,
-        changes: *const sqlbatch_change,
-        n_changes: usize,
-        tables: *const sqlbatch_change_table,
-        n_tables: usize,
-    ) -> i32,
->;
-
 /// A registration: the callback, its user data and the destructor that releases it once.
 struct Reg<F: Copy> {
     f: F,
@@ -249,126 +152,6 @@ impl<F: Copy> Drop for Reg<F> {
         }
     }
 }
-
-/// Update events collected between deliveries (by the change feed and the batched update
-/// hook).
-#[derive(Default)]
-struct Collected {
-    changes: Vec<sqlbatch_change>,
-    /// (schema, table) of each index used by `changes`.
-    tables: Vec<(CString, CString)>,
-    /// SQLite's name pointers of the last event and its table's index: the rows a statement
-    /// changes name their table with the same pointers, so the next event's are compared with
-    /// these first (and then by content, as a table dropped and another created could reuse
-    /// the addresses).
-    last: Option<(*const c_char, *const c_char, u32)>,
-}
-
-impl Collected {
-    /// Adds an event; returns how many are collected.
-    ///
-    /// # Safety
-    /// `schema` and `table` are NUL-terminated.
-    unsafe fn push(&mut self, op: c_int, schema: *const c_char, table: *const c_char, rowid: i64) -> usize {
-        let index = match self.last {
-            // SAFETY: NUL-terminated (the caller's contract).
-            Some((sc, tb, i))
-                if sc == schema
-                    && tb == table
-                    && unsafe {
-                        same(schema, &self.tables[i as usize].0) && same(table, &self.tables[i as usize].1)
-                    } =>
-            {
-                i
-            }
-            _ => {
-                // SAFETY: as above.
-                let (sc, tb) = unsafe { (CStr::from_ptr(schema), CStr::from_ptr(table)) };
-                let i = match self.tables.iter().position(|(a, b)| a.as_c_str() == sc && b.as_c_str() == tb) {
-                    Some(i) => i,
-                    None => {
-                        self.tables.push((sc.to_owned(), tb.to_owned()));
-                        self.tables.len() - 1
-                    }
-                } as u32;
-                self.last = Some((schema, table, i));
-                i
-            }
-        };
-        self.changes.push(sqlbatch_change { rowid, op, table: index });
-        self.changes.len()
-    }
-
-    fn with_capacity(max: usize) -> Collected {
-        Collected { changes: Vec::with_capacity(max.min(1 << 16)), ..Default::default() }
-    }
-
-    /// Takes the events out, leaving empty buffers.
-    fn take(&mut self) -> Collected {
-        self.last = None;
-        std::mem::take(self)
-    }
-
-    /// Puts emptied buffers back, keeping their capacity for the next batch.
-    fn put_back(&mut self, mut used: Collected) {
-        if self.changes.is_empty() && self.tables.is_empty() {
-            used.changes.clear();
-            used.tables.clear();
-            used.last = None;
-            *self = used;
-        }
-    }
-
-    /// Hands the events to `f` (with `call`, which runs a callback).
-    fn hand_to<R>(
-        &self,
-        call: impl FnOnce(*const sqlbatch_change, usize, *const sqlbatch_change_table, usize) -> R,
-    ) -> R {
-        let view: Vec<sqlbatch_change_table> = self
-            .tables
-            .iter()
-            .map(|(s, t)| sqlbatch_change_table { schema: str_of(s), name: str_of(t) })
-            .collect();
-        call(self.changes.as_ptr(), self.changes.len(), view.as_ptr(), view.len())
-    }
-}
-
-/// Whether the NUL-terminated string at `p` is `s`.
-///
-/// # Safety
-/// `p` is NUL-terminated.
-#[inline]
-unsafe fn same(p: *const c_char, s: &CStr) -> bool {
-    let b = s.to_bytes_with_nul();
-    // SAFETY: `p` is NUL-terminated: every byte read is at or before its NUL, as the loop
-    // stops at the first difference and `b` ends with a NUL.
-    b.iter().enumerate().all(|(i, &c)| unsafe { *p.add(i) } as u8 == c)
-}
-
-/// A batched form of the update hook (the change feed, the batched update hook): its
-/// registration, its bound and what it holds between deliveries.
-struct Batching<F: Copy> {
-    reg: Reg<F>,
-    max: usize,
-    collected: Collected,
-}
-
-impl<F: Copy> Batching<F> {
-    /// The registration of `f` (none, with `user_data` released, when `f` is NULL), holding at
-    /// most `max_changes` changes (0: 1024).
-    fn new(
-        f: Option<F>,
-        user_data: *mut c_void,
-        destroy: sqlbatch_destroy_fn,
-        max_changes: usize,
-    ) -> Option<Self> {
-        let max = if max_changes == 0 { 1024 } else { max_changes };
-        reg(f, user_data, destroy).map(|reg| Batching { reg, max, collected: Collected::with_capacity(max) })
-    }
-}
-
-type Feed = Batching<sqlbatch_change_feed_fn>;
-type Batched = Batching<sqlbatch_update_batch_fn>;
 
 #[derive(Default)]
 struct Slots {
@@ -444,72 +227,6 @@ impl Hooks {
         r
     }
 
-    /// Before a callback of the connection (a hook, an SQL function, a collation, a conflict
-    /// handler): the batched update hook gets the events collected so far; if it answers stop,
-    /// the running statement is interrupted.
-    #[inline]
-    pub(crate) fn before_callback(&self) {
-        if self.pending.load(Ordering::Relaxed) && self.flush_batched() {
-            self.interrupt();
-        }
-    }
-
-    fn interrupt(&self) {
-        let db = self.db.load(Ordering::Relaxed);
-        if !db.is_null() {
-            // SAFETY: the connection is open while its statements run (`db` is cleared by
-            // nothing: the dispatcher is only reached through the open connection's calls).
-            unsafe { ffi::sqlite3_interrupt(db) };
-        }
-    }
-
-    /// Hands the batched update hook's events to it; returns whether it answered stop.
-    #[cold]
-    fn flush_batched(&self) -> bool {
-        let (f, user, collected) = {
-            let mut s = lock(&self.slots);
-            self.pending.store(false, Ordering::Relaxed);
-            let Some(b) = s.batched.as_mut() else { return false };
-            if b.collected.changes.is_empty() {
-                return false;
-            }
-            (b.reg.f, b.reg.user, b.collected.take())
-        };
-        let Some(f) = f else { return false };
-        // SAFETY: the caller's callback; the arrays live until it returns.
-        let answer = collected.hand_to(|c, n, t, nt| self.call_now(|| unsafe { f(user, c, n, t, nt) }));
-        if let Some(b) = lock(&self.slots).batched.as_mut() {
-            b.collected.put_back(collected);
-        }
-        answer != 0
-    }
-
-    /// At the end of a call that ran statements on `db`: the batched update hook gets the
-    /// events that are left. If it answers stop, what an interrupt of the statement would have
-    /// undone is undone: an open transaction is rolled back (SQLite's rule for an interrupted
-    /// write inside a transaction; without one, the events were handed over before the
-    /// commit, which the stop vetoed), and the call fails with `SQLITE_INTERRUPT` unless it
-    /// failed already.
-    ///
-    /// # Safety
-    /// `db` is the open connection of this dispatcher, used by this thread only.
-    #[inline]
-    pub(crate) unsafe fn end_call<T>(&self, db: *mut ffi::sqlite3, r: Result<T, Error>) -> Result<T, Error> {
-        if !self.pending.load(Ordering::Relaxed) || !self.flush_batched() {
-            return r;
-        }
-        // SAFETY: the caller's contract.
-        unsafe {
-            if ffi::sqlite3_get_autocommit(db) == 0 {
-                ffi::sqlite3_exec(db, c"ROLLBACK".as_ptr(), None, std::ptr::null_mut(), std::ptr::null_mut());
-            }
-        }
-        r.and(Err(Error::new(
-            ffi::SQLITE_INTERRUPT,
-            "interrupted: the batched update hook stopped the statement (its transaction was rolled back)",
-        )))
-    }
-
     /// Whether a callback is running (on the thread using the connection: the only one that
     /// may ask).
     pub(crate) fn running(&self) -> bool {
@@ -541,25 +258,6 @@ impl Hooks {
     /// Counts a session out, once it is deleted (or its creation failed).
     pub(crate) fn remove_session(&self) {
         self.sessions.fetch_sub(1, Ordering::SeqCst);
-    }
-
-    /// Hands the feed's pending changes to its callback, if there are any.
-    fn deliver(&self, reason: i32) {
-        let (f, user, collected) = {
-            let mut s = lock(&self.slots);
-            let Some(feed) = s.feed.as_mut() else { return };
-            if feed.collected.changes.is_empty() {
-                return;
-            }
-            (feed.reg.f, feed.reg.user, feed.collected.take())
-        };
-        if let Some(f) = f {
-            // SAFETY: the caller's callback; the arrays live until it returns.
-            collected.hand_to(|c, n, t, nt| self.call(|| unsafe { f(user, c, n, t, nt, reason) }));
-        }
-        if let Some(feed) = lock(&self.slots).feed.as_mut() {
-            feed.collected.put_back(collected);
-        }
     }
 
     /// Points SQLite's slots at the trampolines for what is registered, or clears them.
@@ -776,68 +474,6 @@ unsafe extern "C" fn busy_tramp(p: *mut c_void, count: c_int) -> c_int {
             Some((Some(f), user)) => h.call(|| unsafe { f(user, count) }),
             _ => 0,
         }
-    })
-}
-
-unsafe extern "C" fn trace_tramp(
-    event: std::ffi::c_uint,
-    p: *mut c_void,
-    stmt: *mut c_void,
-    x: *mut c_void,
-) -> c_int {
-    boundary_value(0, || {
-        // SAFETY: installed with our dispatcher.
-        let h = unsafe { hooks(p) };
-        let (cb, mask) = {
-            let s = lock(&h.slots);
-            (s.trace.as_ref().map(|r| (r.f, r.user)), s.trace_mask)
-        };
-        let Some((Some(f), user)) = cb else { return 0 };
-        let stmt = stmt as *mut ffi::sqlite3_stmt;
-        let empty = sqlbatch_str { ptr: std::ptr::null(), len: 0 };
-        let text = |p: *const c_char| match p.is_null() {
-            true => empty,
-            // SAFETY: SQLite's strings are NUL-terminated.
-            false => str_of(unsafe { CStr::from_ptr(p) }),
-        };
-        // SAFETY: SQLite's arguments for each event (sqlite3_trace_v2's documentation): for
-        // CLOSE, `stmt` is the connection; for the others, the statement and, for STMT, its
-        // text, for PROFILE a pointer to the run time.
-        unsafe {
-            let db = match event {
-                SQLBATCH_TRACE_CLOSE => stmt as *mut ffi::sqlite3,
-                _ => ffi::sqlite3_db_handle(stmt),
-            };
-            let mut e = sqlbatch_trace_event {
-                event,
-                autocommit: ffi::sqlite3_get_autocommit(db),
-                stmt: if event == SQLBATCH_TRACE_CLOSE { 0 } else { stmt as usize as u64 },
-                sql: empty,
-                expanded_sql: empty,
-                nanoseconds: 0,
-            };
-            let mut owned: *mut c_char = std::ptr::null_mut();
-            match event {
-                SQLBATCH_TRACE_STMT => {
-                    e.sql = text(x as *const c_char);
-                    let trigger =
-                        !e.sql.ptr.is_null() && CStr::from_ptr(e.sql.ptr).to_bytes().starts_with(b"--");
-                    if mask & SQLBATCH_TRACE_EXPANDED != 0 && !trigger {
-                        owned = ffi::sqlite3_expanded_sql(stmt);
-                        e.expanded_sql = text(owned);
-                    }
-                }
-                SQLBATCH_TRACE_PROFILE => {
-                    e.sql = text(ffi::sqlite3_sql(stmt));
-                    e.nanoseconds = *(x as *const i64);
-                }
-                SQLBATCH_TRACE_ROW => e.sql = text(ffi::sqlite3_sql(stmt)),
-                _ => {}
-            }
-            h.call(|| f(user, &e));
-            ffi::sqlite3_free(owned.cast());
-        }
-        0
     })
 }
 
@@ -1076,108 +712,4 @@ pub unsafe extern "C" fn sqlbatch_conn_authorizer(
 ) -> i32 {
     // SAFETY: the caller's contract.
     unsafe { register(conn, reg(fn_.map(Some), user_data, destroy), |s| &mut s.authorizer, |_, _, _| {}) }
-}
-
-/// sqlbatch_conn_trace sets the trace callback of `conn` for the events in `mask` (a bitwise
-/// OR of `SQLBATCH_TRACE_STMT`, `_PROFILE`, `_ROW`, `_CLOSE`, and `SQLBATCH_TRACE_EXPANDED`
-/// for statements' text with their parameters' values as well; `sqlite3_trace_v2`); `fn` NULL
-/// or no event bit removes it. Each call gets a `sqlbatch_trace_event`: the statement's text
-/// and identity, the autocommit state, and the run time for `PROFILE`. (No error code: at a
-/// `PROFILE` event SQLite's connection error is not the statement's, 100 after a query's rows
-/// and 0 after a failed insert; the statement's own call returns its error.)
-/// Called on the thread running the statement. Ownership and errors as for
-/// `sqlbatch_conn_update_hook`, and `SQLBATCH_E_INVALID_ARGUMENT` for unknown bits.
-#[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_trace(
-    conn: *mut sqlbatch_conn,
-    mask: u32,
-    fn_: sqlbatch_trace_fn,
-    user_data: *mut c_void,
-    destroy: sqlbatch_destroy_fn,
-) -> i32 {
-    const KNOWN: u32 = SQLBATCH_TRACE_STMT
-        | SQLBATCH_TRACE_PROFILE
-        | SQLBATCH_TRACE_ROW
-        | SQLBATCH_TRACE_CLOSE
-        | SQLBATCH_TRACE_EXPANDED;
-    if mask & !KNOWN != 0 {
-        // SAFETY: the caller's destructor, once.
-        let _ = reg::<sqlbatch_trace_fn>(None, user_data, destroy);
-        return ffi_boundary!(conn: conn => |_c| Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown trace bits {:#x}", mask & !KNOWN))));
-    }
-    let events = mask & !SQLBATCH_TRACE_EXPANDED;
-    let f = if events == 0 { None } else { fn_.map(Some) };
-    // SAFETY: the caller's contract; the dispatcher outlives the handle.
-    unsafe {
-        register(
-            conn,
-            reg(f, user_data, destroy),
-            |s| &mut s.trace,
-            |db, h, set| {
-                lock(&h.slots).trace_mask = mask;
-                let me = h as *const Hooks as *mut c_void;
-                ffi::sqlite3_trace_v2(db, if set { events } else { 0 }, set.then_some(trace_tramp as _), me);
-            },
-        )
-    }
-}
-
-/// sqlbatch_conn_change_feed sets the change feed of `conn` (`fn` NULL removes it): the
-/// update events of `sqlbatch_conn_update_hook`, collected and handed to `fn` up to
-/// `max_changes` at a time (0: 1024), so that one call serves many changed rows. A batch is
-/// handed over when it is full (`SQLBATCH_FEED_FULL`), when its transaction commits (with
-/// whatever is pending, `SQLBATCH_FEED_COMMIT`: outside an explicit transaction, every
-/// statement is one) or rolls back (`SQLBATCH_FEED_ROLLBACK`). It holds at most
-/// `max_changes` changes (16 bytes each) and the names of their tables. `ROLLBACK TO` a
-/// savepoint is not reported (SQLite reports none). Ownership and errors as for
-/// `sqlbatch_conn_update_hook`; changes still pending when the feed is removed or replaced
-/// are dropped.
-#[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_change_feed(
-    conn: *mut sqlbatch_conn,
-    max_changes: usize,
-    fn_: sqlbatch_change_feed_fn,
-    user_data: *mut c_void,
-    destroy: sqlbatch_destroy_fn,
-) -> i32 {
-    let new = Feed::new(fn_.map(Some), user_data, destroy, max_changes);
-    // SAFETY: the caller's contract.
-    unsafe { register(conn, new, |s| &mut s.feed, |_, _, _| {}) }
-}
-
-/// sqlbatch_conn_update_hook_batched sets the batched update hook of `conn` (`fn` NULL
-/// removes it): the events of `sqlbatch_conn_update_hook`, in the order they happen, handed to
-/// `fn` up to `max_changes` at a time (0: 1024), but never later than they could be seen to
-/// differ from the per-event hook's. They are handed over before any other callback of the
-/// connection runs (a hook, an SQL function or collation, a changeset filter or conflict
-/// handler; before a commit, ahead of the commit hook; before a rollback), when `max_changes`
-/// are collected, and before the call that ran their statements returns
-/// (`sqlbatch_stmt_fetch`, `_fetch_into`, `_execute_many`, `sqlbatch_conn_exec`,
-/// `sqlbatch_conn_apply_changeset`, `sqlbatch_conn_load_extension`; for a write-behind,
-/// before its job ends). So a binding can call a per-event handler for each change, with
-/// every callback and return seeing the same order of events as with the per-event hook, at
-/// one crossing per batch. It holds at most `max_changes` changes (16 bytes each) and the
-/// names of their tables.
-///
-/// `fn` returns 0 to go on, or non-zero to stop the statement, with the effect that
-/// interrupting it from a per-event hook has: handed over while the statement runs, it is
-/// interrupted (`SQLITE_INTERRUPT`; inside a transaction SQLite then rolls the transaction
-/// back); handed over before a commit, the commit is vetoed (the statement fails with
-/// `SQLITE_CONSTRAINT_COMMITHOOK`); handed over at the end of a call, the open transaction is
-/// rolled back and the call fails with `SQLITE_INTERRUPT`, unless it failed already.
-///
-/// Called on the thread running the statement (the connection's worker for a write-behind).
-/// It must not use the connection. It may be set beside the update hook and the change feed.
-/// Ownership and errors as for `sqlbatch_conn_update_hook`.
-#[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_update_hook_batched(
-    conn: *mut sqlbatch_conn,
-    max_changes: usize,
-    fn_: sqlbatch_update_batch_fn,
-    user_data: *mut c_void,
-    destroy: sqlbatch_destroy_fn,
-) -> i32 {
-    let new = Batched::new(fn_.map(Some), user_data, destroy, max_changes);
-    // SAFETY: the caller's contract.
-    unsafe { register(conn, new, |s| &mut s.batched, |_, _, _| {}) }
 }

@@ -14,7 +14,7 @@
 //! `fetch` (with `mem`, direct reads of result values), `script`, `write`, `run`
 //! (stepping a statement to its end), `convert` (one value as `sqlite3_column_*` would
 //! convert it), `function` (SQL functions, aggregates, collations) with `call` (what their
-//! callbacks set), `extension`, `hooks` (and the batched change feed; with `cells`, rows of values copied out), `backup`, `blob` (incremental I/O), `serialize`, `session` (sessions and changesets), and `config`
+//! callbacks set), `extension`, `hooks` (with `hooks::batch`, the update events in batches, and `hooks::trace`; `cells`, rows of values copied out), `backup`, `blob` (incremental I/O), `serialize`, `session` (sessions and changesets), and `config`
 //! (limits, switches, checkpoints, counters).
 
 #![deny(unsafe_op_in_unsafe_fn)]
