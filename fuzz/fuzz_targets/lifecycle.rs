@@ -10,7 +10,8 @@
 //! queued write-behind, now and then with a script run on the connection before its wait; and a blob handle (open, read, write, reopen, a batched read,
 //! close), a backup to or from a second connection (start, step, finish, the other
 //! connection closing under it), and a session (created, its changeset applied back or to the
-//! other connection and inverted, deleted before or after the connections close). Checks: every status is documented and never a panic; after
+//! other connection and inverted, deleted before or after the connections close), with a
+//! batched update hook that stops statements now and then, or none. Checks: every status is documented and never a panic; after
 //! the close, every call on a statement, the blob or the backup says SQLBATCH_E_CLOSED; `sqlbatch_batch_get` only
 //! hands out cells of the current batch (reading their bytes, which ASan checks); everything
 //! is released at the end without a sanitizer report (the double finalize at close this
@@ -33,6 +34,34 @@ const SLOTS: usize = 4;
 
 unsafe extern "C" fn no_preupdate(_: *mut std::ffi::c_void, _: *const sqlbatch_preupdate) {}
 
+/// The batched update hook of the run, when the input's last byte asks for one: it counts the
+/// events and answers stop at every `every`th one (0: never).
+struct Updates {
+    seen: std::cell::Cell<u32>,
+    every: u32,
+}
+
+unsafe extern "C" fn on_updates(
+    u: *mut std::ffi::c_void,
+    changes: *const sqlbatch_change,
+    n: usize,
+    tables: *const sqlbatch_change_table,
+    n_tables: usize,
+) -> i32 {
+    let u = unsafe { &*(u as *const Updates) };
+    // Every change names a table of the batch, whose names are readable.
+    for c in unsafe { std::slice::from_raw_parts(changes, n) } {
+        assert!((c.table as usize) < n_tables, "change of table {} of {n_tables}", c.table);
+        let t = unsafe { &*tables.add(c.table as usize) };
+        assert!(!t.name.ptr.is_null() && unsafe { *t.name.ptr.add(t.name.len) } == 0);
+        u.seen.set(u.seen.get() + 1);
+        if u.every != 0 && u.seen.get() % u.every == 0 {
+            return 1;
+        }
+    }
+    0
+}
+
 /// A batch kept for a later `sqlbatch_batch_get`, with the caller's buffer of fetch_into.
 struct Kept {
     batch: sqlbatch_batch,
@@ -45,10 +74,22 @@ fuzz_target!(|data: &[u8]| {
     if skip_sql(sql) {
         return;
     }
+    // The input's last byte (read again as a knob, which does not matter) may set a batched
+    // update hook: up to 8 changes a batch, and a stop answer now and then, whose rollbacks at
+    // a call's end meet whatever the sequence left running.
+    let hook = data.last().copied().unwrap_or(0);
+    let updates = Updates { seen: 0.into(), every: (hook as u32 >> 4) % 5 };
     let conn = Conn::memory();
     conn.exec(SETUP);
     functions::register(&conn);
     conn.exec(LIFECYCLE_SETUP);
+    if hook & 1 != 0 {
+        let u = &updates as *const Updates as *mut std::ffi::c_void;
+        let rc = unsafe {
+            sqlbatch_conn_update_hook_batched(conn.0, (hook as usize >> 1) % 8, Some(on_updates), u, None)
+        };
+        assert_eq!(rc, SQLBATCH_OK);
+    }
     // The connection handle leaves `conn` when the sequence closes it.
     let mut open = Some(conn);
     let mut stmts: [*mut sqlbatch_stmt; SLOTS] = [ptr::null_mut(); SLOTS];
