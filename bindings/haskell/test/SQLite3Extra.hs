@@ -23,8 +23,11 @@ import System.Timeout (timeout)
 import Test.HUnit
 import qualified Test.QuickCheck as Q
 
+import qualified Database.SQLBatch.Direct as SD
+import qualified Database.SQLBatch.Direct.Function as DF
 import Database.SQLite3
 import qualified Database.SQLite3.Direct as Direct
+import qualified Database.SQLite3.Internal as I
 import qualified Database.SQLite3.Internal.Extra as X
 
 withDb :: (Database -> IO a) -> IO a
@@ -146,6 +149,26 @@ extraTests = TestList
             errorOf (blobReadMany b [(1, 60, Just 10)]) >>= (@?= ErrorError)
             -- Still usable after the failures.
             blobReadMany b [(2, 0, Just 3)] >>= (@?= [B.take 3 (pattern' 2 64)])
+    , TestLabel "readMany: random sizes (some over 1 MiB), known lengths and to the end, as blobRead reads them" $
+        TestCase $ do
+          r <- Q.quickCheckWithResult Q.stdArgs { Q.maxSuccess = 60, Q.chatty = False } propReadMany
+          assertBool (show r) (Q.isSuccess r)
+    , TestLabel "readMany: 10,000 ranges in one list, small values then big ones then small" $
+        TestCase $ withDb $ \db -> do
+          blobTable db 300 100
+          exec db "INSERT INTO t(id, b) VALUES (1000, zeroblob(1500000)), (1001, zeroblob(700000))"
+          withBlob db "main" "t" "b" 1 False $ \b -> do
+            let small = [(fromIntegral (1 + i `mod` 300), i `mod` 7, if even i then Nothing else Just 50) | i <- [0 .. 9999 :: Int]]
+                want (rid, o, l) = do
+                  v <- blobReopen b rid >> blobBytes b
+                  blobRead b (maybe (v - o) id l) o
+            expect <- mapM want small
+            blobReadMany b small >>= (@?= expect)
+            -- The guess from the small values is far too low for these, then far too high.
+            let mixed = [(1000, 0, Nothing), (1001, 5, Nothing), (1000, 1499999, Nothing)] ++ take 500 small
+            expect' <- mapM want mixed
+            blobReadMany b mixed >>= (@?= expect')
+            blobReadMany b small >>= (@?= expect)
     , TestLabel "close twice, after the connection, in any order, by the GC" $ TestCase $ do
         db <- open ":memory:"
         blobTable db 2 10
@@ -410,6 +433,91 @@ extraTests = TestList
         exec db "INSERT INTO t VALUES (6)"
         readIORef evs >>= (@?= [])
         readIORef batches >>= (@?= [])
+    , TestLabel "update hook (batched underneath): in order across statements, tables, schemas and batches" $
+        TestCase $ withDb $ \db -> do
+          exec db "CREATE TABLE t(x); CREATE TABLE u(y); CREATE TEMP TABLE w(z); CREATE TRIGGER tu AFTER INSERT ON t BEGIN INSERT INTO u VALUES (new.x); END"
+          evs <- newIORef []
+          setUpdateHook db (Just (\op s t r -> modifyIORef' evs ((op, s, t, r) :)))
+          -- 3,000 events in one statement: more than a batch (1,024) holds.
+          exec db "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 1500) INSERT INTO t SELECT i FROM r"
+          exec db "UPDATE u SET y = -y WHERE rowid % 500 = 0; INSERT INTO w VALUES (1); DELETE FROM t WHERE x > 1498"
+          st <- prepare db "INSERT INTO w VALUES (?)"
+          forM_ [2, 3] $ \i -> bindInt st 1 i >> step st >> reset st
+          finalize st
+          es <- reverse <$> readIORef evs
+          length es @?= 3008
+          es @?= concat [[(ChangeInsert, "main", "t", i), (ChangeInsert, "main", "u", i)] | i <- [1 .. 1500]]
+                 ++ [(ChangeUpdate, "main", "u", i) | i <- [500, 1000, 1500]]
+                 ++ [(ChangeInsert, "temp", "w", 1)]
+                 ++ [(ChangeDelete, "main", "t", i) | i <- [1499, 1500]]
+                 ++ [(ChangeInsert, "temp", "w", i) | i <- [2, 3]]
+          setUpdateHook db Nothing
+    , TestLabel "update hook: each row's event reaches Haskell before an SQL function's next call" $
+        TestCase $ withDb $ \db -> do
+          exec db "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3), (4)"
+          logv <- newIORef ([] :: [(String, Int64)])
+          Right () <- I.withLock db $ \c -> DF.createFunction (SD.Database c) (SD.Utf8 "f") (Just 1) False $ \ctx args -> do
+            x <- DF.funcArgInt64 args 0
+            modifyIORef logv (("f", x) :)
+            DF.funcResultInt64 ctx (x * 10)
+          setUpdateHook db (Just (\_ _ _ r -> modifyIORef logv (("event", r) :)))
+          exec db "UPDATE t SET x = f(x)"
+          log1 <- reverse <$> readIORef logv
+          log1 @?= concat [[("f", i), ("event", i)] | i <- [1 .. 4]]
+          -- The same through prepare and step.
+          writeIORef logv []
+          bracket (prepare db "UPDATE t SET x = f(x) WHERE rowid > 2") finalize $ \st -> do
+            Done <- step st
+            log2 <- reverse <$> readIORef logv
+            log2 @?= [("f", 30), ("event", 3), ("f", 40), ("event", 4)]
+          queryInts db "SELECT x FROM t" >>= (@?= [10, 20, 300, 400])
+          setUpdateHook db Nothing
+    , TestLabel "update hook: a statement's events arrive before its call returns, and before commit and rollback hooks" $
+        TestCase $ withDb $ \db -> do
+          exec db "CREATE TABLE t(x)"
+          evs <- newIORef []
+          atCommit <- newIORef []
+          atRollback <- newIORef []
+          setUpdateHook db (Just (\_ _ _ r -> modifyIORef evs (r :)))
+          setCommitHook db (Just (readIORef evs >>= \es -> modifyIORef atCommit (length es :) >> return False))
+          setRollbackHook db (Just (readIORef evs >>= \es -> modifyIORef atRollback (length es :)))
+          exec db "BEGIN"
+          exec db "INSERT INTO t VALUES (1), (2), (3)"
+          readIORef evs >>= (@?= [3, 2, 1])      -- inside BEGIN, right as the INSERT returned
+          bracket (prepare db "INSERT INTO t VALUES (?)") finalize $ \st -> do
+            bindInt st 1 4
+            Done <- step st
+            readIORef evs >>= (@?= [4, 3, 2, 1])  -- as step returned
+          readIORef atCommit >>= (@?= [])
+          exec db "COMMIT"
+          readIORef atCommit >>= (@?= [4])
+          -- Outside BEGIN the statement commits itself: its events come first.
+          exec db "INSERT INTO t VALUES (5), (6)"
+          readIORef atCommit >>= (@?= [6, 4])
+          exec db "BEGIN; INSERT INTO t VALUES (7), (8); ROLLBACK"
+          readIORef atRollback >>= (@?= [8])
+          setCommitHook db Nothing
+          setRollbackHook db Nothing
+          setUpdateHook db Nothing
+    , TestLabel "update hook: an exception is kept, the events after it still come, the statement goes on" $
+        TestCase $ withDb $ \db -> do
+          exec db "CREATE TABLE t(x)"
+          seen <- newIORef []
+          setUpdateHook db $ Just $ \_ _ _ r -> do
+            modifyIORef seen (r :)
+            when (r == 2) $ throwIO (userError "first boom")
+            -- After an exception the hook is still a hook: its connection is refused to it.
+            when (r == 3) $ do
+              e <- try (exec db "SELECT 1")
+              modifyIORef seen ((if e == Left HookReentry then -1 else 0) :)
+            when (r == 4) $ throwIO (userError "second boom")
+          noHang "hook after an exception" (exec db "INSERT INTO t VALUES (1), (2), (3), (4), (5)")
+          reverse <$> readIORef seen >>= (@?= [1, 2, 3, -1, 4, 5])
+          Just e <- takeHookException db
+          assertBool (show e) ("first boom" `isInfixOf` show e)
+          takeHookException db >>= assertBool "only the first one is kept" . null
+          queryInts db "SELECT x FROM t" >>= (@?= [1 .. 5])
+          setUpdateHook db Nothing
     , TestLabel "a big change feed: every row once, in order" $ TestCase $ withDb $ \db -> do
         seen <- newIORef (0 :: Int64, True, 0 :: Int)
         setChangeFeed db 1000 $ Just $ \cs _ -> forM_ cs $ \c -> modifyIORef' seen $ \(n, ok, k) ->
@@ -568,3 +676,34 @@ extraTests = TestList
         X.liveHookCount >>= (@?= n0)
     ]
   ]
+
+-- | 'blobReadMany' of random ranges over values of random sizes (a few over 1 MiB, some
+-- empty), in a few calls on one handle (its guess carried from call to call), reads what
+-- 'blobRead' reads range by range.
+propReadMany :: Q.Property
+propReadMany = Q.forAll (Q.choose (1, 30) >>= \n -> Q.vectorOf n size) $ \sizes ->
+  Q.forAll (Q.choose (1, 3) >>= \k -> Q.vectorOf k (Q.choose (0, 400) >>= \m -> Q.vectorOf m (range sizes))) $ \groups ->
+    Q.ioProperty $ withDb $ \db -> do
+      exec db "CREATE TABLE v(id INTEGER PRIMARY KEY, b BLOB NOT NULL)"
+      st <- prepare db "INSERT INTO v(id, b) VALUES (?, coalesce(?, zeroblob(0)))"
+      forM_ (zip [1 ..] sizes) $ \(i, n) -> do
+        bindInt st 1 i
+        if n == 0 then bindNull st 2 else bindBlob st 2 (pattern' i n)
+        Done <- step st
+        reset st
+      finalize st
+      withBlob db "main" "v" "b" 1 False $ \b -> withBlob db "main" "v" "b" 1 False $ \one -> do
+        let byOne (rid, o, l) = do
+              blobReopen one rid
+              v <- blobBytes one
+              blobRead one (maybe (v - o) id l) o
+        oks <- forM groups $ \g -> (==) <$> blobReadMany b g <*> mapM byOne g
+        return (and oks)
+  where
+    size = Q.frequency [(12, Q.choose (0, 1100)), (3, Q.choose (1100, 70000)), (1, Q.choose (1048576 - 100, 2500000))]
+    range sizes = do
+      k <- Q.choose (0, length sizes - 1)
+      let n = sizes !! k
+      o <- Q.choose (0, n)
+      l <- Q.oneof [pure Nothing, Just <$> Q.choose (0, n - o)]
+      return (fromIntegral (k + 1) :: Int64, o, l)

@@ -1,3 +1,4 @@
+{-# LANGUAGE BangPatterns #-}
 {-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE OverloadedStrings #-}
 -- |
@@ -116,7 +117,7 @@ module Database.SQLite3.Internal.Extra
   , liveHookCount
   ) where
 
-import Control.Exception (mask_)
+import Control.Exception (mask_, throwIO)
 import Control.Monad (forM, when)
 import Data.Bits ((.&.), (.|.))
 import qualified Data.ByteString as B
@@ -131,7 +132,7 @@ import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (CString)
 import Foreign.C.Types (CBool (..), CChar, CSize (..))
-import Foreign.ForeignPtr (newForeignPtr, withForeignPtr)
+import Foreign.ForeignPtr (ForeignPtr, newForeignPtr, withForeignPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Ptr (FunPtr, Ptr, castPtr, nullFunPtr, nullPtr, plusPtr)
 import Foreign.StablePtr
@@ -210,7 +211,7 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_filename"
   c_filename :: Ptr CConn -> CString -> CSize -> Ptr CString -> IO Int32
 
 type DestroyFn = Ptr () -> IO ()
-type UpdateFn = Ptr () -> Int32 -> CString -> CString -> Int64 -> IO ()
+type UpdateBatchFn = Ptr () -> Ptr () -> CSize -> Ptr () -> CSize -> IO Int32
 type CommitFn = Ptr () -> IO Int32
 type RollbackFn = Ptr () -> IO ()
 type WalFn = Ptr () -> CString -> Int32 -> IO Int32
@@ -219,7 +220,7 @@ type AuthFn = Ptr () -> Int32 -> CString -> CString -> CString -> CString -> IO 
 type FeedFn = Ptr () -> Ptr () -> CSize -> Ptr () -> CSize -> Int32 -> IO ()
 
 -- | The Haskell closures behind each kind (the C signature without the user data).
-type UpdateH = Int32 -> CString -> CString -> Int64 -> IO ()
+type UpdateBatchH = Ptr () -> CSize -> Ptr () -> CSize -> IO Int32
 type WalH = CString -> Int32 -> IO Int32
 type BusyH = Int32 -> IO Int32
 type AuthH = Int32 -> CString -> CString -> CString -> CString -> IO Int32
@@ -229,8 +230,8 @@ type FeedH = Ptr () -> CSize -> Ptr () -> CSize -> Int32 -> IO ()
 newtype HookFP f h = HookFP (FunPtr f)
 
 -- Registration calls are safe: replacing or removing a hook runs the old one's destroy.
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_update_hook"
-  c_update_hook :: Ptr CConn -> FunPtr UpdateFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_update_hook_batched"
+  c_update_hook_batched :: Ptr CConn -> CSize -> FunPtr UpdateBatchFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
 foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_commit_hook"
   c_commit_hook :: Ptr CConn -> FunPtr CommitFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
 foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_rollback_hook"
@@ -247,7 +248,7 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_change_feed"
   c_change_feed :: Ptr CConn -> CSize -> FunPtr FeedFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
 
 foreign import ccall "wrapper" mkDestroy :: DestroyFn -> IO (FunPtr DestroyFn)
-foreign import ccall "wrapper" mkUpdate :: UpdateFn -> IO (FunPtr UpdateFn)
+foreign import ccall "wrapper" mkUpdateBatch :: UpdateBatchFn -> IO (FunPtr UpdateBatchFn)
 foreign import ccall "wrapper" mkCommit :: CommitFn -> IO (FunPtr CommitFn)
 foreign import ccall "wrapper" mkRollback :: RollbackFn -> IO (FunPtr RollbackFn)
 foreign import ccall "wrapper" mkWal :: WalFn -> IO (FunPtr WalFn)
@@ -299,6 +300,9 @@ data Blob = Blob
   { blDb :: !Database
   , blHandle :: !(IORef (Ptr CBlob))   -- ^ 'nullPtr' once closed (under the lock)
   , blId :: !Int
+  , blGuess :: !(IORef Int)
+    -- ^ the guess of 'blobReadMany' for a range to the end: the mean length of those its
+    -- last library call read (a race between threads only makes it a worse guess)
   }
 
 instance Eq Blob where
@@ -323,7 +327,11 @@ blobOpen db schema table column rowid rw = mask_ $ withOpen db $ \c ->
       h <- peek out
       ref <- newIORef h
       i <- nextHandleId
-      let b = Blob db ref i
+      size <- alloca $ \p -> do
+        src <- c_blob_size h p
+        if src == sqlbatchOk then fromIntegral <$> peek p else return 0
+      guess <- newIORef (initialGuess size)
+      let b = Blob db ref i guess
       _ <- mkWeakIORef ref (() <$ blobClose b) :: IO (Weak (IORef (Ptr CBlob)))
       return (Right b)
 
@@ -399,55 +407,126 @@ blobWrite b bs off
 -- e.g. thousands of small values by rowid. The handle is left on the last row read. The
 -- results share one buffer per call (slices, not copies). A failing range fails the whole
 -- call (a missing row: 'ErrorError').
+--
+-- Memory: each library call gets a buffer for the ranges it takes, up to about 1 MiB (a
+-- larger range alone gets its own length). A range to the end is counted at a guess: the
+-- mean length of the ranges to the end that the handle's previous call read (at first, the
+-- size of the value the handle was opened on, within 64 bytes and 64 KiB), plus an eighth
+-- for the variation. So many small values cost about their own size, not a fixed amount
+-- each. A guess too low costs one more call: the library stops at the first range that does
+-- not fit and says how long it is, and the next call goes on from there.
 blobReadMany :: Blob -> [(Int64, Int, Maybe Int)] -> IO (Either Error [B.ByteString])
 blobReadMany b reqs0
   | any (\(_, o, l) -> o < 0 || maybe False (< 0) l) reqs0 = rangeError (blDb b)
-  | otherwise = go reqs0 []
+  | null reqs0 = return (Right [])
+  | otherwise = allocaBytes (slots * rangeSize) $ \rs -> do
+      g <- readIORef (blGuess b)
+      go rs g reqs0 []
   where
     rangeSize = #{size sqlbatch_blob_range}
-    go [] acc = return (Right (concat (reverse acc)))
-    go reqs acc = do
-      -- One call takes the ranges that fit in about 1 MiB (at least one), a range to the end
-      -- counted as 4 KiB: only those are marshalled (not every range left, which made a long
-      -- list quadratic). A call that runs out of room returns what fit; the rest goes next.
-      let (chunk, bufLen) = budget reqs
-      r <- call chunk bufLen
-      case r of
-        Left e -> return (Left e)
-        Right (done, slices, need) ->
-          case (drop done reqs, need) of
-            -- The range at done did not fit: again from there, with its length known.
-            ((rid, o, _) : more, Just n) -> go ((rid, o, Just n) : more) (slices : acc)
-            (rest, _) -> go rest (slices : acc)
-    call reqs bufLen = allocaBytes (n * rangeSize) $ \rs -> do
-      mapM_ (poke1 rs) (zip [0 ..] reqs)
+    -- The range array, made once for the whole list: as many entries as one call may take.
+    slots = boundedLength maxRangesPerCall reqs0
+    -- One library call for the ranges that fit in the budget (at least one); only those are
+    -- marshalled (not every range left, which made a long list quadratic). Each call's
+    -- slices are one list (chunks holds them, the last call's first); the ranges a call did
+    -- not read go to the next one.
+    go _ _ [] chunks = return $ Right $ case chunks of
+      [one] -> one
+      _ -> concat (reverse chunks)
+    go rs g reqs chunks = do
+      (n, known, guessed) <- marshal rs g reqs
+      let bufLen = max 64 (known + guessed + guessed `quot` 8)
       fp <- mallocPlainForeignPtrBytes bufLen
-      withBlobHandle b $ \h -> withForeignPtr fp $ \buf -> alloca $ \pdone -> do
+      r <- withBlobHandle b $ \h -> withForeignPtr fp $ \buf -> alloca $ \pdone -> do
         rc <- c_blob_read_many h (castPtr rs) (fromIntegral n) buf (fromIntegral bufLen) pdone
         done <- fromIntegral <$> peek pdone
-        slices <- forM [0 .. done - 1] $ \i -> do
-          let p = rs `plusPtr` (i * rangeSize)
-          len <- #{peek sqlbatch_blob_range, len} p :: IO Word64
-          at <- #{peek sqlbatch_blob_range, at} p :: IO Word64
-          return (BI.fromForeignPtr fp (fromIntegral at) (fromIntegral len))
-        if rc == sqlbatchOk then return (Right (n, slices, Nothing))
-          else if rc == sqlbatchEBufferTooSmall && done < n then do
-            need <- #{peek sqlbatch_blob_range, len} (rs `plusPtr` (done * rangeSize)) :: IO Word64
-            return (Right (done, slices, Just (fromIntegral need)))
-          else blobResult (blDb b) (0, [], Nothing) rc
+        if rc == sqlbatchOk then return (Right (done, False))
+          else if rc == sqlbatchEBufferTooSmall && done < n then return (Right (done, True))
+          else blobResult (blDb b) (0, False) rc
+      case r of
+        Left e -> return (Left e)
+        Right (done, short) -> do
+          (slices, total) <- peekSlices rs fp done
+          let Skipped left knownDone nKnown = skipRead done reqs
+              -- The ranges to the end just read: their count and bytes.
+              nEnd = done - nKnown
+              sumEnd = total - knownDone
+          -- The range at done did not fit (a guess was low): its length is known now.
+          (left', sumEnd', nEnd') <- case left of
+            (rid, o, l) : more | short -> do
+              need <- peekLen rs done
+              return ((rid, o, Just need) : more, maybe (sumEnd + need) (const sumEnd) l,
+                      maybe (nEnd + 1) (const nEnd) l)
+            _ -> return (left, sumEnd, nEnd)
+          let g' = if nEnd' > 0 then max 1 ((sumEnd' + nEnd' - 1) `quot` nEnd') else g
+          writeIORef (blGuess b) g'
+          go rs g' left' (if done > 0 then slices : chunks else chunks)
+    -- Writes the ranges the call takes: while the buffer they need (the known lengths, the
+    -- guesses and an eighth of the guesses) stays within the budget, and there is a slot.
+    -- Returns how many, and their known and guessed bytes.
+    marshal :: Ptr () -> Int -> [(Int64, Int, Maybe Int)] -> IO (Int, Int, Int)
+    marshal rs g = loop 0 0 0
       where
-        n = length reqs
-    budget reqs =
-      let costs = [maybe 4096 id l | (_, _, l) <- reqs]
-          fits = length (takeWhile (<= 1024 * 1024) (scanl1 (+) costs))
-          k = max 1 fits
-      in (take k reqs, max 4096 (sum (take k costs)))
-    poke1 rs (i, (rid, o, l)) = do
-      let p = rs `plusPtr` (i * rangeSize)
-      #{poke sqlbatch_blob_range, rowid} p rid
-      #{poke sqlbatch_blob_range, offset} p (fromIntegral o :: Word64)
-      #{poke sqlbatch_blob_range, len} p (maybe maxBound fromIntegral l :: Word64)
-      #{poke sqlbatch_blob_range, at} p (0 :: Word64)
+        loop !i !known !guessed reqs = case reqs of
+          (rid, o, l) : more | i < slots -> do
+            let known' = maybe known (known +) l
+                guessed' = maybe (guessed + g) (const guessed) l
+            if i > 0 && known' + guessed' + guessed' `quot` 8 > readBudget
+              then return (i, known, guessed)
+              else do
+                let p = rs `plusPtr` (i * rangeSize)
+                #{poke sqlbatch_blob_range, rowid} p rid
+                #{poke sqlbatch_blob_range, offset} p (fromIntegral o :: Word64)
+                #{poke sqlbatch_blob_range, len} p (maybe maxBound fromIntegral l :: Word64)
+                #{poke sqlbatch_blob_range, at} p (0 :: Word64)
+                loop (i + 1) known' guessed' more
+          _ -> return (i, known, guessed)
+    -- The first done ranges' slices, in order (built from the last one back), and their
+    -- bytes.
+    peekSlices :: Ptr () -> ForeignPtr Word8 -> Int -> IO ([B.ByteString], Int)
+    peekSlices rs fp done = loop (done - 1) [] 0
+      where
+        loop !i acc !total
+          | i < 0 = return (acc, total)
+          | otherwise = do
+              let p = rs `plusPtr` (i * rangeSize)
+              len <- fromIntegral <$> (#{peek sqlbatch_blob_range, len} p :: IO Word64)
+              at <- fromIntegral <$> (#{peek sqlbatch_blob_range, at} p :: IO Word64)
+              let !v = BI.fromForeignPtr fp at len
+              loop (i - 1) (v : acc) (total + len)
+    peekLen rs i = fromIntegral <$> (#{peek sqlbatch_blob_range, len} (rs `plusPtr` (i * rangeSize)) :: IO Word64)
+
+-- | The walk of 'blobReadMany' past the ranges a call read: the ranges after them, and the
+-- known lengths among them (their sum and count).
+data Skipped = Skipped [(Int64, Int, Maybe Int)] !Int !Int
+
+skipRead :: Int -> [(Int64, Int, Maybe Int)] -> Skipped
+skipRead = go 0 0
+  where
+    go !known !nKnown k reqs = case reqs of
+      (_, _, l) : more | k > 0 -> case l of
+        Just x -> go (known + x) (nKnown + 1) (k - 1 :: Int) more
+        Nothing -> go known nKnown (k - 1) more
+      _ -> Skipped reqs known nKnown
+
+-- | The buffer one 'blobReadMany' library call asks for at most (unless one range alone
+-- needs more), and the ranges it takes at most.
+readBudget, maxRangesPerCall :: Int
+readBudget = 1024 * 1024
+maxRangesPerCall = 4096
+
+-- | A new handle's guess of a to-the-end range: the size of the value it was opened on,
+-- within 64 bytes and 64 KiB.
+initialGuess :: Int -> Int
+initialGuess = max 64 . min 65536
+
+-- | The length of a list, counting up to the bound at most.
+boundedLength :: Int -> [a] -> Int
+boundedLength bound = go 0
+  where
+    go !k xs = case xs of
+      _ : more | k < bound -> go (k + 1) more
+      _ -> k
 
 ------------------------------------------------------------------------------------------
 -- Backups
@@ -761,23 +840,72 @@ decodeOp 18 = ChangeInsert
 decodeOp 9 = ChangeDelete
 decodeOp _ = ChangeUpdate
 
-updateFP :: HookFP UpdateFn UpdateH
-updateFP = HookFP $ unsafePerformIO $ mkUpdate $ \ud op s t r -> do
+updateBatchFP :: HookFP UpdateBatchFn UpdateBatchH
+updateBatchFP = HookFP $ unsafePerformIO $ mkUpdateBatch $ \ud cs n ts nt -> do
   f <- callSP ud
-  f op s t r
-{-# NOINLINE updateFP #-}
+  f cs n ts nt
+{-# NOINLINE updateBatchFP #-}
 
 -- | <https://www.sqlite.org/c3ref/update_hook.html>: calls the function for every row
--- inserted, deleted or updated, as it happens, with the database (@\"main\"@...), the table
+-- inserted, deleted or updated, in order, with the database (@\"main\"@...), the table
 -- and the rowid; 'Nothing' removes it. Not called for WITHOUT ROWID tables or a truncating
--- DELETE. 'setChangeFeed' gets the same events in batches. See the module's description
--- for exceptions and for using the connection from a hook.
+-- DELETE. See the module's description for using the connection from a hook.
+--
+-- The function is called once per event, but the events do not cross from C one at a time:
+-- the library collects them (@sqlbatch_conn_update_hook_batched@) and hands them to Haskell
+-- many at a time, each table's names copied once per batch (the same table gives the same
+-- 'Utf8' within a batch), never later than the difference could be seen. Every event
+-- reaches the function before any other callback of the connection runs (an SQL function,
+-- a collation, another hook; before a commit, ahead of the commit hook; before a rollback)
+-- and before the call that made it returns (@exec@, @step@ ...). So neither a callback nor
+-- the caller can tell it from a call per event; only timing can: a function that reads the
+-- clock, or another thread watching what it writes while the statement runs, sees the
+-- events a little later (at most 1024 events later).
+--
+-- An exception of the function is kept for 'takeHookException' (the first one), as a
+-- per-event hook's was: the change stands, the statement goes on, and the function is still
+-- called for the events after it.
 setUpdateHook :: Database -> Maybe (ChangeOp -> Utf8 -> Utf8 -> Int64 -> IO ()) -> IO (Either Error ())
-setUpdateHook db mf = register db c_update_hook updateFP $ fmap (\f _ op s t r ->
-  runHook db Nothing () $ do
-    sb <- B.packCString s
-    tb <- B.packCString t
-    f (decodeOp op) (Utf8 sb) (Utf8 tb) r) mf
+setUpdateHook db mf = register db (\c -> c_update_hook_batched c 0) updateBatchFP $
+  fmap (\f _ cs n ts nt -> 0 <$ updateBatch db f cs (fromIntegral n) ts nt) mf
+
+-- | One batch of the update hook: the function for each event in order, each of them as
+-- if it were its own hook call. The thread is registered as in a hook (see 'runHook') once
+-- for the batch, not once per event; an exception ends that registration, is kept as
+-- 'runHook' keeps it, and the events after it go on in a new one. It never throws.
+updateBatch :: Database -> (ChangeOp -> Utf8 -> Utf8 -> Int64 -> IO ()) -> Ptr () -> Int -> Ptr () -> CSize
+            -> IO ()
+updateBatch db f cs n ts nt = do
+  next <- newIORef (0 :: Int)          -- the next event to hand over
+  names <- newIORef Nothing            -- the tables' names, once copied
+  let events = do
+        m <- readIORef names
+        tables <- case m of
+          Just t -> return t
+          Nothing -> do
+            t <- peekChangeTables Utf8 ts nt
+            writeIORef names (Just t)
+            return t
+        let loop = do
+              i <- readIORef next
+              when (i < n) $ do
+                writeIORef next (i + 1)
+                (op, ti, rowid) <- peekChange cs i
+                let (s, t) = tables ti
+                f op s t rowid
+                loop
+        loop
+      rounds = do
+        r <- inHook db Nothing events
+        case r of
+          Right () -> return ()
+          Left e -> do
+            -- Kept as runHook keeps a hook's exception (the first one since the last
+            -- takeHookException); runHook is the one place that writes it.
+            runHook db Nothing () (throwIO e)
+            i <- readIORef next
+            when (i < n) rounds
+  rounds
 
 commitFP :: HookFP CommitFn (IO Int32)
 commitFP = HookFP $ unsafePerformIO $ mkCommit $ \ud -> callSP ud >>= id
@@ -920,33 +1048,51 @@ setChangeFeed :: Database -> Int -> Maybe ([Change] -> FeedReason -> IO ()) -> I
 setChangeFeed db maxChanges mf =
   register db (\c -> c_change_feed c (fromIntegral (max 0 maxChanges))) feedFP $
     fmap (\f _ cs n ts nt why -> runHook db Nothing () $ do
-      tables <- fmap IM.fromList $ forM [0 .. fromIntegral nt - 1] $ \i -> do
-        let p = ts `plusPtr` (i * tableSize)
-        s <- str (p `plusPtr` #{offset sqlbatch_change_table, schema})
-        t <- str (p `plusPtr` #{offset sqlbatch_change_table, name})
-        return (i, (s, t))
+      tables <- peekChangeTables (TE.decodeUtf8With TE.lenientDecode) ts nt
       evs <- forM [0 .. fromIntegral n - 1] $ \i -> do
-        let p = cs `plusPtr` (i * changeSize)
-        rowid <- #{peek sqlbatch_change, rowid} p :: IO Int64
-        op <- #{peek sqlbatch_change, op} p :: IO Int32
-        ti <- #{peek sqlbatch_change, table} p :: IO Word32
-        let (s, t) = IM.findWithDefault ("", "") (fromIntegral ti) tables
-        return $! Change (decodeOp op) s t rowid
+        (op, ti, rowid) <- peekChange cs i
+        let (s, t) = tables ti
+        return $! Change op s t rowid
       f evs (reason why)) mf
   where
-    changeSize = #{size sqlbatch_change}
-    tableSize = #{size sqlbatch_change_table}
-    str :: Ptr () -> IO Text
-    str p = do
-      sp <- #{peek sqlbatch_str, ptr} p :: IO (Ptr CChar)
-      sl <- #{peek sqlbatch_str, len} p :: IO CSize
-      if sp == nullPtr then return "" else
-        TE.decodeUtf8With TE.lenientDecode <$> B.packCStringLen (sp, fromIntegral sl)
     reason :: Int32 -> FeedReason
     reason r
       | r == #{const SQLBATCH_FEED_COMMIT} = FeedCommit
       | r == #{const SQLBATCH_FEED_ROLLBACK} = FeedRollback
       | otherwise = FeedFull
+
+-- | The tables of a batch of changes (@sqlbatch_change_table@s, of the change feed or the
+-- batched update hook): each one's (database, table) names copied and converted once, by
+-- index; an index outside the batch gives empty names. For the change feed and the update
+-- hook alike.
+peekChangeTables :: (B.ByteString -> a) -> Ptr () -> CSize -> IO (Int -> (a, a))
+peekChangeTables conv ts nt = do
+  tables <- forM [0 .. fromIntegral nt - 1] $ \i -> do
+    let p = ts `plusPtr` (i * #{size sqlbatch_change_table})
+    s <- str (p `plusPtr` #{offset sqlbatch_change_table, schema})
+    t <- str (p `plusPtr` #{offset sqlbatch_change_table, name})
+    return (s, t)
+  let none = (conv B.empty, conv B.empty)
+  return $! case tables of
+    [one] -> \i -> if i == 0 then one else none
+    _ -> let m = IM.fromList (zip [0 ..] tables) in \i -> IM.findWithDefault none i m
+  where
+    str p = do
+      sp <- #{peek sqlbatch_str, ptr} p :: IO (Ptr CChar)
+      sl <- #{peek sqlbatch_str, len} p :: IO CSize
+      if sp == nullPtr then return $! conv B.empty
+        else conv <$> B.packCStringLen (sp, fromIntegral sl)
+
+-- | Change @i@ of a batch (@sqlbatch_change@s): its operation, its table's index and the
+-- rowid.
+peekChange :: Ptr () -> Int -> IO (ChangeOp, Int, Int64)
+peekChange cs i = do
+  let p = cs `plusPtr` (i * #{size sqlbatch_change})
+  rowid <- #{peek sqlbatch_change, rowid} p :: IO Int64
+  op <- #{peek sqlbatch_change, op} p :: IO Int32
+  ti <- #{peek sqlbatch_change, table} p :: IO Word32
+  return (decodeOp op, fromIntegral ti, rowid)
+{-# INLINE peekChange #-}
 
 ------------------------------------------------------------------------------------------
 -- Preupdate hook
