@@ -79,6 +79,11 @@ func (t Type) String() string {
 // most one allocation per batch, not one per value. A batch whose bytes were only read in
 // place is overwritten by the next one. (A string kept for long keeps the memory of its
 // batch, up to a few batches, alive; strings.Clone it if that matters.)
+//
+// Large rows (more than 32 KiB of TEXT and BLOB a row, on average over a batch) are the
+// exception: their batches stay in C memory, and Text, Blob and Values copy each value they
+// hand out, and only it, into a new string or slice of its own (see rows_large.go). RawBytes
+// is the same view as for small rows, valid until the next Next or Close.
 type Rows struct {
 	stmt     *Stmt
 	ownsStmt bool
@@ -108,9 +113,15 @@ type Rows struct {
 	lastData int      // bytes of the previous batch
 	rowEst   int      // bytes of the largest row so far (see chunkSize)
 	intoGo   bool     // batches are fetched into the statement's chunk (see fetchInto)
-	done     bool
-	closed   bool
-	err      error
+	// bigRows says that the last batch's rows were large (over largeRow bytes on average), so
+	// that the next batch is fetched into C memory, not into the chunk; large says that the
+	// current batch is such a batch, in C memory, whose values are copied out one at a time
+	// (rows_large.go).
+	bigRows bool
+	large   bool
+	done    bool
+	closed  bool
+	err     error
 }
 
 const cellSize = unsafe.Sizeof(capi.Value{})
@@ -149,7 +160,7 @@ func (r *Rows) fetch() bool {
 			var reprepares int64
 			b, reprepares, rc = s.h.FetchFirst(s.batchRows, DefaultBatchBytes)
 			s.ranFirst(reprepares)
-		} else if !r.intoGo {
+		} else if !r.intoGo || r.bigRows {
 			b, rc = s.h.Fetch(s.batchRows, DefaultBatchBytes)
 		} else {
 			b, rc = r.fetchInto(s)
@@ -176,7 +187,7 @@ func (r *Rows) fetch() bool {
 			return false
 		}
 		r.ncols, r.nrows = b.NCols, b.NRows
-		r.arena, r.goData, r.nums, r.inGo = nil, nil, nil, false
+		r.arena, r.goData, r.nums, r.inGo, r.large = nil, nil, nil, false, false
 		if b.DataLen > 0 {
 			if b.Data == nil {
 				// Fetched into the chunk, from s.keep on.
@@ -186,7 +197,7 @@ func (r *Rows) fetch() bool {
 				r.arena = unsafe.Slice(b.Data, b.DataLen)
 			}
 			if b.NRows > 0 {
-				r.noteRow(b.DataLen / b.NRows)
+				r.sortBatch(b.DataLen / b.NRows)
 			}
 		}
 		// More rows follow, with bytes: fetch them straight into Go memory from now on.
@@ -228,6 +239,9 @@ func (r *Rows) fetch() bool {
 //
 // New chunks are not zeroed (makeNoZero): the core writes every byte that is read from
 // them.
+//
+// Rows of more than largeRow bytes are not fetched into chunks at all (rows_large.go), and
+// rowEst counts only the rows that are.
 const (
 	minChunk = 8 << 10
 	maxChunk = 32 << 10
@@ -259,7 +273,12 @@ func (r *Rows) fetchInto(s *Stmt) (capi.Batch, int32) {
 	}
 	b, rc := s.h.FetchInto(s.batchRows, s.chunk[s.keep:])
 	if rc == capi.EBufferTooSmall {
-		// A row larger than any before it: b.DataLen is what it needs.
+		// A row larger than any before it: b.DataLen is what it needs. A large one is
+		// fetched into C memory (the core keeps the row for the next fetch of either kind).
+		if b.DataLen > largeRow {
+			r.bigRows = true
+			return s.h.Fetch(s.batchRows, DefaultBatchBytes)
+		}
 		r.noteRow(b.DataLen)
 		s.chunk, s.keep = makeNoZero(chunkSize(r.lastData, r.rowEst)), 0
 		b, rc = s.h.FetchInto(s.batchRows, s.chunk)
@@ -441,6 +460,9 @@ func (r *Rows) textSlow(c *capi.Value) string {
 		if c.Len == 0 {
 			return ""
 		}
+		if r.large {
+			return string(r.raw(c))
+		}
 		return unsafe.String(&r.goBytes()[c.Bits], int(c.Len))
 	case capi.KindInteger, capi.KindFloat:
 		var buf [capi.ConvertBufLen]byte
@@ -468,6 +490,9 @@ func (r *Rows) blobSlow(c *capi.Value) []byte {
 	case capi.KindText, capi.KindBlob:
 		if c.Len == 0 {
 			return emptyBytes
+		}
+		if r.large {
+			return cloneBytes(r.raw(c))
 		}
 		end := c.Bits + uint64(c.Len)
 		return r.goBytes()[c.Bits:end:end]
@@ -534,6 +559,11 @@ func (r *Rows) NextValues(dst []any) bool {
 		panic("sqlbatch: Values: more destinations than columns")
 	}
 	if r.nums == nil {
+		if r.large {
+			// A batch of large rows (rows_large.go) never has boxes: every row comes here.
+			r.valuesLarge(dst, false)
+			return true
+		}
 		r.prepareValues()
 	}
 	row := unsafe.Add(r.base, r.off)
@@ -631,7 +661,9 @@ func (r *Rows) Scan(dest ...any) error {
 		case *string:
 			*d = r.Text(i)
 		case *[]byte:
-			if b := r.Blob(i); b != nil {
+			if r.large {
+				*d = r.Blob(i) // a copy of its own already (rows_large.go)
+			} else if b := r.Blob(i); b != nil {
 				*d = append([]byte{}, b...)
 			} else {
 				*d = nil

@@ -151,7 +151,9 @@ func (r *rows) Close() error {
 
 // Next fills dest with the next row, from the current batch: a call into C happens only
 // when the batch is used up. TEXT becomes a string and BLOB a []byte pointing into the
-// batch's bytes in Go memory (no allocation per value); columns declared DATE, DATETIME or
+// batch's bytes in Go memory (no allocation per value); in a batch of large rows (over
+// 32 KiB), TEXT is a copy and BLOB a view of the statement's C memory, valid until the next
+// Next, which database/sql copies (sqlbatch.Rows.NextValuesTransient); columns declared DATE, DATETIME or
 // TIMESTAMP give time.Time and BOOLEAN gives bool, as with mattn/go-sqlite3.
 func (r *rows) Next(dest []driver.Value) error {
 	// driver.Value is defined as `any`: the two slice types have the same layout.
@@ -159,7 +161,7 @@ func (r *rows) Next(dest []driver.Value) error {
 	if r.primed {
 		r.primed = false
 		r.r.Values(vals)
-	} else if !r.r.NextValues(vals) {
+	} else if !r.r.NextValuesTransient(vals) {
 		if err := r.r.Err(); err != nil {
 			return ctxErr(r.ctx, err)
 		}
