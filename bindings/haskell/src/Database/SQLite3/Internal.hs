@@ -140,6 +140,7 @@ import GHC.IO (IO (..))
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performMajorGC)
 import System.Mem.Weak (Weak, deRefWeak)
+import qualified System.Mem.Weak as Weak
 
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Raw
@@ -821,6 +822,9 @@ data Statement = Statement
     -- ^ read by every function on the statement, and the key of the GC's finalizer (the
     -- connection's list of statements holds only the 'Core', so the cursor dies with the
     -- last reference to the statement)
+  , stWeak :: !(Weak (IORef Cursor))
+    -- ^ that finalizer: 'finalize' runs it at once (then a no-op), so that the GC has no
+    -- finalizer left to schedule for a statement finalized by hand
   }
 
 instance Eq Statement where
@@ -878,7 +882,7 @@ newStatement db h sql = do
                rows buf sql
   w <- mkWeakIORef cur (finalizeCore core)
   atomicModifyIORef' (dbStmts db) (\m -> (IM.insert i (w, core) m, ()))
-  return (Statement core cur)
+  return (Statement core cur w)
 
 firstRows, initialBuf, cellBudget, maxBuf :: Int
 firstRows = 16
@@ -908,13 +912,19 @@ getStatementDatabase = return . coDb . stCore
 -- a no-op (@Right ()@); every later use of the statement is an 'ErrorMisuse' (and its
 -- columns read as NULL).
 finalize :: Statement -> IO (Either Error ())
-finalize st = mask_ $ withLock (coDb core) $ \_ -> do
-  cur <- readIORef (stCursor st)
-  writeIORef (stCursor st) Finalized
-  finalizeLocked core
-  return $ case cur of
-    Failed rc -> Left (decodeCode rc)
-    _ -> Right ()
+finalize st = mask_ $ do
+  r <- withLock (coDb core) $ \_ -> do
+    cur <- readIORef (stCursor st)
+    writeIORef (stCursor st) Finalized
+    finalizeLocked core
+    return $ case cur of
+      Failed rc -> Left (decodeCode rc)
+      _ -> Right ()
+  -- The GC's finalizer, now a no-op (the handle is gone), run and dropped here: a weak
+  -- pointer with a finalizer costs the GC, and its run later a thread of its own, for every
+  -- statement prepared and finalized (an ORM without a statement cache prepares one a row).
+  Weak.finalize (stWeak st)
+  return r
   where
     core = stCore st
 
