@@ -794,10 +794,20 @@ pub unsafe extern "C" fn sqlbatch_changeset_read(
         }
         // SAFETY: the caller vouches for `data`.
         let (p, n) = unsafe { changeset_arg(data, len)? };
+        // The inverse is read by inverting each change here, not with SQLite's
+        // SQLITE_CHANGESETSTART_INVERT: that iterator leaks the values of a damaged UPDATE
+        // whose new record has primary-key values (it moves the old record's over them; found
+        // by the untrusted_bytes fuzz target). Like SQLite's, it refuses a patchset, which
+        // has no old values to swap in (its table headers start with 'P').
+        let invert = flags & SQLBATCH_CHANGESET_READ_INVERT != 0;
+        // SAFETY: `p` holds `n` bytes (`changeset_arg`).
+        if invert && n > 0 && unsafe { *(p as *const u8) } == b'P' {
+            return Err(Error::new(ffi::SQLITE_CORRUPT, "a patchset cannot be inverted"));
+        }
         let mut iter = ptr::null_mut();
         // SAFETY: SQLite reads the `n` bytes at `p` while the iterator lives (the caller keeps
         // them until this call returns).
-        let rc = unsafe { ffi::sqlite3changeset_start_v2(&mut iter, n, p, flags as c_int) };
+        let rc = unsafe { ffi::sqlite3changeset_start(&mut iter, n, p) };
         if rc != ffi::SQLITE_OK {
             return code(rc);
         }
@@ -807,7 +817,7 @@ pub unsafe extern "C" fn sqlbatch_changeset_read(
         // SAFETY: `iter` is live until finalized below; each change is copied before `next`.
         unsafe {
             while ffi::sqlite3changeset_next(iter) == ffi::SQLITE_ROW {
-                if !batch.push(iter) {
+                if !batch.push(iter, invert) {
                     break; // the finalize below reports why
                 }
                 if batch.len() >= max || batch.rows.bytes.len() >= READ_BATCH_BYTES {
@@ -859,11 +869,15 @@ impl ReadBatch {
         self.changes.len()
     }
 
-    /// Copies the change at `iter`; false if SQLite could not describe it.
+    /// Copies the change at `iter`, or its inverse; false if SQLite could not describe it.
+    /// The inverse is what SQLite's inverting iterator gives: an insert becomes a delete of
+    /// the same row and the other way round; an update's old row is its new values, with the
+    /// primary key's columns from the old row, and its new row the old values, the primary
+    /// key's columns undefined.
     ///
     /// # Safety
     /// `iter` is a live iterator on a change (`sqlite3changeset_next` gave `SQLITE_ROW`).
-    unsafe fn push(&mut self, iter: *mut ffi::sqlite3_changeset_iter) -> bool {
+    unsafe fn push(&mut self, iter: *mut ffi::sqlite3_changeset_iter, invert: bool) -> bool {
         let (mut table, mut n, mut op, mut indirect) = (ptr::null(), 0, 0, 0);
         let (mut pk, mut n_pk) = (ptr::null_mut(), 0);
         // SAFETY: as for this function.
@@ -883,10 +897,34 @@ impl ReadBatch {
                 self.text.push(u8::from(i < n_pk.max(0) as usize && *pk.add(i) != 0));
             }
             let rows = &mut self.rows;
-            let old = (op != ffi::SQLITE_INSERT)
-                .then(|| rows.push_from(n as c_int, |i, v| ffi::sqlite3changeset_old(iter, i, v)));
-            let new = (op != ffi::SQLITE_DELETE)
-                .then(|| rows.push_from(n as c_int, |i, v| ffi::sqlite3changeset_new(iter, i, v)));
+            let is_key = |i: c_int| i < n_pk && *pk.add(i as usize) != 0;
+            let (old, new) = match (invert, op) {
+                (false, _) => (
+                    (op != ffi::SQLITE_INSERT)
+                        .then(|| rows.push_from(n as c_int, |i, v| ffi::sqlite3changeset_old(iter, i, v))),
+                    (op != ffi::SQLITE_DELETE)
+                        .then(|| rows.push_from(n as c_int, |i, v| ffi::sqlite3changeset_new(iter, i, v))),
+                ),
+                (true, ffi::SQLITE_INSERT) => {
+                    op = ffi::SQLITE_DELETE;
+                    (Some(rows.push_from(n as c_int, |i, v| ffi::sqlite3changeset_new(iter, i, v))), None)
+                }
+                (true, ffi::SQLITE_DELETE) => {
+                    op = ffi::SQLITE_INSERT;
+                    (None, Some(rows.push_from(n as c_int, |i, v| ffi::sqlite3changeset_old(iter, i, v))))
+                }
+                (true, _) => {
+                    let old = rows.push_from(n as c_int, |i, v| match is_key(i) {
+                        true => ffi::sqlite3changeset_old(iter, i, v),
+                        false => ffi::sqlite3changeset_new(iter, i, v),
+                    });
+                    let new = rows.push_from(n as c_int, |i, v| match is_key(i) {
+                        true => ffi::SQLITE_OK, // `v` stays NULL: undefined
+                        false => ffi::sqlite3changeset_old(iter, i, v),
+                    });
+                    (Some(old), Some(new))
+                }
+            };
             self.changes.push(ReadChange {
                 table: (at, name.len() - 1),
                 op,

@@ -824,16 +824,24 @@ fn a_changeset_reads_as_batches_of_changes_with_their_rows() {
     assert_eq!((rc, r.batches), (SQLBATCH_OK, vec![2]));
     let (rc, r) = read(&cs, SQLBATCH_CHANGESET_READ_INVERT, 0, 0);
     assert_eq!(rc, SQLBATCH_OK);
-    let ops: Vec<i32> = sorted(r.changes).iter().map(|c| c.1).collect();
+    let ops: Vec<i32> = sorted(r.changes.clone()).iter().map(|c| c.1).collect();
     assert_eq!(
         ops,
         vec![sq::SQLITE_DELETE, sq::SQLITE_INSERT, sq::SQLITE_UPDATE, sq::SQLITE_DELETE],
         "(by table, then op) t: 3 gone, 2 back, 1 back; u: k gone"
     );
+    // Inverted while read (the library inverts each change), exactly as the changeset that
+    // sqlbatch_changeset_invert writes reads, rows and all.
+    let (mut ip, mut ilen) = (ptr::null_mut(), 0);
+    assert_eq!(unsafe { sqlbatch_changeset_invert(cs.as_ptr(), cs.len(), &mut ip, &mut ilen) }, SQLBATCH_OK);
+    let inverse = unsafe { take(ip, ilen) };
+    assert_eq!(sorted(r.changes.clone()), sorted(read(&inverse, 0, 0, 0).1.changes));
     // A patchset's DELETE carries the key only.
     let (mut p, mut n) = (ptr::null_mut(), 0);
     assert_eq!(unsafe { sqlbatch_session_patchset(sess, &mut p, &mut n) }, SQLBATCH_OK);
     let patch = unsafe { take(p, n) };
+    let (rc, r) = read(&patch, SQLBATCH_CHANGESET_READ_INVERT, 0, 0);
+    assert_eq!((rc, r.changes.len()), (sq::SQLITE_CORRUPT, 0), "a patchset cannot be inverted");
     let (_, r) = read(&patch, 0, 0, 0);
     let del = r.changes.iter().find(|c| c.1 == sq::SQLITE_DELETE).unwrap();
     assert_eq!(del.4, Some(vec![Some(Val::Int(2)), None, None]));
