@@ -435,8 +435,10 @@
 #define SQLBATCH_APPLY_NOSAVEPOINT 1
 
 /**
- * `sqlbatch_conn_apply_changeset` flag: apply the changeset inverted (an undo)
- * (`SQLITE_CHANGESETAPPLY_INVERT`).
+ * `sqlbatch_conn_apply_changeset` flag: apply the changeset inverted (an undo), as
+ * `SQLITE_CHANGESETAPPLY_INVERT` does, but the changeset is inverted whole first
+ * (`sqlbatch_changeset_invert`): a corrupt one fails (`SQLITE_CORRUPT`) before any change is
+ * applied, `SQLBATCH_APPLY_NOSAVEPOINT` or not, and a patchset is refused the same way.
  */
 #define SQLBATCH_APPLY_INVERT 2
 

@@ -62,8 +62,10 @@ pub const SQLBATCH_CONFLICT_FOREIGN_KEY: i32 = 5;
 /// `sqlbatch_conn_apply_changeset` flag: apply without a savepoint of its own, so that an
 /// abort does not undo what was applied (`SQLITE_CHANGESETAPPLY_NOSAVEPOINT`).
 pub const SQLBATCH_APPLY_NOSAVEPOINT: u32 = 1;
-/// `sqlbatch_conn_apply_changeset` flag: apply the changeset inverted (an undo)
-/// (`SQLITE_CHANGESETAPPLY_INVERT`).
+/// `sqlbatch_conn_apply_changeset` flag: apply the changeset inverted (an undo), as
+/// `SQLITE_CHANGESETAPPLY_INVERT` does, but the changeset is inverted whole first
+/// (`sqlbatch_changeset_invert`): a corrupt one fails (`SQLITE_CORRUPT`) before any change is
+/// applied, `SQLBATCH_APPLY_NOSAVEPOINT` or not, and a patchset is refused the same way.
 pub const SQLBATCH_APPLY_INVERT: u32 = 2;
 /// `sqlbatch_conn_apply_changeset` flag: an UPDATE that finds the row already as it would
 /// make it is no conflict (`SQLITE_CHANGESETAPPLY_IGNORENOOP`).
@@ -164,6 +166,16 @@ unsafe fn check(db: *mut ffi::sqlite3, rc: c_int) -> Result<(), Error> {
         Err(unsafe { Error::from_db(db, rc) })
     } else {
         Err(Error::code(rc))
+    }
+}
+
+/// A buffer SQLite allocated (pointer, length), freed when dropped.
+struct SqliteBuf(*mut c_void, c_int);
+
+impl Drop for SqliteBuf {
+    fn drop(&mut self) {
+        // SAFETY: SQLite's allocation (or NULL), not used after this.
+        unsafe { ffi::sqlite3_free(self.0) };
     }
 }
 
@@ -586,6 +598,24 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
         }
         let n = c_int::try_from(bytes.len())
             .map_err(|_| Error::new(SQLBATCH_E_RANGE, "a changeset is at most 2 GiB"))?;
+        // SQLITE_CHANGESETAPPLY_INVERT reads the changeset through SQLite's inverting
+        // iterator, which leaks the values of a damaged UPDATE (see sqlbatch_changeset_read):
+        // the changeset is inverted first, and the inverse applied as it is. Same changes,
+        // same conflicts; a corrupt changeset then fails before any change is applied.
+        let inverse = if flags & SQLBATCH_APPLY_INVERT != 0 {
+            let (mut m, mut p) = (0, ptr::null_mut());
+            // SAFETY: SQLite reads the `n` bytes; it owns `p` (freed by `SqliteBuf`).
+            let rc = unsafe { ffi::sqlite3changeset_invert(n, bytes.as_ptr() as *const c_void, &mut m, &mut p) };
+            let inverse = SqliteBuf(p, m.max(0));
+            code(rc)?;
+            Some(inverse)
+        } else {
+            None
+        };
+        let (n, bytes_ptr, flags) = match &inverse {
+            Some(b) => (b.1, b.0, flags & !SQLBATCH_APPLY_INVERT),
+            None => (n, bytes.as_ptr() as *mut c_void, flags),
+        };
         let mut ctx = Apply {
             policy,
             conflict,
@@ -607,7 +637,7 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
             ffi::sqlite3changeset_apply_v2(
                 db,
                 n,
-                bytes.as_ptr() as *mut c_void,
+                bytes_ptr,
                 filter.is_some().then_some(filter_tramp as _),
                 Some(conflict_tramp),
                 p,

@@ -253,6 +253,20 @@ fn a_session_records_changes_that_apply_invert_and_concatenate() {
         vec![vec![Val::Int(1), t("kept")], vec![Val::Int(2), t("changed")], vec![Val::Int(3), t("deleted")]]
     );
     assert_eq!(dst.rows("SELECT count(*) FROM u"), vec![vec![Val::Int(0)]]);
+    // So does the changeset applied with SQLBATCH_APPLY_INVERT, and a truncated one applied so
+    // fails before it changes anything, even without a savepoint.
+    let apply_inverted = |c: &Conn, cs: &[u8], flags: u32| unsafe {
+        let flags = flags | SQLBATCH_APPLY_INVERT;
+        sqlbatch_conn_apply_changeset(c.0, cs.as_ptr(), cs.len(), flags, SQLBATCH_CHANGESET_ABORT, None, None, ptr::null_mut())
+    };
+    let before = dst.rows("SELECT * FROM t ORDER BY id");
+    assert_eq!(apply(&dst, &cs, SQLBATCH_CHANGESET_ABORT), SQLBATCH_OK);
+    let after = dst.rows("SELECT * FROM t ORDER BY id");
+    assert_eq!(apply_inverted(&dst, &cs[..cs.len() - 3], SQLBATCH_APPLY_NOSAVEPOINT), sq::SQLITE_CORRUPT);
+    assert_eq!(dst.rows("SELECT * FROM t ORDER BY id"), after, "nothing applied");
+    assert_eq!(apply_inverted(&dst, &cs, 0), SQLBATCH_OK, "{}", dst.error().1);
+    assert_eq!(dst.rows("SELECT * FROM t ORDER BY id"), before);
+    assert_eq!(dst.rows("SELECT count(*) FROM u"), vec![vec![Val::Int(0)]]);
 
     // Two changesets concatenated do what both do.
     src.exec("UPDATE u SET n = 2");
@@ -299,6 +313,13 @@ fn a_session_records_changes_that_apply_invert_and_concatenate() {
         sq::SQLITE_CORRUPT
     );
     assert!(p.is_null() && n == 0);
+    // Nor applied inverted (SQLite refuses it the same way).
+    let rc = unsafe {
+        let flags = SQLBATCH_APPLY_INVERT;
+        sqlbatch_conn_apply_changeset(other.0, patch.as_ptr(), patch.len(), flags, 0, None, None, ptr::null_mut())
+    };
+    assert_eq!(rc, sq::SQLITE_CORRUPT);
+    assert_eq!(other.rows("SELECT * FROM u ORDER BY k"), src.rows("SELECT * FROM u ORDER BY k"));
     assert_eq!(unsafe { sqlbatch_session_delete(sess) }, SQLBATCH_OK);
 }
 
