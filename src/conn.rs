@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, CString};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::mem::MaybeUninit;
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -105,14 +106,24 @@ impl<T> Handles<T> {
 struct Statements {
     live: HashSet<usize, BuildHasherDefault<AddressHasher>>,
     spare: Vec<FetchBuffers>,
+    /// The allocations of finalized statements' wrappers, for the next prepares (a malloc
+    /// and a free less for each statement of a prepare-run-finalize loop).
+    slots: Vec<StmtSlot>,
     /// Statements finalized from inside a hook (`sqlbatch_stmt` pointer, SQLite handle), their
     /// handles still in `live` (see `ConnShared::finalize`). One left in the middle of its
     /// rows keeps its place, and any lock it holds, until the connection closes.
     deferred: Vec<(usize, usize)>,
 }
 
+/// The allocation of a finalized statement's wrapper, empty.
+pub(crate) struct StmtSlot(pub(crate) Box<MaybeUninit<sqlbatch_stmt>>);
+
+// SAFETY: an empty allocation holds no value (no pointer, nothing shared): any thread may
+// hold it, fill it or free it.
+unsafe impl Send for StmtSlot {}
+
 impl Statements {
-    /// How many finalized statements' buffers are kept.
+    /// How many finalized statements' buffers (and wrapper allocations) are kept.
     const SPARE: usize = 4;
 }
 
@@ -203,9 +214,12 @@ impl ConnShared {
     unsafe fn finalize_now(&self, stmt: *mut sqlbatch_stmt) {
         // SAFETY: the caller's contract: `stmt` is ours to free, its handle live.
         unsafe {
-            let mut stmt = Box::from_raw(stmt);
-            self.release(stmt.raw, stmt.fetch.take_buffers());
-            ffi::sqlite3_finalize(stmt.raw);
+            // The wrapper is dropped in place; its allocation is kept for the next prepare.
+            let raw = (*stmt).raw;
+            let buffers = (*stmt).fetch.take_buffers();
+            ptr::drop_in_place(stmt);
+            self.release(raw, buffers, StmtSlot(Box::from_raw(stmt.cast())));
+            ffi::sqlite3_finalize(raw);
         }
     }
 
@@ -259,19 +273,23 @@ impl ConnShared {
     /// Records a statement handle that `close` must finalize, and hands out the fetch
     /// buffers a finalized statement left, if any (so that a statement prepared, run once and
     /// finalized, as an ORM without a statement cache does, allocates nothing to fetch).
-    pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) -> FetchBuffers {
+    pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) -> (FetchBuffers, Option<StmtSlot>) {
         let mut stmts = lock(&self.stmts);
         stmts.live.insert(raw as usize);
-        stmts.spare.pop().unwrap_or_default()
+        (stmts.spare.pop().unwrap_or_default(), stmts.slots.pop())
     }
 
     /// Forgets a statement handle that its owner is about to finalize, and keeps its fetch
-    /// buffers for the next statement if they are small (at most `Statements::SPARE` sets).
-    fn release(&self, raw: *mut ffi::sqlite3_stmt, buffers: FetchBuffers) {
+    /// buffers for the next statement if they are small (at most `Statements::SPARE` sets),
+    /// and the allocation of its wrapper.
+    fn release(&self, raw: *mut ffi::sqlite3_stmt, buffers: FetchBuffers, slot: StmtSlot) {
         let mut stmts = lock(&self.stmts);
         stmts.live.remove(&(raw as usize));
         if stmts.spare.len() < Statements::SPARE && buffers.small() {
             stmts.spare.push(buffers);
+        }
+        if stmts.slots.len() < Statements::SPARE {
+            stmts.slots.push(slot);
         }
     }
 

@@ -1,13 +1,14 @@
 //! Prepared statements: prepare, metadata, binding, reset and finalize.
 
 use std::ffi::{c_char, c_int, CStr, CString};
+use std::mem::MaybeUninit;
 use std::ptr;
 use std::sync::Arc;
 
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
-use crate::conn::{sqlbatch_conn, ConnShared};
+use crate::conn::{sqlbatch_conn, ConnShared, StmtSlot};
 use crate::error::{check_sql, check_utf8, Error};
 use crate::ffi::{try_bytes, try_mut, write_opt};
 use crate::panic::ffi_boundary;
@@ -140,10 +141,16 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         }
         // SQLite copies SQL that does not end in a NUL before compiling it; a short statement
         // (what applications prepare) is NUL-terminated on the stack instead, which is cheaper.
-        let mut short = [0u8; 256];
+        let mut short = [MaybeUninit::<u8>::uninit(); 256];
         let terminated: &[u8] = if bytes.len() < short.len() {
-            short[..bytes.len()].copy_from_slice(bytes);
-            &short[..=bytes.len()]
+            // SAFETY: `bytes.len() + 1` bytes of `short` are written (the copy, the NUL), and
+            // only those are read.
+            unsafe {
+                let p = short.as_mut_ptr().cast::<u8>();
+                ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+                p.add(bytes.len()).write(0);
+                std::slice::from_raw_parts(p, bytes.len() + 1)
+            }
         } else {
             bytes
         };
@@ -162,7 +169,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
                 });
             }
         }
-        let buffers = if raw.is_null() { Default::default() } else { conn.shared.adopt(raw) };
+        let (buffers, slot) = if raw.is_null() { Default::default() } else { conn.shared.adopt(raw) };
         // SAFETY: a non-NULL `out_tail` is valid for writes.
         unsafe { write_opt(out_tail, tail) };
         let mut fetch = FetchState::new(buffers);
@@ -181,8 +188,16 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
             queued: None,
             expanded: None,
         };
+        let boxed = match slot {
+            // SAFETY: the slot is an allocation for a `sqlbatch_stmt`, now written.
+            Some(StmtSlot(mut slot)) => unsafe {
+                slot.write(stmt);
+                Box::from_raw(Box::into_raw(slot).cast::<sqlbatch_stmt>())
+            },
+            None => Box::new(stmt),
+        };
         // SAFETY: as above.
-        unsafe { out_stmt.write(Box::into_raw(Box::new(stmt))) };
+        unsafe { out_stmt.write(Box::into_raw(boxed)) };
         Ok(SQLBATCH_OK)
     })
 }

@@ -257,7 +257,16 @@ fn a_session_records_changes_that_apply_invert_and_concatenate() {
     // fails before it changes anything, even without a savepoint.
     let apply_inverted = |c: &Conn, cs: &[u8], flags: u32| unsafe {
         let flags = flags | SQLBATCH_APPLY_INVERT;
-        sqlbatch_conn_apply_changeset(c.0, cs.as_ptr(), cs.len(), flags, SQLBATCH_CHANGESET_ABORT, None, None, ptr::null_mut())
+        sqlbatch_conn_apply_changeset(
+            c.0,
+            cs.as_ptr(),
+            cs.len(),
+            flags,
+            SQLBATCH_CHANGESET_ABORT,
+            None,
+            None,
+            ptr::null_mut(),
+        )
     };
     let before = dst.rows("SELECT * FROM t ORDER BY id");
     assert_eq!(apply(&dst, &cs, SQLBATCH_CHANGESET_ABORT), SQLBATCH_OK);
@@ -316,7 +325,16 @@ fn a_session_records_changes_that_apply_invert_and_concatenate() {
     // Nor applied inverted (SQLite refuses it the same way).
     let rc = unsafe {
         let flags = SQLBATCH_APPLY_INVERT;
-        sqlbatch_conn_apply_changeset(other.0, patch.as_ptr(), patch.len(), flags, 0, None, None, ptr::null_mut())
+        sqlbatch_conn_apply_changeset(
+            other.0,
+            patch.as_ptr(),
+            patch.len(),
+            flags,
+            0,
+            None,
+            None,
+            ptr::null_mut(),
+        )
     };
     assert_eq!(rc, sq::SQLITE_CORRUPT);
     assert_eq!(other.rows("SELECT * FROM u ORDER BY k"), src.rows("SELECT * FROM u ORDER BY k"));
