@@ -316,53 +316,14 @@ tests = TestList
         queryAll db "SELECT 1" >>= (@?= [[SQLInteger 1]])
     ]
   , TestLabel "threads" $ TestList
-    [ TestLabel "many threads on one statement and one connection" $ TestCase $ withDb $ \db -> do
-        let n = 20000 :: Int
-            nThreads = 8
-        exec db "CREATE TABLE c(x INTEGER, t TEXT)"
-        exec db ("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < "
-                 <> T.pack (show n) <> ") INSERT INTO c SELECT i, 'row ' || i FROM s")
-        st <- prepare db "SELECT x, t FROM c"
-        bad <- newIORef (0 :: Int)
-        dones <- forM [1 .. nThreads] $ \_ -> do
-          v <- newEmptyMVar
-          _ <- forkIO $ do
-            let loop !k = do
-                  r <- step st
-                  case r of
-                    Done -> return k
-                    Row -> do
-                      x <- columnInt64 st 0
-                      t <- columnText st 1
-                      -- each a value of some row, or NULL's (another thread may have moved
-                      -- on between the two reads, so they need not be of the same row), never
-                      -- garbage
-                      unless ((x == 0 || (x >= 1 && x <= fromIntegral n))
-                                && (T.null t || T.isPrefixOf "row " t)) $
-                        atomicModifyIORef' bad (\b -> (b + 1, ()))
-                      loop (k + 1)
-            try (loop (0 :: Int)) >>= putMVar v
-          return v
-        -- meanwhile, the connection is used by other statements and getters
-        side <- forM [1 .. 2 :: Int] $ \_ -> do
-          v <- newEmptyMVar
-          _ <- forkIO $ do
-            r <- try $ replicateM_ 200 $ do
-              rows <- queryAll db "SELECT count(*) FROM c"
-              when (rows /= [[SQLInteger (fromIntegral n)]]) $ throwIO (userError (show rows))
-              _ <- changes db
-              _ <- lastInsertRowId db
-              return ()
-            putMVar v (r :: Either SomeException ())
-          return v
-        results <- mapM takeMVar dones
-        sides <- mapM takeMVar side
-        forM_ sides $ \s -> either (assertFailure . show) return s
-        ks <- forM results $ either (\(e :: SomeException) -> assertFailure (show e) >> return 0) return
-        -- each thread stops at its Done and every Done ends one complete run of the statement
-        sum ks @?= nThreads * n
-        readIORef bad >>= (@?= 0)
-        finalize st
+    [ TestLabel "many threads on one statement and one connection" $ TestCase $ withDb manyThreads
+      -- With one capability a step claims its row with a plain increment (no other Haskell
+      -- thread can run meanwhile); with two, threads run in parallel and it takes an atomic
+      -- add. The count of capabilities changes here, between the two runs, as a program may.
+    , TestLabel "the same with two capabilities (threads in parallel)" $ TestCase $ do
+        n <- getNumCapabilities
+        when (n < 2) (setNumCapabilities 2)
+        withDb manyThreads
     , TestLabel "finalize and reset racing with steps on other threads" $ TestCase $ withDb $ \db -> do
         st <- prepare db "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 100000) SELECT i, printf('%0100d', i) FROM s"
         vs <- forM [1 .. 4 :: Int] $ \k -> do
@@ -381,6 +342,57 @@ tests = TestList
         forM_ rs $ either (assertFailure . show) return
     ]
   ]
+
+-- | Eight threads stepping one statement to its end while two others use the connection:
+-- every row goes to exactly one step, and every value read is one of the table's.
+manyThreads :: Database -> IO ()
+manyThreads db = do
+  let n = 20000 :: Int
+      nThreads = 8
+  exec db "CREATE TABLE c(x INTEGER, t TEXT)"
+  exec db ("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < "
+           <> T.pack (show n) <> ") INSERT INTO c SELECT i, 'row ' || i FROM s")
+  st <- prepare db "SELECT x, t FROM c"
+  bad <- newIORef (0 :: Int)
+  dones <- forM [1 .. nThreads] $ \_ -> do
+    v <- newEmptyMVar
+    _ <- forkIO $ do
+      let loop !k = do
+            r <- step st
+            case r of
+              Done -> return k
+              Row -> do
+                x <- columnInt64 st 0
+                t <- columnText st 1
+                -- each a value of some row, or NULL's (another thread may have moved
+                -- on between the two reads, so they need not be of the same row), never
+                -- garbage
+                unless ((x == 0 || (x >= 1 && x <= fromIntegral n))
+                          && (T.null t || T.isPrefixOf "row " t)) $
+                  atomicModifyIORef' bad (\b -> (b + 1, ()))
+                loop (k + 1)
+      try (loop (0 :: Int)) >>= putMVar v
+    return v
+  -- meanwhile, the connection is used by other statements and getters
+  side <- forM [1 .. 2 :: Int] $ \_ -> do
+    v <- newEmptyMVar
+    _ <- forkIO $ do
+      r <- try $ replicateM_ 200 $ do
+        rows <- queryAll db "SELECT count(*) FROM c"
+        when (rows /= [[SQLInteger (fromIntegral n)]]) $ throwIO (userError (show rows))
+        _ <- changes db
+        _ <- lastInsertRowId db
+        return ()
+      putMVar v (r :: Either SomeException ())
+    return v
+  results <- mapM takeMVar dones
+  sides <- mapM takeMVar side
+  forM_ sides $ \s -> either (assertFailure . show) return s
+  ks <- forM results $ either (\(e :: SomeException) -> assertFailure (show e) >> return 0) return
+  -- each thread stops at its Done and every Done ends one complete run of the statement
+  sum ks @?= nThreads * n
+  readIORef bad >>= (@?= 0)
+  finalize st
 
 ------------------------------------------------------------------------------------------
 -- Properties

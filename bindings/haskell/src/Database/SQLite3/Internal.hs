@@ -15,7 +15,8 @@
 -- = How a statement runs
 --
 -- A statement is a /cursor/ over a snapshot of one batch: 'step' moves to the next row of
--- the snapshot with one atomic add (no FFI call, no lock), and the @column*@ functions read
+-- the snapshot with one increment (no FFI call, no lock; an atomic add when several
+-- capabilities run Haskell code in parallel, see 'advancePos'), and the @column*@ functions read
 -- the snapshot's cells in Haskell memory. Only when the snapshot is used up does 'step'
 -- cross the FFI: it takes the connection's lock and calls @sqlbatch_stmt_fetch_into@ (an
 -- interruptible call) for the next batch, whose cells and bytes are copied into a fresh
@@ -24,14 +25,15 @@
 -- statement meanwhile.
 --
 -- A read-only statement (@sqlbatch_stmt_readonly@) fetches 16 rows first, then four times
--- as many per batch up to about 512 KiB of cells. A statement that writes fetches one row
+-- as many per batch up to about 64 KiB of cells (which stay in the CPU's cache while they
+-- are copied and read). A statement that writes fetches one row
 -- per batch, so its side effects (changes, the last insert rowid, triggers) happen at the
 -- 'step' at which direct-sqlite would make them.
 --
 -- = Threads
 --
 -- Every call is safe from any number of threads: calls that reach the library hold the
--- connection's lock ('MVar'); 'step' on a snapshot is an atomic add, so each row goes to
+-- connection's lock ('MVar'); 'step' on a snapshot claims its row atomically, so each row goes to
 -- exactly one 'step'; column reads see some row of the statement (the current one when one
 -- thread uses it, as in SQLite's serialized mode), never freed memory.
 module Database.SQLite3.Internal
@@ -124,7 +126,7 @@ import qualified Data.Text.Encoding.Error as TE
 import qualified Data.Text.Internal as TI
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
-import Foreign.C.Types (CBool (..), CInt, CSize)
+import Foreign.C.Types (CBool (..), CInt, CSize, CUInt)
 import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
@@ -133,7 +135,7 @@ import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr, wordPtrToPtr)
 import Foreign.Storable (peek, peekByteOff)
 import GHC.Float (castWord64ToDouble)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, fetchAddIntArray#, newByteArray#,
-                 readIntArray#, shrinkMutableByteArray#, unsafeFreezeByteArray#, writeIntArray#)
+                 readIntArray#, shrinkMutableByteArray#, unsafeFreezeByteArray#, writeIntArray#, (+#))
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import GHC.Generics (Generic)
 import GHC.IO (IO (..))
@@ -759,21 +761,23 @@ execWithCallback db (Utf8 sql0) cb = go sql0
 -- functions.
 data Cursor
   = Ready             -- ^ prepared or reset: not run yet
-  | Rows !Snap        -- ^ running; the current row is the snapshot's position
+  | Rows {-# UNPACK #-} !Snap  -- ^ running; the current row is the snapshot's position
   | Finished          -- ^ the last 'step' returned 'Done'
   | Failed !Int32     -- ^ the last 'step' failed with this code
   | Finalized
 
--- | A batch copied into Haskell memory, with the index of the current row.
+-- | A batch copied into Haskell memory, with the index of the current row. Unpacked into
+-- 'Rows' (and its 'ForeignPtr' and 'Pos' into it), so that 'step' and the @column*@
+-- functions reach every field with one load from the cursor, and none needs evaluating.
 data Snap = Snap
-  { snFP :: !(ForeignPtr Word8)   -- ^ owns the cells and the bytes
+  { snFP :: {-# UNPACK #-} !(ForeignPtr Word8)   -- ^ owns the cells and the bytes
   , snCells :: !(Ptr Word8)
   , snData :: !(Ptr Word8)
   , snDataLen :: !Int
   , snRows :: !Int
   , snCols :: !Int
   , snLast :: !Bool               -- ^ the batch ended the result
-  , snPos :: !Pos
+  , snPos :: {-# UNPACK #-} !Pos
   }
 
 -- | The position of a cursor in its snapshot (one machine word, changed atomically).
@@ -789,11 +793,30 @@ readPos (Pos mba) = IO $ \s -> case readIntArray# mba 0# s of
   (# s1, i #) -> (# s1, I# i #)
 {-# INLINE readPos #-}
 
--- | Moves to the next row; returns the new position.
+-- | Moves to the next row; returns the new position. Each position goes to exactly one
+-- caller, also when several threads step the statement at once.
+--
+-- With one capability (the non-threaded RTS, or @-N1@, the default) only one Haskell thread
+-- runs at a time, and it can only be descheduled at a safe point (a heap check, a call);
+-- the read and the write below are two primitive operations with none between them, so a
+-- plain increment is already atomic with respect to every other Haskell thread. With more
+-- capabilities, threads run in parallel and the add is an atomic one (@lock xadd@, which
+-- costs about as much as the rest of a 'step'). The count of capabilities is read from the
+-- RTS's @n_capabilities@: it never decreases, and it only changes while every capability is
+-- stopped at a safe point, so no thread is between the read and the write when it does.
 advancePos :: Pos -> IO Int
-advancePos (Pos mba) = IO $ \s -> case fetchAddIntArray# mba 0# 1# s of
-  (# s1, i #) -> (# s1, I# i + 1 #)
+advancePos (Pos mba) = do
+  ncap <- peek rtsCapabilities
+  IO $ \s -> if ncap == 1
+    then case readIntArray# mba 0# s of
+      (# s1, i #) -> case writeIntArray# mba 0# (i +# 1#) s1 of
+        s2 -> (# s2, I# (i +# 1#) #)
+    else case fetchAddIntArray# mba 0# 1# s of
+      (# s1, i #) -> (# s1, I# (i +# 1#) #)
 {-# INLINE advancePos #-}
+
+-- | The RTS's count of capabilities (@n_capabilities@, rts/Threads.h).
+foreign import ccall "&n_capabilities" rtsCapabilities :: Ptr CUInt
 
 -- | What a statement needs that never changes, and its mutable parts guarded by the
 -- connection's lock.
@@ -887,7 +910,7 @@ newStatement db h sql = do
 firstRows, initialBuf, cellBudget, maxBuf :: Int
 firstRows = 16
 initialBuf = 16 * 1024
-cellBudget = 512 * 1024
+cellBudget = 64 * 1024
 maxBuf = 16 * 1024 * 1024
 
 -- | Finalizes a statement's handle unless that was done already (the GC's finalizer, and
