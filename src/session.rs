@@ -169,8 +169,25 @@ unsafe fn check(db: *mut ffi::sqlite3, rc: c_int) -> Result<(), Error> {
     }
 }
 
-/// A buffer SQLite allocated (pointer, length), freed when dropped.
+/// A buffer SQLite allocated (pointer, length; NULL and 0 for none), freed when dropped
+/// unless handed over to the caller.
 struct SqliteBuf(*mut c_void, c_int);
+
+impl SqliteBuf {
+    /// Hands the buffer to the caller (who frees it with `sqlbatch_free`) if `rc` is
+    /// `SQLITE_OK` and it is not empty; otherwise frees it and writes NULL and 0. Returns `rc`.
+    fn hand_over(self, rc: c_int, out_data: &mut *mut u8, out_len: &mut usize) -> c_int {
+        if rc != ffi::SQLITE_OK || self.1 <= 0 {
+            *out_data = ptr::null_mut();
+            *out_len = 0;
+        } else {
+            let kept = std::mem::ManuallyDrop::new(self);
+            *out_data = kept.0.cast();
+            *out_len = kept.1 as usize;
+        }
+        rc
+    }
+}
 
 impl Drop for SqliteBuf {
     fn drop(&mut self) {
@@ -179,27 +196,16 @@ impl Drop for SqliteBuf {
     }
 }
 
-/// A changeset SQLite allocated, handed to the caller (`sqlbatch_free`).
+/// The inverse of the changeset of `n` bytes at `p` (`sqlite3changeset_invert`), and SQLite's
+/// status.
 ///
 /// # Safety
-/// `out_data`/`out_len` NULL or writable; `p`/`n` from SQLite.
-unsafe fn hand_over(
-    rc: c_int,
-    n: c_int,
-    p: *mut c_void,
-    out_data: &mut *mut u8,
-    out_len: &mut usize,
-) -> c_int {
-    if rc != ffi::SQLITE_OK || n <= 0 {
-        // SAFETY: SQLite's allocation (or NULL).
-        unsafe { ffi::sqlite3_free(p) };
-        *out_data = ptr::null_mut();
-        *out_len = 0;
-    } else {
-        *out_data = p.cast();
-        *out_len = n as usize;
-    }
-    rc
+/// `p` holds `n` readable bytes.
+unsafe fn invert(p: *mut c_void, n: c_int) -> (c_int, SqliteBuf) {
+    let (mut m, mut out) = (0, ptr::null_mut());
+    // SAFETY: SQLite reads the `n` bytes at `p` (the caller's contract).
+    let rc = unsafe { ffi::sqlite3changeset_invert(n, p, &mut m, &mut out) };
+    (rc, SqliteBuf(out, m))
 }
 
 /// sqlbatch_session_create starts a session on the database `schema` (NULL: "main") of
@@ -367,7 +373,8 @@ unsafe fn changeset_out(
         with_session(session, |db, raw| {
             let (out_data, out_len) = (try_mut(out_data, "out_data")?, try_mut(out_len, "out_len")?);
             let (mut n, mut p) = (0, ptr::null_mut());
-            let rc = hand_over(get(raw, &mut n, &mut p), n, p, out_data, out_len);
+            let rc = get(raw, &mut n, &mut p);
+            let rc = SqliteBuf(p, n).hand_over(rc, out_data, out_len);
             check(db, rc).map(|()| SQLBATCH_OK)
         })
     }
@@ -603,17 +610,15 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
         // the changeset is inverted first, and the inverse applied as it is. Same changes,
         // same conflicts; a corrupt changeset then fails before any change is applied.
         let inverse = if flags & SQLBATCH_APPLY_INVERT != 0 {
-            let (mut m, mut p) = (0, ptr::null_mut());
-            // SAFETY: SQLite reads the `n` bytes; it owns `p` (freed by `SqliteBuf`).
-            let rc = unsafe { ffi::sqlite3changeset_invert(n, bytes.as_ptr() as *const c_void, &mut m, &mut p) };
-            let inverse = SqliteBuf(p, m.max(0));
+            // SAFETY: `bytes` holds `n` bytes.
+            let (rc, inverse) = unsafe { invert(bytes.as_ptr() as *mut c_void, n) };
             code(rc)?;
             Some(inverse)
         } else {
             None
         };
         let (n, bytes_ptr, flags) = match &inverse {
-            Some(b) => (b.1, b.0, flags & !SQLBATCH_APPLY_INVERT),
+            Some(b) => (b.1.max(0), b.0, flags & !SQLBATCH_APPLY_INVERT),
             None => (n, bytes.as_ptr() as *mut c_void, flags),
         };
         let mut ctx = Apply {
@@ -688,12 +693,9 @@ pub unsafe extern "C" fn sqlbatch_changeset_invert(
         // SAFETY: the caller vouches for the pointers.
         let (out_data, out_len) = unsafe { (try_mut(out_data, "out_data")?, try_mut(out_len, "out_len")?) };
         let a = unsafe { changeset_arg(data, len)? };
-        let (mut n, mut p) = (0, ptr::null_mut());
-        // SAFETY: SQLite reads the `a.1` bytes at `a.0`.
-        let rc = unsafe {
-            hand_over(ffi::sqlite3changeset_invert(a.1, a.0, &mut n, &mut p), n, p, out_data, out_len)
-        };
-        code(rc)
+        // SAFETY: `a.0` holds `a.1` bytes (`changeset_arg`).
+        let (rc, inverse) = unsafe { invert(a.0, a.1) };
+        code(inverse.hand_over(rc, out_data, out_len))
     })
 }
 
@@ -720,16 +722,8 @@ pub unsafe extern "C" fn sqlbatch_changeset_concat(
         let (a, b) = unsafe { (changeset_arg(a, a_len)?, changeset_arg(b, b_len)?) };
         let (mut n, mut p) = (0, ptr::null_mut());
         // SAFETY: SQLite reads the bytes of `a` and `b`.
-        let rc = unsafe {
-            hand_over(
-                ffi::sqlite3changeset_concat(a.1, a.0, b.1, b.0, &mut n, &mut p),
-                n,
-                p,
-                out_data,
-                out_len,
-            )
-        };
-        code(rc)
+        let rc = unsafe { ffi::sqlite3changeset_concat(a.1, a.0, b.1, b.0, &mut n, &mut p) };
+        code(SqliteBuf(p, n).hand_over(rc, out_data, out_len))
     })
 }
 
