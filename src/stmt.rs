@@ -1,7 +1,6 @@
 //! Prepared statements: prepare, metadata, binding, reset and finalize.
 
 use std::ffi::{c_char, c_int, CStr, CString};
-use std::mem::MaybeUninit;
 use std::ptr;
 use std::sync::Arc;
 
@@ -141,16 +140,10 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         }
         // SQLite copies SQL that does not end in a NUL before compiling it; a short statement
         // (what applications prepare) is NUL-terminated on the stack instead, which is cheaper.
-        let mut short = [MaybeUninit::<u8>::uninit(); 256];
+        let mut short = [0u8; 256];
         let terminated: &[u8] = if bytes.len() < short.len() {
-            // SAFETY: `bytes.len() + 1` bytes of `short` are written (the copy, the NUL), and
-            // only those are read.
-            unsafe {
-                let p = short.as_mut_ptr().cast::<u8>();
-                ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-                p.add(bytes.len()).write(0);
-                std::slice::from_raw_parts(p, bytes.len() + 1)
-            }
+            short[..bytes.len()].copy_from_slice(bytes);
+            &short[..=bytes.len()]
         } else {
             bytes
         };
