@@ -40,6 +40,9 @@ pub const SQLBATCH_E_BUFFER_TOO_SMALL: i32 = 1008;
 /// `sqlbatch_stmt_prepare` with `SQLBATCH_PREPARE_SINGLE`: the SQL holds more than one
 /// statement; `token_offset` is where the second one starts.
 pub const SQLBATCH_E_MULTIPLE_STATEMENTS: i32 = 1009;
+/// `sqlbatch_stmt_execute_many_wait`: the bulk write did not run, because the one queued
+/// before it on the same statement failed (no row runs after a failing one).
+pub const SQLBATCH_E_SKIPPED: i32 = 1010;
 
 /// Cell type: a 64-bit signed integer, stored in `bits`.
 pub const SQLBATCH_INTEGER: u8 = 1;
@@ -116,6 +119,7 @@ pub(crate) fn library_code_str(code: i32) -> Option<&'static CStr> {
         SQLBATCH_E_INVALID_ARGUMENT => c"invalid argument",
         SQLBATCH_E_BUFFER_TOO_SMALL => c"buffer too small for the next row",
         SQLBATCH_E_MULTIPLE_STATEMENTS => c"more than one statement",
+        SQLBATCH_E_SKIPPED => c"not run: an earlier queued write failed",
         _ => return None,
     })
 }
@@ -152,6 +156,7 @@ fn library_code_name(code: i32) -> Option<&'static CStr> {
         SQLBATCH_E_INVALID_ARGUMENT => c"SQLBATCH_E_INVALID_ARGUMENT",
         SQLBATCH_E_BUFFER_TOO_SMALL => c"SQLBATCH_E_BUFFER_TOO_SMALL",
         SQLBATCH_E_MULTIPLE_STATEMENTS => c"SQLBATCH_E_MULTIPLE_STATEMENTS",
+        SQLBATCH_E_SKIPPED => c"SQLBATCH_E_SKIPPED",
         _ => return None,
     })
 }

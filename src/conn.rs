@@ -160,14 +160,8 @@ impl ConnShared {
     /// finished its job, if it has one (on the worker itself, at once).
     pub fn db(&self) -> Result<*mut ffi::sqlite3, Error> {
         self.worker.wait();
-        let db = self.db.load(Ordering::Acquire);
-        if db.is_null() {
-            Err(Error::closed())
-        } else if self.backup_destination.load(Ordering::Acquire) != 0 {
-            // SQLite requires that nothing else touches a backup's destination until the
-            // backup is finished (it does not check, and breaks if it happens).
-            Err(Error::new(ffi::SQLITE_BUSY, "the connection is the destination of an unfinished backup"))
-        } else if self.hooks.forbid_use() {
+        let db = self.open_db()?;
+        if self.hooks.forbid_use() {
             // SQLite forbids hooks (but the WAL hook) to use their connection, and does not
             // check: a statement run or finalized from an update hook can corrupt the one
             // running, or free it under its own step.
@@ -179,6 +173,31 @@ impl ConnShared {
             if self.deferred.load(Ordering::Relaxed) && !self.hooks.running() {
                 self.finalize_deferred();
             }
+            Ok(db)
+        }
+    }
+
+    /// The open SQLite handle, for a bulk write queued behind one the worker may be
+    /// running: `db`'s checks but without waiting for the worker (whose hooks may be
+    /// running, so the check that a hook does not use its connection is made on the worker
+    /// alone, where `db` makes it).
+    pub fn db_behind_job(&self) -> Result<*mut ffi::sqlite3, Error> {
+        if crate::worker::Worker::on_worker() {
+            return self.db();
+        }
+        self.open_db()
+    }
+
+    /// The SQLite handle if the connection is open and may be used.
+    fn open_db(&self) -> Result<*mut ffi::sqlite3, Error> {
+        let db = self.db.load(Ordering::Acquire);
+        if db.is_null() {
+            Err(Error::closed())
+        } else if self.backup_destination.load(Ordering::Acquire) != 0 {
+            // SQLite requires that nothing else touches a backup's destination until the
+            // backup is finished (it does not check, and breaks if it happens).
+            Err(Error::new(ffi::SQLITE_BUSY, "the connection is the destination of an unfinished backup"))
+        } else {
             Ok(db)
         }
     }

@@ -30,8 +30,9 @@ pub struct sqlbatch_stmt {
     params: Option<Vec<sqlbatch_str>>,
     /// Owns the bytes `params` points to.
     param_strings: Vec<CString>,
-    /// The bulk write `sqlbatch_stmt_execute_many_start` queued, until its wait.
-    pub(crate) queued: Option<crate::write::Queued>,
+    /// The bulk writes `sqlbatch_stmt_execute_many_start` queued (at most two, oldest
+    /// first), each until its wait.
+    pub(crate) queued: std::collections::VecDeque<crate::write::Queued>,
     /// What the last `sqlbatch_stmt_expanded_sql` gave (None before the first: an empty
     /// `CString` would cost an allocation per prepare).
     expanded: Option<CString>,
@@ -61,7 +62,7 @@ impl sqlbatch_stmt {
     /// `SQLBATCH_E_CLOSED` once the connection closed, `SQLITE_MISUSE` while a bulk write
     /// queued on the statement was not waited for.
     pub(crate) fn handles(&self) -> Result<(*mut ffi::sqlite3, *mut ffi::sqlite3_stmt), Error> {
-        if self.queued.is_some() {
+        if !self.queued.is_empty() {
             return Err(Error::new(
                 ffi::SQLITE_MISUSE,
                 "a bulk write queued by sqlbatch_stmt_execute_many_start was not waited for",
@@ -178,7 +179,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
             column_strings: Vec::new(),
             params: None,
             param_strings: Vec::new(),
-            queued: None,
+            queued: std::collections::VecDeque::new(),
             expanded: None,
         };
         let boxed = match slot {

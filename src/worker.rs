@@ -1,13 +1,17 @@
 //! A connection's worker: one native thread, started the first time the connection fetches
-//! ahead or writes behind, ended when it closes, that runs one job at a time on the
-//! connection while the caller's thread does its own work (see `ahead.rs` and `write.rs`).
+//! ahead or writes behind, ended when it closes, that runs jobs on the connection one at a
+//! time, in the order they were queued, while the caller's thread does its own work (see
+//! `ahead.rs` and `write.rs`). At most two jobs are queued or running: a fetch-ahead job
+//! queues after every job before it has finished, a bulk write after all but one, so that
+//! the worker goes from one write straight to the next.
 //!
 //! The connection is still used by one thread at a time: while a job runs, every call on the
 //! connection waits for it first (`ConnShared::db`), and a job starts only from a call on the
 //! connection. Jobs never block on the caller, so waiting for one always ends.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::panic::lock;
@@ -19,7 +23,7 @@ pub(crate) type Job = Box<dyn FnOnce() + Send>;
 
 #[derive(Default)]
 struct Queue {
-    job: Option<Job>,
+    jobs: VecDeque<Job>,
     quit: bool,
     /// Whether the thread sleeps on `queued` (only then does `run` pay for a wake-up).
     sleeping: bool,
@@ -32,12 +36,16 @@ struct Inner {
     queued: Condvar,
     /// Whether `queue` holds a job (read while spinning, without the lock).
     has_job: AtomicBool,
-    /// Whether a job is queued or running (set by `run`, cleared by the thread after it).
-    busy: AtomicBool,
+    /// Jobs queued so far (raised by `run` before it queues one): a job's ticket is this
+    /// count just after it was queued.
+    queued_n: AtomicU64,
+    /// Jobs finished so far (raised by the thread after each): job `t` has finished once
+    /// this is at least `t`, and a job is queued or running while it is below `queued_n`.
+    done_n: AtomicU64,
     /// Callers sleeping in `wait` (only then does the thread pay for a wake-up).
     waiting: AtomicUsize,
     idle: Mutex<()>,
-    /// Signalled when `busy` is cleared, if anyone waits.
+    /// Signalled when `done_n` is raised, if anyone waits.
     finished: Condvar,
 }
 
@@ -100,43 +108,72 @@ impl Worker {
     /// Whether a job is queued or running.
     #[inline]
     pub fn busy(&self) -> bool {
-        self.inner.busy.load(Ordering::SeqCst)
+        let inner = &*self.inner;
+        // `done_n` first: it never passes `queued_n`, so a stale `queued_n` cannot hide a job.
+        let done = inner.done_n.load(Ordering::SeqCst);
+        done != inner.queued_n.load(Ordering::SeqCst)
     }
 
-    /// Returns once no job is queued or running; at once when none is (one atomic load),
+    /// Whether job `ticket` (from `run` or `run_next`) has finished.
+    #[inline]
+    fn finished(&self, ticket: u64) -> bool {
+        self.inner.done_n.load(Ordering::SeqCst) >= ticket
+    }
+
+    /// Returns once no job is queued or running; at once when none is (two atomic loads),
     /// and on the worker itself.
     #[inline]
     pub fn wait(&self) {
         if self.busy() && !Self::on_worker() {
-            self.wait_slow();
+            self.wait_for(self.inner.queued_n.load(Ordering::SeqCst));
+        }
+    }
+
+    /// Returns once job `ticket` and every job before it have finished (at once on the
+    /// worker itself, where every job it could wait for has).
+    pub fn wait_for(&self, ticket: u64) {
+        if !self.finished(ticket) && !Self::on_worker() {
+            self.wait_slow(ticket);
         }
     }
 
     #[cold]
-    fn wait_slow(&self) {
-        if spin(|| !self.busy(), YIELD) {
+    fn wait_slow(&self, ticket: u64) {
+        if spin(|| self.finished(ticket), YIELD) {
             return;
         }
         let inner = &*self.inner;
-        // With `waiting` raised before `busy` is read again (both SeqCst), either the thread
-        // sees it after clearing `busy` and signals under `idle`, or this sees `busy` cleared.
+        // With `waiting` raised before `done_n` is read again (both SeqCst), either the thread
+        // sees it after raising `done_n` and signals under `idle`, or this sees `done_n` raised.
         inner.waiting.fetch_add(1, Ordering::SeqCst);
         let mut guard = lock(&inner.idle);
-        while self.busy() {
+        while !self.finished(ticket) {
             guard = inner.finished.wait(guard).unwrap_or_else(|p| p.into_inner());
         }
         drop(guard);
         inner.waiting.fetch_sub(1, Ordering::SeqCst);
     }
 
-    /// Hands `job` to the worker thread, after the job before it has finished; starts the
-    /// thread the first time. Gives the job back if no thread can be started (the caller then
-    /// runs it itself).
+    /// Hands `job` to the worker thread, after every job before it has finished; starts the
+    /// thread the first time. Returns the job's ticket (for `wait_for`), or gives the job back
+    /// if no thread can be started (the caller then runs it itself).
     ///
     /// Must not be called on the worker thread.
-    pub fn run(&self, job: Job) -> Result<(), Job> {
-        debug_assert!(!Self::on_worker());
+    pub fn run(&self, job: Job) -> Result<u64, Job> {
         self.wait();
+        self.queue(job)
+    }
+
+    /// `run`, but queued as soon as at most one job is queued or running (not waiting for
+    /// it): the worker starts `job` the moment the one before it ends.
+    pub fn run_next(&self, job: Job) -> Result<u64, Job> {
+        let queued = self.inner.queued_n.load(Ordering::SeqCst);
+        self.wait_for(queued.saturating_sub(1));
+        self.queue(job)
+    }
+
+    fn queue(&self, job: Job) -> Result<u64, Job> {
+        debug_assert!(!Self::on_worker());
         let inner = &*self.inner;
         let mut thread = lock(&self.thread);
         if thread.is_none() {
@@ -147,19 +184,20 @@ impl Worker {
             }
         }
         drop(thread);
-        inner.busy.store(true, Ordering::SeqCst);
+        // Raised before the job is visible to the thread, so `done_n` never passes it.
+        let ticket = inner.queued_n.fetch_add(1, Ordering::SeqCst) + 1;
         let mut queue = lock(&inner.queue);
-        queue.job = Some(job);
+        queue.jobs.push_back(job);
         inner.has_job.store(true, Ordering::Release);
         let sleeping = queue.sleeping;
         drop(queue);
         if sleeping {
             inner.queued.notify_one();
         }
-        Ok(())
+        Ok(ticket)
     }
 
-    /// Waits for the job in progress, then ends the thread. Idempotent.
+    /// Waits for the jobs queued or running, then ends the thread. Idempotent.
     pub fn stop(&self) {
         self.wait();
         let Some(handle) = lock(&self.thread).take() else { return };
@@ -178,8 +216,8 @@ fn work(inner: &Inner) {
         let job = {
             let mut queue = lock(&inner.queue);
             loop {
-                if let Some(job) = queue.job.take() {
-                    inner.has_job.store(false, Ordering::Relaxed);
+                if let Some(job) = queue.jobs.pop_front() {
+                    inner.has_job.store(!queue.jobs.is_empty(), Ordering::Relaxed);
                     break job;
                 }
                 if queue.quit {
@@ -191,9 +229,9 @@ fn work(inner: &Inner) {
             }
         };
         // A job catches its own panics (it reports them as errors); this is the last guard,
-        // so that the thread survives and `busy` is cleared whatever happens.
+        // so that the thread survives and `done_n` is raised whatever happens.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
-        inner.busy.store(false, Ordering::SeqCst);
+        inner.done_n.fetch_add(1, Ordering::SeqCst);
         if inner.waiting.load(Ordering::SeqCst) != 0 {
             let guard = lock(&inner.idle);
             drop(guard);

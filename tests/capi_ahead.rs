@@ -454,8 +454,7 @@ fn a_queued_write_must_be_waited_for() {
     let s = c.prepare("INSERT INTO q VALUES (?, ?, ?)");
     let p = bulk_rows(0, 2000);
     assert_eq!(start(&s, &p, 2000), SQLBATCH_OK);
-    // The statement refuses everything until the wait.
-    assert_eq!(start(&s, &p, 2000), sqlite_code::MISUSE);
+    // The statement refuses everything until the wait (but a second write: see below).
     assert_eq!(s.fetch(1, usize::MAX).0, sqlite_code::MISUSE);
     assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, sqlite_code::MISUSE);
     assert!(c.error().1.contains("waited"), "{}", c.error().1);
@@ -474,6 +473,137 @@ fn a_queued_write_must_be_waited_for() {
     drop(c2);
     assert_eq!(wait(&s2).0, SQLBATCH_OK, "the write ran before the connection closed");
     s2.finalize();
+}
+
+#[test]
+fn two_writes_queued_run_in_order_as_execute_many_runs_them() {
+    let (a, b) = (Conn::memory(), Conn::memory());
+    for c in [&a, &b] {
+        c.exec("CREATE TABLE bulk(a INTEGER PRIMARY KEY, b REAL, c TEXT); BEGIN");
+    }
+    let (sa, sb) =
+        (a.prepare("INSERT INTO bulk VALUES (?, ?, ?)"), b.prepare("INSERT INTO bulk VALUES (?, ?, ?)"));
+    let batches: Vec<Params> = (0..20).map(|k| bulk_rows(k * 500, (k + 1) * 500)).collect();
+    let mut want = Vec::new();
+    // The header's pattern: up to two writes queued, the oldest waited for before a third.
+    for (k, p) in batches.iter().enumerate() {
+        let (rc, w) = sa.execute_many(p, 500);
+        assert_eq!(rc, SQLBATCH_OK);
+        want.push(w);
+        if k >= 2 {
+            let (rc, got) = wait(&sb);
+            assert_eq!(rc, SQLBATCH_OK);
+            let w = want[k - 2];
+            assert_eq!(
+                (got.rows, got.changes, got.last_insert_rowid),
+                (w.rows, w.changes, w.last_insert_rowid)
+            );
+        }
+        assert_eq!(start(&sb, p, 500), SQLBATCH_OK);
+    }
+    for w in &want[18..] {
+        let (rc, got) = wait(&sb);
+        assert_eq!((rc, got.rows, got.last_insert_rowid), (SQLBATCH_OK, 500, w.last_insert_rowid));
+    }
+    assert_eq!(wait(&sb).0, sqlite_code::MISUSE, "nothing left to wait for");
+    for c in [&a, &b] {
+        c.exec("COMMIT");
+    }
+    assert_eq!(a.dump(usize::MAX), b.dump(usize::MAX));
+    // A third start with two queued is refused, and queues nothing.
+    let (p, p2) = (bulk_rows(20_000, 20_010), bulk_rows(30_000, 30_010));
+    assert_eq!(start(&sb, &p, 10), SQLBATCH_OK);
+    assert_eq!(start(&sb, &p2, 10), SQLBATCH_OK);
+    assert_eq!(start(&sb, &bulk_rows(40_000, 40_010), 10), sqlite_code::MISUSE);
+    assert!(b.error().1.contains("two bulk writes"), "{}", b.error().1);
+    assert_eq!(start(&sb, &p, 9), sqlite_code::MISUSE, "checked after the queue is full");
+    assert_eq!(wait(&sb).0, SQLBATCH_OK);
+    // A start behind a queued write checks its arguments as the first does.
+    assert_eq!(start(&sb, &p, 9), SQLBATCH_E_PARAM_COUNT);
+    assert_eq!(wait(&sb).0, SQLBATCH_OK);
+    assert_eq!(wait(&sb).0, sqlite_code::MISUSE);
+    assert_eq!(b.rows("SELECT count(*) FROM bulk"), vec![vec![Val::Int(10_020)]]);
+}
+
+#[test]
+fn a_write_queued_behind_a_failing_one_does_not_run() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE u(a INTEGER PRIMARY KEY, b REAL, c TEXT); INSERT INTO u VALUES (250, 0, 'x')");
+    let s = c.prepare("INSERT INTO u VALUES (?, ?, ?)");
+    let (p0, p1) = (bulk_rows(0, 500), bulk_rows(500, 1000));
+    assert_eq!(start(&s, &p0, 500), SQLBATCH_OK);
+    assert_eq!(start(&s, &p1, 500), SQLBATCH_OK);
+    let (rc, w) = wait(&s);
+    assert_eq!((rc, w.rows), (1555, 250), "SQLITE_CONSTRAINT_PRIMARYKEY at row 250");
+    assert_eq!(c.error().0.row_index, 250);
+    let (rc, w) = wait(&s);
+    assert_eq!((rc, w.rows, w.changes), (SQLBATCH_E_SKIPPED, 0, 0));
+    assert!(c.error().1.contains("failed"), "{}", c.error().1);
+    assert_eq!(c.rows("SELECT count(*) FROM u"), vec![vec![Val::Int(251)]], "no row of p1 ran");
+    // Once every write was waited for, the next ones run again.
+    let p2 = bulk_rows(1000, 1500); // kept until its wait, as the header says
+    assert_eq!(start(&s, &p1, 500), SQLBATCH_OK);
+    assert_eq!(start(&s, &p2, 500), SQLBATCH_OK);
+    assert_eq!(wait(&s).0, SQLBATCH_OK);
+    assert_eq!(wait(&s).0, SQLBATCH_OK);
+    assert_eq!(c.rows("SELECT count(*) FROM u"), vec![vec![Val::Int(1251)]]);
+}
+
+#[test]
+fn finalize_close_and_empty_statements_with_two_writes_queued() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE q(a, b, c)");
+    let s = c.prepare("INSERT INTO q VALUES (?, ?, ?)");
+    let p = bulk_rows(0, 2000);
+    assert_eq!(start(&s, &p, 2000), SQLBATCH_OK);
+    assert_eq!(start(&s, &p, 2000), SQLBATCH_OK);
+    assert_eq!(s.fetch(1, usize::MAX).0, sqlite_code::MISUSE);
+    // The connection waits for both.
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(4000)]]);
+    assert_eq!(wait(&s).0, SQLBATCH_OK);
+    assert_eq!(wait(&s).0, SQLBATCH_OK);
+    assert_eq!(start(&s, &p, 2000), SQLBATCH_OK);
+    assert_eq!(start(&s, &p, 2000), SQLBATCH_OK);
+    s.finalize();
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(8000)]]);
+    let c2 = Conn::memory();
+    c2.exec("CREATE TABLE q(a, b, c)");
+    let s2 = c2.prepare("INSERT INTO q VALUES (?, ?, ?)");
+    assert_eq!(start(&s2, &p, 2000), SQLBATCH_OK);
+    assert_eq!(start(&s2, &p, 2000), SQLBATCH_OK);
+    drop(c2);
+    assert_eq!(wait(&s2).0, SQLBATCH_OK, "both ran before the connection closed");
+    assert_eq!(wait(&s2).0, SQLBATCH_OK);
+    assert_eq!(start(&s2, &p, 2000), SQLBATCH_E_CLOSED);
+    s2.finalize();
+    // An empty statement queues its runs as well.
+    let e = c.prepare("  -- nothing\n");
+    for n in [3, 4] {
+        assert_eq!(unsafe { sqlbatch_stmt_execute_many_start(e.0, ptr::null(), n) }, SQLBATCH_OK);
+    }
+    assert_eq!((wait(&e).0, wait(&e).1.rows), (SQLBATCH_OK, 4), "each reports its own");
+}
+
+#[test]
+fn an_interrupt_stops_two_queued_writes() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE q(a, b, c)");
+    let s = c.prepare("INSERT INTO q VALUES (?, ?, ?)");
+    let p = bulk_rows(0, 100_000);
+    assert_eq!(start(&s, &p, 100_000), SQLBATCH_OK);
+    assert_eq!(start(&s, &p, 100_000), SQLBATCH_OK);
+    unsafe { sqlbatch_conn_interrupt(c.0) };
+    let (rc0, w0) = wait(&s);
+    let (rc1, w1) = wait(&s);
+    // The interrupt stops whichever runs (it may come after the last row on a fast machine);
+    // once one is stopped, the one behind it does not run.
+    match (rc0, rc1) {
+        (SQLBATCH_OK, SQLBATCH_OK) => assert_eq!((w0.rows, w1.rows), (100_000, 100_000)),
+        (sqlite_code::INTERRUPT, SQLBATCH_E_SKIPPED) => assert_eq!(w1.rows, 0),
+        (SQLBATCH_OK, sqlite_code::INTERRUPT) => assert_eq!(w0.rows, 100_000),
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int((w0.rows + w1.rows) as i64)]]);
 }
 
 #[test]

@@ -86,6 +86,9 @@ const (
 	// ErrMultipleStatements: Conn.Prepare (or PrepareTail with PrepareSingle) was given SQL
 	// holding more than one statement; the *Error's Offset is where the second one starts.
 	ErrMultipleStatements ErrorCode = capi.EMultipleStmts
+	// ErrSkipped: a bulk write queued behind one that failed did not run (write-behind in
+	// ExecManyFunc, which drops these and reports the failure before them).
+	ErrSkipped ErrorCode = capi.ESkipped
 )
 
 // IsLibrary reports whether c is one of sqlbatch's own codes (1000 to 1023, a range no

@@ -64,9 +64,11 @@ type Stmt struct {
 	// leaves the worker stepping the next batch (see Rows.fetch).
 	aheadOn bool
 	ahead   bool
-	// pin keeps the parameter memory of a write-behind in place until its wait (ExecManyFunc).
-	pin           runtime.Pinner
-	queued        bool // a write-behind is queued (start) and not yet waited for
+	// pins keep the parameter memory of the write-behinds queued (start) in place until
+	// their waits (ExecManyFunc): queued of them, the oldest's at pins[oldest].
+	pins          [2]runtime.Pinner
+	queued        int
+	oldest        int
 	noWriteBehind bool // SetWriteBehind(false)
 	closed        bool
 }
@@ -145,11 +147,11 @@ func (s *Stmt) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.h.Finalize() // waits for a queued write-behind and drops it
+	s.h.Finalize() // waits for the queued write-behinds and drops them
 	s.h = capi.Stmt{}
-	if s.queued {
-		s.queued = false
-		s.pin.Unpin()
+	for ; s.queued > 0; s.queued-- {
+		s.pins[s.oldest].Unpin()
+		s.oldest = (s.oldest + 1) % len(s.pins)
 	}
 	s.chunk = nil
 	return nil
@@ -555,11 +557,12 @@ func (s *Stmt) SetWriteBehind(on bool) { s.noWriteBehind = !on }
 // and runs the statement for each row of it, until fill appends no rows or returns an error.
 // Batches of a few thousand rows suit it.
 //
-// With write-behind (on unless SetWriteBehind(false)), the rows of batch k are written by the
-// connection's worker thread while fill builds batch k+1 in a second Params: a bulk load
-// then costs the larger of SQLite's time and the caller's instead of their sum, at the price
-// of a second core busy while both run. The two Params are kept in place (pinned) while the
-// worker reads them; fill gets each of them in turn, emptied, and must not keep them.
+// With write-behind (on unless SetWriteBehind(false)), the rows of batches k and k+1 are
+// written by the connection's worker thread, one after the other, while fill builds batch
+// k+2 in a third Params: a bulk load then costs the larger of SQLite's time and the caller's
+// instead of their sum, at the price of a second core busy while both run. The three Params
+// are kept in place (pinned) while the worker reads them; fill gets each of them in turn,
+// emptied, and must not keep them.
 //
 // The result is that of the synchronous loop (ExecMany on each batch in turn, then fill
 // again), with or without write-behind: Rows counts every row run (on failure, the index
@@ -567,9 +570,9 @@ func (s *Stmt) SetWriteBehind(on bool) { s.noWriteBehind = !on }
 // says), Changes is summed, LastInsertRowID is the connection's after the last row run; the
 // first error stops it, a write error before fill's error (a write that fails ends the load
 // with its error even if fill failed meanwhile). With write-behind, fill may have been
-// called once more, for the batch after the one that failed, whose rows are not written.
-// Functions and hooks that the rows run (an update hook, a change feed, a commit hook) may
-// run on the worker thread meanwhile, concurrently with fill.
+// called up to twice more, for the batches after the one that failed, whose rows are not
+// written. Functions and hooks that the rows run (an update hook, a change feed, a commit
+// hook) may run on the worker thread meanwhile, concurrently with fill.
 //
 // Like ExecMany it opens no transaction: wrap it in BEGIN and COMMIT.
 func (s *Stmt) ExecManyFunc(fill func(p *Params) error) (WriteResult, error) {
@@ -580,7 +583,7 @@ func (s *Stmt) ExecManyFunc(fill func(p *Params) error) (WriteResult, error) {
 	if n == 0 {
 		return WriteResult{}, errorf(ErrParamCount, "ExecManyFunc needs a statement with parameters")
 	}
-	var bufs [2]Params
+	var bufs [3]Params
 	var total WriteResult
 	next := func(p *Params) (rows int, err error) {
 		p.Reset()
@@ -622,59 +625,69 @@ func (s *Stmt) ExecManyFunc(fill func(p *Params) error) (WriteResult, error) {
 			}
 		}
 	}
-	defer func() {
-		if s.queued { // fill panicked while a batch was written: wait for it, unpin
-			s.wait()
+	// drain waits for the writes still queued; a write's error comes first (the writes
+	// queued behind a failed one did not run: their SkippedWrite errors are dropped).
+	drain := func(err error) error {
+		for s.queued > 0 {
+			r, werr := s.wait()
+			if err == nil {
+				err = add(r, werr)
+			}
 		}
-	}()
-	cur := &bufs[0]
-	rows, err := next(cur)
-	for err == nil && rows > 0 {
-		if err = s.start(cur, rows); err != nil {
-			break
-		}
-		spare := &bufs[1]
-		if cur == spare {
-			spare = &bufs[0]
-		}
-		rows, err = next(spare) // while the worker writes cur
-		if werr := add(s.wait()); werr != nil {
-			return total, werr
-		}
-		cur = spare
+		return err
 	}
-	return total, err
+	defer drain(nil) // fill panicked while batches were written: wait for them, unpin
+	for k := 0; ; k = (k + 1) % len(bufs) {
+		rows, err := next(&bufs[k]) // while the worker writes the two before
+		if err != nil || rows == 0 {
+			if werr := drain(nil); werr != nil {
+				return total, werr
+			}
+			return total, err
+		}
+		if s.queued == len(s.pins) {
+			if err := add(s.wait()); err != nil {
+				return total, drain(err)
+			}
+		}
+		if err := s.start(&bufs[k], rows); err != nil {
+			return total, drain(err)
+		}
+	}
 }
 
-// start queues the write of the rows of p (write-behind), pinning p's arrays until wait.
+// start queues the write of the rows of p (write-behind) behind at most one other, pinning
+// p's arrays until its wait.
 func (s *Stmt) start(p *Params, rows int) error {
 	if s.closed {
 		return errClosedStmt
 	}
+	pin := &s.pins[(s.oldest+s.queued)%len(s.pins)]
 	if len(p.vals) > 0 {
-		s.pin.Pin(&p.vals[0])
+		pin.Pin(&p.vals[0])
 	}
 	if len(p.data) > 0 {
-		s.pin.Pin(&p.data[0])
+		pin.Pin(&p.data[0])
 	}
 	s.conn.worker = true
 	s.stepped, s.colsCheck = false, true
 	if rc := s.h.ExecuteManyStart(p.vals, p.names, rows, p.data); rc != capi.OK {
-		s.pin.Unpin()
+		pin.Unpin()
 		return s.err(rc)
 	}
-	s.queued = true
+	s.queued++
 	return nil
 }
 
-// wait waits for the write start queued and reports it as ExecMany would.
+// wait waits for the oldest write start queued and reports it as ExecMany would.
 func (s *Stmt) wait() (WriteResult, error) {
-	if !s.queued {
+	if s.queued == 0 {
 		return WriteResult{}, errClosedStmt // Close (from fill) waited for it and dropped it
 	}
-	s.queued = false
+	s.queued--
 	r, rc := s.h.ExecuteManyWait()
-	s.pin.Unpin()
+	s.pins[s.oldest].Unpin()
+	s.oldest = (s.oldest + 1) % len(s.pins)
 	res := WriteResult{Rows: int(r.Rows), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}
 	if rc != capi.OK {
 		return res, s.err(rc)

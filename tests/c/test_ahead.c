@@ -762,6 +762,66 @@ static bool test_write_behind_with_two_buffers_writes_what_execute_many_writes(v
   return true;
 }
 
+/* The header's pattern with three buffers and two writes queued: the worker goes from one
+ * batch straight to the next. A write queued behind one that fails does not run. */
+static bool test_write_behind_with_three_buffers_and_two_queued(void) {
+  enum { BATCHES = 22 };
+  sqlbatch_conn *a = open_memory(), *b = open_memory();
+  sqlbatch_stmt *sa = NULL, *sb = NULL;
+  static struct pbuf sync_buf, bufs[3];
+  sqlbatch_write_result want[BATCHES], got;
+  struct log da = {0}, db = {0};
+  const char *schema = "CREATE TABLE bulk(a INTEGER PRIMARY KEY, b REAL, c TEXT); BEGIN";
+  CHECK_RC(a, exec(a, schema), SQLBATCH_OK);
+  CHECK_RC(b, exec(b, schema), SQLBATCH_OK);
+  CHECK_RC(a, prepare(a, "INSERT INTO bulk VALUES (?, ?, ?)", &sa), SQLBATCH_OK);
+  CHECK_RC(b, prepare(b, "INSERT INTO bulk VALUES (?, ?, ?)", &sb), SQLBATCH_OK);
+  /* start(b0); fill b1; start(b1); fill b2; wait() (b0); start(b2); fill b0; wait() (b1); ... */
+  for (int k = 0; k < BATCHES; k++) {
+    sqlbatch_params p = pbuf_fill(&sync_buf, (int64_t)k * BULK_ROWS);
+    CHECK_RC(a, sqlbatch_stmt_execute_many(sa, &p, BULK_ROWS, &want[k]), SQLBATCH_OK);
+    p = pbuf_fill(&bufs[k % 3], (int64_t)k * BULK_ROWS); /* while the worker writes the two before */
+    if (k >= 2) {
+      memset(&got, 0xff, sizeof got);
+      CHECK_RC(b, sqlbatch_stmt_execute_many_wait(sb, &got), SQLBATCH_OK);
+      CHECK(write_result_eq(&got, &want[k - 2]));
+    }
+    CHECK_RC(b, sqlbatch_stmt_execute_many_start(sb, &p, BULK_ROWS), SQLBATCH_OK);
+  }
+  for (int k = BATCHES - 2; k < BATCHES; k++) {
+    CHECK_RC(b, sqlbatch_stmt_execute_many_wait(sb, &got), SQLBATCH_OK);
+    CHECK(write_result_eq(&got, &want[k]));
+  }
+  CHECK_RC(b, sqlbatch_stmt_execute_many_wait(sb, &got), SQLITE_MISUSE);
+  CHECK_RC(a, exec(a, "COMMIT"), SQLBATCH_OK);
+  CHECK_RC(b, exec(b, "COMMIT"), SQLBATCH_OK);
+  CHECK(dump(a, "SELECT a, b, c FROM bulk ORDER BY a", &da) && dump(b, "SELECT a, b, c FROM bulk ORDER BY a", &db));
+  CHECK(log_eq(&da, &db));
+  log_free(&da), log_free(&db);
+  /* Rows 0..499 are there: the first write fails at its first row, the second is skipped. */
+  {
+    sqlbatch_error e;
+    sqlbatch_params p0 = pbuf_fill(&bufs[0], 0), p1 = pbuf_fill(&bufs[1], (int64_t)BATCHES * BULK_ROWS);
+    CHECK_RC(b, sqlbatch_stmt_execute_many_start(sb, &p0, BULK_ROWS), SQLBATCH_OK);
+    CHECK_RC(b, sqlbatch_stmt_execute_many_start(sb, &p1, BULK_ROWS), SQLBATCH_OK);
+    CHECK_RC(b, sqlbatch_stmt_execute_many_wait(sb, &got), SQLITE_CONSTRAINT_PRIMARYKEY);
+    CHECK(got.rows == 0);
+    CHECK_RC(b, sqlbatch_stmt_execute_many_wait(sb, &got), SQLBATCH_E_SKIPPED);
+    CHECK(got.rows == 0 && got.changes == 0);
+    CHECK_RC(b, sqlbatch_conn_last_error(b, &e), SQLBATCH_OK);
+    CHECK(e.code == SQLBATCH_E_SKIPPED && strstr(e.message, "failed") != NULL);
+    CHECK(strcmp(sqlbatch_code_name(SQLBATCH_E_SKIPPED), "SQLBATCH_E_SKIPPED") == 0);
+    CHECK(dump(b, "SELECT count(*) FROM bulk", &db) && dump(a, "SELECT 11000", &da));
+    CHECK(log_eq(&da, &db));
+    log_free(&da), log_free(&db);
+  }
+  sqlbatch_stmt_finalize(sa);
+  sqlbatch_stmt_finalize(sb);
+  sqlbatch_conn_close(a);
+  sqlbatch_conn_close(b);
+  return true;
+}
+
 static bool test_write_behind_reports_the_failing_row_at_the_wait(void) {
   sqlbatch_conn *a = open_memory(), *b = open_memory();
   sqlbatch_stmt *sa = NULL, *sb = NULL;
@@ -874,8 +934,8 @@ static bool test_an_interrupt_stops_a_write_behind(void) {
 static bool test_a_queued_write_must_be_waited_for(void) {
   sqlbatch_conn *c = open_memory();
   sqlbatch_stmt *s = NULL, *other = NULL;
-  static struct pbuf buf;
-  sqlbatch_params p;
+  static struct pbuf buf, buf2;
+  sqlbatch_params p, p2;
   sqlbatch_batch b;
   sqlbatch_error e;
   sqlbatch_write_result w;
@@ -887,7 +947,10 @@ static bool test_a_queued_write_must_be_waited_for(void) {
   /* No write queued yet. */
   CHECK_RC(c, sqlbatch_stmt_execute_many_wait(s, &w), SQLITE_MISUSE);
   CHECK_RC(c, sqlbatch_stmt_execute_many_start(s, &p, BULK_ROWS), SQLBATCH_OK);
-  /* Until the wait, the statement refuses every call with SQLITE_MISUSE, a second start first. */
+  /* Until the waits, the statement refuses every call with SQLITE_MISUSE but one more start
+   * (two writes may be queued), a third start first. */
+  p2 = pbuf_fill(&buf2, BULK_ROWS);
+  CHECK_RC(c, sqlbatch_stmt_execute_many_start(s, &p2, BULK_ROWS), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_execute_many_start(s, &p, BULK_ROWS), SQLITE_MISUSE);
   CHECK_RC(c, sqlbatch_conn_last_error(c, &e), SQLBATCH_OK);
   CHECK(e.code == SQLITE_MISUSE && strstr(e.message, "wait") != NULL);
@@ -915,19 +978,22 @@ static bool test_a_queued_write_must_be_waited_for(void) {
     CHECK_RC(c, sqlbatch_stmt_expanded_sql(s, &sql), SQLITE_MISUSE);
   }
   /* The connection and its other statements wait for the write. */
-  CHECK(dump(c, "SELECT count(*) FROM q", &got) && dump(c, "SELECT 500", &want));
+  CHECK(dump(c, "SELECT count(*) FROM q", &got) && dump(c, "SELECT 1000", &want));
   CHECK(log_eq(&got, &want));
   log_free(&got), log_free(&want);
-  /* The wait reports the write the refused calls did not disturb. */
+  /* The waits report the writes the refused calls did not disturb, oldest first. */
   CHECK_RC(c, sqlbatch_stmt_execute_many_wait(s, &w), SQLBATCH_OK);
-  CHECK(w.rows == BULK_ROWS && w.changes == BULK_ROWS);
+  CHECK(w.rows == BULK_ROWS && w.changes == BULK_ROWS && w.last_insert_rowid == BULK_ROWS);
+  CHECK_RC(c, sqlbatch_stmt_fetch(s, 1, NO_BOUND, &b), SQLITE_MISUSE); /* one still queued */
+  CHECK_RC(c, sqlbatch_stmt_execute_many_wait(s, &w), SQLBATCH_OK);
+  CHECK(w.rows == BULK_ROWS && w.changes == BULK_ROWS && w.last_insert_rowid == 2 * BULK_ROWS);
   CHECK_RC(c, sqlbatch_stmt_execute_many_wait(s, &w), SQLITE_MISUSE);
   CHECK_RC(c, sqlbatch_stmt_reset(s), SQLBATCH_OK);
   /* A queued write on one statement, a fetch-ahead read on another of the connection. */
   CHECK_RC(c, prepare(c, "SELECT a, c FROM q ORDER BY a", &other), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_set_fetch_ahead(other, true), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(other, 100, NO_BOUND, &b), SQLBATCH_ROW);
-  p = pbuf_fill(&buf, BULK_ROWS); /* after the fetch: the new rows are past its 100 */
+  p = pbuf_fill(&buf, 2 * BULK_ROWS); /* after the fetch: the new rows are past its 100 */
   CHECK_RC(c, sqlbatch_stmt_execute_many_start(s, &p, BULK_ROWS), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(other, 100, NO_BOUND, &b), SQLBATCH_ROW);
   CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == 100);
@@ -935,10 +1001,10 @@ static bool test_a_queued_write_must_be_waited_for(void) {
   CHECK(w.rows == BULK_ROWS);
   sqlbatch_stmt_finalize(other);
   /* Finalize with a write queued: it runs, its result is dropped. */
-  p = pbuf_fill(&buf, 2 * BULK_ROWS);
+  p = pbuf_fill(&buf, 3 * BULK_ROWS);
   CHECK_RC(c, sqlbatch_stmt_execute_many_start(s, &p, BULK_ROWS), SQLBATCH_OK);
   sqlbatch_stmt_finalize(s);
-  CHECK(dump(c, "SELECT count(*), max(a) FROM q", &got) && dump(c, "SELECT 1500, 1499", &want));
+  CHECK(dump(c, "SELECT count(*), max(a) FROM q", &got) && dump(c, "SELECT 2000, 1999", &want));
   CHECK(log_eq(&got, &want));
   log_free(&got), log_free(&want);
   sqlbatch_conn_close(c);
@@ -1039,6 +1105,7 @@ int main(void) {
   RUN(test_an_interrupt_from_another_thread_stops_a_long_fetch_ahead);
   RUN(test_finalize_reset_and_close_while_a_batch_is_stepped_ahead);
   RUN(test_write_behind_with_two_buffers_writes_what_execute_many_writes);
+  RUN(test_write_behind_with_three_buffers_and_two_queued);
   RUN(test_write_behind_reports_the_failing_row_at_the_wait);
   RUN(test_an_interrupt_stops_a_write_behind);
   RUN(test_a_queued_write_must_be_waited_for);

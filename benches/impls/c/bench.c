@@ -417,8 +417,9 @@ static rep b_bulk_insert(const nb_rows *rows, sqlbatch_value *cells) {
 }
 
 /* bulk_insert with write-behind (c-sqlbatch+ahead): the same chunks of BULK_CHUNK rows,
- * built into two cell buffers in turn: start(b0); fill b1; wait(); start(b1); fill b0;
- * wait(); ... wait(). The worker inserts one chunk while this thread builds the next. */
+ * built into three cell buffers in turn, with up to two writes queued: start(b0); fill b1;
+ * start(b1); fill b2; wait() (b0); start(b2); fill b0; wait() (b1); ... wait(); wait(). The
+ * worker goes from one chunk straight to the next while this thread builds the one after. */
 static size_t b_bulk_fill(const nb_rows *rows, size_t first, sqlbatch_value *v) {
   size_t n = rows->n - first < BULK_CHUNK ? rows->n - first : BULK_CHUNK;
   for (size_t i = first; i < first + n; i++, v += 3) {
@@ -431,7 +432,7 @@ static size_t b_bulk_fill(const nb_rows *rows, size_t first, sqlbatch_value *v) 
   return n;
 }
 
-static rep b_bulk_insert_behind(const nb_rows *rows, sqlbatch_value *cells[2]) {
+static rep b_bulk_insert_behind(const nb_rows *rows, sqlbatch_value *cells[3]) {
   rep r = {0, 0, 0, 0};
   sqlbatch_conn *c = b_open(":memory:");
   b_exec(c, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
@@ -443,14 +444,17 @@ static rep b_bulk_insert_behind(const nb_rows *rows, sqlbatch_value *cells[2]) {
   int k = 0, queued = 0;
   for (size_t first = 0; first < rows->n;) {
     size_t n = b_bulk_fill(rows, first, cells[k]);
-    if (queued) b_check(c, sqlbatch_stmt_execute_many_wait(s, NULL), "execute_many_wait");
+    if (queued == 2) {
+      b_check(c, sqlbatch_stmt_execute_many_wait(s, NULL), "execute_many_wait");
+      queued--;
+    }
     const sqlbatch_params p = {.values = cells[k], .n_values = n * 3, .data = data, .data_len = data_len};
     b_check(c, sqlbatch_stmt_execute_many_start(s, &p, n), "execute_many_start");
-    queued = 1;
+    queued++;
     first += n;
-    k ^= 1;
+    k = (k + 1) % 3;
   }
-  if (queued) b_check(c, sqlbatch_stmt_execute_many_wait(s, NULL), "execute_many_wait");
+  for (; queued > 0; queued--) b_check(c, sqlbatch_stmt_execute_many_wait(s, NULL), "execute_many_wait");
   sqlbatch_stmt_finalize(s);
   b_exec(c, "COMMIT");
   stop_clock(&r, t0);
@@ -819,7 +823,7 @@ int main(int argc, char **argv) {
   if (!native && strcmp(impl, "c-sqlbatch")) die("unknown impl", impl);
   /* SQLBATCH_BENCH_AHEAD=1 (the runner's c-sqlbatch+ahead): fetch-ahead for the fetch
    * workloads (the connection opened with SQLBATCH_OPEN_FETCH_AHEAD), write-behind for
-   * bulk_insert (execute_many_start / _wait over two parameter buffers). */
+   * bulk_insert (execute_many_start / _wait over three parameter buffers). */
   const char *ahead_env = getenv("SQLBATCH_BENCH_AHEAD");
   int ahead = ahead_env && *ahead_env && strcmp(ahead_env, "0") != 0;
   int fetch_workload = !strncmp(workload, "fetch_", 6);
@@ -832,7 +836,7 @@ int main(int argc, char **argv) {
   sqlbatch_conn *conn = NULL;
   char *script = NULL;
   nb_rows *rows = NULL;
-  sqlbatch_value *values = NULL, *behind[2] = {NULL, NULL};
+  sqlbatch_value *values = NULL, *behind[3] = {NULL, NULL, NULL};
   sqlite3_stmt *nstmt = NULL;
   sqlbatch_stmt *bstmt = NULL;
   int64_t churn_n = 0;
@@ -915,7 +919,8 @@ int main(int argc, char **argv) {
     if (!(rows = nb_make_rows((size_t)strtoull(input, NULL, 10))) || rows->n == 0) die("bulk rows", input);
     if (!native && !(values = calloc(BULK_CHUNK * 3, sizeof *values))) die("malloc", "values");
     if (ahead && (!(behind[0] = calloc(BULK_CHUNK * 3, sizeof *values)) ||
-                  !(behind[1] = calloc(BULK_CHUNK * 3, sizeof *values))))
+                  !(behind[1] = calloc(BULK_CHUNK * 3, sizeof *values)) ||
+                  !(behind[2] = calloc(BULK_CHUNK * 3, sizeof *values))))
       die("malloc", "values");
   }
   for (int i = 0; i < warmup + reps; i++) {
@@ -950,6 +955,7 @@ int main(int argc, char **argv) {
   free(values);
   free(behind[0]);
   free(behind[1]);
+  free(behind[2]);
   nb_free_rows(rows);
   return 0;
 }

@@ -143,7 +143,8 @@ module Database.SQLBatch
 import Control.Concurrent.MVar (withMVar)
 import Database.SQLBatch.Direct (Database (..))
 import Control.Exception
-import Control.Monad (forM_, unless, when)
+import Control.Monad (forM, forM_, unless, when)
+import Data.Maybe (catMaybes, listToMaybe)
 import Data.IORef
 import Data.Bits ((.|.))
 import Data.Int (Int32, Int64)
@@ -162,7 +163,7 @@ import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
 import Database.SQLBatch.Raw.Types (CConn, CTraceEvent, ExecResult (..), TraceView (..), peekTraceEvent, execResultSize, peekExecResult,
-                                    sqlbatchOk, valueSize,
+                                    sqlbatchOk, sqlbatchESkipped, valueSize,
                                     withCParams, writeResultSize)
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
@@ -579,41 +580,50 @@ executeMany conn q rows@(r0 : _)
 {-# INLINABLE executeMany #-}
 
 -- | 'executeMany' with write-behind (a connection opened with 'D.OpenWriteBehind'): the
--- same chunks, laid out the same way, but over two sets of buffers, so that while the
--- connection's worker thread runs chunk k (@sqlbatch_stmt_execute_many_start@) this thread
--- lays out chunk k+1 into the other set; the wait for chunk k
--- (@sqlbatch_stmt_execute_many_wait@) comes before chunk k+1 starts, so the results, the
--- errors (the failing row's index, 'FormatError' after the rows before it ran) and their
--- order are those of the synchronous loop. The buffers are malloc'd (outside the garbage
--- collected heap) and freed only after the last wait, also on exceptions: an asynchronous
--- one interrupts the chunk in flight first, as it would interrupt the synchronous call; a
--- synchronous one (a 'ToField' that throws) waits for it, and gives way to its error if the
--- chunk failed, since the synchronous loop would have stopped there first.
+-- same chunks, laid out the same way, but over three sets of buffers, so that while the
+-- connection's worker thread runs chunks k and k+1, one after the other
+-- (@sqlbatch_stmt_execute_many_start@ queues up to two), this thread lays out chunk k+2 into
+-- the third set; the wait for chunk k (@sqlbatch_stmt_execute_many_wait@) comes before chunk
+-- k+2 starts. A chunk queued behind one that fails does not run, so the results, the errors
+-- (the failing row's index, 'FormatError' after the rows before it ran) and their order are
+-- those of the synchronous loop. The buffers are malloc'd (outside the garbage collected
+-- heap) and freed only after the last wait, also on exceptions: an asynchronous one
+-- interrupts the chunks in flight first, as it would interrupt the synchronous call; a
+-- synchronous one (a 'ToField' that throws) waits for them, and gives way to the error of a
+-- chunk that failed, since the synchronous loop would have stopped there first.
 executeManyBehind :: forall q. ToRow q => Connection -> Query -> [q] -> IO ()
 executeManyBehind _ _ [] = return ()
 executeManyBehind conn q rows@(r0 : _) =
   withPrepared conn q $ \st -> checkPositional st (toRow r0) >>= \() ->
-  withSlot 0 $ \slotA -> withSlot 1 $ \slotB -> do
-    -- The first row (in the whole list) of the chunk in flight, if one may be.
-    pending <- newIORef (Nothing :: Maybe Int)
+  withSlot 0 $ \slotA -> withSlot 1 $ \slotB -> withSlot 2 $ \slotC -> do
+    -- The first rows (in the whole list) of the chunks in flight, oldest first (at most two).
+    pending <- newIORef ([] :: [Int])
     let h = D.statementPtr (stmtHandle st)
-        waitPending = readIORef pending >>= \m -> case m of
-          Nothing -> return ()
-          Just base -> do
-            bulkWait conn ctx st base
-            writeIORef pending Nothing
-        -- Sends the chunk being filled (after the one in flight is done).
+        -- Waits for the oldest chunk in flight.
+        waitOldest = readIORef pending >>= \m -> case m of
+          [] -> return ()
+          base : rest -> do
+            writeIORef pending rest
+            bulkWait conn ctx st base (not (null rest))
+        waitAll = readIORef pending >>= \m -> unless (null m) (waitOldest >> waitAll)
+        -- Sends the chunk being filled (once at most one other is in flight).
         send :: Slot -> Int -> Int -> Ptr Word8 -> Int -> IO ()
         send slot !base !n !dat !used = when (n > 0) $ do
-          waitPending
-          writeIORef pending (Just base)
-          bulkStart conn ctx st (slotCells slot) n ncols dat used base
-            `onException` writeIORef pending Nothing
-        other slot = if slotId slot == 0 then slotB else slotA
+          inFlight <- readIORef pending
+          when (length inFlight >= 2) waitOldest
+          -- Masked, so that a chunk queued is always in pending (which cleanup waits for
+          -- before the buffers are freed); the start does not block (one chunk in flight).
+          mask_ $ do
+            bulkStart conn ctx st (slotCells slot) n ncols dat used base
+            modifyIORef' pending (++ [base])
+        other slot = case slotId slot of
+          0 -> slotB
+          1 -> slotC
+          _ -> slotA
         -- As in 'executeMany', over the slot being filled.
         fill :: Slot -> Int -> Int -> Ptr Word8 -> Ptr Word8 -> Int -> Int -> [q] -> IO ()
         fill slot !base !n !cell !dat !cap !used rs = case rs of
-          [] -> send slot base n dat used >> waitPending
+          [] -> send slot base n dat used >> waitAll
           r : rest
             | n == chunkRows -> next slot base n dat used rs
             | otherwise -> do
@@ -630,40 +640,43 @@ executeManyBehind conn q rows@(r0 : _) =
                           fill slot base n cell dat' cap' used rs
                     else do
                       send slot base n dat used
-                      waitPending
+                      waitAll
                       formatError ("SQL query contains " ++ show ncols ++ " params, but "
                                    ++ show (length (toRow r)) ++ " arguments given") q (toRow r)
-        -- Sends the chunk and goes on with the other slot.
+        -- Sends the chunk and goes on with the next slot.
         next slot base n dat used rs = do
           send slot base n dat used
           let slot' = other slot
           (dat', cap') <- readIORef (slotData slot')
           fill slot' (base + n) 0 (slotCells slot') dat' cap' 0 rs
+        -- Waits for the chunks still in flight, oldest first; the first error of one of
+        -- them replaces e (a chunk behind a failed one reports that it was skipped: no
+        -- error of its own).
         cleanup :: SomeException -> IO ()
         cleanup e = uninterruptibleMask_ $ do
           m <- readIORef pending
-          case m of
+          writeIORef pending []
+          let async = case fromException e of
+                Just (_ :: SomeAsyncException) -> True
+                Nothing -> False
+          failed <- withMVar (connLock conn) $ \_ -> do
+            isOpen <- readIORef (connOpen conn)
+            if not isOpen || null m then return Nothing else do
+              job <- readIORef (connJob conn)
+              when (async && job == WriteJob h) $ D.interrupt (connDatabase conn)
+              errs <- allocaBytes writeResultSize $ \pr -> forM m $ \base -> do
+                rc <- c_hs_sqlbatch_execute_many_wait (databasePtr (connDatabase conn)) h
+                        (castPtr pr)
+                if rc == sqlbatchOk || rc == sqliteMisuse || rc == sqlbatchESkipped || async
+                  then return Nothing
+                  else do
+                    err <- D.errorFrom (connDatabase conn) rc ctx
+                    return (Just err { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex err })
+              writeIORef (connJob conn) NoJob
+              return (listToMaybe (catMaybes errs))
+          case failed of
+            Just err -> throwIO err
             Nothing -> throwIO e
-            Just base -> do
-              writeIORef pending Nothing
-              let async = case fromException e of
-                    Just (_ :: SomeAsyncException) -> True
-                    Nothing -> False
-              failed <- withMVar (connLock conn) $ \_ -> do
-                isOpen <- readIORef (connOpen conn)
-                if not isOpen then return Nothing else do
-                  job <- readIORef (connJob conn)
-                  when (async && job == WriteJob h) $ D.interrupt (connDatabase conn)
-                  allocaBytes writeResultSize $ \pr -> do
-                    rc <- c_hs_sqlbatch_execute_many_wait (databasePtr (connDatabase conn)) h
-                            (castPtr pr)
-                    writeIORef (connJob conn) NoJob
-                    if rc == sqlbatchOk || rc == sqliteMisuse || async
-                      then return Nothing
-                      else Just <$> D.errorFrom (connDatabase conn) rc ctx
-              case failed of
-                Just err -> throwIO err { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex err }
-                Nothing -> throwIO e
     (dat0, cap0) <- readIORef (slotData slotA)
     fill slotA 0 0 (slotCells slotA) dat0 cap0 0 rows `catch` cleanup
   where
@@ -708,14 +721,15 @@ bulkStart conn ctx st cells n ncols dat used base =
         throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
 {-# NOINLINE bulkStart #-}
 
--- | Waits for the chunk 'bulkStart' queued, whose first row is row @base@ of the list, and
--- throws its error.
-bulkWait :: Connection -> T.Text -> Statement -> Int -> IO ()
-bulkWait conn ctx st base =
+-- | Waits for the oldest chunk 'bulkStart' queued, whose first row is row @base@ of the
+-- list, and throws its error; @more@ says that another chunk is still queued behind it.
+bulkWait :: Connection -> T.Text -> Statement -> Int -> Bool -> IO ()
+bulkWait conn ctx st base more =
   allocaBytes writeResultSize $ \pr ->
     withConnAhead conn ctx $ \c -> do
-      rc <- c_hs_sqlbatch_execute_many_wait c (D.statementPtr (stmtHandle st)) (castPtr pr)
-      writeIORef (connJob conn) NoJob
+      let h = D.statementPtr (stmtHandle st)
+      rc <- c_hs_sqlbatch_execute_many_wait c h (castPtr pr)
+      writeIORef (connJob conn) $! if more then WriteJob h else NoJob
       when (rc /= 0) $ do
         e <- D.errorFrom (connDatabase conn) rc ctx
         throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }

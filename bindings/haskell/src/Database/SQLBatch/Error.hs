@@ -78,6 +78,9 @@ data Error
   | ErrorMultipleStatements  -- ^ @SQLBATCH_E_MULTIPLE_STATEMENTS@ (1009): a query (prepared
                              -- statement) holds more than one statement; see
                              -- 'Database.SQLBatch.executeScript' for scripts
+  | ErrorSkipped             -- ^ @SQLBATCH_E_SKIPPED@ (1010): a bulk write queued behind one
+                             -- that failed did not run (write-behind; 'Database.SQLBatch.executeMany'
+                             -- reports the failure before it instead)
   | ErrorUnknown !Int32      -- ^ a code this binding does not know
   deriving (Eq, Show, Generic)
 
@@ -99,7 +102,7 @@ primaries =
   , (sqlbatchEStaleBatch, ErrorStaleBatch), (sqlbatchEClosed, ErrorClosed)
   , (sqlbatchEInvalidArgument, ErrorInvalidArgument)
   , (sqlbatchEBufferTooSmall, ErrorBufferTooSmall)
-  , (sqlbatchEMultipleStatements, ErrorMultipleStatements)
+  , (sqlbatchEMultipleStatements, ErrorMultipleStatements), (sqlbatchESkipped, ErrorSkipped)
   ]
 
 -- | The 'Error' of a status code: library codes as they are, SQLite's extended codes by

@@ -17,7 +17,7 @@ module Database.SQLBatch.Raw.Types
   , -- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
 sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange
   , sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument
-  , sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements
+  , sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements, sqlbatchESkipped
     -- * Value kinds
   , kindInteger, kindFloat, kindText, kindBlob, kindNull
     -- * Open and prepare flags
@@ -73,7 +73,7 @@ sqlbatchDone = #{const SQLBATCH_DONE}
 -- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
 sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange,
   sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument,
-  sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements :: Int32
+  sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements, sqlbatchESkipped :: Int32
 sqlbatchENullParameter = #{const SQLBATCH_E_NULL_PARAMETER}
 sqlbatchEPanic = #{const SQLBATCH_E_PANIC}
 sqlbatchEInvalidUtf8 = #{const SQLBATCH_E_INVALID_UTF8}
@@ -84,6 +84,7 @@ sqlbatchEClosed = #{const SQLBATCH_E_CLOSED}
 sqlbatchEInvalidArgument = #{const SQLBATCH_E_INVALID_ARGUMENT}
 sqlbatchEBufferTooSmall = #{const SQLBATCH_E_BUFFER_TOO_SMALL}
 sqlbatchEMultipleStatements = #{const SQLBATCH_E_MULTIPLE_STATEMENTS}
+sqlbatchESkipped = #{const SQLBATCH_E_SKIPPED}
 
 -- | The @kind@ tags of a @sqlbatch_value@ (@SQLBATCH_INTEGER@ ... @SQLBATCH_NULL@).
 kindInteger, kindFloat, kindText, kindBlob, kindNull :: Word8
