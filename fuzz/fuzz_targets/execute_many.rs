@@ -2,7 +2,8 @@
 //!
 //! Knobs: flags (bit 0: a wrong column count; bit 1: raw value structs; bit 2: run inside a
 //! transaction; bit 3: names given, which execute_many refuses; bit 4: through write-behind,
-//! `sqlbatch_stmt_execute_many_start` and `_wait`), the number of rows, a seed
+//! `sqlbatch_stmt_execute_many_start` and `_wait`; bit 5 with it: the rows split into two
+//! writes queued at once, whose results add up to the one call's), the number of rows, a seed
 //! for the values, then raw value bytes. Checks: the
 //! status is documented and never a panic; `out_result` and the last error agree on the
 //! failing row; the statement and the connection stay usable. With well-formed values and
@@ -69,8 +70,50 @@ fuzz_target!(|data: &[u8]| {
     let rows =
         sqlbatch_params { names: if flags & 8 != 0 { names.as_ptr() } else { ptr::null() }, ..p.as_c() };
     let mut res = sqlbatch_write_result { rows: u64::MAX, ..Default::default() };
+    // With two writes queued: where the failing one started, and whether its error was
+    // checked already (the skipped write's wait replaces the connection's last error).
+    let (mut err_base, mut err_checked) = (0u64, false);
+    // (Not with raw value structs: a bad kind in the second half fails its start, after the
+    // first half ran, where the one call fails before any row.)
+    let split = flags & 48 == 48 && flags & 2 == 0 && n_cols == pc && flags & 8 == 0 && n_rows >= 2;
     let (rc, fired) = guarded(conn.0, || unsafe {
-        if flags & 16 != 0 {
+        if split {
+            let h = n_rows / 2;
+            let (va, vb) = p.values.split_at(h * n_cols);
+            let ra = sqlbatch_params { values: va.as_ptr(), n_values: va.len(), ..rows };
+            let rb = sqlbatch_params { values: vb.as_ptr(), n_values: vb.len(), ..rows };
+            let s1 = sqlbatch_stmt_execute_many_start(stmt, &ra, h);
+            if s1 != SQLBATCH_OK {
+                res = sqlbatch_write_result::default();
+                return s1;
+            }
+            let s2 = sqlbatch_stmt_execute_many_start(stmt, &rb, n_rows - h);
+            assert_eq!(s2, SQLBATCH_OK, "the second half is checked as the first");
+            let (mut r1, mut r2) = (sqlbatch_write_result::default(), sqlbatch_write_result::default());
+            let w1 = sqlbatch_stmt_execute_many_wait(stmt, &mut r1);
+            if w1 != SQLBATCH_OK {
+                let e = last_error(conn.0);
+                assert_eq!(e.code, w1);
+                if e.row_index >= 0 {
+                    assert_eq!(e.row_index as u64, r1.rows, "row_index and out_result disagree");
+                }
+                err_checked = true;
+            }
+            let w2 = sqlbatch_stmt_execute_many_wait(stmt, &mut r2);
+            if w1 != SQLBATCH_OK {
+                assert_eq!((w2, r2.rows, r2.changes), (SQLBATCH_E_SKIPPED, 0, 0), "behind a failed write");
+                res = r1;
+                return w1;
+            }
+            assert_eq!(r1.rows, h as u64);
+            err_base = h as u64;
+            res = sqlbatch_write_result {
+                rows: r1.rows + r2.rows,
+                changes: r1.changes + r2.changes,
+                last_insert_rowid: r2.last_insert_rowid,
+            };
+            w2
+        } else if flags & 16 != 0 {
             // Write-behind: start and wait must report what execute_many does (a start that
             // fails queues nothing and writes no result; execute_many's is then all zeros).
             match sqlbatch_stmt_execute_many_start(stmt, &rows, n_rows) {
@@ -94,11 +137,11 @@ fuzz_target!(|data: &[u8]| {
     assert!(res.rows <= n_rows as u64);
     if rc == SQLBATCH_OK {
         assert_eq!(res.rows, n_rows as u64);
-    } else {
+    } else if !err_checked {
         let e = last_error(conn.0);
         assert_eq!(e.code, rc);
         if e.row_index >= 0 {
-            assert_eq!(e.row_index as u64, res.rows, "row_index and out_result disagree");
+            assert_eq!(e.row_index as u64 + err_base, res.rows, "row_index and out_result disagree");
         }
         if n_cols != pc && n_rows > 0 && flags & 8 == 0 {
             assert_eq!((rc, res.rows), (SQLBATCH_E_PARAM_COUNT, 0));
