@@ -71,7 +71,9 @@
  *   library starts on first use and ends in sqlbatch_conn_close, step a statement while the
  *   caller's thread works. The rule above still holds: while the worker runs, every call on
  *   the connection, its statements, blobs and backups waits for it first (but
- *   sqlbatch_conn_interrupt, which stops it). Callbacks the worker's stepping runs (functions,
+ *   sqlbatch_conn_interrupt, which stops it; and the second of two bulk writes queued on a
+ *   statement, sqlbatch_stmt_execute_many_start, which queues behind the first, and the wait
+ *   of the first, which waits for that write alone). Callbacks the worker's stepping runs (functions,
  *   collations, progress, trace and busy handlers) run on the worker thread.
  */
 
@@ -2697,12 +2699,13 @@ int32_t sqlbatch_stmt_execute_many(struct sqlbatch_stmt *stmt,
  * on `stmt` fails with `SQLITE_MISUSE` (but `sqlbatch_stmt_finalize`, which waits for the
  * writes and drops their results). Calls on the connection and its other statements wait
  * for the writes to finish; `sqlbatch_conn_interrupt` stops the one running as it would the
- * synchronous call (and the one behind it is skipped). Errors found before any row runs
- * (NULL arrays, counts, kinds) are returned by this call, and nothing is queued; errors of
- * the rows come from the wait. A start with two writes queued first waits for the older one
- * to finish (not for its result to be taken). Called from a callback running on the worker,
- * or if no thread can be started, the rows run before this call returns (the wait still
- * reports them).
+ * synchronous call (then the one behind it is skipped; an interrupt that comes after the
+ * first write's last row stops the second). Errors found before any row runs (NULL arrays,
+ * counts, kinds) are returned by this call, and nothing is queued; errors of the rows come
+ * from the wait. The first start waits for the worker to be idle, as other calls do; a
+ * second start does not wait for the write before it. Called from a callback running on the
+ * worker, or if no thread can be started, the rows run before this call returns (the wait
+ * still reports them); from a callback, a second start is `SQLITE_MISUSE`.
  * NULL: `stmt` NULL, or a NULL array in `rows` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK` (queued), `SQLITE_MISUSE` (two writes are already queued and not
  * waited for), `SQLBATCH_E_CLOSED`, or the errors of `sqlbatch_stmt_execute_many` that come
@@ -2714,8 +2717,9 @@ int32_t sqlbatch_stmt_execute_many_start(struct sqlbatch_stmt *stmt,
 
 /**
  * sqlbatch_stmt_execute_many_wait waits for the oldest bulk write
- * `sqlbatch_stmt_execute_many_start` queued on `stmt` (not for one queued after it), and
- * reports it exactly as `sqlbatch_stmt_execute_many` would have: its status, `*out_result`
+ * `sqlbatch_stmt_execute_many_start` queued on `stmt` (not for one queued after it; the
+ * wait of the last write queued waits for the worker to be idle), and reports it exactly as
+ * `sqlbatch_stmt_execute_many` would have: its status, `*out_result`
  * (if `out_result` is not NULL, written in every case) and, on failure, the connection's last
  * error (with the failing row in `row_index`). After it, that write's parameter memory is the
  * caller's again.

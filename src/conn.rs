@@ -177,19 +177,10 @@ impl ConnShared {
         }
     }
 
-    /// The open SQLite handle, for a bulk write queued behind one the worker may be
-    /// running: `db`'s checks but without waiting for the worker (whose hooks may be
-    /// running, so the check that a hook does not use its connection is made on the worker
-    /// alone, where `db` makes it).
-    pub fn db_behind_job(&self) -> Result<*mut ffi::sqlite3, Error> {
-        if crate::worker::Worker::on_worker() {
-            return self.db();
-        }
-        self.open_db()
-    }
-
-    /// The SQLite handle if the connection is open and may be used.
-    fn open_db(&self) -> Result<*mut ffi::sqlite3, Error> {
+    /// The SQLite handle if the connection is open and may be used, without waiting for the
+    /// worker (for a bulk write queued behind one the worker may be running, whose hooks may
+    /// be running too: the check that a hook does not use its connection is `db`'s alone).
+    pub fn open_db(&self) -> Result<*mut ffi::sqlite3, Error> {
         let db = self.db.load(Ordering::Acquire);
         if db.is_null() {
             Err(Error::closed())

@@ -116,7 +116,7 @@ impl Worker {
 
     /// Whether job `ticket` (from `run` or `run_next`) has finished.
     #[inline]
-    fn finished(&self, ticket: u64) -> bool {
+    pub fn finished(&self, ticket: u64) -> bool {
         self.inner.done_n.load(Ordering::SeqCst) >= ticket
     }
 

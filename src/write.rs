@@ -208,12 +208,13 @@ pub(crate) struct Queued {
 /// on `stmt` fails with `SQLITE_MISUSE` (but `sqlbatch_stmt_finalize`, which waits for the
 /// writes and drops their results). Calls on the connection and its other statements wait
 /// for the writes to finish; `sqlbatch_conn_interrupt` stops the one running as it would the
-/// synchronous call (and the one behind it is skipped). Errors found before any row runs
-/// (NULL arrays, counts, kinds) are returned by this call, and nothing is queued; errors of
-/// the rows come from the wait. A start with two writes queued first waits for the older one
-/// to finish (not for its result to be taken). Called from a callback running on the worker,
-/// or if no thread can be started, the rows run before this call returns (the wait still
-/// reports them).
+/// synchronous call (then the one behind it is skipped; an interrupt that comes after the
+/// first write's last row stops the second). Errors found before any row runs (NULL arrays,
+/// counts, kinds) are returned by this call, and nothing is queued; errors of the rows come
+/// from the wait. The first start waits for the worker to be idle, as other calls do; a
+/// second start does not wait for the write before it. Called from a callback running on the
+/// worker, or if no thread can be started, the rows run before this call returns (the wait
+/// still reports them); from a callback, a second start is `SQLITE_MISUSE`.
 /// NULL: `stmt` NULL, or a NULL array in `rows` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK` (queued), `SQLITE_MISUSE` (two writes are already queued and not
 /// waited for), `SQLBATCH_E_CLOSED`, or the errors of `sqlbatch_stmt_execute_many` that come
@@ -234,7 +235,15 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
                     "two bulk writes are already queued on this statement: wait for one first",
                 ));
             }
-            Some(q) => Some((q.db, q.n_cols, q.failed.clone())),
+            // A callback of a job on the worker (an SQL function of this statement's own
+            // write, say) would run the rows inside the step that called it.
+            Some(_) if crate::worker::Worker::on_worker() => {
+                return Err(Error::new(
+                    ffi::SQLITE_MISUSE,
+                    "a bulk write cannot be queued from a callback while one is queued on the statement",
+                ));
+            }
+            Some(q) => Some((q.db, q.n_cols, q.failed.clone(), q.ticket)),
         };
         let (w, db, n_cols, after) = match behind {
             // SAFETY: the caller vouches for `rows`, and keeps its memory until the wait.
@@ -248,8 +257,16 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
             // Behind a queued write: the statement was rewound by the first one's start and
             // is reset by its run, and the connection (whose worker may run that write) is
             // not asked for anything; the write's interrupt window is the first one's.
-            Some((db, n_cols, failed)) => {
-                s.conn.db_behind_job()?;
+            Some((db, n_cols, failed, ticket)) => {
+                s.conn.open_db()?;
+                // Once the write before has finished, this one is a call of its own: an
+                // interrupt left from the calls since (which all waited for that write) is
+                // forgotten, as every script and bulk write forgets it when it starts. While
+                // that write runs, no other call can have run, and an interrupt is meant for
+                // the writes in flight.
+                if s.conn.worker().finished(ticket) {
+                    s.conn.start_call();
+                }
                 // SAFETY: the caller vouches for `rows`.
                 let params = unsafe { check_params(rows, n_rows, n_cols)? };
                 if s.raw.is_null() {
@@ -304,8 +321,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
 }
 
 /// sqlbatch_stmt_execute_many_wait waits for the oldest bulk write
-/// `sqlbatch_stmt_execute_many_start` queued on `stmt` (not for one queued after it), and
-/// reports it exactly as `sqlbatch_stmt_execute_many` would have: its status, `*out_result`
+/// `sqlbatch_stmt_execute_many_start` queued on `stmt` (not for one queued after it; the
+/// wait of the last write queued waits for the worker to be idle), and reports it exactly as
+/// `sqlbatch_stmt_execute_many` would have: its status, `*out_result`
 /// (if `out_result` is not NULL, written in every case) and, on failure, the connection's last
 /// error (with the failing row in `row_index`). After it, that write's parameter memory is the
 /// caller's again.
@@ -323,7 +341,14 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_wait(
         let Some(queued) = s.queued.pop_front() else {
             return Err(Error::new(ffi::SQLITE_MISUSE, "no bulk write is queued on this statement"));
         };
-        s.conn.worker().wait_for(queued.ticket);
+        // The last write's wait waits for the worker to be idle, as every call on the
+        // connection would (a job another call queued meanwhile included); an earlier one's
+        // only for its own write.
+        if s.queued.is_empty() {
+            s.conn.worker().wait();
+        } else {
+            s.conn.worker().wait_for(queued.ticket);
+        }
         let (outcome, r) = lock(&queued.outcome).take().expect("the write's job finished: it ran");
         result = r;
         outcome.map(|()| SQLBATCH_OK)

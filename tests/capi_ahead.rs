@@ -585,6 +585,24 @@ fn finalize_close_and_empty_statements_with_two_writes_queued() {
 }
 
 #[test]
+fn an_interrupt_left_from_an_earlier_call_does_not_stop_the_second_write() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE q(a, b, c)");
+    let s = c.prepare("INSERT INTO q VALUES (?, ?, ?)");
+    let (p0, p1) = (bulk_rows(0, 10), bulk_rows(10, 20));
+    assert_eq!(start(&s, &p0, 10), SQLBATCH_OK);
+    // A call between the two starts waits for the first write; an interrupt then, with
+    // nothing running, is forgotten by the next write as by any call that starts.
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(10)]]);
+    unsafe { sqlbatch_conn_interrupt(c.0) };
+    assert_eq!(start(&s, &p1, 10), SQLBATCH_OK);
+    assert_eq!(wait(&s).0, SQLBATCH_OK);
+    let (rc, w) = wait(&s);
+    assert_eq!((rc, w.rows), (SQLBATCH_OK, 10), "{}", c.error().1);
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(20)]]);
+}
+
+#[test]
 fn an_interrupt_stops_two_queued_writes() {
     let c = Conn::memory();
     c.exec("CREATE TABLE q(a, b, c)");

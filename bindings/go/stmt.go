@@ -651,7 +651,10 @@ func (s *Stmt) ExecManyFunc(fill func(p *Params) error) (WriteResult, error) {
 			}
 		}
 		if err := s.start(&bufs[k], rows); err != nil {
-			return total, drain(err)
+			if werr := drain(nil); werr != nil { // a write's error comes first
+				return total, werr
+			}
+			return total, err
 		}
 	}
 }
@@ -691,6 +694,11 @@ func (s *Stmt) wait() (WriteResult, error) {
 	res := WriteResult{Rows: int(r.Rows), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}
 	if rc != capi.OK {
 		return res, s.err(rc)
+	}
+	if s.queued > 0 {
+		// The write behind this one may be running hooks on the worker, which record their
+		// panics in the connection: they are taken at the last wait, with the worker idle.
+		return res, nil
 	}
 	return res, s.conn.takePanic(nil)
 }

@@ -596,26 +596,26 @@ executeManyBehind _ _ [] = return ()
 executeManyBehind conn q rows@(r0 : _) =
   withPrepared conn q $ \st -> checkPositional st (toRow r0) >>= \() ->
   withSlot 0 $ \slotA -> withSlot 1 $ \slotB -> withSlot 2 $ \slotC -> do
-    -- The first rows (in the whole list) of the chunks in flight, oldest first (at most two).
+    -- The first rows (in the whole list) of the chunks that may be in flight, oldest first:
+    -- a chunk goes in before its start and out after its wait, so that whatever exception
+    -- comes in between, cleanup waits for every chunk the library may still be reading (a
+    -- wait with nothing queued returns SQLITE_MISUSE, which cleanup ignores).
     pending <- newIORef ([] :: [Int])
     let h = D.statementPtr (stmtHandle st)
         -- Waits for the oldest chunk in flight.
         waitOldest = readIORef pending >>= \m -> case m of
           [] -> return ()
           base : rest -> do
-            writeIORef pending rest
             bulkWait conn ctx st base (not (null rest))
+            writeIORef pending rest
         waitAll = readIORef pending >>= \m -> unless (null m) (waitOldest >> waitAll)
         -- Sends the chunk being filled (once at most one other is in flight).
         send :: Slot -> Int -> Int -> Ptr Word8 -> Int -> IO ()
         send slot !base !n !dat !used = when (n > 0) $ do
           inFlight <- readIORef pending
           when (length inFlight >= 2) waitOldest
-          -- Masked, so that a chunk queued is always in pending (which cleanup waits for
-          -- before the buffers are freed); the start does not block (one chunk in flight).
-          mask_ $ do
-            bulkStart conn ctx st (slotCells slot) n ncols dat used base
-            modifyIORef' pending (++ [base])
+          modifyIORef' pending (++ [base])
+          bulkStart conn ctx st (slotCells slot) n ncols dat used base
         other slot = case slotId slot of
           0 -> slotB
           1 -> slotC
@@ -664,15 +664,16 @@ executeManyBehind conn q rows@(r0 : _) =
             if not isOpen || null m then return Nothing else do
               job <- readIORef (connJob conn)
               when (async && job == WriteJob h) $ D.interrupt (connDatabase conn)
+              let p = databasePtr (connDatabase conn)
               errs <- allocaBytes writeResultSize $ \pr -> forM m $ \base -> do
-                rc <- c_hs_sqlbatch_execute_many_wait (databasePtr (connDatabase conn)) h
-                        (castPtr pr)
+                rc <- c_hs_sqlbatch_execute_many_wait p h (castPtr pr)
                 if rc == sqlbatchOk || rc == sqliteMisuse || rc == sqlbatchESkipped || async
                   then return Nothing
                   else do
                     err <- D.errorFrom (connDatabase conn) rc ctx
                     return (Just err { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex err })
-              writeIORef (connJob conn) NoJob
+              -- Whatever the waits found, the worker is idle after this (NoJob is then true).
+              settle conn p
               return (listToMaybe (catMaybes errs))
           case failed of
             Just err -> throwIO err
@@ -715,7 +716,8 @@ bulkStart conn ctx st cells n ncols dat used base =
       let h = D.statementPtr (stmtHandle st)
       -- It waits for the worker's job, if any, itself.
       rc <- c_hs_sqlbatch_execute_many_start c h pp (fromIntegral n)
-      writeIORef (connJob conn) $! if rc == sqlbatchOk then WriteJob h else NoJob
+      -- A start that fails queues nothing but leaves a write queued before it running.
+      when (rc == sqlbatchOk) $ writeIORef (connJob conn) (WriteJob h)
       when (rc /= 0) $ do
         e <- D.errorFrom (connDatabase conn) rc ctx
         throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
@@ -729,6 +731,7 @@ bulkWait conn ctx st base more =
     withConnAhead conn ctx $ \c -> do
       let h = D.statementPtr (stmtHandle st)
       rc <- c_hs_sqlbatch_execute_many_wait c h (castPtr pr)
+      -- The wait of the last write queued waits for the worker to be idle.
       writeIORef (connJob conn) $! if more then WriteJob h else NoJob
       when (rc /= 0) $ do
         e <- D.errorFrom (connDatabase conn) rc ctx

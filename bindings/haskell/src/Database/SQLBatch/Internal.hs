@@ -28,6 +28,7 @@ module Database.SQLBatch.Internal
   , withConn
   , withConnDirect
   , withConnAhead
+  , settle
   , Job (..)
   , fetchAheadAvailable
   , throwSQL
