@@ -36,6 +36,12 @@ pub struct sqlbatch_stmt {
     /// What the last `sqlbatch_stmt_expanded_sql` gave (None before the first: an empty
     /// `CString` would cost an allocation per prepare).
     expanded: Option<CString>,
+    /// Set while a call that takes the statement mutably runs (`ffi_boundary!(stmt: ..)`):
+    /// a callback of that call (an SQL function its step runs) that calls the statement
+    /// again is refused with `SQLITE_MISUSE`, and one that finalizes it is deferred, instead
+    /// of stepping, resetting or freeing it under the call (a stack overflow, or a
+    /// use-after-free).
+    entered: std::cell::Cell<bool>,
 }
 
 /// Metadata of one result column, from `sqlbatch_stmt_columns`.
@@ -58,6 +64,28 @@ pub struct sqlbatch_column {
 }
 
 impl sqlbatch_stmt {
+    /// Whether a call on the live statement `p` is running (see `entered`), read without
+    /// making a reference to it.
+    #[inline]
+    pub(crate) fn entered(p: *const sqlbatch_stmt) -> bool {
+        // SAFETY: `p` is live (the caller's contract); the cell is read through the pointer.
+        unsafe { (*std::ptr::addr_of!((*p).entered)).get() }
+    }
+
+    #[inline]
+    pub(crate) fn enter(&self, on: bool) {
+        self.entered.set(on);
+    }
+
+    /// The error of a call on a statement from a callback of a call running on it.
+    #[cold]
+    pub(crate) fn reentered() -> Error {
+        Error::new(
+            ffi::SQLITE_MISUSE,
+            "the statement was used from a callback of a call running on it (an SQL function of its own step)",
+        )
+    }
+
     /// The live database and statement handles, once the connection's worker is idle;
     /// `SQLBATCH_E_CLOSED` once the connection closed, `SQLITE_MISUSE` while a bulk write
     /// queued on the statement was not waited for.
@@ -181,6 +209,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
             param_strings: Vec::new(),
             queued: std::collections::VecDeque::new(),
             expanded: None,
+            entered: std::cell::Cell::new(false),
         };
         let boxed = match slot {
             // SAFETY: the slot is an allocation for a `sqlbatch_stmt`, now written.

@@ -770,3 +770,94 @@ fn a_number_or_null_can_be_stored_in_the_call_without_a_function() {
     assert_eq!(query(conn, "SELECT cnt(1) FROM (SELECT 1 WHERE 0)").unwrap()[0][0].1, 0);
     unsafe { sqlbatch_conn_close(conn) };
 }
+
+/// What `uses_its_own_statement` does to the statement that runs it (user data: a `Reentry`).
+struct Reentry {
+    stmt: *mut sqlbatch_stmt,
+    mode: u8,
+    rcs: Vec<i32>,
+}
+
+unsafe extern "C" fn uses_its_own_statement(
+    call: *mut sqlbatch_call,
+    user: *mut c_void,
+    _args: *const sqlbatch_value,
+    _n_args: usize,
+    _data: *const u8,
+) {
+    let r = unsafe { &mut *(user as *mut Reentry) };
+    let s = r.stmt;
+    let rc = unsafe {
+        match r.mode {
+            0 => sqlbatch_stmt_reset(s),
+            1 => {
+                let mut b = std::mem::zeroed();
+                sqlbatch_stmt_fetch(s, 10, usize::MAX, &mut b)
+            }
+            2 => sqlbatch_stmt_execute_many(s, ptr::null(), 1, ptr::null_mut()),
+            3 => sqlbatch_stmt_clear_bindings(s),
+            _ => {
+                if r.rcs.is_empty() {
+                    sqlbatch_stmt_finalize(s); // once: finalizing twice is the caller's bug
+                }
+                SQLBATCH_OK
+            }
+        }
+    };
+    r.rcs.push(rc);
+    set_int(call, 1);
+}
+
+#[test]
+fn a_function_that_uses_its_own_statement_is_refused_and_breaks_nothing() {
+    // Stepping, resetting or freeing the statement from inside its own step would recurse
+    // until the stack overflows, or free it under the step: each is refused (SQLITE_MISUSE),
+    // and a finalize is carried out later.
+    for mode in 0..5u8 {
+        let conn = open();
+        exec(conn, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3), (4), (5)");
+        let mut r = Box::new(Reentry { stmt: ptr::null_mut(), mode, rcs: Vec::new() });
+        let user = &mut *r as *mut Reentry as *mut c_void;
+        let rc = unsafe {
+            sqlbatch_conn_create_function(
+                conn,
+                c"own".as_ptr(),
+                3,
+                1,
+                0,
+                Some(uses_its_own_statement),
+                user,
+                None,
+            )
+        };
+        assert_eq!(rc, SQLBATCH_OK);
+        let sql = if mode == 2 { "INSERT INTO t SELECT own(x) FROM t" } else { "SELECT own(x) FROM t" };
+        let mut s = ptr::null_mut();
+        let rc = unsafe {
+            sqlbatch_stmt_prepare(conn, sql.as_ptr().cast(), sql.len(), 0, &mut s, ptr::null_mut())
+        };
+        assert_eq!(rc, SQLBATCH_OK);
+        r.stmt = s;
+        if mode == 2 {
+            assert_eq!(
+                unsafe { sqlbatch_stmt_execute_many(s, ptr::null(), 1, ptr::null_mut()) },
+                SQLBATCH_OK
+            );
+            assert_eq!(int_of(conn, "SELECT count(*) FROM t"), 10);
+        } else {
+            let mut b = unsafe { std::mem::zeroed::<sqlbatch_batch>() };
+            assert_eq!(unsafe { sqlbatch_stmt_fetch(s, 100, usize::MAX, &mut b) }, SQLBATCH_DONE);
+            assert_eq!(b.n_rows, 5, "mode {mode}: every row, as without the inner calls");
+        }
+        let want = if mode == 4 { SQLBATCH_OK } else { libsqlite3_sys::SQLITE_MISUSE };
+        assert_eq!(r.rcs, vec![want; 5], "mode {mode}");
+        if mode < 4 {
+            assert!(last_error(conn).1.contains("callback"), "{:?}", last_error(conn));
+            unsafe { sqlbatch_stmt_finalize(s) };
+        } else {
+            // Finalized from inside: deferred, carried out by a later call.
+            assert_eq!(int_of(conn, "SELECT 7"), 7);
+        }
+        unsafe { sqlbatch_conn_close(conn) };
+    }
+}
