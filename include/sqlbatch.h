@@ -74,7 +74,9 @@
  *   sqlbatch_conn_interrupt, which stops it; and the second of two bulk writes queued on a
  *   statement, sqlbatch_stmt_execute_many_start, which queues behind the first, and the wait
  *   of the first, which waits for that write alone). Callbacks the worker's stepping runs (functions,
- *   collations, progress, trace and busy handlers) run on the worker thread.
+ *   collations, progress, trace and busy handlers) run on the worker thread. A fetch or bulk
+ *   write started from a callback (of a function, aggregate, collation or the WAL hook) runs on
+ *   the callback's thread, as the step that called the callback is still using the connection.
  */
 
 
@@ -1280,8 +1282,9 @@ extern "C" {
  * by one thread at a time. With `sqlbatch_stmt_fetch_into`, the worker fills the statement's
  * own arena and the next fetch copies the bytes into `buf`.
  *
- * Only read-only statements (`sqlite3_stmt_readonly`) fetch ahead; others, and fetches made
- * by a callback running on the worker, stay synchronous. Callbacks the stepping runs (SQL
+ * Only read-only statements (`sqlite3_stmt_readonly`) fetch ahead; others stay synchronous,
+ * and so do fetches made by a callback (an SQL function, aggregate or collation, or the WAL
+ * hook, on any thread: the step that runs it is still using the connection). Callbacks the stepping runs (SQL
  * functions, collations, the progress handler, the trace and busy handlers) may then run on
  * the worker thread: a binding whose runtime cannot take calls from a thread it did not
  * start should not turn this on. Worth it when the caller does real work per row and the
@@ -1289,7 +1292,8 @@ extern "C" {
  * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_MISUSE` while a
  * bulk write queued on `stmt` was not waited for, `SQLITE_BUSY` on a backup's destination.
  */
-int32_t sqlbatch_stmt_set_fetch_ahead(struct sqlbatch_stmt *stmt, bool on);
+int32_t sqlbatch_stmt_set_fetch_ahead(struct sqlbatch_stmt *stmt,
+                                      bool on);
 
 /**
  * sqlbatch_backup_init starts copying the database `src_schema` of `src` (NULL: "main") over
@@ -2703,9 +2707,10 @@ int32_t sqlbatch_stmt_execute_many(struct sqlbatch_stmt *stmt,
  * first write's last row stops the second). Errors found before any row runs (NULL arrays,
  * counts, kinds) are returned by this call, and nothing is queued; errors of the rows come
  * from the wait. The first start waits for the worker to be idle, as other calls do; a
- * second start does not wait for the write before it. Called from a callback running on the
- * worker, or if no thread can be started, the rows run before this call returns (the wait
- * still reports them); from a callback, a second start is `SQLITE_MISUSE`.
+ * second start does not wait for the write before it. Called from a callback (an SQL
+ * function, aggregate or collation, or the WAL hook, on any thread: the step that runs it is
+ * still using the connection), or if no thread can be started, the rows run before this call
+ * returns (the wait still reports them); from a callback, a second start is `SQLITE_MISUSE`.
  * NULL: `stmt` NULL, or a NULL array in `rows` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK` (queued), `SQLITE_MISUSE` (two writes are already queued and not
  * waited for), `SQLBATCH_E_CLOSED`, or the errors of `sqlbatch_stmt_execute_many` that come

@@ -148,7 +148,7 @@ pub(crate) unsafe fn fetch(
         unsafe { crate::fetch::fetch_now(st, db, raw, max_rows, bound, out, s.conn.direct_read_stride())? }
     };
     let a = st.ahead.as_mut().expect("fetch-ahead state");
-    if a.on && a.readonly && st.phase == Phase::Pending && a.rest.is_none() && !Worker::on_worker() {
+    if a.on && a.readonly && st.phase == Phase::Pending && a.rest.is_none() && !Worker::run_here() {
         launch(s, db, raw, max_rows, bound.job());
     }
     Ok(status)
@@ -371,8 +371,9 @@ fn launch(
 /// by one thread at a time. With `sqlbatch_stmt_fetch_into`, the worker fills the statement's
 /// own arena and the next fetch copies the bytes into `buf`.
 ///
-/// Only read-only statements (`sqlite3_stmt_readonly`) fetch ahead; others, and fetches made
-/// by a callback running on the worker, stay synchronous. Callbacks the stepping runs (SQL
+/// Only read-only statements (`sqlite3_stmt_readonly`) fetch ahead; others stay synchronous,
+/// and so do fetches made by a callback (an SQL function, aggregate or collation, or the WAL
+/// hook, on any thread: the step that runs it is still using the connection). Callbacks the stepping runs (SQL
 /// functions, collations, the progress handler, the trace and busy handlers) may then run on
 /// the worker thread: a binding whose runtime cannot take calls from a thread it did not
 /// start should not turn this on. Worth it when the caller does real work per row and the

@@ -23,6 +23,7 @@ use crate::ffi::try_bytes;
 use crate::mem::{self, Direct};
 use crate::panic::{catch, ffi_boundary};
 use crate::value::sqlbatch_value;
+use crate::worker::InCallback;
 
 /// Function flag: the function gives the same result for the same arguments within one
 /// statement, so SQLite may factor calls out (`SQLITE_DETERMINISTIC`).
@@ -185,6 +186,7 @@ unsafe extern "C" fn scalar_trampoline(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) {
+    let _callback = InCallback::enter();
     // SAFETY: SQLite calls this with a live context of our registration and `argc` values.
     unsafe {
         if !scalar_fast(ctx, argc, argv) {
@@ -332,6 +334,7 @@ unsafe extern "C" fn step_trampoline(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) {
+    let _callback = InCallback::enter();
     // SAFETY: SQLite calls this with a live context of our aggregate and `argc` values.
     unsafe {
         guarded(ctx, || {
@@ -356,6 +359,7 @@ unsafe extern "C" fn inverse_trampoline(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) {
+    let _callback = InCallback::enter();
     // SAFETY: as for step_trampoline.
     unsafe {
         guarded(ctx, || {
@@ -391,6 +395,7 @@ unsafe extern "C" fn inverse_trampoline(
 }
 
 unsafe extern "C" fn value_trampoline(ctx: *mut ffi::sqlite3_context) {
+    let _callback = InCallback::enter();
     // SAFETY: SQLite calls this with a live context of our aggregate.
     unsafe {
         guarded(ctx, || {
@@ -409,6 +414,7 @@ unsafe extern "C" fn value_trampoline(ctx: *mut ffi::sqlite3_context) {
 }
 
 unsafe extern "C" fn final_trampoline(ctx: *mut ffi::sqlite3_context) {
+    let _callback = InCallback::enter();
     // SAFETY: SQLite calls this once per group with a live context of our aggregate.
     unsafe {
         guarded(ctx, || {
@@ -444,6 +450,7 @@ unsafe extern "C" fn collation_trampoline(
     n2: c_int,
     p2: *const c_void,
 ) -> c_int {
+    let _callback = InCallback::enter();
     // SAFETY: SQLite passes our Registration and two strings of the given lengths.
     unsafe {
         let reg = (*(p as *const Registration)).enter();

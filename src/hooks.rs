@@ -221,6 +221,7 @@ impl Hooks {
     /// count held.
     fn call_may_use<R>(&self, f: impl FnOnce() -> R) -> R {
         self.before_callback();
+        let _callback = crate::worker::InCallback::enter();
         self.running.fetch_add(1, Ordering::SeqCst);
         let r = f();
         self.running.fetch_sub(1, Ordering::SeqCst);

@@ -58,7 +58,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many(
     let mut result = sqlbatch_write_result::default();
     let rc = ffi_boundary!(stmt: stmt => |s| {
         // SAFETY: the caller vouches for `rows`.
-        let Some((w, _)) = (unsafe { start_write(s, rows, n_rows, &mut result)? }) else {
+        let Some(w) = (unsafe { start_write(s, rows, n_rows, &mut result)? }) else {
             return Ok(SQLBATCH_OK);
         };
         // SAFETY: `start_write`'s result is ready to run, on this thread.
@@ -105,7 +105,6 @@ impl Write {
 
 /// Checks a bulk write of `n_rows` rows from `rows` on `s` and rewinds the statement; `None`
 /// when there is nothing to run (an empty statement, whose runs are counted in `result`).
-/// With the write, the statement's parameter count.
 ///
 /// # Safety
 /// As for `sqlbatch_stmt_execute_many`'s `rows`, which must stay valid while the result runs.
@@ -114,7 +113,7 @@ unsafe fn start_write(
     rows: *const sqlbatch_params,
     n_rows: usize,
     result: &mut sqlbatch_write_result,
-) -> Result<Option<(Write, usize)>, Error> {
+) -> Result<Option<Write>, Error> {
     let (db, raw) = s.handles()?;
     // SAFETY: `raw` is NULL or live.
     let n_cols = unsafe { param_count(raw) };
@@ -128,7 +127,7 @@ unsafe fn start_write(
         return Ok(None);
     }
     s.conn.start_call();
-    Ok(Some((Write { db, conn: Arc::as_ptr(&s.conn), raw, n_rows, n_cols, params }, n_cols)))
+    Ok(Some(Write { db, conn: Arc::as_ptr(&s.conn), raw, n_rows, n_cols, params }))
 }
 
 /// Checks that `rows` holds `n_rows` rows of `n_cols` values bound by position.
@@ -212,9 +211,10 @@ pub(crate) struct Queued {
 /// first write's last row stops the second). Errors found before any row runs (NULL arrays,
 /// counts, kinds) are returned by this call, and nothing is queued; errors of the rows come
 /// from the wait. The first start waits for the worker to be idle, as other calls do; a
-/// second start does not wait for the write before it. Called from a callback running on the
-/// worker, or if no thread can be started, the rows run before this call returns (the wait
-/// still reports them); from a callback, a second start is `SQLITE_MISUSE`.
+/// second start does not wait for the write before it. Called from a callback (an SQL
+/// function, aggregate or collation, or the WAL hook, on any thread: the step that runs it is
+/// still using the connection), or if no thread can be started, the rows run before this call
+/// returns (the wait still reports them); from a callback, a second start is `SQLITE_MISUSE`.
 /// NULL: `stmt` NULL, or a NULL array in `rows` with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK` (queued), `SQLITE_MISUSE` (two writes are already queued and not
 /// waited for), `SQLBATCH_E_CLOSED`, or the errors of `sqlbatch_stmt_execute_many` that come
@@ -235,9 +235,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
                     "two bulk writes are already queued on this statement: wait for one first",
                 ));
             }
-            // A callback of a job on the worker (an SQL function of this statement's own
-            // write, say) would run the rows inside the step that called it.
-            Some(_) if crate::worker::Worker::on_worker() => {
+            // From a callback (an SQL function of this statement's own write on the worker,
+            // say), the rows would run inside the step that called it.
+            Some(_) if crate::worker::Worker::run_here() => {
                 return Err(Error::new(
                     ffi::SQLITE_MISUSE,
                     "a bulk write cannot be queued from a callback while one is queued on the statement",
@@ -248,8 +248,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
         let (w, db, n_cols, after) = match behind {
             // SAFETY: the caller vouches for `rows`, and keeps its memory until the wait.
             None => match unsafe { start_write(s, rows, n_rows, &mut result)? } {
-                Some((w, n_cols)) => {
-                    let db = w.db;
+                Some(w) => {
+                    let (db, n_cols) = (w.db, w.n_cols);
                     (Some(w), db, n_cols, None)
                 }
                 None => (None, std::ptr::null_mut(), 0, None),
@@ -303,7 +303,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
             *lock(&outcome) = Some((ran, result));
         };
         let worker = s.conn.worker();
-        if crate::worker::Worker::on_worker() {
+        if crate::worker::Worker::run_here() {
             job();
         } else {
             let queue = if is_behind { worker.run_next(Box::new(job)) } else { worker.run(Box::new(job)) };

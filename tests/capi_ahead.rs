@@ -643,6 +643,112 @@ fn an_interrupt_stops_a_write_behind() {
     }
 }
 
+// ---- from a callback ----------------------------------------------------------------------
+
+fn set_int(call: *mut sqlbatch_call, v: i64) {
+    let value = sqlbatch_value { bits: v as u64, len: 0, kind: SQLBATCH_INTEGER, _pad: [0; 3] };
+    assert_eq!(unsafe { sqlbatch_call_result(call, &value, ptr::null(), 0) }, SQLBATCH_OK);
+}
+
+fn function(c: &Conn, name: &str, f: sqlbatch_function_fn, user: *mut std::ffi::c_void) {
+    let rc =
+        unsafe { sqlbatch_conn_create_function(c.0, name.as_ptr().cast(), name.len(), 0, 0, f, user, None) };
+    assert_eq!(rc, SQLBATCH_OK);
+}
+
+/// `here()`: 1 on the thread whose id is the user data, 0 on any other.
+unsafe extern "C" fn here(
+    call: *mut sqlbatch_call,
+    user: *mut std::ffi::c_void,
+    _args: *const sqlbatch_value,
+    _n_args: usize,
+    _data: *const u8,
+) {
+    let want = unsafe { *(user as *const std::thread::ThreadId) };
+    set_int(call, (std::thread::current().id() == want) as i64);
+}
+
+/// What `uses_the_worker` does from inside a step: write behind or fetch ahead on `stmt`.
+struct FromCallback {
+    stmt: *mut sqlbatch_stmt,
+    rows: Params,
+    rcs: Vec<i32>,
+    here: i64,
+}
+
+unsafe extern "C" fn uses_the_worker(
+    call: *mut sqlbatch_call,
+    user: *mut std::ffi::c_void,
+    _args: *const sqlbatch_value,
+    _n_args: usize,
+    _data: *const u8,
+) {
+    let f = unsafe { &mut *(user as *mut FromCallback) };
+    if f.rows.as_c().n_values > 0 {
+        // Two starts: the first runs its rows before it returns, the second is refused.
+        let n = f.rows.as_c().n_values;
+        for _ in 0..2 {
+            f.rcs.push(unsafe { sqlbatch_stmt_execute_many_start(f.stmt, &f.rows.as_c(), n) });
+        }
+    } else {
+        // Every batch of a statement that fetches ahead.
+        loop {
+            let mut b = unsafe { std::mem::zeroed::<sqlbatch_batch>() };
+            let rc = unsafe { sqlbatch_stmt_fetch(f.stmt, 10, usize::MAX, &mut b) };
+            f.rcs.push(rc);
+            if rc != SQLBATCH_ROW && rc != SQLBATCH_DONE {
+                break;
+            }
+            f.here += batch_rows(&b).iter().map(|r| if r[0] == Val::Int(1) { 1 } else { 0 }).sum::<i64>();
+            if rc == SQLBATCH_DONE {
+                break;
+            }
+        }
+    }
+    set_int(call, 1);
+}
+
+#[test]
+fn a_write_started_from_a_callback_runs_on_its_thread_before_the_start_returns() {
+    // The step that runs the callback is still using the connection: its rows cannot run on
+    // the worker beside it.
+    let c = Conn::memory();
+    let mut me = std::thread::current().id();
+    function(&c, "here", Some(here), &mut me as *mut _ as *mut _);
+    c.exec("CREATE TABLE q(a, b)");
+    let s = c.prepare("INSERT INTO q VALUES (?, here())");
+    let vals: Vec<Val> = (0..5000).map(Val::Int).collect();
+    let mut f = Box::new(FromCallback { stmt: s.0, rows: Params::of(&vals), rcs: Vec::new(), here: 0 });
+    function(&c, "kick", Some(uses_the_worker), &mut *f as *mut FromCallback as *mut _);
+    assert_eq!(c.rows("SELECT kick()"), vec![vec![Val::Int(1)]]);
+    assert_eq!(f.rcs, vec![SQLBATCH_OK, sqlite_code::MISUSE], "a second start from a callback is refused");
+    let (rc, w) = wait(&s);
+    assert_eq!((rc, w.rows), (SQLBATCH_OK, 5000));
+    assert_eq!(wait(&s).0, sqlite_code::MISUSE, "the refused start queued nothing");
+    assert_eq!(c.rows("SELECT count(*), sum(b) FROM q"), vec![vec![Val::Int(5000), Val::Int(5000)]]);
+}
+
+#[test]
+fn a_fetch_from_a_callback_does_not_step_ahead() {
+    let c = Conn::memory();
+    let mut me = std::thread::current().id();
+    function(&c, "here", Some(here), &mut me as *mut _ as *mut _);
+    let s = c.prepare(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) SELECT here() FROM n",
+    );
+    ahead(&s, true);
+    let mut f = Box::new(FromCallback { stmt: s.0, rows: Params::of(&[]), rcs: Vec::new(), here: 0 });
+    function(&c, "pull", Some(uses_the_worker), &mut *f as *mut FromCallback as *mut _);
+    assert_eq!(c.rows("SELECT pull()"), vec![vec![Val::Int(1)]]);
+    assert_eq!(f.rcs.last(), Some(&SQLBATCH_DONE), "{:?}", f.rcs);
+    assert_eq!(f.here, 1000, "every row stepped on the callback's thread");
+    // Outside callbacks, the same statement steps ahead on the worker again.
+    assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
+    let rows = s.all(10, usize::MAX);
+    assert_eq!(rows.len(), 1000);
+    assert!(rows.iter().any(|r| r[0] == Val::Int(0)), "batches after the first come from the worker");
+}
+
 #[test]
 fn null_and_empty_arguments() {
     unsafe {
