@@ -58,7 +58,9 @@
  * - The one exception: sqlbatch_conn_interrupt may be called from any thread at any time while
  *   the connection is open, e.g. from a cancellation callback or a timer.
  * - Callbacks run on the thread that made the call running them. A function, aggregate or
- *   collation may use its connection (SQLite allows it). A hook must not, but the WAL hook
+ *   collation may use its connection (SQLite allows it), but not the statement whose step runs
+ *   it: a call on that statement from the callback fails with SQLITE_MISUSE, and
+ *   sqlbatch_stmt_finalize of it is carried out later, as from a hook. A hook must not, but the WAL hook
  *   (SQLite's rule, which SQLite does not check): while any other hook of a connection runs,
  *   every call on that connection, its statements, blobs and backups fails with SQLITE_MISUSE
  *   (sqlbatch_conn_interrupt still works), and sqlbatch_stmt_finalize of one of its statements
@@ -77,6 +79,10 @@
  *   collations, progress, trace and busy handlers) run on the worker thread. A fetch or bulk
  *   write started from a callback (of a function, aggregate, collation or the WAL hook) runs on
  *   the callback's thread, as the step that called the callback is still using the connection.
+ *   A callback running on the worker gets SQLITE_MISUSE from any call on a statement that has
+ *   a job on the worker (a batch stepped ahead, a bulk write queued) or that a call on another
+ *   thread is using at that moment (that call waits for the worker), and its
+ *   sqlbatch_stmt_finalize of such a statement is carried out later.
  */
 
 

@@ -102,6 +102,12 @@ impl Ahead {
         })
     }
 
+    /// Whether a job was launched and not yet claimed (the worker may be stepping it).
+    #[inline]
+    pub fn launched(&self) -> bool {
+        self.launched.is_some()
+    }
+
     /// Drops what was stepped ahead (the statement is being reset), keeping the buffers. A
     /// launched job has finished: every caller waited for the worker.
     pub fn discard(&mut self) {

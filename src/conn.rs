@@ -206,7 +206,11 @@ impl ConnShared {
     pub unsafe fn finalize(&self, stmt: *mut sqlbatch_stmt) {
         // A job may be stepping it.
         self.worker.wait();
-        if self.hooks.running() || sqlbatch_stmt::entered(stmt) {
+        // From a callback of a job on the worker, the statement may be the job's own.
+        if self.hooks.running()
+            || sqlbatch_stmt::entered(stmt)
+            || (Worker::on_worker() && sqlbatch_stmt::flagged(stmt))
+        {
             // SAFETY: `stmt` is live (the caller's contract); its SQLite handle is kept beside
             // it, so that deciding later whether it can go reads SQLite's state only, not the
             // wrapper, which a call further up the stack may still be using.

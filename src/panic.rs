@@ -77,11 +77,10 @@ macro_rules! ffi_boundary {
         let p: *mut $crate::stmt::sqlbatch_stmt = $ptr;
         if p.is_null() {
             $crate::codes::SQLBATCH_E_NULL_PARAMETER
-        } else if $crate::stmt::sqlbatch_stmt::entered(p) {
-            // A callback of a call on this statement (an SQL function its step runs) calling
-            // it again: refused before any reference to the statement is made.
-            // SAFETY: `p` is live; only its connection is read, which the call running does
-            // not replace.
+        } else if $crate::stmt::sqlbatch_stmt::flagged(p) && !$crate::stmt::sqlbatch_stmt::admit(p, true) {
+            // A callback of a call or job on this statement (an SQL function its step runs)
+            // calling it: refused before any reference to the statement is made.
+            // SAFETY: `p` is live; only its connection is read, which no call replaces.
             let shared = unsafe { std::sync::Arc::as_ptr(&(*p).conn) };
             // SAFETY: as above.
             let sink: &dyn $crate::error::ErrorSink = unsafe { &*shared };
@@ -89,25 +88,31 @@ macro_rules! ffi_boundary {
         } else {
             // SAFETY: a non-NULL handle is a live statement that no other thread uses.
             let $s = unsafe { &mut *p };
-            $s.enter(true);
+            $s.enter();
             // The connection state outlives the body, which never replaces `conn`.
             let shared = std::sync::Arc::as_ptr(&$s.conn);
             // SAFETY: `shared` stays alive as long as `$s`, which outlives the call.
             let sink: &dyn $crate::error::ErrorSink = unsafe { &*shared };
             let rc = $crate::panic::boundary(Some(sink), || $body);
             // SAFETY: `p` is still live (no call of this kind frees its statement).
-            unsafe { (*p).enter(false) };
+            unsafe { (*p).leave() };
             rc
         }
     }};
     (stmt_ref: $ptr:expr => |$s:ident| $body:expr) => {{
-        // SAFETY: a non-NULL handle is a live statement.
-        match unsafe { ($ptr).as_ref() } {
-            None => $crate::codes::SQLBATCH_E_NULL_PARAMETER,
-            Some($s) => {
-                let sink: &dyn $crate::error::ErrorSink = &*$s.conn;
-                $crate::panic::boundary(Some(sink), || $body)
-            }
+        let p: *const $crate::stmt::sqlbatch_stmt = $ptr;
+        if p.is_null() {
+            $crate::codes::SQLBATCH_E_NULL_PARAMETER
+        } else if $crate::stmt::sqlbatch_stmt::flagged(p) && !$crate::stmt::sqlbatch_stmt::admit(p, false) {
+            // From a callback of a job on the worker (see `admit`).
+            // SAFETY: `p` is live; only its connection is read, which no call replaces.
+            let sink: &dyn $crate::error::ErrorSink = unsafe { &*std::sync::Arc::as_ptr(&(*p).conn) };
+            $crate::panic::boundary(Some(sink), || Err::<i32, _>($crate::stmt::sqlbatch_stmt::reentered()))
+        } else {
+            // SAFETY: a non-NULL handle is a live statement.
+            let $s = unsafe { &*p };
+            let sink: &dyn $crate::error::ErrorSink = &*$s.conn;
+            $crate::panic::boundary(Some(sink), || $body)
         }
     }};
     ($body:expr) => {

@@ -2,6 +2,7 @@
 
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use libsqlite3_sys as ffi;
@@ -40,8 +41,12 @@ pub struct sqlbatch_stmt {
     /// a callback of that call (an SQL function its step runs) that calls the statement
     /// again is refused with `SQLITE_MISUSE`, and one that finalizes it is deferred, instead
     /// of stepping, resetting or freeing it under the call (a stack overflow, or a
-    /// use-after-free).
-    entered: std::cell::Cell<bool>,
+    /// use-after-free). Atomic, as a callback on the worker reads it (see `admit`).
+    entered: AtomicBool,
+    /// Whether the connection's worker has a job on the statement (a batch stepped ahead, or
+    /// a bulk write queued) at the end of the last call on it: a callback of that job, on the
+    /// worker, must not use the statement. Written when a call leaves.
+    with_worker: AtomicBool,
 }
 
 /// Metadata of one result column, from `sqlbatch_stmt_columns`.
@@ -68,21 +73,63 @@ impl sqlbatch_stmt {
     /// making a reference to it.
     #[inline]
     pub(crate) fn entered(p: *const sqlbatch_stmt) -> bool {
-        // SAFETY: `p` is live (the caller's contract); the cell is read through the pointer.
-        unsafe { (*std::ptr::addr_of!((*p).entered)).get() }
+        // SAFETY: `p` is live (the caller's contract); only the flag is referenced.
+        unsafe { (*std::ptr::addr_of!((*p).entered)).load(Ordering::Acquire) }
+    }
+
+    /// Whether a call on the live statement `p` must pass `admit` first: a call runs on it,
+    /// or the worker has a job on it. Two loads, read without making a reference to it.
+    #[inline]
+    pub(crate) fn flagged(p: *const sqlbatch_stmt) -> bool {
+        // SAFETY: `p` is live (the caller's contract); only the flags are referenced.
+        Self::entered(p) || unsafe { (*std::ptr::addr_of!((*p).with_worker)).load(Ordering::Relaxed) }
+    }
+
+    /// Whether a call on the flagged statement `p` may go on (`mutable`: one that takes it
+    /// mutably, and marks it entered). Refused: every call from a callback of a job on the
+    /// worker (the statement is the caller's thread's: in a call there, which waits for the
+    /// worker, or with a job of its own on the worker), and a mutable call from a callback of
+    /// a call on it further up this thread's stack. A callback on the worker that entered it
+    /// leaves once its job ends, which this waits for.
+    #[cold]
+    pub(crate) fn admit(p: *const sqlbatch_stmt, mutable: bool) -> bool {
+        if crate::worker::Worker::on_worker() {
+            return false;
+        }
+        if !mutable || !Self::entered(p) {
+            return true;
+        }
+        // SAFETY: `p` is live; only its connection is read, which no call replaces.
+        let worker = unsafe { (*p).conn.worker() };
+        if worker.busy() {
+            worker.wait();
+            return !Self::entered(p);
+        }
+        false
     }
 
     #[inline]
-    pub(crate) fn enter(&self, on: bool) {
-        self.entered.set(on);
+    pub(crate) fn enter(&self) {
+        self.entered.store(true, Ordering::Relaxed);
     }
 
-    /// The error of a call on a statement from a callback of a call running on it.
+    /// The call on the statement ends: records whether the worker has a job on it, then
+    /// clears `entered` (in that order, for a callback on the worker reading both).
+    #[inline]
+    pub(crate) fn leave(&self) {
+        let jobs = !self.queued.is_empty() || self.fetch.ahead.as_ref().is_some_and(|a| a.launched());
+        self.with_worker.store(jobs, Ordering::Relaxed);
+        self.entered.store(false, Ordering::Release);
+    }
+
+    /// The error of a call on a statement that `admit` refused.
     #[cold]
     pub(crate) fn reentered() -> Error {
         Error::new(
             ffi::SQLITE_MISUSE,
-            "the statement was used from a callback of a call running on it (an SQL function of its own step)",
+            "the statement was used from a callback of a call or of a worker's job running on it \
+             (an SQL function of its own step), or from a callback on the worker while the caller's \
+             thread uses it",
         )
     }
 
@@ -209,7 +256,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
             param_strings: Vec::new(),
             queued: std::collections::VecDeque::new(),
             expanded: None,
-            entered: std::cell::Cell::new(false),
+            entered: AtomicBool::new(false),
+            with_worker: AtomicBool::new(false),
         };
         let boxed = match slot {
             // SAFETY: the slot is an allocation for a `sqlbatch_stmt`, now written.

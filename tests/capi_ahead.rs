@@ -749,6 +749,147 @@ fn a_fetch_from_a_callback_does_not_step_ahead() {
     assert!(rows.iter().any(|r| r[0] == Val::Int(0)), "batches after the first come from the worker");
 }
 
+/// What `uses_its_job_statement` does, on the worker only, to the statement of its job.
+struct OnWorker {
+    stmt: *mut sqlbatch_stmt,
+    main: std::thread::ThreadId,
+    mode: u8,
+    rcs: std::sync::Mutex<Vec<i32>>,
+}
+
+unsafe extern "C" fn uses_its_job_statement(
+    call: *mut sqlbatch_call,
+    user: *mut std::ffi::c_void,
+    _args: *const sqlbatch_value,
+    _n_args: usize,
+    _data: *const u8,
+) {
+    let w = unsafe { &*(user as *const OnWorker) };
+    if std::thread::current().id() != w.main {
+        let mut rcs = w.rcs.lock().unwrap();
+        let rc = unsafe {
+            match w.mode {
+                0 => {
+                    let mut b = std::mem::zeroed::<sqlbatch_batch>();
+                    sqlbatch_stmt_fetch(w.stmt, 10, usize::MAX, &mut b)
+                }
+                1 | 4 => sqlbatch_stmt_reset(w.stmt),
+                2 => {
+                    let mut sql = std::mem::zeroed::<sqlbatch_str>();
+                    sqlbatch_stmt_sql(w.stmt, &mut sql)
+                }
+                _ => {
+                    if rcs.is_empty() {
+                        sqlbatch_stmt_finalize(w.stmt); // once: finalizing twice is the caller's bug
+                    }
+                    SQLBATCH_OK
+                }
+            }
+        };
+        rcs.push(rc);
+    }
+    set_int(call, 1);
+}
+
+#[test]
+fn a_callback_of_a_job_on_the_worker_cannot_use_the_statement_of_the_job() {
+    // The worker steps the statement while the caller's thread may call it: a fetch, reset or
+    // read of it from the job's callback is refused, a finalize deferred (before: a panic in
+    // the worker, the statement's state taken from under the caller).
+    for mode in 0..5u8 {
+        let c = Conn::memory();
+        let mut w = Box::new(OnWorker {
+            stmt: ptr::null_mut(),
+            main: std::thread::current().id(),
+            mode,
+            rcs: Default::default(),
+        });
+        function(&c, "own", Some(uses_its_job_statement), &mut *w as *mut OnWorker as *mut _);
+        if mode == 4 {
+            c.exec("CREATE TABLE q(a, b)");
+            let s = c.prepare("INSERT INTO q VALUES (?, own())");
+            w.stmt = s.0;
+            let p = Params::of(&(0..1000).map(Val::Int).collect::<Vec<_>>());
+            assert_eq!(start(&s, &p, 1000), SQLBATCH_OK);
+            assert_eq!(wait(&s).0, SQLBATCH_OK);
+            assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(1000)]]);
+        } else {
+            let s = c.prepare(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) SELECT own() FROM n",
+            );
+            w.stmt = s.0;
+            ahead(&s, true);
+            let (rc, b) = s.fetch(10, usize::MAX);
+            assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 10));
+            if mode == 3 {
+                // Finalized by the callback: the caller must not use it again; it goes once
+                // no longer in the middle of its rows, here when the connection closes.
+                std::mem::forget(s);
+                assert_eq!(c.rows("SELECT 7"), vec![vec![Val::Int(7)]]);
+                assert_eq!(*w.rcs.lock().unwrap(), vec![SQLBATCH_OK; 10], "the batch stepped ahead");
+                continue;
+            }
+            let rest = s.all(10, usize::MAX);
+            assert_eq!(rest, vec![vec![Val::Int(1)]; 90], "mode {mode}");
+        }
+        let rcs = w.rcs.lock().unwrap();
+        assert!(!rcs.is_empty(), "mode {mode}: the callback ran on the worker");
+        assert!(rcs.iter().all(|&rc| rc == sqlite_code::MISUSE), "mode {mode}: {rcs:?}");
+    }
+}
+
+/// `probe()`: fetches and resets the statement in its user data, recording what it got.
+unsafe extern "C" fn probe(
+    call: *mut sqlbatch_call,
+    user: *mut std::ffi::c_void,
+    _args: *const sqlbatch_value,
+    _n_args: usize,
+    _data: *const u8,
+) {
+    let w = unsafe { &*(user as *const OnWorker) };
+    let mut b = unsafe { std::mem::zeroed::<sqlbatch_batch>() };
+    let rc = unsafe { sqlbatch_stmt_fetch(w.stmt, 10, usize::MAX, &mut b) };
+    let mut rcs = w.rcs.lock().unwrap();
+    rcs.push(rc);
+    if rc == SQLBATCH_DONE {
+        rcs.push(unsafe { sqlbatch_stmt_reset(w.stmt) });
+    }
+    set_int(call, 1);
+}
+
+#[test]
+fn the_callers_thread_and_a_callback_on_the_worker_may_use_one_statement_in_turn() {
+    // A call on the caller's thread waits for the worker, whose write's callback may be using
+    // the same statement at that moment: it is never refused. The callback is refused while
+    // the caller's thread is in a call on it (that call waits for the worker).
+    let c = Conn::memory();
+    let mut w = Box::new(OnWorker {
+        stmt: ptr::null_mut(),
+        main: std::thread::current().id(),
+        mode: 0,
+        rcs: Default::default(),
+    });
+    function(&c, "probe", Some(probe), &mut *w as *mut OnWorker as *mut _);
+    c.exec("CREATE TABLE q(a, b)");
+    let s = c.prepare("INSERT INTO q VALUES (?, probe())");
+    let s2 = c.prepare("SELECT 1");
+    w.stmt = s2.0;
+    let p = Params::of(&(0..200).map(Val::Int).collect::<Vec<_>>());
+    for _ in 0..200 {
+        assert_eq!(start(&s, &p, 200), SQLBATCH_OK);
+        std::thread::sleep(Duration::from_micros(50)); // into the write's rows
+        assert_eq!(unsafe { sqlbatch_stmt_reset(s2.0) }, SQLBATCH_OK, "{}", c.error().1);
+        let (rc, b) = s2.fetch(10, usize::MAX);
+        assert_eq!((rc, b.n_rows), (SQLBATCH_DONE, 1), "{}", c.error().1);
+        assert_eq!(wait(&s).0, SQLBATCH_OK);
+    }
+    let rcs = w.rcs.lock().unwrap();
+    assert!(rcs.len() >= 200 * 200);
+    assert!(rcs.iter().all(|&rc| [SQLBATCH_DONE, SQLBATCH_OK, sqlite_code::MISUSE].contains(&rc)), "{rcs:?}");
+    assert!(rcs.contains(&SQLBATCH_DONE), "the callback used the statement between the caller's calls");
+    assert_eq!(c.rows("SELECT count(*), sum(b) FROM q"), vec![vec![Val::Int(40_000), Val::Int(40_000)]]);
+}
+
 #[test]
 fn null_and_empty_arguments() {
     unsafe {
