@@ -66,8 +66,8 @@
  *   (sqlbatch_conn_interrupt still works), and sqlbatch_stmt_finalize of one of its statements
  *   is carried out by the next call on the connection made outside hooks once the statement
  *   is not in the middle of a run (a statement left in the middle of its rows, and any lock it
- *   holds, stays until the connection closes). sqlbatch_conn_close must not be called from a
- *   hook of that connection.
+ *   holds, stays until the connection closes). sqlbatch_conn_close called from a callback of
+ *   that connection (a function or a hook) does nothing but record SQLITE_MISUSE.
  * - Fetch-ahead and write-behind (sqlbatch_stmt_set_fetch_ahead, SQLBATCH_OPEN_FETCH_AHEAD,
  *   sqlbatch_stmt_execute_many_start) let the connection's worker, one native thread the
  *   library starts on first use and ends in sqlbatch_conn_close, step a statement while the
@@ -1729,7 +1729,9 @@ int32_t sqlbatch_conn_open(const char *path,
  * Closing cannot fail: SQLite's `sqlite3_close_v2` defers what it cannot free yet (an
  * unfinished backup, say) until it can. Calling with NULL is a harmless no-op. Must not be
  * called twice with the same handle, and must not run while another thread uses `conn`,
- * except `sqlbatch_conn_interrupt`.
+ * except `sqlbatch_conn_interrupt`. Called from a callback of `conn` (an SQL function,
+ * aggregate or collation, or a hook, whose step would go on without its statement), it does
+ * nothing and records `SQLITE_MISUSE` as the connection's last error: the handle stays open.
  */
 void sqlbatch_conn_close(struct sqlbatch_conn *conn);
 

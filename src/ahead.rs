@@ -154,7 +154,12 @@ pub(crate) unsafe fn fetch(
         unsafe { crate::fetch::fetch_now(st, db, raw, max_rows, bound, out, s.conn.direct_read_stride())? }
     };
     let a = st.ahead.as_mut().expect("fetch-ahead state");
-    if a.on && a.readonly && st.phase == Phase::Pending && a.rest.is_none() && !Worker::run_here() {
+    if a.on
+        && a.readonly
+        && st.phase == Phase::Pending
+        && a.rest.is_none()
+        && !Worker::run_here(s.conn.hooks())
+    {
         launch(s, db, raw, max_rows, bound.job());
     }
     Ok(status)

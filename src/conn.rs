@@ -352,6 +352,27 @@ impl ConnShared {
     }
 
     /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
+    /// Whether `close` must not run now, as it is called from a callback of this connection
+    /// (an SQL function or a hook, on this thread or on the worker): the step that called
+    /// the callback would go on with its statement finalized and its connection freed.
+    /// Records why on the connection.
+    fn close_refused(&self) -> bool {
+        let refused = crate::hooks::InCallback::of(&self.hooks) || {
+            // On the caller's thread, once the worker is idle, a hook running is one of this
+            // thread's; on the worker, one of the job's.
+            self.worker.wait();
+            self.hooks.running()
+        };
+        if refused {
+            self.record(&Error::new(
+                ffi::SQLITE_MISUSE,
+                "sqlbatch_conn_close was called from a callback of the connection, and did nothing: \
+                 close it after the call that ran the callback returns",
+            ));
+        }
+        refused
+    }
+
     fn close(&self) {
         // The worker's job uses the handle; the thread itself goes too.
         self.worker.stop();
@@ -523,14 +544,20 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
 /// Closing cannot fail: SQLite's `sqlite3_close_v2` defers what it cannot free yet (an
 /// unfinished backup, say) until it can. Calling with NULL is a harmless no-op. Must not be
 /// called twice with the same handle, and must not run while another thread uses `conn`,
-/// except `sqlbatch_conn_interrupt`.
+/// except `sqlbatch_conn_interrupt`. Called from a callback of `conn` (an SQL function,
+/// aggregate or collation, or a hook, whose step would go on without its statement), it does
+/// nothing and records `SQLITE_MISUSE` as the connection's last error: the handle stays open.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_close(conn: *mut sqlbatch_conn) {
     if conn.is_null() {
         return;
     }
     crate::panic::boundary_value((), || {
-        // SAFETY: `conn` came from sqlbatch_conn_open and is freed once (the caller's contract).
+        // SAFETY: `conn` came from sqlbatch_conn_open and is live (the caller's contract).
+        if unsafe { (*conn).shared.close_refused() } {
+            return;
+        }
+        // SAFETY: as above, and it is freed once (the caller's contract).
         let conn = unsafe { Box::from_raw(conn) };
         conn.shared.close();
     })

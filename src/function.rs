@@ -20,10 +20,10 @@ use crate::codes::*;
 use crate::conn::sqlbatch_conn;
 use crate::error::Error;
 use crate::ffi::try_bytes;
+use crate::hooks::InCallback;
 use crate::mem::{self, Direct};
 use crate::panic::{catch, ffi_boundary};
 use crate::value::sqlbatch_value;
-use crate::worker::InCallback;
 
 /// Function flag: the function gives the same result for the same arguments within one
 /// statement, so SQLite may factor calls out (`SQLITE_DETERMINISTIC`).
@@ -166,6 +166,16 @@ unsafe fn registration<'a>(ctx: *mut ffi::sqlite3_context) -> &'a Registration {
     unsafe { (*(ffi::sqlite3_user_data(ctx) as *const Registration)).enter() }
 }
 
+/// Marks a call of the registration behind `ctx` as running on this thread (see `InCallback`).
+///
+/// # Safety
+/// As for [`registration`].
+#[inline]
+unsafe fn running(ctx: *mut ffi::sqlite3_context) -> InCallback {
+    // SAFETY: the caller's contract.
+    InCallback::enter(unsafe { (*(ffi::sqlite3_user_data(ctx) as *const Registration)).hooks })
+}
+
 /// Runs a callback body, turning a panic or an error into an SQL error on `ctx`.
 ///
 /// # Safety
@@ -186,7 +196,8 @@ unsafe extern "C" fn scalar_trampoline(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) {
-    let _callback = InCallback::enter();
+    // SAFETY: SQLite calls this with a live context of our registration.
+    let _callback = unsafe { running(ctx) };
     // SAFETY: SQLite calls this with a live context of our registration and `argc` values.
     unsafe {
         if !scalar_fast(ctx, argc, argv) {
@@ -334,7 +345,8 @@ unsafe extern "C" fn step_trampoline(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) {
-    let _callback = InCallback::enter();
+    // SAFETY: SQLite calls this with a live context of our registration.
+    let _callback = unsafe { running(ctx) };
     // SAFETY: SQLite calls this with a live context of our aggregate and `argc` values.
     unsafe {
         guarded(ctx, || {
@@ -359,7 +371,8 @@ unsafe extern "C" fn inverse_trampoline(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) {
-    let _callback = InCallback::enter();
+    // SAFETY: SQLite calls this with a live context of our registration.
+    let _callback = unsafe { running(ctx) };
     // SAFETY: as for step_trampoline.
     unsafe {
         guarded(ctx, || {
@@ -395,7 +408,8 @@ unsafe extern "C" fn inverse_trampoline(
 }
 
 unsafe extern "C" fn value_trampoline(ctx: *mut ffi::sqlite3_context) {
-    let _callback = InCallback::enter();
+    // SAFETY: SQLite calls this with a live context of our registration.
+    let _callback = unsafe { running(ctx) };
     // SAFETY: SQLite calls this with a live context of our aggregate.
     unsafe {
         guarded(ctx, || {
@@ -414,7 +428,8 @@ unsafe extern "C" fn value_trampoline(ctx: *mut ffi::sqlite3_context) {
 }
 
 unsafe extern "C" fn final_trampoline(ctx: *mut ffi::sqlite3_context) {
-    let _callback = InCallback::enter();
+    // SAFETY: SQLite calls this with a live context of our registration.
+    let _callback = unsafe { running(ctx) };
     // SAFETY: SQLite calls this once per group with a live context of our aggregate.
     unsafe {
         guarded(ctx, || {
@@ -450,7 +465,8 @@ unsafe extern "C" fn collation_trampoline(
     n2: c_int,
     p2: *const c_void,
 ) -> c_int {
-    let _callback = InCallback::enter();
+    // SAFETY: SQLite passes our Registration.
+    let _callback = InCallback::enter(unsafe { (*(p as *const Registration)).hooks });
     // SAFETY: SQLite passes our Registration and two strings of the given lengths.
     unsafe {
         let reg = (*(p as *const Registration)).enter();

@@ -13,6 +13,7 @@
 //! callback runs, registrations cannot change (`SQLBATCH_E_INVALID_ARGUMENT`): replacing one
 //! would destroy the user data of a callback that is still running.
 
+use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -221,7 +222,7 @@ impl Hooks {
     /// count held.
     fn call_may_use<R>(&self, f: impl FnOnce() -> R) -> R {
         self.before_callback();
-        let _callback = crate::worker::InCallback::enter();
+        let _callback = InCallback::enter(self);
         self.running.fetch_add(1, Ordering::SeqCst);
         let r = f();
         self.running.fetch_sub(1, Ordering::SeqCst);
@@ -289,6 +290,56 @@ impl Hooks {
             ffi::sqlite3_wal_hook(db, s.wal.is_some().then_some(wal_tramp as _), me);
             ffi::sqlite3_set_authorizer(db, s.authorizer.is_some().then_some(auth_tramp as _), me);
         }
+    }
+}
+
+/// The connections (their dispatchers' addresses) whose callbacks that may use them run on
+/// this thread, innermost last: deeper than `RUNNING_MAX` nested callbacks, every connection
+/// counts as one.
+struct Running {
+    depth: Cell<usize>,
+    conns: [Cell<usize>; RUNNING_MAX],
+}
+
+const RUNNING_MAX: usize = 8;
+
+thread_local! {
+    static RUNNING: Running =
+        const { Running { depth: Cell::new(0), conns: [const { Cell::new(0) }; RUNNING_MAX] } };
+}
+
+/// Held while a user callback that may use its connection runs (an SQL function, aggregate
+/// or collation, the WAL hook): the step that called it is still using the connection, so a
+/// job started from the callback runs on this thread, before the call that starts it returns,
+/// rather than on the worker beside that step, and the connection cannot be closed from it.
+pub(crate) struct InCallback(());
+
+impl InCallback {
+    #[inline]
+    pub fn enter(conn: *const Hooks) -> InCallback {
+        RUNNING.with(|r| {
+            let d = r.depth.get();
+            if let Some(slot) = r.conns.get(d) {
+                slot.set(conn as usize);
+            }
+            r.depth.set(d + 1);
+        });
+        InCallback(())
+    }
+
+    /// Whether a callback of the connection whose dispatcher is `conn` runs on this thread.
+    pub fn of(conn: *const Hooks) -> bool {
+        RUNNING.with(|r| {
+            let d = r.depth.get();
+            d > RUNNING_MAX || r.conns[..d].iter().any(|c| c.get() == conn as usize)
+        })
+    }
+}
+
+impl Drop for InCallback {
+    #[inline]
+    fn drop(&mut self) {
+        RUNNING.with(|r| r.depth.set(r.depth.get() - 1));
     }
 }
 

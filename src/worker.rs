@@ -96,29 +96,6 @@ pub(crate) struct Worker {
 thread_local! {
     /// Whether this thread is a worker (a callback of a job that calls the library).
     static ON_WORKER: Cell<bool> = const { Cell::new(false) };
-    /// How many callbacks that may call the library run on this thread (see `InCallback`).
-    static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
-}
-
-/// Held while a user callback that may use its connection runs (an SQL function, aggregate
-/// or collation, the WAL hook): the step that called it is still using the connection, so a
-/// job started from the callback must run on this thread, before the call that starts it
-/// returns, rather than on the worker beside that step.
-pub(crate) struct InCallback(());
-
-impl InCallback {
-    #[inline]
-    pub fn enter() -> InCallback {
-        IN_CALLBACK.with(|n| n.set(n.get() + 1));
-        InCallback(())
-    }
-}
-
-impl Drop for InCallback {
-    #[inline]
-    fn drop(&mut self) {
-        IN_CALLBACK.with(|n| n.set(n.get() - 1));
-    }
 }
 
 impl Worker {
@@ -128,11 +105,11 @@ impl Worker {
         ON_WORKER.with(|w| w.get())
     }
 
-    /// Whether a job must run on the calling thread rather than be handed to the worker: on
-    /// the worker itself, or in a callback of a call stepping the connection on this thread
-    /// (see `InCallback`).
-    pub fn run_here() -> bool {
-        Self::on_worker() || IN_CALLBACK.with(|n| n.get() != 0)
+    /// Whether a job of the connection whose hook dispatcher is `hooks` must run on the
+    /// calling thread rather than be handed to the worker: on a worker, or in a callback of a
+    /// call stepping that connection on this thread (see `InCallback`).
+    pub fn run_here(hooks: &crate::hooks::Hooks) -> bool {
+        Self::on_worker() || crate::hooks::InCallback::of(hooks)
     }
 
     /// Whether a job is queued or running.

@@ -237,7 +237,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
             }
             // From a callback (an SQL function of this statement's own write on the worker,
             // say), the rows would run inside the step that called it.
-            Some(_) if crate::worker::Worker::run_here() => {
+            Some(_) if crate::worker::Worker::run_here(s.conn.hooks()) => {
                 return Err(Error::new(
                     ffi::SQLITE_MISUSE,
                     "a bulk write cannot be queued from a callback while one is queued on the statement",
@@ -303,7 +303,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_execute_many_start(
             *lock(&outcome) = Some((ran, result));
         };
         let worker = s.conn.worker();
-        if crate::worker::Worker::run_here() {
+        if crate::worker::Worker::run_here(s.conn.hooks()) {
             job();
         } else {
             let queue = if is_behind { worker.run_next(Box::new(job)) } else { worker.run(Box::new(job)) };

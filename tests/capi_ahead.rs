@@ -890,6 +890,30 @@ fn the_callers_thread_and_a_callback_on_the_worker_may_use_one_statement_in_turn
     assert_eq!(c.rows("SELECT count(*), sum(b) FROM q"), vec![vec![Val::Int(40_000), Val::Int(40_000)]]);
 }
 
+unsafe extern "C" fn closes_its_connection(
+    call: *mut sqlbatch_call,
+    user: *mut std::ffi::c_void,
+    _args: *const sqlbatch_value,
+    _n_args: usize,
+    _data: *const u8,
+) {
+    unsafe { sqlbatch_conn_close(user.cast()) };
+    set_int(call, 1);
+}
+
+#[test]
+fn closing_the_connection_from_a_callback_on_the_worker_does_nothing() {
+    let c = Conn::memory();
+    function(&c, "bye", Some(closes_its_connection), c.0.cast());
+    c.exec("CREATE TABLE q(a, b)");
+    let s = c.prepare("INSERT INTO q VALUES (?, bye())");
+    let p = Params::of(&(0..1000).map(Val::Int).collect::<Vec<_>>());
+    assert_eq!(start(&s, &p, 1000), SQLBATCH_OK);
+    assert_eq!(wait(&s).0, SQLBATCH_OK);
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(1000)]]);
+    assert!(c.error().1.contains("callback"), "{}", c.error().1);
+}
+
 #[test]
 fn null_and_empty_arguments() {
     unsafe {

@@ -861,3 +861,71 @@ fn a_function_that_uses_its_own_statement_is_refused_and_breaks_nothing() {
         unsafe { sqlbatch_conn_close(conn) };
     }
 }
+
+/// User data of `closes`: the connection to close, and (for `other`) a second one.
+struct Closing {
+    conn: *mut sqlbatch_conn,
+    other: *mut sqlbatch_conn,
+}
+
+unsafe extern "C" fn closes(
+    call: *mut sqlbatch_call,
+    user: *mut c_void,
+    _args: *const sqlbatch_value,
+    _n: usize,
+    _data: *const u8,
+) {
+    let c = unsafe { &mut *(user as *mut Closing) };
+    unsafe { sqlbatch_conn_close(c.conn) };
+    if !c.other.is_null() {
+        unsafe { sqlbatch_conn_close(c.other) };
+        c.other = ptr::null_mut();
+    }
+    set_int(call, 1);
+}
+
+unsafe extern "C" fn closes_from_a_hook(
+    user: *mut c_void,
+    _op: i32,
+    _s: *const c_char,
+    _t: *const c_char,
+    _r: i64,
+) {
+    unsafe { sqlbatch_conn_close(user.cast()) };
+}
+
+#[test]
+fn closing_a_connection_from_its_callback_does_nothing_and_says_so() {
+    // The step that ran the callback would go on with its statement finalized and its
+    // connection freed (before: a segfault).
+    let conn = open();
+    let other = open();
+    exec(conn, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)");
+    let mut c = Box::new(Closing { conn, other });
+    let rc = unsafe {
+        sqlbatch_conn_create_function(
+            conn,
+            c"bye".as_ptr(),
+            3,
+            0,
+            0,
+            Some(closes),
+            (&mut *c as *mut Closing).cast(),
+            None,
+        )
+    };
+    assert_eq!(rc, SQLBATCH_OK);
+    let rows = query(conn, "SELECT x, bye() FROM t ORDER BY x").unwrap();
+    assert_eq!(rows.len(), 3, "every row, the connection still open");
+    assert!(c.other.is_null(), "another connection closes from the callback");
+    let (code, msg) = last_error(conn);
+    assert_eq!(code, libsqlite3_sys::SQLITE_MISUSE);
+    assert!(msg.contains("callback"), "{msg}");
+    // From a hook as well.
+    let rc = unsafe { sqlbatch_conn_update_hook(conn, Some(closes_from_a_hook), conn.cast(), None) };
+    assert_eq!(rc, SQLBATCH_OK);
+    assert_eq!(exec(conn, "INSERT INTO t VALUES (4)"), SQLBATCH_OK);
+    assert_eq!(last_error(conn).0, libsqlite3_sys::SQLITE_MISUSE);
+    assert_eq!(int_of(conn, "SELECT count(*) FROM t"), 4);
+    unsafe { sqlbatch_conn_close(conn) };
+}
