@@ -59,8 +59,9 @@
  *   the connection is open, e.g. from a cancellation callback or a timer.
  * - Callbacks run on the thread that made the call running them. A function, aggregate or
  *   collation may use its connection (SQLite allows it), but not the statement whose step runs
- *   it: a call on that statement from the callback fails with SQLITE_MISUSE, and
- *   sqlbatch_stmt_finalize of it is carried out later, as from a hook. A hook must not, but the WAL hook
+ *   it: a call that steps, binds, resets or writes that statement from the callback fails with
+ *   SQLITE_MISUSE (calls that only read it work), and sqlbatch_stmt_finalize of it is carried
+ *   out later, as from a hook. A hook must not, but the WAL hook
  *   (SQLite's rule, which SQLite does not check): while any other hook of a connection runs,
  *   every call on that connection, its statements, blobs and backups fails with SQLITE_MISUSE
  *   (sqlbatch_conn_interrupt still works), and sqlbatch_stmt_finalize of one of its statements
@@ -80,9 +81,11 @@
  *   write started from a callback (of a function, aggregate, collation or the WAL hook) runs on
  *   the callback's thread, as the step that called the callback is still using the connection.
  *   A callback running on the worker gets SQLITE_MISUSE from any call on a statement that has
- *   a job on the worker (a batch stepped ahead, a bulk write queued) or that a call on another
- *   thread is using at that moment (that call waits for the worker), and its
- *   sqlbatch_stmt_finalize of such a statement is carried out later.
+ *   a job on the worker (a batch stepped ahead and not yet fetched, a bulk write not yet
+ *   waited for) or that a call is running, and its sqlbatch_stmt_finalize of such a statement
+ *   is carried out later. A call on the caller's thread on any other statement waits for the
+ *   worker first, so the two threads never use one statement at once. A fetch or bulk write
+ *   started from a hook is SQLITE_MISUSE, as every call from one (but the WAL hook's).
  */
 
 
@@ -1290,9 +1293,9 @@ extern "C" {
  *
  * Only read-only statements (`sqlite3_stmt_readonly`) fetch ahead; others stay synchronous,
  * and so do fetches made by a callback (an SQL function, aggregate or collation, or the WAL
- * hook, on any thread: the step that runs it is still using the connection). Callbacks the stepping runs (SQL
- * functions, collations, the progress handler, the trace and busy handlers) may then run on
- * the worker thread: a binding whose runtime cannot take calls from a thread it did not
+ * hook, on any thread: the step that runs it is still using the connection). With it on,
+ * callbacks the stepping runs (SQL functions, collations, the progress handler, the trace
+ * and busy handlers) may run on the worker thread: a binding whose runtime cannot take calls from a thread it did not
  * start should not turn this on. Worth it when the caller does real work per row and the
  * batches are large enough (hundreds of rows) to cover the hand-over, a few microseconds.
  * @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_MISUSE` while a

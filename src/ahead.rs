@@ -384,9 +384,9 @@ fn launch(
 ///
 /// Only read-only statements (`sqlite3_stmt_readonly`) fetch ahead; others stay synchronous,
 /// and so do fetches made by a callback (an SQL function, aggregate or collation, or the WAL
-/// hook, on any thread: the step that runs it is still using the connection). Callbacks the stepping runs (SQL
-/// functions, collations, the progress handler, the trace and busy handlers) may then run on
-/// the worker thread: a binding whose runtime cannot take calls from a thread it did not
+/// hook, on any thread: the step that runs it is still using the connection). With it on,
+/// callbacks the stepping runs (SQL functions, collations, the progress handler, the trace
+/// and busy handlers) may run on the worker thread: a binding whose runtime cannot take calls from a thread it did not
 /// start should not turn this on. Worth it when the caller does real work per row and the
 /// batches are large enough (hundreds of rows) to cover the hand-over, a few microseconds.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`, `SQLITE_MISUSE` while a

@@ -237,24 +237,29 @@ impl ConnShared {
         }
     }
 
-    /// Finalizes the statements whose finalization a hook deferred, but those in the middle
-    /// of a run.
+    /// Finalizes the statements whose finalization a callback deferred, but those in the
+    /// middle of a run and those a call is in (further up this thread's stack, or, on the
+    /// worker, on the caller's thread, or with a job on the worker).
     #[cold]
     fn finalize_deferred(&self) {
+        let on_worker = Worker::on_worker();
         let ready: Vec<(usize, usize)> = {
             let mut stmts = lock(&self.stmts);
-            // SAFETY: each handle is a live statement of this connection (deferred, not
-            // finalized).
-            let (busy, ready) = std::mem::take(&mut stmts.deferred)
-                .into_iter()
-                .partition(|&(_, raw)| unsafe { ffi::sqlite3_stmt_busy(raw as *mut ffi::sqlite3_stmt) } != 0);
+            // SAFETY: each handle is a live statement of this connection and each wrapper
+            // is live (deferred, not finalized).
+            let (busy, ready) =
+                std::mem::take(&mut stmts.deferred).into_iter().partition(|&(p, raw)| unsafe {
+                    let p = p as *const sqlbatch_stmt;
+                    ffi::sqlite3_stmt_busy(raw as *mut ffi::sqlite3_stmt) != 0
+                        || if on_worker { sqlbatch_stmt::flagged(p) } else { sqlbatch_stmt::entered(p) }
+                });
             stmts.deferred = busy;
             self.deferred.store(!stmts.deferred.is_empty(), Ordering::Relaxed);
             ready
         };
         for (p, _) in ready {
             // SAFETY: deferred by `finalize`, whose contract holds; taken off the list above;
-            // not in the middle of a run, so no call on it is on the stack.
+            // not in the middle of a run nor in a call, so no call on it is on any stack.
             unsafe { self.finalize_now(p as *mut sqlbatch_stmt) };
         }
     }
@@ -351,7 +356,6 @@ impl ConnShared {
         &self.sessions
     }
 
-    /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
     /// Whether `close` must not run now, as it is called from a callback of this connection
     /// (an SQL function or a hook, on this thread or on the worker): the step that called
     /// the callback would go on with its statement finalized and its connection freed.
@@ -373,6 +377,7 @@ impl ConnShared {
         refused
     }
 
+    /// Finalizes every statement prepared through sqlbatch and closes the connection. Idempotent.
     fn close(&self) {
         // The worker's job uses the handle; the thread itself goes too.
         self.worker.stop();

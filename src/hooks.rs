@@ -210,6 +210,7 @@ impl Hooks {
     }
 
     fn call_now<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _callback = InCallback::enter(self);
         self.forbidding.fetch_add(1, Ordering::SeqCst);
         self.running.fetch_add(1, Ordering::SeqCst);
         let r = f();
@@ -293,8 +294,8 @@ impl Hooks {
     }
 }
 
-/// The connections (their dispatchers' addresses) whose callbacks that may use them run on
-/// this thread, innermost last: deeper than `RUNNING_MAX` nested callbacks, every connection
+/// The connections (their dispatchers' addresses) whose callbacks run on this thread,
+/// innermost last: deeper than `RUNNING_MAX` nested callbacks, every connection
 /// counts as one.
 struct Running {
     depth: Cell<usize>,
@@ -308,8 +309,8 @@ thread_local! {
         const { Running { depth: Cell::new(0), conns: [const { Cell::new(0) }; RUNNING_MAX] } };
 }
 
-/// Held while a user callback that may use its connection runs (an SQL function, aggregate
-/// or collation, the WAL hook): the step that called it is still using the connection, so a
+/// Held while a user callback of a connection runs (an SQL function, aggregate or
+/// collation, a hook): the step that called it is still using the connection, so a
 /// job started from the callback runs on this thread, before the call that starts it returns,
 /// rather than on the worker beside that step, and the connection cannot be closed from it.
 pub(crate) struct InCallback(());

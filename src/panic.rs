@@ -77,7 +77,8 @@ macro_rules! ffi_boundary {
         let p: *mut $crate::stmt::sqlbatch_stmt = $ptr;
         if p.is_null() {
             $crate::codes::SQLBATCH_E_NULL_PARAMETER
-        } else if $crate::stmt::sqlbatch_stmt::flagged(p) && !$crate::stmt::sqlbatch_stmt::admit(p, true) {
+        } else if $crate::stmt::sqlbatch_stmt::needs_admit(p) && !$crate::stmt::sqlbatch_stmt::admit(p, true)
+        {
             // A callback of a call or job on this statement (an SQL function its step runs)
             // calling it: refused before any reference to the statement is made.
             // SAFETY: `p` is live; only its connection is read, which no call replaces.
@@ -103,8 +104,9 @@ macro_rules! ffi_boundary {
         let p: *const $crate::stmt::sqlbatch_stmt = $ptr;
         if p.is_null() {
             $crate::codes::SQLBATCH_E_NULL_PARAMETER
-        } else if $crate::stmt::sqlbatch_stmt::flagged(p) && !$crate::stmt::sqlbatch_stmt::admit(p, false) {
-            // From a callback of a job on the worker (see `admit`).
+        } else if $crate::stmt::sqlbatch_stmt::needs_admit(p) && !$crate::stmt::sqlbatch_stmt::admit(p, false)
+        {
+            // A call `admit` refuses.
             // SAFETY: `p` is live; only its connection is read, which no call replaces.
             let sink: &dyn $crate::error::ErrorSink = unsafe { &*std::sync::Arc::as_ptr(&(*p).conn) };
             $crate::panic::boundary(Some(sink), || Err::<i32, _>($crate::stmt::sqlbatch_stmt::reentered()))

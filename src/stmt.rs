@@ -77,35 +77,51 @@ impl sqlbatch_stmt {
         unsafe { (*std::ptr::addr_of!((*p).entered)).load(Ordering::Acquire) }
     }
 
-    /// Whether a call on the live statement `p` must pass `admit` first: a call runs on it,
-    /// or the worker has a job on it. Two loads, read without making a reference to it.
+    /// Whether the worker had a job on the live statement `p` when the last call on it left.
     #[inline]
-    pub(crate) fn flagged(p: *const sqlbatch_stmt) -> bool {
-        // SAFETY: `p` is live (the caller's contract); only the flags are referenced.
-        Self::entered(p) || unsafe { (*std::ptr::addr_of!((*p).with_worker)).load(Ordering::Relaxed) }
+    fn with_worker(p: *const sqlbatch_stmt) -> bool {
+        // SAFETY: `p` is live (the caller's contract); only the flag is referenced.
+        unsafe { (*std::ptr::addr_of!((*p).with_worker)).load(Ordering::Relaxed) }
     }
 
-    /// Whether a call on the flagged statement `p` may go on (`mutable`: one that takes it
-    /// mutably, and marks it entered). Refused: every call from a callback of a job on the
-    /// worker (the statement is the caller's thread's: in a call there, which waits for the
-    /// worker, or with a job of its own on the worker), and a mutable call from a callback of
-    /// a call on it further up this thread's stack. A callback on the worker that entered it
-    /// leaves once its job ends, which this waits for.
+    /// Whether a call is running on the live statement `p`, or the worker had a job on it.
+    #[inline]
+    pub(crate) fn flagged(p: *const sqlbatch_stmt) -> bool {
+        Self::entered(p) || Self::with_worker(p)
+    }
+
+    /// Whether a call on the live statement `p` must pass `admit` first: a call runs on it,
+    /// or the connection's worker is busy (a callback of its job may use the statement). A
+    /// few loads, without making a reference to the statement.
+    #[inline]
+    pub(crate) fn needs_admit(p: *const sqlbatch_stmt) -> bool {
+        // SAFETY: `p` is live (the caller's contract); only its connection is referenced,
+        // which no call replaces.
+        Self::entered(p) || unsafe { (*std::ptr::addr_of!((*p).conn)).worker().busy() }
+    }
+
+    /// Whether a call on the statement `p` that `needs_admit` may go on (`mutable`: one that
+    /// takes it mutably, and marks it entered).
+    ///
+    /// - From a callback of a job on the worker: only if no call is in the statement and the
+    ///   worker has no job on it (the statement is then the caller's thread's: that thread
+    ///   enters one only while the worker is idle or has a job on it).
+    /// - On the caller's thread: a callback on the worker may be in the statement, unless the
+    ///   worker has a job on it (then its callbacks are refused it); once the worker is idle,
+    ///   none is, and none can start before this thread starts a job. So this waits for the
+    ///   worker, and then only a call of this thread, further up its stack, can be in the
+    ///   statement: a callback of that call using it mutably is refused.
     #[cold]
     pub(crate) fn admit(p: *const sqlbatch_stmt, mutable: bool) -> bool {
         if crate::worker::Worker::on_worker() {
-            return false;
-        }
-        if !mutable || !Self::entered(p) {
-            return true;
+            return !Self::flagged(p);
         }
         // SAFETY: `p` is live; only its connection is read, which no call replaces.
-        let worker = unsafe { (*p).conn.worker() };
-        if worker.busy() {
+        let worker = unsafe { (*std::ptr::addr_of!((*p).conn)).worker() };
+        if worker.busy() && !Self::with_worker(p) {
             worker.wait();
-            return !Self::entered(p);
         }
-        false
+        !(mutable && Self::entered(p))
     }
 
     #[inline]

@@ -914,6 +914,46 @@ fn closing_the_connection_from_a_callback_on_the_worker_does_nothing() {
     assert!(c.error().1.contains("callback"), "{}", c.error().1);
 }
 
+/// User data of `queues_from_a_hook`: the statement to queue a write on, and what it got.
+struct HookStart {
+    stmt: *mut sqlbatch_stmt,
+    rows: Params,
+    rcs: Vec<i32>,
+}
+
+unsafe extern "C" fn queues_from_a_hook(
+    user: *mut std::ffi::c_void,
+    _op: i32,
+    _schema: *const std::ffi::c_char,
+    _table: *const std::ffi::c_char,
+    _rowid: i64,
+) {
+    let h = unsafe { &mut *(user as *mut HookStart) };
+    h.rcs.push(unsafe { sqlbatch_stmt_execute_many_start(h.stmt, &h.rows.as_c(), 10) });
+}
+
+#[test]
+fn a_write_cannot_be_queued_from_a_hook() {
+    // A hook must not use its connection; a second start, which does not wait for the worker,
+    // used to queue its rows on the worker beside the step that ran the hook.
+    let c = Conn::memory();
+    c.exec("CREATE TABLE q(a, b, c); CREATE TABLE other(x)");
+    let s = c.prepare("INSERT INTO q VALUES (?, ?, ?)");
+    let mut h = Box::new(HookStart { stmt: s.0, rows: bulk_rows(10, 20), rcs: Vec::new() });
+    let rc = unsafe {
+        sqlbatch_conn_update_hook(c.0, Some(queues_from_a_hook), (&mut *h as *mut HookStart).cast(), None)
+    };
+    assert_eq!(rc, SQLBATCH_OK);
+    let p = bulk_rows(0, 10);
+    assert_eq!(start(&s, &p, 10), SQLBATCH_OK);
+    c.exec("INSERT INTO other VALUES (1)");
+    // Once for each of the write's 10 rows (on the worker), once for the INSERT's.
+    assert_eq!(h.rcs, vec![sqlite_code::MISUSE; 11]);
+    assert_eq!(wait(&s).0, SQLBATCH_OK);
+    assert_eq!(wait(&s).0, sqlite_code::MISUSE, "nothing more was queued");
+    assert_eq!(c.rows("SELECT count(*) FROM q"), vec![vec![Val::Int(10)]]);
+}
+
 #[test]
 fn null_and_empty_arguments() {
     unsafe {
