@@ -6,10 +6,15 @@
 //
 //	cargo build --release --lib   # at the top of the repository
 //	SQLBATCH_AB=fetch_narrow SQLBATCH_AB_IMPLS=sqlbatch-sql,mattn,floor \
-//	  go test -tags sqlbatch_dynamic -run TestAB -count=1 ./abtest
+//	  GOTOOLCHAIN=go1.27.3 go test -tags sqlbatch_dynamic -run TestAB -count=1 ./abtest
 //
-// Implementations: sqlbatch (low-level package), sqlbatch-sql (database/sql driver), mattn,
-// modernc, and floor: a database/sql driver serving the rows from memory, decoded and boxed
-// once, so that it measures what database/sql and the workload's own loop cost with a
-// driver that costs nothing.
+// Implementations: sqlbatch (low-level package), sqlbatch-sql (database/sql driver),
+// sqlbatch-sql+ahead (the driver with _fetch_ahead=1), mattn, modernc, and floor: a
+// database/sql driver serving the rows from memory, decoded and boxed once (through
+// driver.RowsColumnScanner when built with Go 1.27), so that it measures what database/sql
+// and the workload's own loop cost with a driver that costs nothing. It serves the fetch
+// workloads, point_query and few_rows (results kept per SQL text and integer argument, read
+// in the untimed first repetition), large_values, and prepare_churn and small_tx, where its
+// Prepare, Begin, Exec and Commit do nothing (their checksums are then not compared). The
+// Makefile's ab target builds with Go 1.27.3 (AB_TOOLCHAIN).
 package abtest
