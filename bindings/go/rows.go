@@ -614,6 +614,63 @@ func (r *Rows) NextValues(dst []any) bool {
 	return true
 }
 
+// BoxValue stores the value of column i of the current row in *dst, as Values stores it
+// (int64, float64, string or nil, boxed without an allocation of its own), except that a
+// BLOB is copied into new memory that the caller owns (database/sql's rule for a *any
+// destination), whose slice header is boxed without an allocation of its own too. It is
+// Values for one column, for a caller that reads a row column by column: the database/sql
+// driver's ScanColumn into a *any. It panics if there is no column i or no current row.
+func (r *Rows) BoxValue(i int, dst *any) {
+	c := r.cell(i)
+	if r.large {
+		// A large row's TEXT and BLOB are copied out of C memory (rows_large.go): one copy.
+		*dst = r.valueLarge(c, false)
+		return
+	}
+	if r.nums == nil {
+		r.prepareValues()
+	}
+	d := (*eface)(unsafe.Pointer(dst))
+	b := r.box
+	switch c.Kind {
+	case capi.KindInteger, capi.KindFloat:
+		// The cell's number box (the one Values uses: the same value, if both box it).
+		p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.nums)), r.off/(cellSize/8)+uintptr(i)*8)
+		*(*uint64)(p) = c.Bits
+		if c.Kind == capi.KindInteger {
+			d.typ, d.data = int64Type, p
+		} else {
+			d.typ, d.data = float64Type, p
+		}
+	case capi.KindText:
+		if c.Len == 0 {
+			d.typ, d.data = stringType, emptyString
+			return
+		}
+		if b.ns == 0 {
+			b.newStrings()
+		}
+		b.ns--
+		p := &b.strs[b.ns]
+		*p = unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.goData)), c.Bits)), int(c.Len))
+		d.typ, d.data = stringType, unsafe.Pointer(p)
+	case capi.KindBlob:
+		if c.Len == 0 {
+			*dst = emptyBlob
+			return
+		}
+		if b.nb == 0 {
+			b.newBlobs()
+		}
+		b.nb--
+		p := &b.blobs[b.nb]
+		*p = cloneBytes(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.goData)), c.Bits)), int(c.Len)))
+		d.typ, d.data = bytesType, unsafe.Pointer(p)
+	default:
+		*dst = nil
+	}
+}
+
 // prepareValues readies the current batch for Values: it makes the batch's number boxes,
 // one uint64 per cell, which Values copies INTEGER and FLOAT values into for their interfaces
 // to point at (a number kept in an interface keeps its batch's boxes alive), and makes its

@@ -81,30 +81,32 @@ func (r *Rows) NextValuesTransient(dst []any) bool {
 // transient: see NextValuesTransient).
 func (r *Rows) valuesLarge(dst []any, transient bool) {
 	for i := range dst {
-		c := r.cell(i)
-		switch c.Kind {
-		case capi.KindInteger:
-			dst[i] = int64(c.Bits)
-		case capi.KindFloat:
-			dst[i] = math.Float64frombits(c.Bits)
-		case capi.KindText:
-			if c.Len == 0 {
-				dst[i] = ""
-			} else {
-				dst[i] = string(r.raw(c))
-			}
-		case capi.KindBlob:
-			if c.Len == 0 {
-				dst[i] = emptyBlob
-			} else if transient {
-				dst[i] = r.raw(c)
-			} else {
-				dst[i] = cloneBytes(r.raw(c))
-			}
-		default:
-			dst[i] = nil
-		}
+		dst[i] = r.valueLarge(r.cell(i), transient)
 	}
+}
+
+// valueLarge is the value of cell c of a row of a large batch, as valuesLarge stores it.
+func (r *Rows) valueLarge(c *capi.Value, transient bool) any {
+	switch c.Kind {
+	case capi.KindInteger:
+		return int64(c.Bits)
+	case capi.KindFloat:
+		return math.Float64frombits(c.Bits)
+	case capi.KindText:
+		if c.Len == 0 {
+			return ""
+		}
+		return string(r.raw(c))
+	case capi.KindBlob:
+		if c.Len == 0 {
+			return emptyBlob
+		}
+		if transient {
+			return r.raw(c)
+		}
+		return cloneBytes(r.raw(c))
+	}
+	return nil
 }
 
 // cloneBytes returns a copy of b in new Go memory, its capacity its length. append does not

@@ -42,6 +42,26 @@ func TestEveryTypeRoundTrips(t *testing.T) {
 	for rows.Next() {
 		want := values[i]
 		got := rows.Value(0)
+		// BoxValue gives what Value gives, a BLOB as a copy of its own.
+		var boxed any
+		rows.BoxValue(0, &boxed)
+		if f, ok := got.(float64); ok {
+			if g, ok := boxed.(float64); !ok || math.Float64bits(g) != math.Float64bits(f) {
+				t.Errorf("%d: BoxValue %#v, Value %#v", i, boxed, got)
+			}
+		} else if b, ok := got.([]byte); ok {
+			g, ok := boxed.([]byte)
+			if !ok || g == nil || !bytes.Equal(g, b) {
+				t.Errorf("%d: BoxValue %T len %d, Value len %d", i, boxed, len(g), len(b))
+			} else if len(g) > 0 {
+				g[0] ^= 0xFF
+				if rows.Blob(0)[0] == g[0] {
+					t.Errorf("%d: BoxValue's BLOB shares its bytes with the row", i)
+				}
+			}
+		} else if boxed != got {
+			t.Errorf("%d: BoxValue %#v, Value %#v", i, boxed, got)
+		}
 		switch w := want.(type) {
 		case nil:
 			if got != nil || rows.Type(0) != sqlbatch.Null || !rows.IsNull(0) {

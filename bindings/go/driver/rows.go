@@ -76,9 +76,6 @@ type rows struct {
 	loc    *time.Location
 	names  []string
 	closed bool
-	// scan is what ScanColumn keeps between columns of a row (rows_go127.go); empty before
-	// Go 1.27.
-	scan scanState
 }
 
 var (

@@ -31,14 +31,6 @@ import (
 
 var _ driver.RowsColumnScanner = (*rows)(nil)
 
-// scanState is what ScanColumn keeps between the columns of a row.
-type scanState struct {
-	// vals is the current row boxed by sqlbatch.Rows.Values (no allocation per value), made
-	// by the first *any destination of the row; boxed says that it is the current row's.
-	vals  []any
-	boxed bool
-}
-
 // NextRow advances to the next row, from the current batch; it returns io.EOF at the end.
 func (r *rows) NextRow() error {
 	if r.primed {
@@ -49,7 +41,6 @@ func (r *rows) NextRow() error {
 		}
 		return io.EOF
 	}
-	r.scan.boxed = false
 	return nil
 }
 
@@ -62,15 +53,8 @@ func (r *rows) ScanColumn(sc driver.ScanContext, i int, dest any) error {
 		switch d := dest.(type) {
 		case *any:
 			if d != nil {
-				// The value as Next boxes it; convertAssign copies a []byte.
-				if !r.scan.boxed {
-					r.boxRow()
-				}
-				v := r.scan.vals[i]
-				if b, ok := v.([]byte); ok {
-					v = bytes.Clone(b)
-				}
-				*d = v
+				// The value as Next boxes it, a []byte copied as convertAssign copies it.
+				r.r.BoxValue(i, d)
 				return nil
 			}
 		case *int64:
@@ -108,15 +92,6 @@ func (r *rows) scanCell(i int, dest any) bool {
 		return scanBytes(dest, lr.RawBytes(i))
 	}
 	return scanNull(dest)
-}
-
-// boxRow boxes the current row into r.scan.vals, as Next does, for *any destinations.
-func (r *rows) boxRow() {
-	if r.scan.vals == nil {
-		r.scan.vals = make([]any, len(r.names))
-	}
-	r.r.Values(r.scan.vals)
-	r.scan.boxed = true
 }
 
 // set stores v in *d and returns true, or returns false if d is nil (convertAssign then
