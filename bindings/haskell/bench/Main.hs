@@ -1,4 +1,5 @@
 {-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE DeriveGeneric #-}
 {-# LANGUAGE MagicHash #-}
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
@@ -13,7 +14,8 @@
 --
 -- With --impl NAME --workload W --input P --reps N --warmup W it follows the implementation
 -- protocol of benches/README.md (impls hs-sqlbatch-fold, hs-sqlbatch-query, hs-perrow-safe,
--- hs-perrow-unsafe, hs-sqlbatch-direct (fetch workloads); and, for instruction counts under valgrind, hs-native-c and hs-direct on
+-- hs-perrow-unsafe, hs-sqlbatch-direct (fetch workloads), hs-sqlbatch-generic (fetch_narrow,
+-- fetch_narrow_1m and fetch_wide: 'fold_' into records with the Generic 'FromRow'); and, for instruction counts under valgrind, hs-native-c and hs-direct on
 -- the fetch workloads: the table's native C loop and Direct-layer loop). The udf_scalar and
 -- udf_aggregate workloads (SQL functions written in Haskell, see 'udfSetup') are run by
 -- hs-sqlbatch-fold and hs-sqlbatch-query; the per-row baselines do not have them (exit 3).
@@ -53,6 +55,7 @@ import Database.SQLBatch.Internal (Cell (..), Row (..), RowParser (..), connData
                                    fieldDoubleUnchecked, fieldInt64Unchecked, fieldKind)
 import Database.SQLBatch.Raw.Types (kindBlob, kindFloat, kindInteger, kindText, valueSize)
 import GHC.Exts (Int (I#), (+#))
+import GHC.Generics (Generic)
 import GHC.IO (unIO)
 import qualified PerRow as P
 import qualified SQLite3Loop as L3
@@ -124,6 +127,37 @@ wideSum len (a, b, c, d, e, f, g, h, i, j) =
 textLen :: Text -> Int64
 textLen = fromIntegral . T.length
 {-# INLINE textLen #-}
+
+-- | fetch_wide's row as sqlite-simple's users write a record: plain fields, TEXT as
+-- @Maybe Text@, and the 'FromRow' instance from 'Generic' (no hand-written 'fromRow').
+data WideRow = WideRow
+  { wideId :: Int64
+  , wideI1, wideI2, wideI3 :: Maybe Int64
+  , wideR1, wideR2 :: Maybe Double
+  , wideT1, wideT2, wideT3 :: Maybe Text
+  , wideB :: Maybe B.ByteString
+  } deriving (Generic)
+
+instance FromRow WideRow
+
+-- | fetch_narrow's row as a one-field record, its 'FromRow' from 'Generic' as well.
+newtype NarrowRow = NarrowRow { narrowId :: Int64 } deriving (Generic)
+
+instance FromRow NarrowRow
+
+-- | hs-sqlbatch-generic on fetch_wide: the fold of hs-sqlbatch-fold ('sbFoldWideText') into
+-- 'WideRow's, with its checksum.
+sbGenericWide :: Connection -> IO (Int64, Int64)
+sbGenericWide c = do
+  Acc n s <- fold_ c wideSql (Acc 0 0) $ \(Acc n s) (WideRow a b c' d e f g h i j) ->
+    return $! Acc (n + 1) (s + wideSum textLen (a, b, c', d, e, f, g, h, i, j))
+  return (n, s)
+
+-- | hs-sqlbatch-generic on fetch_narrow and fetch_narrow_1m ('sbFoldNarrow' into 'NarrowRow's).
+sbGenericNarrow :: Connection -> IO (Int64, Int64)
+sbGenericNarrow c = do
+  Acc n s <- fold_ c narrowSql (Acc 0 0) (\(Acc n s) (NarrowRow i) -> return $! Acc (n + 1) (s + i))
+  return (n, s)
 
 -- | The UTF-8 bytes of a TEXT column (sqlite-simple's 'B.ByteString' instance takes BLOB
 -- only; 'textBytes' is the extension that reads TEXT as bytes).
@@ -427,6 +461,14 @@ protocol impl workload input reps warmup = do
                     "fetch_work" -> L3.fetchWork
                     _ -> L3.fetchNarrow
               return (timed (f db))
+            else unsupported
+      | impl == "hs-sqlbatch-generic" =
+          -- sqlite-simple's fold over Generic FromRow records: the fetch workloads of one query
+          -- only (fetch_work reads raw cells, not a record of FromField values)
+          if workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide"]
+            then do
+              c <- open input
+              return (timed ((if workload == "fetch_wide" then sbGenericWide else sbGenericNarrow) c))
             else unsupported
       | impl `notElem` ["hs-sqlbatch-fold", "hs-sqlbatch-query", "hs-perrow-safe", "hs-perrow-unsafe"]
           && not extraImpl =

@@ -2,6 +2,7 @@
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE QuasiQuotes #-}
 {-# LANGUAGE ScopedTypeVariables #-}
+{-# LANGUAGE TypeOperators #-}
 -- | Tests written against sqlite-simple's modules only (Database.SQLite.Simple.*), many of
 -- them ported from sqlite-simple's own test suite (test/Errors.hs, ParamConv.hs,
 -- UserInstances.hs, QQ.hs): what a program moved over by its build-depends sees.
@@ -36,6 +37,13 @@ data Person = Person { pName :: T.Text, pAge :: Int }
 instance FromRow Person
 instance ToRow Person
 
+-- A Generic record of positional fields, several of one type (they share one instance
+-- dictionary per type, the case GFromRow's gfromRowAt is about).
+data Point = Point Int (Maybe Int) Int T.Text (Maybe T.Text) (Maybe Double)
+  deriving (Eq, Show, Generic)
+
+instance FromRow Point
+
 -- A user FromField instance in sqlite-simple's style (pure, on fieldData, with Ok).
 newtype Upper = Upper T.Text deriving (Eq, Show)
 
@@ -68,6 +76,23 @@ simpleCompatTests = TestList
       rs @?= [Person "ada" 36, Person "alan" 41, Person "grace" 85]
       n <- fold_ c "SELECT name, age FROM p" (0 :: Int) (\a (Person _ k) -> return (a + k))
       n @?= 162
+  , "Generic FromRow: positional fields of repeated types, NULLs, :., wrong widths" ~: withC $ \c -> do
+      execute_ c "CREATE TABLE q (a INT, b INT, c INT, d TEXT, e TEXT, f REAL)"
+      executeMany c "INSERT INTO q VALUES (?, ?, ?, ?, ?, ?)"
+        [ (1 :: Int, Just (2 :: Int), 3 :: Int, "x" :: T.Text, Just ("y" :: T.Text), Just (0.5 :: Double))
+        , (4, Nothing, 6, "", Nothing, Nothing) ]
+      rs <- query_ c "SELECT a, b, c, d, e, f FROM q ORDER BY a" :: IO [Point]
+      rs @?= [Point 1 (Just 2) 3 "x" (Just "y") (Just 0.5), Point 4 Nothing 6 "" Nothing Nothing]
+      n <- fold_ c "SELECT a, b, c, d, e, f FROM q" (0 :: Int) $ \acc (Point a b k _ _ _) ->
+        return $! acc + a + maybe 0 id b + k
+      n @?= 16
+      js <- query_ c "SELECT a, b, c, d, e, f, a * 10 FROM q ORDER BY a" :: IO [Point :. Only Int]
+      [x | _ :. Only x <- js] @?= [10, 40]
+      let re :: IO a -> IO ()
+          re act = () <$ (caught act :: IO ResultError)
+      re (query_ c "SELECT a, b, c, d, e FROM q" :: IO [Point])
+      re (query_ c "SELECT a, b, c, d, e, f, a FROM q" :: IO [Point])
+      re (query_ c "SELECT d, b, c, d, e, f FROM q" :: IO [Point])
   , "a user FromField instance: Ok, returnError, ConversionFailed/Incompatible" ~: withC $ \c -> do
       [Only u] <- query_ c "SELECT 'ABC'"
       u @?= Upper "ABC"

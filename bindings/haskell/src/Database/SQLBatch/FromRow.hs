@@ -2,6 +2,8 @@
 {-# LANGUAGE DefaultSignatures #-}
 {-# LANGUAGE FlexibleContexts #-}
 {-# LANGUAGE FlexibleInstances #-}
+{-# LANGUAGE MagicHash #-}
+{-# LANGUAGE UnboxedTuples #-}
 -- |
 -- Module      : Database.SQLBatch.FromRow
 -- Description : Converting a result row to a Haskell value
@@ -22,7 +24,7 @@
 -- A row parser must read every column of the result: a result wider or narrower than the
 -- parser throws 'Database.SQLBatch.Error.ConversionFailed' (with sqlite-simple's texts).
 module Database.SQLBatch.FromRow
-  ( GFromRow (..)
+  ( GFromRow (gfromRow)
   , FromRow (..)
   , RowParser
   , field
@@ -31,38 +33,57 @@ module Database.SQLBatch.FromRow
   ) where
 
 import Control.Monad (replicateM)
+import GHC.Exts (Int#, RealWorld, State#)
 import GHC.Generics
 
 import Database.SQLBatch.FromField
-import Database.SQLBatch.Internal (RowParser, fieldWith, fieldWithKinds, numFieldsRemaining)
+import Database.SQLBatch.Internal (Row, RowParser (..), fieldWith, fieldWithKinds, numFieldsRemaining)
 import Database.SQLBatch.Types
 
 -- | The generic implementation of 'FromRow', for product types: one 'field' per
 -- constructor field, in order.
+--
+-- The instances here define the hidden method @gfromRowAt@, the parser as a function of
+-- its three arguments, and 'gfromRow' comes from it. With 'gfromRow' alone (a value, no
+-- arguments), GHC inlines each instance's parser into the instance dictionary; the fields
+-- of one type share one dictionary (a record with three @Maybe Int64@ fields needs one
+-- @GFromRow (K1 R (Maybe Int64))@), which, used several times and too large to inline,
+-- stays a function called per field. With the arguments on the left of @gfromRowAt@, the
+-- dictionary stays a small partial application, and every field is inlined where it is
+-- read, as in the tuple instances. An instance defining only 'gfromRow' works as before.
 class GFromRow f where
   gfromRow :: RowParser (f a)
+  gfromRow = RowParser gfromRowAt
+  {-# INLINE gfromRow #-}
+  gfromRowAt :: Row -> Int# -> State# RealWorld -> (# State# RealWorld, Int#, f a #)
+  gfromRowAt = unRowParser gfromRow
+  {-# INLINE gfromRowAt #-}
+  {-# MINIMAL gfromRow | gfromRowAt #-}
 
 instance GFromRow U1 where
-  gfromRow = pure U1
-  {-# INLINE gfromRow #-}
+  gfromRowAt _ c s = (# s, c, U1 #)
+  {-# INLINE gfromRowAt #-}
 
 instance FromField a => GFromRow (K1 i a) where
-  gfromRow = K1 <$> field
-  {-# INLINE gfromRow #-}
+  gfromRowAt r c s = unRowParser (K1 <$> field) r c s
+  {-# INLINE gfromRowAt #-}
 
 instance GFromRow a => GFromRow (M1 i c a) where
-  gfromRow = M1 <$> gfromRow
-  {-# INLINE gfromRow #-}
+  gfromRowAt r c s = case gfromRowAt r c s of
+    (# s1, c1, x #) -> (# s1, c1, M1 x #)
+  {-# INLINE gfromRowAt #-}
 
 instance (GFromRow a, GFromRow b) => GFromRow (a :*: b) where
-  gfromRow = (:*:) <$> gfromRow <*> gfromRow
-  {-# INLINE gfromRow #-}
+  gfromRowAt r c s = case gfromRowAt r c s of
+    (# s1, c1, x #) -> case gfromRowAt r c1 s1 of
+      (# s2, c2, y #) -> (# s2, c2, x :*: y #)
+  {-# INLINE gfromRowAt #-}
 
 -- | Types a result row can be converted to.
 class FromRow a where
   fromRow :: RowParser a
   default fromRow :: (Generic a, GFromRow (Rep a)) => RowParser a
-  fromRow = to <$> gfromRow
+  fromRow = to <$> RowParser gfromRowAt
   {-# INLINE fromRow #-}
 
 -- | Reads the next column.
