@@ -31,7 +31,10 @@ func cellValue(c *capi.Value, data *byte) any {
 	case capi.KindText:
 		return string(capi.Bytes(data, c))
 	case capi.KindBlob:
-		return append([]byte{}, capi.Bytes(data, c)...)
+		if c.Len == 0 {
+			return []byte{}
+		}
+		return cloneBytes(capi.Bytes(data, c)) // its capacity its length
 	case capi.KindNull:
 		return nil
 	}

@@ -620,6 +620,10 @@ func (r *Rows) NextValues(dst []any) bool {
 // destination), whose slice header is boxed without an allocation of its own too. It is
 // Values for one column, for a caller that reads a row column by column: the database/sql
 // driver's ScanColumn into a *any. It panics if there is no column i or no current row.
+//
+// Its switch is NextValues' loop body for one cell, written out again on purpose: shared
+// through a function, the one call per column cost fetch_wide through database/sql 5,166 ->
+// 5,541 instructions a row (callgrind, Go 1.27.3).
 func (r *Rows) BoxValue(i int, dst *any) {
 	c := r.cell(i)
 	if r.large {

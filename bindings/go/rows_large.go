@@ -1,7 +1,7 @@
 package sqlbatch
 
 import (
-	"math"
+	"unsafe"
 
 	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
 )
@@ -85,28 +85,13 @@ func (r *Rows) valuesLarge(dst []any, transient bool) {
 	}
 }
 
-// valueLarge is the value of cell c of a row of a large batch, as valuesLarge stores it.
+// valueLarge is the value of cell c of a row of a large batch, as valuesLarge stores it:
+// cellValue's copy out of C memory, or a BLOB left in place if transient.
 func (r *Rows) valueLarge(c *capi.Value, transient bool) any {
-	switch c.Kind {
-	case capi.KindInteger:
-		return int64(c.Bits)
-	case capi.KindFloat:
-		return math.Float64frombits(c.Bits)
-	case capi.KindText:
-		if c.Len == 0 {
-			return ""
-		}
-		return string(r.raw(c))
-	case capi.KindBlob:
-		if c.Len == 0 {
-			return emptyBlob
-		}
-		if transient {
-			return r.raw(c)
-		}
-		return cloneBytes(r.raw(c))
+	if transient && c.Kind == capi.KindBlob && c.Len != 0 {
+		return r.raw(c)
 	}
-	return nil
+	return cellValue(c, unsafe.SliceData(r.arena))
 }
 
 // cloneBytes returns a copy of b in new Go memory, its capacity its length. append does not

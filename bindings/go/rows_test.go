@@ -592,3 +592,31 @@ func TestNextValuesAndValuesAgree(t *testing.T) {
 		s.Close()
 	}
 }
+
+// BoxValue copies a BLOB of a small row (in the batch's Go memory) as well as of a large one:
+// changing the copy changes neither the row nor a second copy.
+func TestBoxValueCopiesBlobs(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE b(v BLOB); INSERT INTO b VALUES (x'0102'), (x'0304')")
+	rows, err := c.Query("SELECT v FROM b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var first, second any
+		rows.BoxValue(0, &first)
+		rows.BoxValue(0, &second)
+		a, b := first.([]byte), second.([]byte)
+		want := append([]byte(nil), rows.Blob(0)...)
+		a[0] ^= 0xFF
+		if !bytes.Equal(b, want) || !bytes.Equal(rows.Blob(0), want) {
+			t.Fatalf("row %d: a change to one BoxValue BLOB shows in another copy or in the row", n)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil || n != 2 {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+}
