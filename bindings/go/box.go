@@ -17,9 +17,12 @@ import "unsafe"
 // Both words are written as unsafe.Pointer fields, so the garbage collector's write barriers
 // see them as they see any interface store. It is safe for the garbage collector: the data
 // word is an ordinary pointer into a Go allocation, which stays alive as long as any
-// interface points into it. A box is written once, before its interface is made, and never
-// again (full slabs are dropped, not reused; a new batch gets new number boxes), so the
-// values behind the interfaces never change, as Go requires.
+// interface points into it. A box is written before its interface is made, and never with
+// another value (full slabs are dropped, not reused; a new batch gets new number boxes), so
+// the values behind the interfaces never change, as Go requires. A cell's number box is
+// written again, with the same bits, when the same cell is boxed again (Values twice on a
+// row, or Values and BoxValue): harmless, unless another goroutine reads an interface of
+// that cell at that moment, which the race detector would report.
 
 const slabSize = 128
 
