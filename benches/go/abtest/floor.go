@@ -43,7 +43,7 @@ type floorRows struct {
 	i   int
 }
 
-var errFloor = errors.New("floor driver: queries only")
+var errFloor = errors.New("floor driver: not supported (a statement's Query, or arguments other than one integer)")
 
 func (floorDriver) Open(name string) (driver.Conn, error) {
 	return &floorConn{path: name, byQ: map[string]*floorQuery{}}, nil
@@ -178,6 +178,6 @@ func (r *floorRows) Next(dest []driver.Value) error {
 
 func init() { sql.Register("sqlbatch-floor", floorDriver{}) }
 
-// Floor is the floor driver for the database/sql workloads that only read: the fetches,
-// point_query and few_rows.
+// Floor is the floor driver for the database/sql workloads it serves (see floorConn, and
+// Prepare for the write workloads). Cached: point_query and few_rows query by SQL text.
 var Floor = sqlwork.Driver{Name: "sqlbatch-floor", DSN: func(p string) string { return p }, Cached: true}
