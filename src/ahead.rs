@@ -9,10 +9,18 @@
 //! where the statement stood, and its errors come out where a synchronous fetch would have
 //! met them. Where the next call asks for other bounds than the job used, the fetched-ahead
 //! batch is handed out in parts that respect them (a batch may then hold fewer rows than the
-//! call allows, never more). An interrupt that arrives while a batch is stepped ahead ends it
-//! as it would have ended the synchronous fetch: with `SQLITE_INTERRUPT` and no rows.
+//! call allows, never more). An interrupt that arrives while a batch is stepped ahead, or
+//! handed out in parts, ends it as it would have ended the synchronous fetch: with
+//! `SQLITE_INTERRUPT` and no rows.
 //!
-//! Memory: at most two batches per statement, the one the caller reads and the one stepped.
+//! Small batches: a job's hand-over costs a few microseconds, more than stepping 256 rows of
+//! one integer. So when the caller's batches are small (limited by their row count, at most
+//! `JOB_BYTES` together), a job steps up to `JOB_BATCHES` of them at once, and fetches hand it
+//! out in parts of the caller's size; the next job is launched as soon as the first part is
+//! handed out, and the parts after it are served from memory without waiting for the worker.
+//!
+//! Memory: at most two batches per statement, the one the caller reads and the one stepped;
+//! a batch that stretches over several of the caller's holds at most about `2 * JOB_BYTES`.
 //! Only read-only statements fetch ahead: stepping a write early would change what the caller
 //! sees between two fetches (`changes`, `last_insert_rowid`, locks).
 
@@ -54,6 +62,25 @@ enum JobBound {
     Hard(usize),
 }
 
+/// What a job that steps several of the caller's small batches may hold at most (16 bytes a
+/// cell, plus the TEXT and BLOB bytes; it stops after the batch that reaches it): 64 KiB is
+/// about 4,000 rows of one integer, 50 to 100 µs of stepping, well above a hand-over.
+const JOB_BYTES: usize = 64 << 10;
+/// At most this many of the caller's batches in one job.
+const JOB_BATCHES: usize = 16;
+
+/// How many of the caller's batches the next job steps, after a batch of `rows` rows holding
+/// `bytes` bytes (as `JOB_BYTES` counts them) was handed out for a fetch of at most
+/// `max_rows` rows: one, unless that batch was cut by its row count and small; then as many
+/// such batches as `JOB_BYTES` holds, at most `JOB_BATCHES`.
+fn job_batches(max_rows: usize, rows: usize, bytes: usize) -> usize {
+    if rows < max_rows {
+        1
+    } else {
+        (JOB_BYTES / bytes.max(1)).clamp(1, JOB_BATCHES)
+    }
+}
+
 /// What a job stepped: its buffers and where the statement stood after it.
 struct Stepped {
     state: FetchState,
@@ -69,6 +96,8 @@ struct Rest {
     filled: Filled,
     bound: JobBound,
     max_rows: usize,
+    /// The connection's interrupt count when the job was launched.
+    interrupts: u64,
 }
 
 /// A statement's fetch-ahead state (`FetchState::ahead`).
@@ -141,28 +170,91 @@ pub(crate) unsafe fn fetch(
     if max_rows == 0 {
         return Err(Error::new(SQLBATCH_E_RANGE, "max_rows must be at least 1"));
     }
+    let interrupts = s.conn.interrupts_seen();
     let st = &mut s.fetch;
     st.generation += 1;
-    if st.phase == Phase::Ahead {
-        // SAFETY: `raw` is the statement's live handle (the caller's contract).
-        unsafe { claim(st, raw, s.conn.interrupts_seen())? };
+    let serving = match &st.ahead {
+        Some(a) => a.rest.map(|r| r.interrupts),
+        None => None,
+    };
+    match serving {
+        // SAFETY: `raw` is the statement's live handle, and no job runs (the caller's contract).
+        Some(at_launch) if at_launch != interrupts => return Err(unsafe { interrupted(st, raw) }),
+        Some(_) => {}
+        // SAFETY: as above.
+        None if st.phase == Phase::Ahead => unsafe { claim(st, raw, interrupts)? },
+        None => {}
     }
-    let status = if st.ahead.as_ref().is_some_and(|a| a.rest.is_some()) {
+    let (status, bytes) = if st.ahead.as_ref().is_some_and(|a| a.rest.is_some()) {
         serve(st, max_rows, bound, out)?
     } else {
         // SAFETY: the caller's contract.
-        unsafe { crate::fetch::fetch_now(st, db, raw, max_rows, bound, out, s.conn.direct_read_stride())? }
+        let status = unsafe { crate::fetch::fetch_now(st, db, raw, max_rows, bound, out, s.conn.direct_read_stride())? };
+        (status, out.data_len)
     };
     let a = st.ahead.as_mut().expect("fetch-ahead state");
     if a.on
         && a.readonly
         && st.phase == Phase::Pending
-        && a.rest.is_none()
+        && a.launched.is_none()
         && !Worker::run_here(s.conn.hooks())
     {
-        launch(s, db, raw, max_rows, bound.job());
+        let batches = job_batches(max_rows, out.n_rows, cell_bytes(out.n_rows * out.n_cols) + bytes);
+        launch(s, db, raw, max_rows, bound.job(), batches);
     }
     Ok(status)
+}
+
+/// A fetch that the rest of a fetched-ahead batch answers while the connection's worker steps
+/// the next one: served from the statement's memory, without waiting for the worker (which
+/// has the connection, not this batch). None where this does not apply: no such rest, no job
+/// running, an interrupt since the job that stepped the rest (the fetch then waits for the
+/// worker and ends the statement), a bulk write queued on the statement, a closed
+/// connection, or a NULL `out` (the waiting path reports the errors).
+///
+/// # Safety
+/// `out` is NULL or valid for writes; a `Bound::Buffer` holds that many writable bytes.
+pub(crate) unsafe fn fetch_served(
+    s: &mut sqlbatch_stmt,
+    max_rows: usize,
+    bound: Bound,
+    out: *mut sqlbatch_batch,
+) -> Option<Result<i32, Error>> {
+    let a = s.fetch.ahead.as_ref()?;
+    let rest = a.rest?;
+    // SAFETY: the caller's contract.
+    let out = unsafe { out.as_mut() }?;
+    if a.launched.is_none()
+        || max_rows == 0
+        || rest.interrupts != s.conn.interrupts_seen()
+        || !s.queued.is_empty()
+        || !s.conn.is_open()
+    {
+        return None;
+    }
+    s.fetch.generation += 1;
+    Some(serve(&mut s.fetch, max_rows, bound, out).map(|(status, _)| status))
+}
+
+/// Ends the statement as a fetch after an interrupt would have: it stops at once, with no
+/// rows, its step halting the statement, so a reset here does too (SQLite keeps an interrupt
+/// pending while any statement of the connection is in the middle of a run, and would stop
+/// the next statement of the connection with it). Drops what was stepped ahead.
+///
+/// # Safety
+/// `raw` is the statement's live handle, used by this thread only, and no job runs.
+unsafe fn interrupted(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt) -> Error {
+    if let Some(a) = st.ahead.as_mut() {
+        a.discard();
+    }
+    // SAFETY: the caller's contract.
+    unsafe { ffi::sqlite3_reset(raw) };
+    st.cells.clear();
+    st.arena.clear();
+    st.window = 0;
+    let e = Error::interrupted();
+    st.fail(&e);
+    e
 }
 
 /// Takes the finished job's result into the statement: its buffers become the current ones.
@@ -184,21 +276,13 @@ unsafe fn claim(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt, interrupts: u6
     st.phase = job.phase;
     st.failure = job.failure;
     if interrupts != at_launch {
-        // A synchronous fetch would have started after the interrupt, and stopped at once,
-        // its step halting the statement: so does the reset here (SQLite keeps an interrupt
-        // pending while any statement of the connection is in the middle of a run, and would
-        // stop the next statement of the connection with it).
+        // A synchronous fetch would have started after the interrupt.
         // SAFETY: the caller's contract.
-        unsafe { ffi::sqlite3_reset(raw) };
-        st.cells.clear();
-        st.arena.clear();
-        let e = Error::interrupted();
-        st.fail(&e);
-        return Err(e);
+        return Err(unsafe { interrupted(st, raw) });
     }
     match stepped.result {
         Ok(filled) => {
-            a.rest = Some(Rest { next: 0, bytes_at: 0, filled, bound, max_rows });
+            a.rest = Some(Rest { next: 0, bytes_at: 0, filled, bound, max_rows, interrupts });
             Ok(())
         }
         Err(Stop::Error(e)) => Err(e),
@@ -208,8 +292,14 @@ unsafe fn claim(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt, interrupts: u6
     }
 }
 
-/// Hands out the next rows of the fetched-ahead batch, within this call's bounds.
-fn serve(st: &mut FetchState, max_rows: usize, bound: Bound, out: &mut sqlbatch_batch) -> Result<i32, Error> {
+/// Hands out the next rows of the fetched-ahead batch, within this call's bounds; returns the
+/// status and how many TEXT and BLOB bytes the rows handed out hold.
+fn serve(
+    st: &mut FetchState,
+    max_rows: usize,
+    bound: Bound,
+    out: &mut sqlbatch_batch,
+) -> Result<(i32, usize), Error> {
     let a = st.ahead.as_mut().expect("fetch-ahead state");
     let mut rest = a.rest.expect("a batch to hand out");
     let ncols = rest.filled.ncols;
@@ -223,6 +313,16 @@ fn serve(st: &mut FetchState, max_rows: usize, bound: Bound, out: &mut sqlbatch_
         };
     let (rows, bytes_end) = if whole {
         (total, st.arena.len())
+    } else if st.arena.is_empty() {
+        // No bytes at all (rows of numbers): only the cells count.
+        let fit = match bound {
+            Bound::Bytes(max) => {
+                let row = (ncols * std::mem::size_of::<crate::value::sqlbatch_value>()).max(1);
+                max.div_ceil(row).max(1)
+            }
+            Bound::Buffer(..) => usize::MAX,
+        };
+        ((total - first).min(max_rows).min(fit), 0)
     } else {
         let cell_bytes = |r: usize| -> usize {
             st.cells[r * ncols..(r + 1) * ncols]
@@ -294,15 +394,105 @@ fn serve(st: &mut FetchState, max_rows: usize, bound: Bound, out: &mut sqlbatch_
         n_cols: ncols,
         generation: st.generation,
     };
+    let bytes = bytes_end - rest.bytes_at;
     rest.next += rows;
     rest.bytes_at = bytes_end;
     if rest.next == total {
         a.rest = None;
-        Ok(rest.filled.status)
+        Ok((rest.filled.status, bytes))
     } else {
         a.rest = Some(rest);
-        Ok(SQLBATCH_ROW)
+        Ok((SQLBATCH_ROW, bytes))
     }
+}
+
+/// Bytes of `n` cells, as `JOB_BYTES` counts them.
+fn cell_bytes(n: usize) -> usize {
+    n.saturating_mul(std::mem::size_of::<crate::value::sqlbatch_value>())
+}
+
+/// Steps one batch into `st`, as a synchronous fetch with `max_rows` and `bound` would.
+///
+/// # Safety
+/// As for [`fill`].
+unsafe fn step_one(
+    st: &mut FetchState,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    max_rows: usize,
+    bound: JobBound,
+    stride: usize,
+) -> Result<Filled, Stop> {
+    let mut arena = std::mem::take(&mut st.arena);
+    // SAFETY: the caller's contract.
+    let result = unsafe {
+        match bound {
+            JobBound::Soft(max) => {
+                crate::fetch::recycle_arena(&mut arena, max);
+                fill(st, db, raw, max_rows, &mut Arena { buf: &mut arena, max }, stride)
+            }
+            JobBound::Hard(cap) => {
+                arena.clear();
+                fill(st, db, raw, max_rows, &mut Capped { buf: &mut arena, cap }, stride)
+            }
+        }
+    };
+    st.arena = arena;
+    result
+}
+
+/// A job's work: up to `batches` batches, each stepped as a synchronous fetch with `max_rows`
+/// and `bound` would step it, one after the other in `job`'s buffers, so that `serve`, cutting
+/// them with the same bounds, hands out each of them as it was. Stops after a batch that ends
+/// the result or meets an error (which comes with the next fetch, after the rows), before a
+/// row that a batch of its own could not hold (it stays pending, as it would synchronously),
+/// and once the batches hold `JOB_BYTES`.
+///
+/// # Safety
+/// As for [`fill`].
+unsafe fn step_batches(
+    job: &mut FetchState,
+    db: *mut ffi::sqlite3,
+    raw: *mut ffi::sqlite3_stmt,
+    max_rows: usize,
+    bound: JobBound,
+    batches: usize,
+    stride: usize,
+) -> Result<Filled, Stop> {
+    // SAFETY: the caller's contract.
+    let mut total = unsafe { step_one(job, db, raw, max_rows, bound, stride)? };
+    let mut next = FetchState::default();
+    for _ in 1..batches {
+        if total.status != SQLBATCH_ROW
+            || job.phase != Phase::Pending
+            || cell_bytes(job.cells.len()) + job.arena.len() >= JOB_BYTES
+        {
+            break;
+        }
+        next.phase = Phase::Pending;
+        // SAFETY: as above.
+        match unsafe { step_one(&mut next, db, raw, max_rows, bound, stride) } {
+            Ok(filled) => {
+                let base = job.arena.len() as u64;
+                job.cells.extend(next.cells.iter().map(|&v| {
+                    let mut v = v;
+                    if v.has_bytes() {
+                        v.bits += base;
+                    }
+                    v
+                }));
+                job.arena.extend_from_slice(&next.arena);
+                total.rows += filled.rows;
+                total.status = filled.status;
+            }
+            Err(Stop::TooSmall(_)) => break,
+            // No row (out of memory on the first): the error comes with the next fetch.
+            Err(Stop::Error(_)) => {}
+        }
+        job.phase = next.phase;
+        job.failure = next.failure.take();
+    }
+    Ok(total)
 }
 
 /// Hands the statement to the worker to step its next batch; runs nothing if no thread can
@@ -313,6 +503,7 @@ fn launch(
     raw: *mut ffi::sqlite3_stmt,
     max_rows: usize,
     bound: JobBound,
+    batches: usize,
 ) {
     let st = &mut s.fetch;
     let a = st.ahead.as_mut().expect("fetch-ahead state");
@@ -324,28 +515,13 @@ fn launch(
     let stride = s.conn.direct_read_stride();
     let work = move || {
         let (db, raw) = (db, raw);
-        let mut arena = std::mem::take(&mut job.arena);
-        let result = catch(|| {
-            // SAFETY: the statement is this job's alone until it finishes (every call on the
-            // connection waits for it); `db` and `raw` are live until then.
-            Ok(unsafe {
-                match bound {
-                    JobBound::Soft(max) => {
-                        crate::fetch::recycle_arena(&mut arena, max);
-                        fill(&mut job, db.0, raw.0, max_rows, &mut Arena { buf: &mut arena, max }, stride)
-                    }
-                    JobBound::Hard(cap) => {
-                        arena.clear();
-                        fill(&mut job, db.0, raw.0, max_rows, &mut Capped { buf: &mut arena, cap }, stride)
-                    }
-                }
-            })
-        });
+        // SAFETY: the statement is this job's alone until it finishes (every call on the
+        // connection waits for it); `db` and `raw` are live until then.
+        let result = catch(|| Ok(unsafe { step_batches(&mut job, db.0, raw.0, max_rows, bound, batches, stride) }));
         let result = result.unwrap_or_else(|e| {
             job.fail(&e);
             Err(Stop::Error(e))
         });
-        job.arena = arena;
         *lock(&slot) = Some(Stepped { state: job, result });
     };
     let interrupts = s.conn.interrupts_seen();

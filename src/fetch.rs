@@ -758,6 +758,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch(
     // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
     // live, and the pointers are valid as the header states (the caller's contract).
     ffi_boundary!(stmt: stmt => |s| unsafe {
+        if let Some(r) = crate::ahead::fetch_served(s, max_rows, Bound::Bytes(max_bytes), out_batch) {
+            return r;
+        }
         let (db, raw) = s.handles()?;
         let out = try_mut(out_batch, "out_batch")?;
         let r = fetch(s, db, raw, max_rows, Bound::Bytes(max_bytes), out);
@@ -792,6 +795,11 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
     // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
     // live, and the pointers are valid as the header states (the caller's contract).
     ffi_boundary!(stmt: stmt => |s| unsafe {
+        if !(buf.is_null() && buf_len > 0) {
+            if let Some(r) = crate::ahead::fetch_served(s, max_rows, Bound::Buffer(buf, buf_len), out_batch) {
+                return r;
+            }
+        }
         let (db, raw) = s.handles()?;
         let out = try_mut(out_batch, "out_batch")?;
         if buf.is_null() && buf_len > 0 {

@@ -235,6 +235,97 @@ fn an_interrupt_while_a_batch_is_stepped_ahead_ends_the_statement_with_no_rows()
 }
 
 #[test]
+fn small_batches_are_stepped_several_at_a_time_and_an_interrupt_stops_their_parts() {
+    // Batches of 10 rows of two cells (320 bytes) are small: a job steps 16 of them at once,
+    // and the fetches after the one that claimed it hand out its parts from memory.
+    let c = Conn::memory();
+    let s = c.prepare(LONG);
+    ahead(&s, true);
+    let sync = c.prepare(LONG);
+    for k in 0..40i64 {
+        let (rc, b) = s.fetch(10, usize::MAX);
+        let (src, sb) = sync.fetch(10, usize::MAX);
+        assert_eq!((rc, b.n_rows), (src, sb.n_rows));
+        assert_eq!(batch_rows(&b), batch_rows(&sb), "batch {k}");
+        assert_eq!(batch_rows(&b)[0][0], Val::Int(k * 10));
+    }
+    drop(sync); // no other statement in the middle of its run when the interrupt comes
+    // Three batches into a job's parts (batch 40 claimed the job of batches 40..55): an
+    // interrupt stops the statement at the next fetch, with no rows, as it would
+    // synchronously, though the rows were stepped before it came.
+    for _ in 0..3 {
+        assert_eq!(s.fetch(10, usize::MAX).0, SQLBATCH_ROW);
+    }
+    unsafe { sqlbatch_conn_interrupt(c.0) };
+    let (rc, b) = s.fetch(10, usize::MAX);
+    assert_eq!((rc, b.n_rows), (sqlite_code::INTERRUPT, 0), "{}", c.error().1);
+    assert_eq!(s.fetch(10, usize::MAX).0, sqlite_code::INTERRUPT);
+    assert_eq!(c.rows("SELECT 42"), vec![vec![Val::Int(42)]]);
+    unsafe { sqlbatch_stmt_reset(s.0) };
+    let (rc, b) = s.fetch(10, usize::MAX);
+    assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 10));
+}
+
+/// `gate()` on the worker: waits (at most 10 s) until the flag in its user data is raised,
+/// and counts the calls that had to give up.
+unsafe extern "C" fn gate(
+    call: *mut sqlbatch_call,
+    user: *mut std::ffi::c_void,
+    _args: *const sqlbatch_value,
+    _n_args: usize,
+    _data: *const u8,
+) {
+    let g = unsafe { &*(user as *const Gate) };
+    if std::thread::current().id() != g.main {
+        let t0 = std::time::Instant::now();
+        while !g.open.load(std::sync::atomic::Ordering::SeqCst) {
+            if t0.elapsed() > Duration::from_secs(10) {
+                g.gave_up.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    set_int(call, 1);
+}
+
+struct Gate {
+    main: std::thread::ThreadId,
+    open: std::sync::atomic::AtomicBool,
+    gave_up: std::sync::atomic::AtomicUsize,
+}
+
+#[test]
+fn parts_of_a_job_are_handed_out_while_the_worker_steps_the_next_one() {
+    let c = Conn::memory();
+    let g = Box::new(Gate {
+        main: std::thread::current().id(),
+        open: Default::default(),
+        gave_up: Default::default(),
+    });
+    function(&c, "gate", Some(gate), &*g as *const Gate as *mut _);
+    let s = c.prepare(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+         SELECT i, CASE WHEN i > 200 THEN gate() END FROM n",
+    );
+    ahead(&s, true);
+    // The first fetch runs here; the job it launches steps rows 11..170 (16 batches) without a
+    // gate. The second fetch claims that job and launches the next, which waits at row 201
+    // for the gate; the parts of the claimed job still come, without waiting for it.
+    let mut got = Vec::new();
+    for _ in 0..16 {
+        let (rc, b) = s.fetch(10, usize::MAX);
+        assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 10));
+        got.extend(batch_rows(&b).into_iter().map(|r| r[0].clone()));
+    }
+    g.open.store(true, std::sync::atomic::Ordering::SeqCst);
+    got.extend(s.all(10, usize::MAX).into_iter().map(|r| r[0].clone()));
+    assert_eq!(got, (1..=2000).map(Val::Int).collect::<Vec<_>>());
+    assert_eq!(g.gave_up.load(std::sync::atomic::Ordering::SeqCst), 0, "a part waited for the worker");
+    drop(s);
+}
+
+#[test]
 fn interrupts_from_another_thread_stop_an_endless_result() {
     let c = Conn::memory();
     let s = c.prepare(LONG);
@@ -377,8 +468,19 @@ fn batch_get_reads_parts_of_a_batch_stepped_ahead_and_refuses_stale_ones() {
         assert_eq!(unsafe { sqlbatch_batch_get(s.0, &first, 0, 0, &mut v) }, SQLBATCH_E_STALE_BATCH);
         at += 30;
     }
-    let (rc, b) = s.fetch(30, usize::MAX);
-    assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 10), "the rest of the batch stepped ahead");
+    // The rest, in parts of at most 30 (the job stepped several batches of 100: they are
+    // small), then further jobs.
+    let mut rest = Vec::new();
+    loop {
+        let (rc, b) = s.fetch(30, usize::MAX);
+        assert!(b.n_rows <= 30);
+        rest.extend(batch_rows(&b));
+        if rc == SQLBATCH_DONE {
+            break;
+        }
+        assert_eq!(rc, SQLBATCH_ROW);
+    }
+    assert_eq!(rest, want[at..]);
 }
 
 // ---- write-behind ------------------------------------------------------------------------
@@ -826,7 +928,10 @@ fn a_callback_of_a_job_on_the_worker_cannot_use_the_statement_of_the_job() {
                 // no longer in the middle of its rows, here when the connection closes.
                 std::mem::forget(s);
                 assert_eq!(c.rows("SELECT 7"), vec![vec![Val::Int(7)]]);
-                assert_eq!(*w.rcs.lock().unwrap(), vec![SQLBATCH_OK; 10], "the batch stepped ahead");
+                // The batches stepped ahead: every row left, as batches of 10 rows of one
+                // integer are small enough for one job to step up to 16 of them; but row 11,
+                // on which the first fetch stopped, so that its `own()` ran on this thread.
+                assert_eq!(*w.rcs.lock().unwrap(), vec![SQLBATCH_OK; 89], "the batches stepped ahead");
                 continue;
             }
             let rest = s.all(10, usize::MAX);
