@@ -250,9 +250,9 @@ fn small_batches_are_stepped_several_at_a_time_and_an_interrupt_stops_their_part
         assert_eq!(batch_rows(&b)[0][0], Val::Int(k * 10));
     }
     drop(sync); // no other statement in the middle of its run when the interrupt comes
-    // Three batches into a job's parts (batch 40 claimed the job of batches 40..55): an
-    // interrupt stops the statement at the next fetch, with no rows, as it would
-    // synchronously, though the rows were stepped before it came.
+                // Three batches into a job's parts (batch 40 claimed the job of batches 40..55): an
+                // interrupt stops the statement at the next fetch, with no rows, as it would
+                // synchronously, though the rows were stepped before it came.
     for _ in 0..3 {
         assert_eq!(s.fetch(10, usize::MAX).0, SQLBATCH_ROW);
     }

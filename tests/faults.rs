@@ -275,7 +275,12 @@ fn writes_to_a_read_only_database_fail_clearly_through_every_entry_point() {
 fn schema_changes_under_a_statement() {
     let path = temp_path("schema.db");
     let c = Conn::open(&path);
-    c.exec("PRAGMA journal_mode = WAL; CREATE TABLE t(a); INSERT INTO t VALUES (1), (2), (3)");
+    // 100 rows, more than fetch-ahead steps after a first batch of one (16 batches): the
+    // statement is still in the middle of its run after that batch, in both modes.
+    c.exec(
+        "PRAGMA journal_mode = WAL; CREATE TABLE t(a);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO t SELECT i FROM n",
+    );
     let s = c.prepare("SELECT * FROM t ORDER BY a");
     let (rc, b) = s.fetch(1, usize::MAX);
     assert_eq!((rc, batch_rows(&b)), (SQLBATCH_ROW, vec![vec![Val::Int(1)]]));
@@ -283,14 +288,15 @@ fn schema_changes_under_a_statement() {
     assert_eq!(c.try_exec("DROP TABLE t").0 & 0xff, sq::SQLITE_LOCKED);
     // Another connection changes the schema between two batches: this read keeps its snapshot.
     let other = Conn::open(&path);
-    other.exec("ALTER TABLE t ADD COLUMN b DEFAULT 'new'; INSERT INTO t VALUES (4, 'x')");
-    assert_eq!(s.all(10, usize::MAX), vec![vec![Val::Int(2)], vec![Val::Int(3)]]);
+    other.exec("ALTER TABLE t ADD COLUMN b DEFAULT 'new'; INSERT INTO t VALUES (1000, 'x')");
+    assert_eq!(s.all(10, usize::MAX), (2..=100).map(|i| vec![Val::Int(i)]).collect::<Vec<_>>());
     // After a reset the statement is recompiled against the new schema (SQLITE_SCHEMA is
     // handled inside SQLite), and its batches have the new shape.
     assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
     let rows = s.all(10, usize::MAX);
-    assert_eq!(rows.len(), 4);
-    assert_eq!(rows[3], vec![Val::Int(4), t("x")]);
+    assert_eq!(rows.len(), 101);
+    assert_eq!(rows[0], vec![Val::Int(1), t("new")]);
+    assert_eq!(rows[100], vec![Val::Int(1000), t("x")]);
     // A table dropped by another connection: a clear error, then the connection works.
     other.exec("DROP TABLE t");
     assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_OK);
