@@ -14,7 +14,7 @@ use crate::error::{check_sql, Error};
 use crate::ffi::{try_bytes, write_opt};
 use crate::panic::ffi_boundary;
 use crate::run::{run_to_done, Changes};
-use crate::sql_text::skip_space_and_comments;
+use crate::sql_text::{skip_space_and_comments, StackSql};
 use crate::stmt::prepare_raw;
 use crate::value::{sqlbatch_params, Binder, Lifetime, Params};
 
@@ -126,15 +126,15 @@ unsafe fn exec_script(
     // (quadratic). One NUL-terminated copy of the whole script avoids it; a short one (a
     // `BEGIN`, a `COMMIT`) is copied on the stack rather than allocated.
     let len = script.len();
-    let (mut short, mut long) = ([0u8; 256], Vec::new());
-    let terminated: &[u8] = if len < short.len() {
-        short[..len].copy_from_slice(script);
-        &short[..=len]
-    } else {
-        long.reserve_exact(len + 1);
-        long.extend_from_slice(script);
-        long.push(0);
-        &long
+    let (mut room, mut long) = (StackSql::new(), Vec::new());
+    let terminated: &[u8] = match room.terminate(script) {
+        Some(t) => t,
+        None => {
+            long.reserve_exact(len + 1);
+            long.extend_from_slice(script);
+            long.push(0);
+            &long
+        }
     };
     // SAFETY: `db` is open.
     let mut counter = unsafe { Changes::new(db) };

@@ -1,5 +1,34 @@
 //! Reading SQL text the way SQLite's tokenizer does where the library needs it: where the next
-//! statement of a script starts, and whether anything follows the first statement.
+//! statement of a script starts, and whether anything follows the first statement; and
+//! short SQL NUL-terminated on the stack, as SQLite compiles it without a copy of its own.
+
+use std::mem::MaybeUninit;
+
+/// Room on the stack for a short statement and its NUL (what applications prepare): SQLite
+/// copies SQL that does not end in a NUL before compiling it, which costs more than this copy.
+/// Not zeroed first: only the bytes written are read.
+pub(crate) struct StackSql([MaybeUninit<u8>; 256]);
+
+impl StackSql {
+    pub fn new() -> Self {
+        StackSql([MaybeUninit::uninit(); 256])
+    }
+
+    /// `sql` followed by a NUL byte, if it is shorter than the room (255 bytes or fewer).
+    pub fn terminate<'a>(&'a mut self, sql: &[u8]) -> Option<&'a [u8]> {
+        let n = sql.len();
+        if n >= self.0.len() {
+            return None;
+        }
+        // SAFETY: the room holds `n + 1` bytes; the first `n + 1` are written before they are
+        // read, and `sql` does not overlap a buffer of this frame's.
+        unsafe {
+            std::ptr::copy_nonoverlapping(sql.as_ptr(), self.0.as_mut_ptr().cast::<u8>(), n);
+            self.0[n].write(0);
+            Some(std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), n + 1))
+        }
+    }
+}
 
 /// The offset of the first byte of `sql[from..]` that is not whitespace or a comment.
 pub(crate) fn skip_space_and_comments(sql: &[u8], mut i: usize) -> usize {
@@ -25,7 +54,16 @@ pub(crate) fn skip_space_and_comments(sql: &[u8], mut i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::skip_space_and_comments;
+    use super::{skip_space_and_comments, StackSql};
+
+    #[test]
+    fn short_sql_is_terminated_on_the_stack_and_long_sql_is_not() {
+        let mut room = StackSql::new();
+        assert_eq!(room.terminate(b"SELECT 1"), Some(&b"SELECT 1\0"[..]));
+        assert_eq!(room.terminate(b""), Some(&b"\0"[..]));
+        assert_eq!(room.terminate(&[b'x'; 255]).map(|t| t.len()), Some(256));
+        assert_eq!(room.terminate(&[b'x'; 256]), None);
+    }
 
     #[test]
     fn skips_whitespace_and_both_comment_forms() {

@@ -12,7 +12,7 @@ use crate::conn::{sqlbatch_conn, ConnShared, StmtSlot};
 use crate::error::{check_sql, check_utf8, Error};
 use crate::ffi::{try_bytes, try_mut, write_opt};
 use crate::panic::ffi_boundary;
-use crate::sql_text::skip_space_and_comments;
+use crate::sql_text::{skip_space_and_comments, StackSql};
 use crate::state::FetchState;
 use crate::value::{
     bind_all, param_count, param_count_error, sqlbatch_params, sqlbatch_str, Binder, Lifetime, Params,
@@ -230,15 +230,8 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         if flags & !PREPARE_FLAGS_ALLOWED != 0 {
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown prepare flags {flags:#x}")));
         }
-        // SQLite copies SQL that does not end in a NUL before compiling it; a short statement
-        // (what applications prepare) is NUL-terminated on the stack instead, which is cheaper.
-        let mut short = [0u8; 256];
-        let terminated: &[u8] = if bytes.len() < short.len() {
-            short[..bytes.len()].copy_from_slice(bytes);
-            &short[..=bytes.len()]
-        } else {
-            bytes
-        };
+        let mut room = StackSql::new();
+        let terminated = room.terminate(bytes).unwrap_or(bytes);
         // SAFETY: `db` is open and used by this thread only.
         let (raw, tail) = unsafe { prepare_raw(db, terminated, flags & !SQLBATCH_PREPARE_SINGLE)? };
         if flags & SQLBATCH_PREPARE_SINGLE != 0 {

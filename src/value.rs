@@ -437,10 +437,19 @@ impl<'a> Binder<'a> {
         let n = unsafe { ffi::sqlite3_bind_parameter_count(raw) };
         let mut used = 0;
         for idx in 1..=n {
-            // SAFETY: `raw` is live and `idx` in range; the name lives as long as `raw`.
-            let name = unsafe { ffi::sqlite3_bind_parameter_name(raw, idx) };
-            let name = if name.is_null() { &b""[..] } else { unsafe { CStr::from_ptr(name) }.to_bytes() };
-            let named = !self.params.names.is_empty() && matches!(name.first(), Some(b':' | b'@' | b'$'));
+            // Names are looked up only when values are given by name.
+            let name = if self.params.names.is_empty() {
+                &b""[..]
+            } else {
+                // SAFETY: `raw` is live and `idx` in range; the name lives as long as `raw`.
+                let name = unsafe { ffi::sqlite3_bind_parameter_name(raw, idx) };
+                if name.is_null() {
+                    &b""[..]
+                } else {
+                    unsafe { CStr::from_ptr(name) }.to_bytes()
+                }
+            };
+            let named = matches!(name.first(), Some(b':' | b'@' | b'$'));
             let value = if named {
                 // SAFETY: as for this function.
                 match unsafe { self.by_name(name)? } {
