@@ -232,7 +232,8 @@ setBusyTimeout c ms = withConnDirect c "setBusyTimeout" $ \db -> D.setBusyTimeou
 -- connection waits for the worker first.
 --
 -- What it costs: a second core, busy while both threads run, for a small gain of wall time
--- per row; CPU time (user+sys) grows by the hand-over, a few microseconds per batch. Worth
+-- per row; CPU time (user+sys) grows by the hand-over, a few microseconds per job of the
+-- worker (a batch, or up to 16 batches of small rows). Worth
 -- it for large results and bulk loads (thousands of rows) where your code does real work per
 -- row; not for point queries, small results or a machine whose cores are all busy anyway.
 --
