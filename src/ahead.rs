@@ -329,6 +329,14 @@ fn serve(
             Bound::Buffer(..) => usize::MAX,
         };
         ((total - first).min(max_rows).min(fit), 0)
+    } else if total - first <= max_rows
+        && match bound {
+            // Every row left fits: no prefix of them reaches the bound.
+            Bound::Bytes(max) => !reached((total - first) * ncols, st.arena.len() - rest.bytes_at, max),
+            Bound::Buffer(_, cap) => st.arena.len() - rest.bytes_at <= cap,
+        }
+    {
+        (total - first, st.arena.len())
     } else {
         let cell_bytes = |r: usize| -> usize {
             st.cells[r * ncols..(r + 1) * ncols]
