@@ -276,9 +276,9 @@ func UDFRep(w string, query func(q string) (int64, error)) Rep {
 // other, Main exits with status 3 (n/a).
 var Ahead bool
 
-// AheadImpls are the implementations (by runner name) that honour Ahead. None yet: the
-// binding's options land with issue 14 (the low-level package per query, the driver's DSN
-// option, ExecMany's write-behind); internal/sbwork marks where each plugs in.
+// AheadImpls are the implementations (by runner name) that honour Ahead: internal/sbwork
+// adds go-sqlbatch (Stmt.SetFetchAhead, ExecManyFunc) and go-sqlbatch-sql (the DSN's
+// _fetch_ahead=1, the driver's ExecManyFunc).
 var AheadImpls = map[string]bool{}
 
 // stopwatch is the runner's Timer: the wall time and the process's CPU time (user + sys,
