@@ -277,7 +277,7 @@ func UDFRep(w string, query func(q string) (int64, error)) Rep {
 var Ahead bool
 
 // AheadImpls are the implementations (by runner name) that honour Ahead: internal/sbwork
-X
+// adds go-sqlbatch (OpenFetchAhead, ExecManyFunc) and go-sqlbatch-sql (the DSN's
 // _fetch_ahead=1, the driver's ExecManyFunc).
 var AheadImpls = map[string]bool{}
 
