@@ -43,7 +43,8 @@
 //	_writable_schema           booleans (0 1 false true no yes off on)
 //	_secure_delete             boolean or fast
 //	_mutex                     no (default) or full: keep SQLite's per-connection mutex
-//	_batch_rows                rows fetched per call into C (default 256)
+//	_batch_rows                rows fetched per call into C (default 256; 1024 with
+//	                           _fetch_ahead)
 //	_fetch_ahead               boolean (default off): queries step their next batch on a
 //	                           worker thread while database/sql reads this one (see
 //	                           "Fetch-ahead and write-behind" below)
@@ -135,7 +136,8 @@
 // errors, cancellation and memory lifetimes are those of the synchronous calls. The cost is
 // a second core busy while both run (more CPU time per row, and nothing gained on a machine
 // with no core to spare); it pays when the work per row is real and the batches hold
-// hundreds of rows (_batch_rows). SQL functions (RegisterFunc, RegisterAggregator),
+// hundreds of rows: with _fetch_ahead, _batch_rows defaults to AheadBatchRows (1024), as
+// fewer, larger batches make fewer hand-overs between the two threads. SQL functions (RegisterFunc, RegisterAggregator),
 // collations, and the progress and busy handlers run on the worker thread while those
 // queries step, and the hooks of a write-behind's rows too, concurrently with the goroutine
 // that reads the rows: they must not share unsynchronized state with it. See

@@ -37,7 +37,7 @@ type Config struct {
 	// the DSN's order, last so that they win over the options and their defaults.
 	Pragmas []string
 	// BatchRows is how many rows a query fetches per call into C (_batch_rows; default
-	// sqlbatch.DefaultBatchRows).
+	// sqlbatch.DefaultBatchRows, or AheadBatchRows with _fetch_ahead).
 	BatchRows int
 	// StmtCacheSize is how many statements of Query and Exec calls each connection keeps
 	// prepared, by SQL text, to run them again without preparing them (_stmt_cache; default
@@ -159,6 +159,14 @@ func pragmaOf(v string) (string, error) {
 	return "PRAGMA " + s, nil
 }
 
+// AheadBatchRows is the default of _batch_rows with _fetch_ahead: fewer, larger batches than
+// sqlbatch.DefaultBatchRows make fewer hand-overs between the goroutine that reads the rows
+// and the worker thread that steps them. Through database/sql (medians of interleaved runs
+// on 2 cores, 2026-12-06), 1024 rows against 256 took fetch_wide from 1.19x to 1.29x the
+// synchronous speed and fetch_work from 1.11x to 1.34x; the synchronous speed does not
+// change with it.
+const AheadBatchRows = 1024
+
 // ParseDSN parses a data source name in mattn/go-sqlite3's format: a file name or a
 // "file:" URI, optionally followed by "?" and options. See the package documentation for
 // the options. Every option mattn/go-sqlite3 documents is applied or, for its user
@@ -256,6 +264,9 @@ func ParseDSN(dsn string) (*Config, error) {
 		}
 		if fa == 1 {
 			cfg.Flags |= sqlbatch.OpenFetchAhead
+			if get("_batch_rows") == "" {
+				cfg.BatchRows = AheadBatchRows
+			}
 		}
 		// _stmt_cache_size is mattn's name (mattn's cache is off by default; this one is on).
 		for _, k := range []string{"_stmt_cache", "_stmt_cache_size"} {

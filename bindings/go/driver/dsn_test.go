@@ -145,3 +145,24 @@ func TestDSNStmtCacheSizeAndRefusedOptions(t *testing.T) {
 		}
 	}
 }
+
+// _batch_rows defaults to sqlbatch.DefaultBatchRows, and to AheadBatchRows with _fetch_ahead
+// unless it is given.
+func TestDSNBatchRowsDefaults(t *testing.T) {
+	for dsn, want := range map[string]int{
+		"x.db":                                  sqlbatch.DefaultBatchRows,
+		"x.db?_batch_rows=7":                    7,
+		"x.db?_fetch_ahead=1":                   driver.AheadBatchRows,
+		"x.db?_fetch_ahead=on&_batch_rows=7":    7,
+		"x.db?_batch_rows=300&_fetch_ahead=yes": 300,
+		"x.db?_fetch_ahead=0":                   sqlbatch.DefaultBatchRows,
+	} {
+		cfg, err := driver.ParseDSN(dsn)
+		if err != nil {
+			t.Fatalf("ParseDSN(%q): %v", dsn, err)
+		}
+		if cfg.BatchRows != want {
+			t.Errorf("ParseDSN(%q).BatchRows = %d; want %d", dsn, cfg.BatchRows, want)
+		}
+	}
+}
