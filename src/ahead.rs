@@ -20,7 +20,8 @@
 //! handed out, and the parts after it are served from memory without waiting for the worker.
 //!
 //! Memory: at most two batches per statement, the one the caller reads and the one stepped;
-//! a batch that stretches over several of the caller's holds at most about `2 * JOB_BYTES`.
+//! a job of several of the caller's batches stops once it holds `JOB_BYTES`, so it holds at
+//! most that and one of the caller's batches.
 //! Only read-only statements fetch ahead: stepping a write early would change what the caller
 //! sees between two fetches (`changes`, `last_insert_rowid`, locks).
 
@@ -176,11 +177,7 @@ pub(crate) unsafe fn fetch(
     let interrupts = s.conn.interrupts_seen();
     let st = &mut s.fetch;
     st.generation += 1;
-    let serving = match &st.ahead {
-        Some(a) => a.rest.map(|r| r.interrupts),
-        None => None,
-    };
-    match serving {
+    match st.ahead.as_ref().and_then(|a| a.rest).map(|r| r.interrupts) {
         // SAFETY: `raw` is the statement's live handle, and no job runs (the caller's contract).
         Some(at_launch) if at_launch != interrupts => return Err(unsafe { interrupted(st, raw) }),
         Some(_) => {}
@@ -322,10 +319,7 @@ fn serve(
     } else if st.arena.is_empty() {
         // No bytes at all (rows of numbers): only the cells count.
         let fit = match bound {
-            Bound::Bytes(max) => {
-                let row = (ncols * std::mem::size_of::<crate::value::sqlbatch_value>()).max(1);
-                max.div_ceil(row).max(1)
-            }
+            Bound::Bytes(max) => max.div_ceil(cell_bytes(ncols).max(1)).max(1),
             Bound::Buffer(..) => usize::MAX,
         };
         ((total - first).min(max_rows).min(fit), 0)

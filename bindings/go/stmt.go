@@ -104,8 +104,8 @@ func newStmt(c *Conn, h capi.Stmt, sql string, nparams int) *Stmt {
 // rows of the batch it stopped are dropped.) Worth it when the caller does real work per row and the
 // batches hold hundreds of rows (SetBatchRows, DefaultBatchRows); for a query of one batch,
 // or a caller that only counts rows, it only costs (a hand-over of a few microseconds per
-// job of the worker; batches of under 4 KiB or so are stepped up to 16 at a time, so that a
-// job outweighs its hand-over).
+// job of the worker; batches cut by their row count and small, under 64 KiB together, are
+// stepped up to 16 at a time, so that a job outweighs its hand-over).
 //
 // For a query of Conn.Query, set it on the Rows' statement before the first Next:
 // rows.Stmt().SetFetchAhead(true).
