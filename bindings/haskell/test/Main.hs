@@ -24,6 +24,7 @@ import GHC.Stats
 import System.Directory (getTemporaryDirectory, removeFile)
 import System.Exit (exitFailure)
 import System.IO.Unsafe (unsafeInterleaveIO)
+import System.Posix.Signals (Handler (Ignore), installHandler, sigPIPE)
 import System.Mem (performMajorGC)
 import System.Timeout (timeout)
 import Test.HUnit
@@ -935,6 +936,15 @@ asyncTests = TestList
       r @?= Nothing
       [Only x] <- query_ c "SELECT 41 + 1"
       x @?= (42 :: Int)
+  , "a SIGPIPE handler the program installs is put back behind ours: timeout still interrupts" ~:
+      withMem $ \c -> watchdog c $ do
+        _ <- installHandler sigPIPE Ignore Nothing
+        -- The calls look at the handler once per tick of the coarse clock (1-10 ms).
+        threadDelay 20000
+        r <- timeout 200000 (query_ c endless :: IO [Only Int])
+        r @?= Nothing
+        [Only x] <- query_ c "SELECT 41 + 1"
+        x @?= (42 :: Int)
   , "timeout from an unbound thread" ~: withMem $ \c -> watchdog c $ do
       res <- newEmptyMVar
       _ <- forkIO $ do
