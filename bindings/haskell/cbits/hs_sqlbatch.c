@@ -143,6 +143,20 @@ int32_t hs_sqlbatch_fetch_into(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t 
   return rc;
 }
 
+/* sqlbatch_stmt_reset and then sqlbatch_stmt_fetch_into, in one interruptible call: the
+ * first fetch of a run whose statement the binding reset only in its own state (a reset of a
+ * statement that had run to its end: see stmtRewind in Database/SQLBatch/Internal.hs). */
+int32_t hs_sqlbatch_rewind_fetch_into(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_rows,
+                                      uint8_t *buf, size_t buf_len, sqlbatch_batch *out_batch) {
+  enter(conn);
+  int32_t rc = sqlbatch_stmt_reset(stmt);
+  if (rc == SQLBATCH_OK) {
+    rc = sqlbatch_stmt_fetch_into(stmt, max_rows, buf, buf_len, out_batch);
+  }
+  leave();
+  return rc;
+}
+
 int32_t hs_sqlbatch_fetch(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_rows,
                           size_t max_bytes, sqlbatch_batch *out_batch) {
   enter(conn);

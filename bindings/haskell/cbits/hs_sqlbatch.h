@@ -11,6 +11,9 @@ int hs_sqlbatch_ensure_handler(void);
 int32_t hs_sqlbatch_fetch_into(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_rows,
                                uint8_t *buf, size_t buf_len, sqlbatch_batch *out_batch);
 
+int32_t hs_sqlbatch_rewind_fetch_into(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_rows,
+                                      uint8_t *buf, size_t buf_len, sqlbatch_batch *out_batch);
+
 int32_t hs_sqlbatch_fetch(sqlbatch_conn *conn, sqlbatch_stmt *stmt, size_t max_rows,
                           size_t max_bytes, sqlbatch_batch *out_batch);
 

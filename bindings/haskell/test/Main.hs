@@ -699,6 +699,46 @@ statementTests = TestList
         nextRow st >>= (@?= Just (Only (4 :: Int)))
         nextRow st >>= (@?= (Nothing :: Maybe (Only Int)))
         nextRow st >>= (@?= (Nothing :: Maybe (Only Int)))
+  , "reset after the last row (no call into the library) and run again" ~: withMem $ \c -> do
+      executeScript c "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)"
+      withStatement c "SELECT x FROM t WHERE x >= ? ORDER BY x" $ \st -> do
+        bind st (Only (2 :: Int))
+        let rows = foldStatement st [] (\a (Only x) -> return (x : a))
+        rows >>= (@?= [3, 2 :: Int])
+        -- without a reset the statement stays at its end
+        rows >>= (@?= ([] :: [Int]))
+        -- reset twice, then each way of running it again: fold, nextRow, bind
+        reset st >> reset st
+        rows >>= (@?= [3, 2 :: Int])
+        reset st
+        nextRow st >>= (@?= Just (Only (2 :: Int)))
+        reset st
+        rows >>= (@?= [3, 2 :: Int])
+        reset st
+        bind st (Only (3 :: Int))
+        rows >>= (@?= [3 :: Int])
+        reset st
+        executeScript c "INSERT INTO t VALUES (4)"
+        rows >>= (@?= [4, 3 :: Int])
+      -- a statement reset after its end holds no transaction: another connection can write
+      tmp <- getTemporaryDirectory
+      let dbFile = tmp ++ "/sqlbatch-hs-reset-test.db"
+      _ <- try (removeFile dbFile) :: IO (Either IOException ())
+      withConnection dbFile $ \c1 -> do
+        executeScript c1 "CREATE TABLE t(x); INSERT INTO t VALUES (1)"
+        withStatement c1 "SELECT x FROM t" $ \st -> do
+          foldStatement st (0 :: Int) (\a (Only x) -> return (a + x)) >>= (@?= 1)
+          reset st
+          isAutocommit c1 >>= (@?= True)
+          withConnection dbFile $ \c2 -> execute_ c2 "INSERT INTO t VALUES (2)"
+          foldStatement st (0 :: Int) (\a (Only x) -> return (a + x)) >>= (@?= 3)
+        -- and on a closed connection, a reset after the end still fails as a call would
+        st <- openStatement c1 "SELECT 1"
+        _ <- foldStatement st () (\_ (Only (_ :: Int)) -> return ())
+        close c1
+        e <- expectSQLError (reset st)
+        sqlError e @?= ErrorClosed
+      removeFile dbFile
   , "bindNamed" ~: withMem $ \c ->
       withStatement c "SELECT :a + :b" $ \st -> do
         bindNamed st [":a" := (1 :: Int), ":b" := (2 :: Int)]

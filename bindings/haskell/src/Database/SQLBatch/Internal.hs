@@ -320,9 +320,10 @@ data Statement = Statement
     -- ^ Lazy: whether the SQL might hold a named or numbered parameter
     -- ('statementMayNameParams').
   , stmtRan :: !(IORef Int)
-    -- ^ 'stmtReset' (reset or never run), 'stmtDone' (ran to its end) or 'stmtRunning'
-    -- (may be in the middle of a run): a bind or reset of a statement that is not running
-    -- is an unsafe call (it does no I/O), one of a running statement a safe call.
+    -- ^ 'stmtReset' (reset or never run), 'stmtDone' (ran to its end), 'stmtRewind' (ran to
+    -- its end, then reset here only) or 'stmtRunning' (may be in the middle of a run): a
+    -- bind or reset of a statement that is not running is an unsafe call (it does no I/O),
+    -- one of a running statement a safe call.
   , stmtAhead :: !(IORef Bool)
     -- ^ Whether the statement fetches ahead (the connection's 'connFetchAhead' until
     -- 'setStatementFetchAhead').
@@ -564,11 +565,16 @@ bindRaw st ctx vs names = withParams vs names $ \cells nameCells dat len ->
       writeIORef (stmtRan st) stmtReset
       when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
 
--- | The states of 'stmtRan'.
-stmtReset, stmtDone, stmtRunning :: Int
+-- | The states of 'stmtRan'. 'stmtRewind': the statement ran to its end (SQLite has
+-- already ended its run and released what it held) and was then reset; the library still
+-- reports the end, so the next fetch rewinds it first, in the same call
+-- (@hs_sqlbatch_rewind_fetch_into@), and a bind rewinds it anyway. So the reset of a point
+-- query, after its rows, takes neither the lock nor a call into the library.
+stmtReset, stmtDone, stmtRunning, stmtRewind :: Int
 stmtReset = 0
 stmtDone = 1
 stmtRunning = 2
+stmtRewind = 3
 
 -- | The most bytes of TEXT and BLOB values an unsafe bind copies.
 unsafeBindBytes :: Int
@@ -640,10 +646,23 @@ statementParamCount st = do
 statementMayNameParams :: Statement -> Bool
 statementMayNameParams = stmtMayName
 
--- | Rewinds the statement (keeping bindings) and drops its row cursor.
+-- | Rewinds the statement (keeping bindings) and drops its row cursor. A statement that ran
+-- to its end is only marked ('stmtRewind').
 resetStatement :: Statement -> IO ()
 resetStatement st = do
   dropCursor st
+  ended <- readIORef (stmtRan st)
+  if ended == stmtDone || ended == stmtRewind
+    then do
+      open <- readIORef (connOpen (stmtConn st))
+      unless open $ throwIO (closedError (contextOf "reset" (stmtQuery st)))
+      writeIORef (stmtRan st) stmtRewind
+    else resetNow st
+{-# INLINE resetStatement #-}
+
+-- | The reset of a statement that may be in the middle of a run: a call into the library.
+resetNow :: Statement -> IO ()
+resetNow st = do
   let ctx = contextOf "reset" (stmtQuery st)
   withConn (stmtConn st) ctx $ \_ -> do
     ran <- readIORef (stmtRan st)
@@ -841,10 +860,11 @@ fetchAt f maxRows bfp size off want = do
       st = fStmt f
       base = unsafeForeignPtrToPtr bfp `plusPtr` off
   rc <- withConnAhead (stmtConn st) "fetch" $ \c -> do
+    ran <- readIORef (stmtRan st)
     writeIORef (stmtRan st) stmtRunning
     let h = D.statementPtr (stmtHandle st)
-    r <- c_hs_sqlbatch_fetch_into c h
-           (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
+        fetchInto = if ran == stmtRewind then c_hs_sqlbatch_rewind_fetch_into else c_hs_sqlbatch_fetch_into
+    r <- fetchInto c h (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
     -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
     -- left it stepping the next one.
     ahead <- readIORef (stmtAhead st)

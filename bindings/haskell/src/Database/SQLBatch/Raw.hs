@@ -95,6 +95,7 @@ module Database.SQLBatch.Raw
     -- * Interruptible wrappers (cbits/hs_sqlbatch.c)
   , c_hs_sqlbatch_ensure_handler
   , c_hs_sqlbatch_fetch_into
+  , c_hs_sqlbatch_rewind_fetch_into
   , c_hs_sqlbatch_fetch
   , c_hs_sqlbatch_exec
   , c_hs_sqlbatch_execute_many
@@ -305,6 +306,12 @@ foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_ensure_handler"
 -- the one the statement was prepared on.
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_fetch_into"
   c_hs_sqlbatch_fetch_into
+    :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
+
+-- | @sqlbatch_stmt_reset@ and then @sqlbatch_stmt_fetch_into@ (if the reset succeeded), in
+-- one call interruptible by asynchronous exceptions.
+foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_rewind_fetch_into"
+  c_hs_sqlbatch_rewind_fetch_into
     :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_stmt_fetch@, interruptible by asynchronous exceptions.
