@@ -1294,7 +1294,8 @@ extern "C" {
  * the end of its result, and so end its read of the database (its locks, its snapshot), up
  * to one job earlier than the caller's fetches would have. An interrupt
  * (`sqlbatch_conn_interrupt`) that arrives while a batch is stepped ahead ends the statement
- * with `SQLITE_INTERRUPT` at the next fetch, with no rows, as it would have synchronously.
+ * as it would have synchronously: the next fetch returns the one row the statement stood on
+ * (`SQLBATCH_ROW`), and the fetch after it `SQLITE_INTERRUPT`.
  * Any other call on the connection, its statements, blobs or backups waits for the worker
  * first (a reset or finalize drops the batch stepped ahead), so the connection is still used
  * by one thread at a time. With `sqlbatch_stmt_fetch_into`, the worker fills the statement's

@@ -10,8 +10,9 @@
 //! met them. Where the next call asks for other bounds than the job used, the fetched-ahead
 //! batch is handed out in parts that respect them (a batch may then hold fewer rows than the
 //! call allows, never more). An interrupt that arrives while a batch is stepped ahead, or
-//! handed out in parts, ends it as it would have ended the synchronous fetch: with
-//! `SQLITE_INTERRUPT` and no rows.
+//! handed out in parts, ends it as it would have ended the synchronous fetch: that fetch
+//! would have taken the row the statement stood on and then met the interrupt, so the next
+//! fetch hands out that one row and the one after returns `SQLITE_INTERRUPT`.
 //!
 //! Small batches: a job's hand-over costs a few microseconds, more than stepping 256 rows of
 //! one integer. So when the caller's batches are small (limited by their row count, at most
@@ -177,13 +178,13 @@ pub(crate) unsafe fn fetch(
     let interrupts = s.conn.interrupts_seen();
     let st = &mut s.fetch;
     st.generation += 1;
-    match st.ahead.as_ref().and_then(|a| a.rest).map(|r| r.interrupts) {
+    if st.phase == Phase::Ahead && st.ahead.as_ref().is_some_and(|a| a.rest.is_none()) {
         // SAFETY: `raw` is the statement's live handle, and no job runs (the caller's contract).
-        Some(at_launch) if at_launch != interrupts => return Err(unsafe { interrupted(st, raw) }),
-        Some(_) => {}
+        unsafe { claim(st, raw, interrupts)? };
+    }
+    if st.ahead.as_ref().and_then(|a| a.rest).is_some_and(|r| r.interrupts != interrupts) {
         // SAFETY: as above.
-        None if st.phase == Phase::Ahead => unsafe { claim(st, raw, interrupts)? },
-        None => {}
+        return unsafe { one_row_then_interrupted(st, raw, bound, out) };
     }
     let (status, bytes) = if st.ahead.as_ref().is_some_and(|a| a.rest.is_some()) {
         serve(st, max_rows, bound, out)?
@@ -238,13 +239,42 @@ pub(crate) unsafe fn fetch_served(
     Some(serve(&mut s.fetch, max_rows, bound, out).map(|(status, _)| status))
 }
 
-/// Ends the statement as a fetch after an interrupt would have: it stops at once, with no
-/// rows, its step halting the statement, so a reset here does too (SQLite keeps an interrupt
-/// pending while any statement of the connection is in the middle of a run, and would stop
-/// the next statement of the connection with it). Drops what was stepped ahead.
+/// The fetch after an interrupt that came while rows were stepped ahead, or handed out in
+/// parts, answered as a synchronous fetch would have answered it: that fetch would have
+/// started on the row the statement stood on (the first row not yet handed out), taken it,
+/// and met the interrupt at its next step. So it hands out that one row, `SQLBATCH_ROW`, and
+/// ends the statement: the next fetch returns `SQLITE_INTERRUPT`. The synchronous step that
+/// fails halts the statement, so a reset here does too (SQLite keeps an interrupt pending
+/// while any statement of the connection is in the middle of a run, and would stop the next
+/// statement of the connection with it). Drops the rest of what was stepped ahead; the row
+/// handed out stays in the statement's buffers until the next fetch.
 ///
 /// # Safety
-/// `raw` is the statement's live handle, used by this thread only, and no job runs.
+/// `raw` is the statement's live handle, used by this thread only, and no job runs; a
+/// `Bound::Buffer` holds that many writable bytes.
+unsafe fn one_row_then_interrupted(
+    st: &mut FetchState,
+    raw: *mut ffi::sqlite3_stmt,
+    bound: Bound,
+    out: &mut sqlbatch_batch,
+) -> Result<i32, Error> {
+    // A row too large for the caller's buffer fails as it would synchronously, and stays.
+    serve(st, 1, bound, out)?;
+    if let Some(a) = st.ahead.as_mut() {
+        a.discard();
+    }
+    // SAFETY: the caller's contract.
+    unsafe { ffi::sqlite3_reset(raw) };
+    st.fail(&Error::interrupted());
+    Ok(SQLBATCH_ROW)
+}
+
+/// Ends the statement as a fetch after an interrupt would have where it stood on no row the
+/// caller has not received: it stops at once, with no rows (see
+/// [`one_row_then_interrupted`] for the reset). Drops what was stepped ahead.
+///
+/// # Safety
+/// As for [`one_row_then_interrupted`].
 unsafe fn interrupted(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt) -> Error {
     if let Some(a) = st.ahead.as_mut() {
         a.discard();
@@ -260,7 +290,9 @@ unsafe fn interrupted(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt) -> Error
 }
 
 /// Takes the finished job's result into the statement: its buffers become the current ones.
-/// Its rows are dropped if an interrupt came while they were stepped.
+/// If an interrupt came since it was launched, its rows stay, stamped with the interrupt
+/// count from before (so that the fetch hands out only the first, see
+/// [`one_row_then_interrupted`]); a job that holds no row then ends the statement at once.
 ///
 /// # Safety
 /// `raw` is the statement's live handle, used by this thread only.
@@ -277,19 +309,23 @@ unsafe fn claim(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt, interrupts: u6
     st.window = 0;
     st.phase = job.phase;
     st.failure = job.failure;
-    if interrupts != at_launch {
-        // A synchronous fetch would have started after the interrupt.
+    let holds_rows = matches!(&stepped.result, Ok((filled, _)) if filled.rows > 0);
+    let pending = matches!(stepped.result, Err(Stop::TooSmall(_)));
+    if interrupts != at_launch && !holds_rows && !pending {
+        // No row to hand out: a synchronous fetch would have stopped at once.
         // SAFETY: the caller's contract.
         return Err(unsafe { interrupted(st, raw) });
     }
     match stepped.result {
         Ok((filled, batches)) => {
+            let interrupts = at_launch;
             a.rest = Some(Rest { next: 0, bytes_at: 0, filled, bound, max_rows, batches, interrupts });
             Ok(())
         }
         Err(Stop::Error(e)) => Err(e),
         // The row is still pending (the job's buffer bound was smaller than it): the fetch
-        // runs synchronously.
+        // runs synchronously, and meets an interrupt, which SQLite keeps pending while the
+        // statement is in the middle of its run, as a synchronous fetch would.
         Err(Stop::TooSmall(_)) => Ok(()),
     }
 }
@@ -373,27 +409,29 @@ fn serve(
     };
     st.window = first * ncols;
     let window = st.window..(first + rows) * ncols;
-    let (data, data_len) = match bound {
-        Bound::Bytes(_) => {
-            (if st.arena.is_empty() { std::ptr::null() } else { st.arena.as_ptr() }, st.arena.len())
+    // The part's bytes, and its cells' offsets from their start, as in a synchronous batch.
+    let n = bytes_end - rest.bytes_at;
+    if rest.bytes_at != 0 {
+        for v in &mut st.cells[window.clone()] {
+            if v.has_bytes() {
+                v.bits -= rest.bytes_at as u64;
+            }
         }
+    }
+    let data = match bound {
+        // SAFETY: `bytes_at` is within the arena (at most its length).
+        Bound::Bytes(_) if n > 0 => unsafe { st.arena.as_ptr().add(rest.bytes_at) },
+        Bound::Bytes(_) => std::ptr::null(),
         Bound::Buffer(buf, _) => {
-            let n = bytes_end - rest.bytes_at;
             if n > 0 {
                 // SAFETY: `buf` holds at least `n` writable bytes (checked above, or by
                 // `whole`), and does not overlap the statement's arena.
                 unsafe { std::ptr::copy_nonoverlapping(st.arena.as_ptr().add(rest.bytes_at), buf, n) };
             }
-            if rest.bytes_at != 0 {
-                for v in &mut st.cells[window.clone()] {
-                    if v.has_bytes() {
-                        v.bits -= rest.bytes_at as u64;
-                    }
-                }
-            }
-            (std::ptr::null(), n)
+            std::ptr::null()
         }
     };
+    let data_len = n;
     *out = sqlbatch_batch {
         cells: non_empty(&st.cells[window]),
         data,
@@ -402,7 +440,7 @@ fn serve(
         n_cols: ncols,
         generation: st.generation,
     };
-    let bytes = bytes_end - rest.bytes_at;
+    let bytes = n;
     rest.next += rows;
     rest.bytes_at = bytes_end;
     if rest.next == total {
@@ -467,6 +505,12 @@ unsafe fn step_batches(
     batches: usize,
     stride: usize,
 ) -> Result<(Filled, usize), Stop> {
+    if batches > 1 {
+        // The buffers come from a batch read before, which may have been large: a job of
+        // small batches needs no more room to start with (see `append`).
+        job.arena.shrink_to(JOB_BYTES);
+        job.cells.shrink_to(JOB_BYTES / std::mem::size_of::<crate::value::sqlbatch_value>());
+    }
     // SAFETY: the caller's contract.
     let mut total = unsafe { step_one(job, db, raw, max_rows, bound, stride)? };
     let mut next = FetchState::default();
@@ -482,15 +526,7 @@ unsafe fn step_batches(
         // SAFETY: as above.
         match unsafe { step_one(&mut next, db, raw, max_rows, bound, stride) } {
             Ok(filled) => {
-                let base = job.arena.len() as u64;
-                job.cells.extend(next.cells.iter().map(|&v| {
-                    let mut v = v;
-                    if v.has_bytes() {
-                        v.bits += base;
-                    }
-                    v
-                }));
-                job.arena.extend_from_slice(&next.arena);
+                append(job, &mut next);
                 total.rows += filled.rows;
                 total.status = filled.status;
                 stepped += 1;
@@ -503,6 +539,32 @@ unsafe fn step_batches(
         job.failure = next.failure.take();
     }
     Ok((total, stepped))
+}
+
+/// Appends the batch stepped into `next` to the one in `job` (its cells' offsets moved past
+/// `job`'s bytes). The job holds less than `JOB_BYTES` when a batch is stepped after it (and
+/// its buffers no more room, see `step_batches`), but that batch may be large (rows can grow
+/// along a result): then the job's rows are moved in front of it, within its buffers, and the
+/// buffers swapped, rather than the large batch copied into the job's, which would hold it
+/// twice for a while.
+fn append(job: &mut FetchState, next: &mut FetchState) {
+    let base = job.arena.len() as u64;
+    for v in next.cells.iter_mut() {
+        if v.has_bytes() {
+            v.bits += base;
+        }
+    }
+    if next.arena.len() + cell_bytes(next.cells.len()) > cell_bytes(job.cells.len()) + job.arena.len() {
+        next.arena.reserve_exact(job.arena.len());
+        next.arena.splice(0..0, job.arena.drain(..));
+        next.cells.reserve_exact(job.cells.len());
+        next.cells.splice(0..0, job.cells.drain(..));
+        std::mem::swap(&mut job.arena, &mut next.arena);
+        std::mem::swap(&mut job.cells, &mut next.cells);
+    } else {
+        job.cells.extend_from_slice(&next.cells);
+        job.arena.extend_from_slice(&next.arena);
+    }
 }
 
 /// Hands the statement to the worker to step its next batch; runs nothing if no thread can
@@ -572,7 +634,8 @@ fn launch(
 /// the end of its result, and so end its read of the database (its locks, its snapshot), up
 /// to one job earlier than the caller's fetches would have. An interrupt
 /// (`sqlbatch_conn_interrupt`) that arrives while a batch is stepped ahead ends the statement
-/// with `SQLITE_INTERRUPT` at the next fetch, with no rows, as it would have synchronously.
+/// as it would have synchronously: the next fetch returns the one row the statement stood on
+/// (`SQLBATCH_ROW`), and the fetch after it `SQLITE_INTERRUPT`.
 /// Any other call on the connection, its statements, blobs or backups waits for the worker
 /// first (a reset or finalize drops the batch stepped ahead), so the connection is still used
 /// by one thread at a time. With `sqlbatch_stmt_fetch_into`, the worker fills the statement's

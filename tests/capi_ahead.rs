@@ -210,20 +210,29 @@ mod sqlite_code {
 const LONG: &str =
     "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s) SELECT x, printf('%d', x) FROM s";
 
-#[test]
-fn an_interrupt_while_a_batch_is_stepped_ahead_ends_the_statement_with_no_rows() {
+/// `LONG` fetched in batches of `batch` rows on a connection of its own, fetch-ahead `on`:
+/// `before` fetches, then an interrupt from this thread (after a call that waits for the
+/// worker, so that a job has stepped ahead), then three fetches. Each fetch as (status, rows,
+/// the first row's x). Checks after them that another statement of the connection runs, not
+/// interrupted, and that a reset runs the statement again from its start.
+fn interrupted_between_fetches(on: bool, batch: usize, before: usize) -> Vec<(i32, usize, Option<Val>)> {
     let c = Conn::memory();
     let s = c.prepare(LONG);
-    ahead(&s, true);
-    let (rc, b) = s.fetch(1000, usize::MAX);
-    assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 1000));
-    // Any call on the connection waits for the worker: the next batch is stepped, and the
-    // statement in the middle of its run when the interrupt comes. The interrupt ends it.
+    ahead(&s, on);
+    let mut seen = Vec::new();
+    let fetch = |seen: &mut Vec<_>| {
+        let (rc, b) = s.fetch(batch, usize::MAX);
+        let rows = if rc == SQLBATCH_ROW || rc == SQLBATCH_DONE { batch_rows(&b) } else { Vec::new() };
+        seen.push((rc, rows.len(), rows.first().map(|r| r[0].clone())));
+    };
+    for _ in 0..before {
+        fetch(&mut seen);
+    }
     c.total_changes();
     unsafe { sqlbatch_conn_interrupt(c.0) };
-    let (rc, _) = s.fetch(1000, usize::MAX);
-    assert_eq!(rc, sqlite_code::INTERRUPT, "{}", c.error().1);
-    assert_eq!(s.fetch(1000, usize::MAX).0, sqlite_code::INTERRUPT);
+    for _ in 0..3 {
+        fetch(&mut seen);
+    }
     // As after a synchronous interrupted step, the statement has stopped: another statement of
     // the connection runs, not interrupted, before this one is reset.
     assert_eq!(c.rows("SELECT 42"), vec![vec![Val::Int(42)]]);
@@ -232,10 +241,33 @@ fn an_interrupt_while_a_batch_is_stepped_ahead_ends_the_statement_with_no_rows()
     let (rc, b) = s.fetch(10, usize::MAX);
     assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 10));
     assert_eq!(batch_rows(&b)[9][0], Val::Int(9));
+    seen
 }
 
 #[test]
-fn small_batches_are_stepped_several_at_a_time_and_an_interrupt_stops_their_parts() {
+fn an_interrupt_while_a_batch_is_stepped_ahead_ends_the_statement_as_synchronously() {
+    // A synchronous fetch after the interrupt takes the row the statement stands on, then its
+    // step fails: that one row, then SQLITE_INTERRUPT (at every later fetch too). Batches of
+    // 1,000 rows (a job is one batch), and of 10 (a job is 16 of them, handed out in parts:
+    // interrupted before the job is claimed, at its first part, and between its parts).
+    for (batch, before) in [(1000, 1), (1000, 3), (10, 1), (10, 40), (10, 43), (10, 55)] {
+        let want = interrupted_between_fetches(false, batch, before);
+        let got = interrupted_between_fetches(true, batch, before);
+        assert_eq!(got, want, "batches of {batch}, interrupted after {before}");
+        let next = (before * batch) as i64;
+        assert_eq!(
+            want[before..],
+            [
+                (SQLBATCH_ROW, 1, Some(Val::Int(next))),
+                (sqlite_code::INTERRUPT, 0, None),
+                (sqlite_code::INTERRUPT, 0, None)
+            ]
+        );
+    }
+}
+
+#[test]
+fn small_batches_are_stepped_several_at_a_time() {
     // Batches of 10 rows of two cells (320 bytes) are small: a job steps 16 of them at once,
     // and the fetches after the one that claimed it hand out its parts from memory.
     let c = Conn::memory();
@@ -248,22 +280,21 @@ fn small_batches_are_stepped_several_at_a_time_and_an_interrupt_stops_their_part
         assert_eq!((rc, b.n_rows), (src, sb.n_rows));
         assert_eq!(batch_rows(&b), batch_rows(&sb), "batch {k}");
         assert_eq!(batch_rows(&b)[0][0], Val::Int(k * 10));
+        assert_eq!((b.data_len, b.data.is_null()), (sb.data_len, sb.data.is_null()), "batch {k}");
     }
-    drop(sync); // no other statement in the middle of its run when the interrupt comes
-                // Three batches into a job's parts (batch 40 claimed the job of batches 40..55): an
-                // interrupt stops the statement at the next fetch, with no rows, as it would
-                // synchronously, though the rows were stepped before it came.
-    for _ in 0..3 {
-        assert_eq!(s.fetch(10, usize::MAX).0, SQLBATCH_ROW);
+    // Parts without TEXT or BLOB bytes among parts with them: each has the data and data_len
+    // of its synchronous batch (NULL and 0 for none), and its cells count from its own bytes.
+    let q = "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s WHERE x < 999) \
+             SELECT x, CASE WHEN x % 40 < 20 THEN printf('%d', x) END FROM s";
+    let (s, sync) = (c.prepare(q), c.prepare(q));
+    ahead(&s, true);
+    for k in 0..100 {
+        let (rc, b) = s.fetch(10, usize::MAX);
+        let (src, sb) = sync.fetch(10, usize::MAX);
+        assert_eq!((rc, batch_rows(&b)), (src, batch_rows(&sb)), "batch {k}");
+        assert_eq!((b.data_len, b.data.is_null()), (sb.data_len, sb.data.is_null()), "batch {k}");
+        assert_eq!(b.data.is_null(), k % 4 >= 2, "batch {k}");
     }
-    unsafe { sqlbatch_conn_interrupt(c.0) };
-    let (rc, b) = s.fetch(10, usize::MAX);
-    assert_eq!((rc, b.n_rows), (sqlite_code::INTERRUPT, 0), "{}", c.error().1);
-    assert_eq!(s.fetch(10, usize::MAX).0, sqlite_code::INTERRUPT);
-    assert_eq!(c.rows("SELECT 42"), vec![vec![Val::Int(42)]]);
-    unsafe { sqlbatch_stmt_reset(s.0) };
-    let (rc, b) = s.fetch(10, usize::MAX);
-    assert_eq!((rc, b.n_rows), (SQLBATCH_ROW, 10));
 }
 
 /// `gate()` on the worker: waits (at most 10 s) until the flag in its user data is raised,

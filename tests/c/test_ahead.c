@@ -583,11 +583,15 @@ static bool test_an_interrupt_from_another_thread_stops_a_long_fetch_ahead(void)
     CHECK_RC(c, sqlbatch_stmt_reset(s), SQLBATCH_OK);
     CHECK(p.elsewhere > 0);
   }
-  /* From the caller's own thread, while the worker steps the next batch. */
+  /* From the caller's own thread, while the worker steps the next batch: as synchronously,
+   * the next fetch takes the row the statement stood on and meets the interrupt at its next
+   * step, so it returns that one row, and the fetch after it the interrupt. */
   {
     sqlbatch_batch b;
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 1000, NO_BOUND, &b), SQLBATCH_ROW);
     sqlbatch_conn_interrupt(c);
+    CHECK_RC(c, sqlbatch_stmt_fetch(s, 1000, NO_BOUND, &b), SQLBATCH_ROW);
+    CHECK(b.n_rows == 1 && sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == 1000);
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 1000, NO_BOUND, &b), SQLITE_INTERRUPT);
     CHECK_RC(c, sqlbatch_stmt_reset(s), SQLBATCH_OK);
   }
