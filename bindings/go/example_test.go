@@ -160,3 +160,34 @@ func ExampleRows_RawBytes() {
 	fmt.Println(total)
 	// Output: 5
 }
+
+func ExampleStmt_QueryParams() {
+	c, _ := sqlbatch.Open(":memory:")
+	defer c.Close()
+	c.ExecScript("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'bolt'), (2, 'nut'), (3, 'washer')")
+	stmt, err := c.Prepare("SELECT name FROM item WHERE id = ?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stmt.Close()
+	// A lookup by key, run again and again: one call into C binds the key and fetches the row.
+	var p sqlbatch.Params
+	for _, id := range []int64{3, 1} {
+		p.Reset()
+		p.Int64(id)
+		rows, err := stmt.QueryParams(&p)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for rows.Next() {
+			fmt.Println(id, rows.Text(0))
+		}
+		if err := rows.Err(); err != nil {
+			log.Fatal(err)
+		}
+		rows.Close()
+	}
+	// Output:
+	// 3 washer
+	// 1 bolt
+}

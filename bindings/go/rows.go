@@ -122,6 +122,11 @@ type Rows struct {
 	done    bool
 	closed  bool
 	err     error
+	// first is the first batch of the run and firstRC its status, fetched by
+	// Stmt.QueryParams (hasFirst) until the first Next takes it.
+	first    capi.Batch
+	firstRC  int32
+	hasFirst bool
 }
 
 const cellSize = unsafe.Sizeof(capi.Value{})
@@ -146,6 +151,13 @@ func (r *Rows) Next() bool {
 
 func (r *Rows) fetch() bool {
 	r.width, r.cols, r.base, r.off = 0, nil, nil, 0
+	if r.hasFirst {
+		// The first batch, fetched by Stmt.QueryParams.
+		r.hasFirst = false
+		if r.take(r.first, r.firstRC) {
+			return true
+		}
+	}
 	for !r.done && !r.closed {
 		s := r.stmt
 		if s.closed {
@@ -165,56 +177,67 @@ func (r *Rows) fetch() bool {
 		} else {
 			b, rc = r.fetchInto(s)
 		}
-		s.stepped = true
-		switch rc {
-		case capi.Row:
-		case capi.Done:
-			r.done = true
-		default:
-			r.err = s.err(rc)
-			r.done = true
-			r.nrows, r.left = 0, 0
-			return false
-		}
-		// After a fetch that returned rows, a statement that fetches ahead is on the worker,
-		// whose hooks may be recording a panic now: the panic will come with the error it
-		// causes (a progress handler's interrupt, a busy handler's ErrBusy) at a later fetch,
-		// after the rows before it, the only hooks a read-only statement runs.
-		if !(s.ahead && rc == capi.Row) && s.conn.hookPanic != nil {
-			r.err = s.conn.takePanic(nil)
-			r.done = true
-			r.nrows, r.left = 0, 0
-			return false
-		}
-		r.ncols, r.nrows = b.NCols, b.NRows
-		r.arena, r.goData, r.nums, r.inGo, r.large = nil, nil, nil, false, false
-		if b.DataLen > 0 {
-			if b.Data == nil {
-				// Fetched into the chunk, from s.keep on.
-				r.arena = s.chunk[s.keep : s.keep+b.DataLen : s.keep+b.DataLen]
-				r.inGo, r.chunkEnd = true, s.keep+b.DataLen
-			} else {
-				r.arena = unsafe.Slice(b.Data, b.DataLen)
-			}
-			if b.NRows > 0 {
-				r.sortBatch(b.DataLen / b.NRows)
-			}
-		}
-		// More rows follow, with bytes: fetch them straight into Go memory from now on.
-		r.intoGo = r.intoGo || (rc == capi.Row && b.DataLen > 0)
-		r.lastData = b.DataLen
-		if r.done {
-			// Let go of the chunk (this batch keeps what it uses of it alive): a statement
-			// kept for later, by the driver's cache for one, should not hold memory.
-			s.chunk, s.keep = nil, 0
-		}
-		if r.nrows > 0 {
-			r.base, r.off = unsafe.Pointer(b.Cells), 0
-			r.width, r.cols = r.ncols, make([]struct{}, r.ncols)
-			r.stride = uintptr(r.ncols) * cellSize
-			r.left = r.nrows - 1
+		if r.take(b, rc) {
 			return true
 		}
+	}
+	return false
+}
+
+// take makes b, a batch just fetched with status rc, the current one: true if it holds a
+// row (the current row is then its first), false at the end of the rows or on an error
+// (see Err), or for a batch with no row.
+func (r *Rows) take(b capi.Batch, rc int32) bool {
+	s := r.stmt
+	s.stepped = true
+	switch rc {
+	case capi.Row:
+	case capi.Done:
+		r.done = true
+	default:
+		r.err = s.err(rc)
+		r.done = true
+		r.nrows, r.left = 0, 0
+		return false
+	}
+	// After a fetch that returned rows, a statement that fetches ahead is on the worker,
+	// whose hooks may be recording a panic now: the panic will come with the error it
+	// causes (a progress handler's interrupt, a busy handler's ErrBusy) at a later fetch,
+	// after the rows before it, the only hooks a read-only statement runs.
+	if !(s.ahead && rc == capi.Row) && s.conn.hookPanic != nil {
+		r.err = s.conn.takePanic(nil)
+		r.done = true
+		r.nrows, r.left = 0, 0
+		return false
+	}
+	r.ncols, r.nrows = b.NCols, b.NRows
+	r.arena, r.goData, r.nums, r.inGo, r.large = nil, nil, nil, false, false
+	if b.DataLen > 0 {
+		if b.Data == nil {
+			// Fetched into the chunk, from s.keep on.
+			r.arena = s.chunk[s.keep : s.keep+b.DataLen : s.keep+b.DataLen]
+			r.inGo, r.chunkEnd = true, s.keep+b.DataLen
+		} else {
+			r.arena = unsafe.Slice(b.Data, b.DataLen)
+		}
+		if b.NRows > 0 {
+			r.sortBatch(b.DataLen / b.NRows)
+		}
+	}
+	// More rows follow, with bytes: fetch them straight into Go memory from now on.
+	r.intoGo = r.intoGo || (rc == capi.Row && b.DataLen > 0)
+	r.lastData = b.DataLen
+	if r.done {
+		// Let go of the chunk (this batch keeps what it uses of it alive): a statement
+		// kept for later, by the driver's cache for one, should not hold memory.
+		s.chunk, s.keep = nil, 0
+	}
+	if r.nrows > 0 {
+		r.base, r.off = unsafe.Pointer(b.Cells), 0
+		r.width, r.cols = r.ncols, make([]struct{}, r.ncols)
+		r.stride = uintptr(r.ncols) * cellSize
+		r.left = r.nrows - 1
+		return true
 	}
 	return false
 }
@@ -309,7 +332,7 @@ func (r *Rows) Close() error {
 	if r.closed {
 		return nil
 	}
-	r.closed = true
+	r.closed, r.hasFirst = true, false
 	r.base, r.off, r.width, r.cols, r.arena, r.goData, r.nums = nil, 0, 0, nil, nil, nil, nil
 	r.nrows, r.left = 0, 0
 	s := r.stmt

@@ -358,3 +358,77 @@ func TestParamCountFromPrepare(t *testing.T) {
 		s.Close()
 	}
 }
+
+// QueryParams binds and fetches the first batch in one call: the same rows as Query with the
+// same arguments, bind errors from QueryParams, errors of the first step from Next and Err,
+// nothing after Close, and the bindings kept for a Query without arguments.
+func TestQueryParams(t *testing.T) {
+	c := memory(t)
+	mustExec(t, c, "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT); "+
+		"WITH RECURSIVE k(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM k WHERE v < 1000) INSERT INTO t SELECT v, 'v' || v FROM k")
+	q, err := c.Prepare("SELECT a, b FROM t WHERE a >= ? ORDER BY a LIMIT ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	q.SetBatchRows(7) // results of several batches too
+	read := func(rows *sqlbatch.Rows) (out []string) {
+		for rows.Next() {
+			out = append(out, strconv.FormatInt(rows.Int64(0), 10)+rows.Text(1))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		return out
+	}
+	var p sqlbatch.Params
+	for _, k := range [][2]int64{{5, 1}, {990, 20}, {2000, 3}, {1, 30}, {500, 0}} {
+		rows, err := q.Query(k[0], k[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := read(rows)
+		p.Reset()
+		p.Int64(k[0]).Int64(k[1])
+		if rows, err = q.QueryParams(&p); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(rows); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("%v: QueryParams %v, Query %v", k, got, want)
+		}
+	}
+	// Without arguments, Query keeps the bindings QueryParams made.
+	p.Reset()
+	p.Int64(10).Int64(2)
+	rows, _ := q.QueryParams(&p)
+	rows.Close()
+	if rows.Next() {
+		t.Fatal("a row after Close")
+	}
+	rows, _ = q.Query()
+	if got := strings.Join(read(rows), ","); got != "10v10,11v11" {
+		t.Fatalf("Query after QueryParams: %s", got)
+	}
+	// A wrong count is the bind's error, returned here.
+	p.Reset()
+	p.Int64(1)
+	if _, err := q.QueryParams(&p); !errors.Is(err, sqlbatch.ErrParamCount) {
+		t.Fatalf("one value for two parameters: %v", err)
+	}
+	// An error of the first step comes from Next and Err.
+	bad, err := c.Prepare("SELECT a FROM t WHERE a = ? AND abs(-9223372036854775807 - a) > 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	p.Reset()
+	p.Int64(1)
+	rows, err = bad.QueryParams(&p)
+	if err != nil {
+		t.Fatalf("QueryParams: %v", err)
+	}
+	if rows.Next() || rows.Err() == nil || !strings.Contains(rows.Err().Error(), "integer overflow") {
+		t.Fatalf("the first step's error: %v", rows.Err())
+	}
+}

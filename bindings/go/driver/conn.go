@@ -372,12 +372,10 @@ func (c *Conn) queryStmt(ctx context.Context, s *sqlbatch.Stmt, query string, ar
 	if positionalLeft(args, start+used) {
 		return fail(fmt.Errorf("sqlbatch: too many arguments for %q", query))
 	}
-	if s.ParamCount() > 0 {
-		if err := s.BindParams(p); err != nil {
-			return fail(err)
-		}
+	if s.ParamCount() == 0 {
+		p = nil
 	}
-	return c.newRows(ctx, s, h)
+	return c.newRows(ctx, s, h, p)
 }
 
 // PrepareContext prepares query. A query holding several statements makes a statement

@@ -85,25 +85,33 @@ var (
 	_ driver.RowsColumnTypeScanType         = (*rows)(nil)
 )
 
-// newRows runs s, bound already, and returns its rows. The first batch is fetched here, not
-// in the first Next: SQLite recompiles a statement whose schema changed when it first steps
-// it, and only then are its columns (their number, their declared types) known for sure.
-// An error of that first step is returned here. h is the held statement s belongs to, or
-// nil if the rows are to finalize s.
-func (c *Conn) newRows(ctx context.Context, s *sqlbatch.Stmt, h *held) (*rows, error) {
+// newRows binds p to s (unless p is nil: s keeps its bindings), runs it and returns its
+// rows. The first batch is fetched here, not in the first Next: SQLite recompiles a
+// statement whose schema changed when it first steps it, and only then are its columns
+// (their number, their declared types) known for sure. The bind and that fetch are one call
+// into C (Stmt.QueryParams). An error of the bind or of the first step is returned here. h
+// is the held statement s belongs to, or nil if the rows are to finalize s.
+func (c *Conn) newRows(ctx context.Context, s *sqlbatch.Stmt, h *held, p *sqlbatch.Params) (*rows, error) {
 	s.SetBatchRows(c.cfg.BatchRows)
-	lr, err := s.Query()
+	stop := c.watch(ctx)
+	var lr *sqlbatch.Rows
+	var err error
+	if p != nil {
+		lr, err = s.QueryParams(p)
+	} else {
+		lr, err = s.Query()
+	}
 	if err != nil {
+		stop()
 		if h == nil {
 			s.Close()
 		}
 		return nil, err
 	}
-	r := &rows{conn: c, s: s, r: lr, ctx: ctx, h: h, loc: c.cfg.Loc}
+	r := &rows{conn: c, s: s, r: lr, ctx: ctx, h: h, loc: c.cfg.Loc, stop: stop}
 	if h != nil {
 		h.busy = true
 	}
-	r.stop = c.watch(ctx)
 	r.primed = lr.Next()
 	if !r.primed {
 		if err := lr.Err(); err != nil {

@@ -103,10 +103,8 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 	if err != nil {
 		return nil, err
 	}
-	if p.Len() > 0 {
-		if err := s.s.BindParams(p); err != nil {
-			return nil, err
-		}
+	if p.Len() == 0 {
+		p = nil
 	}
-	return c.newRows(ctx, s.s, &s.held)
+	return c.newRows(ctx, s.s, &s.held, p)
 }

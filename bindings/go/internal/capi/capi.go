@@ -101,6 +101,25 @@ static inline gosb_fetch_first_ret gosb_stmt_fetch_first(sqlbatch_stmt *stmt, si
 	return out;
 }
 
+// gosb_stmt_bind_fetch_first is gosb_stmt_bind and then, if the bind succeeded,
+// gosb_stmt_fetch_first, in one crossing (bind_rc is the bind's status, rc the fetch's). The
+// values and bytes are read by the bind only; they must be Go heap memory (a callback the
+// fetch runs may move the goroutine's stack).
+typedef struct { int32_t bind_rc; int32_t rc; sqlbatch_batch b; int64_t reprepares; } gosb_bind_fetch_ret;
+static inline gosb_bind_fetch_ret gosb_stmt_bind_fetch_first(sqlbatch_stmt *stmt, const sqlbatch_value *values,
+		const sqlbatch_value *names, size_t n_values, const uint8_t *data, size_t data_len,
+		size_t max_rows, size_t max_bytes) {
+	gosb_bind_fetch_ret out = {0};
+	out.bind_rc = gosb_stmt_bind(stmt, values, names, n_values, data, data_len);
+	if (out.bind_rc == SQLBATCH_OK) {
+		gosb_fetch_first_ret f = gosb_stmt_fetch_first(stmt, max_rows, max_bytes);
+		out.rc = f.rc;
+		out.b = f.b;
+		out.reprepares = f.reprepares;
+	}
+	return out;
+}
+
 static inline gosb_fetch_ret gosb_stmt_fetch_into(sqlbatch_stmt *stmt, size_t max_rows, uint8_t *buf, size_t buf_len) {
 	gosb_fetch_ret out = {0};
 	out.rc = sqlbatch_stmt_fetch_into(stmt, max_rows, buf, buf_len, &out.b);
@@ -460,6 +479,18 @@ func (s Stmt) Fetch(maxRows int, maxBytes uint) (Batch, int32) {
 func (s Stmt) FetchFirst(maxRows int, maxBytes uint) (Batch, int64, int32) {
 	out := C.gosb_stmt_fetch_first(s.p, C.size_t(maxRows), C.size_t(maxBytes))
 	return batchOf(&out.b), int64(out.reprepares), int32(out.rc)
+}
+
+// BindFetchFirst is Bind and then, if it returned OK, FetchFirst, in one call into C:
+// bindRC is the bind's status, and the rest is FetchFirst's (zero if the bind failed). The
+// values and data must be heap memory (see gosb_stmt_bind_fetch_first).
+func (s Stmt) BindFetchFirst(values, names []Value, data []byte, maxRows int, maxBytes uint) (b Batch, reprepares int64, bindRC, rc int32) {
+	out := C.gosb_stmt_bind_fetch_first(s.p, vptr(values), vptr(names), C.size_t(len(values)), bptr(data), C.size_t(len(data)),
+		C.size_t(maxRows), C.size_t(maxBytes))
+	if out.bind_rc != OK {
+		return Batch{}, 0, int32(out.bind_rc), 0
+	}
+	return batchOf(&out.b), int64(out.reprepares), OK, int32(out.rc)
 }
 
 // Reprepares is the statement's count of recompilations (SQLITE_STMTSTATUS_REPREPARE), -1
