@@ -756,12 +756,15 @@ bulkWrite conn ctx st cells n ncols dat used base =
   withCParams cells nullPtr (n * ncols) dat used 0 $ \pp ->
   allocaBytes writeResultSize $ \pr ->
     withConn conn ctx $ \c -> do
-      writeIORef (stmtRan st) 2 -- may be left running: its next bind or reset is a safe call
+      -- May be left running: its next bind, reset or finalize is a safe call.
+      writeIORef (stmtRan st) stmtRunning
       rc <- c_hs_sqlbatch_execute_many c (D.statementPtr (stmtHandle st)) pp (fromIntegral n)
               (castPtr pr)
       when (rc /= 0) $ do
         e <- D.errorFrom (connDatabase conn) rc ctx
         throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
+      -- Every row ran to its end, and the library reset the statement after each.
+      writeIORef (stmtRan st) stmtReset
 {-# NOINLINE bulkWrite #-}
 
 ------------------------------------------------------------------------------------------

@@ -34,6 +34,8 @@ module Database.SQLBatch.Internal
   , throwSQL
     -- * Statements
   , Statement (..)
+  , stmtReset
+  , stmtRunning
   , Cursor (..)
   , dropCursor
   , statementParamNames
@@ -355,10 +357,15 @@ prepareStatement :: Connection -> Query -> IO Statement
 prepareStatement conn q = mask_ $ do
   let ctx = contextOf "prepare" q
       Utf8 sql = queryUtf8 q
-  (st, _) <- withConnDirect conn ctx (\db -> D.prepareWith db [D.PrepareSingle] (Utf8 sql))
+  -- The parameter count in the same locked section (an unsafe call): every bind checks it.
+  (st, n) <- withConnDirect conn ctx $ \db -> do
+    r <- D.prepareWith db [D.PrepareSingle] (Utf8 sql)
+    case r of
+      Left e -> return (Left e)
+      Right (s, _) -> Right . (,) s . either (const (-1)) id <$> D.paramCount s
   cur <- newIORef Nothing
   params <- newIORef Nothing
-  count <- newIORef (-1)
+  count <- newIORef n
   idle <- newIORef Nothing
   ran <- newIORef stmtReset
   ahead <- newIORef (connFetchAhead conn)
@@ -396,10 +403,17 @@ finalizeStatement st = uninterruptibleMask_ $ do
   maybe (return ()) freeFetcher idle
   -- Finalizing works after close too, so no open check here.
   -- It waits for the connection's worker (a batch of this statement stepped ahead is
-  -- dropped, a write queued on it runs to its end first).
+  -- dropped, a write queued on it runs to its end first). Without a job there, a statement
+  -- that is not in the middle of a run is finalized by an unsafe call: it does no I/O.
   let c = stmtConn st
   takeMVar (connLock c)
-  (D.finalize (stmtHandle st) >> writeIORef (connJob c) NoJob) `finally` putMVar (connLock c) ()
+  job <- readIORef (connJob c)
+  ran <- readIORef (stmtRan st)
+  let h = D.statementPtr (stmtHandle st)
+  (if job == NoJob && ran /= stmtRunning
+     then c_sqlbatch_stmt_finalize_unsafe h
+     else D.finalize (stmtHandle st) >> writeIORef (connJob c) NoJob)
+    `finally` putMVar (connLock c) ()
 
 -- | Prepares, runs the action and finalizes, also on exceptions.
 withPrepared :: Connection -> Query -> (Statement -> IO a) -> IO a
@@ -601,12 +615,18 @@ bindNamedValues st named = do
         Right i -> return (i == 0)
         Left e -> throwIO e { sqlErrorContext = ctx }
 
--- | Drops the statement's row cursor (before it is bound, reset or run another way).
+-- | Drops the statement's row cursor (before it is bound, reset or run another way). Most
+-- calls find none (a fold or a bind leaves none): they mask nothing.
 dropCursor :: Statement -> IO ()
-dropCursor st = mask_ $ do
+dropCursor st = do
   cur <- readIORef (stmtCursor st)
-  writeIORef (stmtCursor st) Nothing
-  maybe (return ()) (\(Cursor f _) -> releaseFetcher st f) cur
+  case cur of
+    Nothing -> return ()
+    Just _ -> mask_ $ do
+      now <- readIORef (stmtCursor st)
+      writeIORef (stmtCursor st) Nothing
+      maybe (return ()) (\(Cursor f _) -> releaseFetcher st f) now
+{-# INLINE dropCursor #-}
 
 -- | The statement's parameter names by index (from 1), 'Nothing' for a plain @?@: asked of
 -- the library (@sqlbatch_stmt_params@) on first use only, then kept with the statement

@@ -68,6 +68,7 @@ module Database.SQLBatch.Raw
     -- * Statements
   , c_sqlbatch_stmt_prepare
   , c_sqlbatch_stmt_finalize
+  , c_sqlbatch_stmt_finalize_unsafe
   , c_sqlbatch_stmt_reset
   , c_sqlbatch_stmt_reset_unsafe
   , c_sqlbatch_stmt_clear_bindings
@@ -196,6 +197,12 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_prepare"
 -- Cannot fail; NULL is a no-op.
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_finalize"
   c_sqlbatch_stmt_finalize :: Ptr CStmt -> IO ()
+
+-- | @sqlbatch_stmt_finalize@, unsafe: only for a statement that is not in the middle of a
+-- run (its finalize does no I/O and runs no callback) on a connection whose worker has no
+-- job (it does not wait); "Database.SQLBatch.Internal" knows which.
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_stmt_finalize"
+  c_sqlbatch_stmt_finalize_unsafe :: Ptr CStmt -> IO ()
 
 -- | @sqlbatch_stmt_reset@ (safe: as finalize).
 foreign import capi safe "hs_sqlbatch.h sqlbatch_stmt_reset"
