@@ -24,7 +24,9 @@
 // length) plus one byte arena holding all TEXT and BLOB bytes. Rows then serves rows from
 // that batch with no further call: the column accessors (Rows.Int64, Rows.Float64,
 // Rows.Text, Rows.Blob, Rows.Type, ...) read the cells of the current row directly from
-// the statement's memory, without allocating.
+// the statement's memory, without allocating. A statement run again and again with new
+// values (a lookup by key) can bind and fetch its first batch in one call with
+// Stmt.QueryParams, which runs the first step at once instead of in the first Next.
 //
 // Text and Blob return values that live in Go memory and stay valid after the batch: the
 // batches after a query's first are fetched straight into a Go buffer
