@@ -243,11 +243,8 @@ pub(crate) unsafe fn fetch_served(
 /// parts, answered as a synchronous fetch would have answered it: that fetch would have
 /// started on the row the statement stood on (the first row not yet handed out), taken it,
 /// and met the interrupt at its next step. So it hands out that one row, `SQLBATCH_ROW`, and
-/// ends the statement: the next fetch returns `SQLITE_INTERRUPT`. The synchronous step that
-/// fails halts the statement, so a reset here does too (SQLite keeps an interrupt pending
-/// while any statement of the connection is in the middle of a run, and would stop the next
-/// statement of the connection with it). Drops the rest of what was stepped ahead; the row
-/// handed out stays in the statement's buffers until the next fetch.
+/// ends the statement ([`end_interrupted`]): the next fetch returns `SQLITE_INTERRUPT`. The
+/// row handed out stays in the statement's buffers until the next fetch.
 ///
 /// # Safety
 /// `raw` is the statement's live handle, used by this thread only, and no job runs; a
@@ -260,30 +257,38 @@ unsafe fn one_row_then_interrupted(
 ) -> Result<i32, Error> {
     // A row too large for the caller's buffer fails as it would synchronously, and stays.
     serve(st, 1, bound, out)?;
-    if let Some(a) = st.ahead.as_mut() {
-        a.discard();
-    }
     // SAFETY: the caller's contract.
-    unsafe { ffi::sqlite3_reset(raw) };
-    st.fail(&Error::interrupted());
+    unsafe { end_interrupted(st, raw) };
     Ok(SQLBATCH_ROW)
 }
 
 /// Ends the statement as a fetch after an interrupt would have where it stood on no row the
-/// caller has not received: it stops at once, with no rows (see
-/// [`one_row_then_interrupted`] for the reset). Drops what was stepped ahead.
+/// caller has not received: it stops at once, with no rows ([`end_interrupted`]).
 ///
 /// # Safety
 /// As for [`one_row_then_interrupted`].
 unsafe fn interrupted(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt) -> Error {
+    st.cells.clear();
+    st.arena.clear();
+    st.window = 0;
+    // SAFETY: the caller's contract.
+    unsafe { end_interrupted(st, raw) }
+}
+
+/// Ends the statement as the synchronous step that met an interrupt would have: drops what
+/// was stepped ahead, halts the statement (that step halts it, so a reset here does too:
+/// SQLite keeps an interrupt pending while any statement of the connection is in the middle
+/// of a run, and would stop the next statement of the connection with it), and fails it, so
+/// that the fetches after return `SQLITE_INTERRUPT`. Returns that error.
+///
+/// # Safety
+/// As for [`one_row_then_interrupted`].
+unsafe fn end_interrupted(st: &mut FetchState, raw: *mut ffi::sqlite3_stmt) -> Error {
     if let Some(a) = st.ahead.as_mut() {
         a.discard();
     }
     // SAFETY: the caller's contract.
     unsafe { ffi::sqlite3_reset(raw) };
-    st.cells.clear();
-    st.arena.clear();
-    st.window = 0;
     let e = Error::interrupted();
     st.fail(&e);
     e
@@ -368,7 +373,7 @@ fn serve(
     {
         (total - first, st.arena.len())
     } else {
-        let cell_bytes = |r: usize| -> usize {
+        let bytes_of_row = |r: usize| -> usize {
             st.cells[r * ncols..(r + 1) * ncols]
                 .iter()
                 .filter(|v| v.has_bytes())
@@ -377,7 +382,7 @@ fn serve(
         };
         let (mut rows, mut bytes) = (0, rest.bytes_at);
         while first + rows < total && rows < max_rows {
-            let need = cell_bytes(first + rows);
+            let need = bytes_of_row(first + rows);
             let used = bytes - rest.bytes_at;
             match bound {
                 Bound::Bytes(max) => {
@@ -431,24 +436,22 @@ fn serve(
             std::ptr::null()
         }
     };
-    let data_len = n;
     *out = sqlbatch_batch {
         cells: non_empty(&st.cells[window]),
         data,
-        data_len,
+        data_len: n,
         n_rows: rows,
         n_cols: ncols,
         generation: st.generation,
     };
-    let bytes = n;
     rest.next += rows;
     rest.bytes_at = bytes_end;
     if rest.next == total {
         a.rest = None;
-        Ok((rest.filled.status, bytes))
+        Ok((rest.filled.status, n))
     } else {
         a.rest = Some(rest);
-        Ok((SQLBATCH_ROW, bytes))
+        Ok((SQLBATCH_ROW, n))
     }
 }
 
