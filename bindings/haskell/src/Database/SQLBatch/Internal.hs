@@ -127,6 +127,7 @@ import Data.Bits (shiftL, testBit, (.|.))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
+import Data.Either (fromRight)
 import Data.IORef
 import Data.Int (Int32, Int64)
 import Data.Text (Text)
@@ -362,7 +363,7 @@ prepareStatement conn q = mask_ $ do
     r <- D.prepareWith db [D.PrepareSingle] (Utf8 sql)
     case r of
       Left e -> return (Left e)
-      Right (s, _) -> Right . (,) s . either (const (-1)) id <$> D.paramCount s
+      Right (s, _) -> Right . (,) s . fromRight (-1) <$> D.paramCount s
   cur <- newIORef Nothing
   params <- newIORef Nothing
   count <- newIORef n
