@@ -215,6 +215,9 @@ func TestClosedStatement(t *testing.T) {
 	if _, err := s.Exec(); err == nil {
 		t.Error("Exec on a closed statement")
 	}
+	if _, err := s.QueryParams(&sqlbatch.Params{}); err == nil {
+		t.Error("QueryParams on a closed statement")
+	}
 }
 
 // After a schema change SQLite recompiles the statement on its next run; Columns follows from
@@ -410,6 +413,20 @@ func TestQueryParams(t *testing.T) {
 	if got := strings.Join(read(rows), ","); got != "10v10,11v11" {
 		t.Fatalf("Query after QueryParams: %s", got)
 	}
+	// No values for a statement without parameters: an empty Params.
+	one, err := c.Prepare("SELECT 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	p.Reset()
+	if rows, err = one.QueryParams(&p); err != nil {
+		t.Fatal(err)
+	}
+	if !rows.Next() || rows.Int64(0) != 1 || rows.Next() || rows.Err() != nil {
+		t.Fatalf("SELECT 1 with empty params: %v", rows.Err())
+	}
+	rows.Close()
 	// A wrong count is the bind's error, returned here.
 	p.Reset()
 	p.Int64(1)
