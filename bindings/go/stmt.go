@@ -54,7 +54,9 @@ type Stmt struct {
 	// so that Query knows to rewind it.
 	stepped   bool
 	batchRows int
-	rows      Rows // the Rows handed out by Query, reused
+	// rows is the Rows handed out by Query, reused; made by the first Query (a statement only
+	// run by Exec, as an ORM without a statement cache prepares it, never needs one).
+	rows *Rows
 	// chunk is the Go memory batches are fetched into (see Rows.fetchInto); bytes before
 	// keep were handed out and stay as they are.
 	chunk []byte
@@ -444,7 +446,7 @@ func (s *Stmt) Query(args ...any) (*Rows, error) {
 			return nil, err
 		}
 	}
-	r := &s.rows
+	r := s.newRows()
 	*r = Rows{stmt: s}
 	return r, nil
 }
@@ -468,10 +470,18 @@ func (s *Stmt) QueryParams(p *Params) (*Rows, error) {
 		return nil, s.err(bindRC)
 	}
 	s.ranFirst(reprepares)
-	r := &s.rows
+	r := s.newRows()
 	*r = Rows{stmt: s, first: b, firstRC: rc, hasFirst: true}
 	s.stepped = true
 	return r, nil
+}
+
+// newRows returns the statement's Rows, made on first use.
+func (s *Stmt) newRows() *Rows {
+	if s.rows == nil {
+		s.rows = new(Rows)
+	}
+	return s.rows
 }
 
 // Result says what Stmt.Exec did.
