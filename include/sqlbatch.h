@@ -485,6 +485,17 @@
 #define SQLBATCH_PARAMS_ADDRESSES 1
 
 /**
+ * Params flag for `sqlbatch_conn_exec`: the SQL is one statement and the values are exactly
+ * its parameters, as a one-off `execute(sql, values)` of a language binding means it. A second
+ * statement (anything after the first but whitespace, comments and semicolons) is refused
+ * with `SQLBATCH_E_MULTIPLE_STATEMENTS`, and positional values that are not exactly the
+ * statement's parameter count with `SQLBATCH_E_PARAM_COUNT`, both before the statement runs:
+ * a refused call runs nothing. The other calls that take parameters bind one statement and
+ * refuse values left over already; they accept the flag and do the same with it.
+ */
+#define SQLBATCH_PARAMS_SINGLE 2
+
+/**
  * An online backup from one connection's database to another's. Opaque; created by
  * `sqlbatch_backup_init`, freed by `sqlbatch_backup_finish`.
  */
@@ -1067,7 +1078,7 @@ typedef struct sqlbatch_params {
    */
   size_t data_len;
   /**
-   * 0, or `SQLBATCH_PARAMS_ADDRESSES`.
+   * 0, or a bitwise OR of `SQLBATCH_PARAMS_ADDRESSES` and `SQLBATCH_PARAMS_SINGLE`.
    */
   uint32_t flags;
 } sqlbatch_params;
@@ -2245,6 +2256,11 @@ int32_t sqlbatch_conn_trace(struct sqlbatch_conn *conn,
  * every prefix ("id" matches `:id`, `@id` and `$id`), as `sqlbatch_stmt_param_index` does.
  * The bytes of values and names are only read during the call. Whitespace and comments after
  * the last statement are fine. A script without statements does nothing and succeeds.
+ *
+ * One statement: with `SQLBATCH_PARAMS_SINGLE` in `params->flags`, the SQL must hold one
+ * statement taking exactly the values given, or nothing runs (see that flag). This is the
+ * call for a statement run once (prepare, bind, run, finalize): the bytes are bound without
+ * a copy, and there is no statement handle to allocate and finalize.
  *
  * On failure, the statements before the failing one have run and stay run (wrap the script in
  * a transaction to make it all-or-nothing); the error records the failing statement's index

@@ -70,5 +70,7 @@ pub use script::*;
 pub use serialize::*;
 pub use session::*;
 pub use stmt::*;
-pub use value::{sqlbatch_params, sqlbatch_str, sqlbatch_value, SQLBATCH_PARAMS_ADDRESSES};
+pub use value::{
+    sqlbatch_params, sqlbatch_str, sqlbatch_value, SQLBATCH_PARAMS_ADDRESSES, SQLBATCH_PARAMS_SINGLE,
+};
 pub use write::*;

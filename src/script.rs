@@ -13,8 +13,8 @@ use crate::conn::{sqlbatch_conn, ConnShared};
 use crate::error::{check_sql, Error};
 use crate::ffi::{try_bytes, write_opt};
 use crate::panic::ffi_boundary;
-use crate::run::{run_to_done, Changes};
-use crate::sql_text::{skip_space_and_comments, StackSql};
+use crate::run::{run_to_done, step_to_done, Changes};
+use crate::sql_text::{second_statement_error, skip_space_and_comments, StackSql};
 use crate::stmt::prepare_raw;
 use crate::value::{sqlbatch_params, Binder, Lifetime, Params};
 
@@ -59,6 +59,11 @@ impl Drop for Finalize {
 /// The bytes of values and names are only read during the call. Whitespace and comments after
 /// the last statement are fine. A script without statements does nothing and succeeds.
 ///
+/// One statement: with `SQLBATCH_PARAMS_SINGLE` in `params->flags`, the SQL must hold one
+/// statement taking exactly the values given, or nothing runs (see that flag). This is the
+/// call for a statement run once (prepare, bind, run, finalize): the bytes are bound without
+/// a copy, and there is no statement handle to allocate and finalize.
+///
 /// On failure, the statements before the failing one have run and stay run (wrap the script in
 /// a transaction to make it all-or-nothing); the error records the failing statement's index
 /// (`statement_index`), where it starts (`statement_offset`), and the offending token relative to
@@ -88,11 +93,19 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
         // SAFETY: the caller vouches for `sql` and `params`.
         let bytes = unsafe { try_bytes(sql, sql_len, "sql")? };
         check_sql(bytes)?;
-        let mut binder = Binder::new(unsafe { Params::from_c(params)? });
+        let params = unsafe { Params::from_c(params)? };
+        let single = params.single;
+        let mut binder = Binder::new(params);
         conn.shared.start_call();
+        // Counting changes and reading the last rowid cost a few SQLite calls per statement:
+        // only for a caller who wants the result.
+        let counted = !out_result.is_null();
         // SAFETY: `db` is open and used by this thread only.
-        let outcome = unsafe { exec_script(db, &conn.shared, bytes, &mut binder, &mut result) };
-        result.last_insert_rowid = unsafe { ffi::sqlite3_last_insert_rowid(db) };
+        let outcome = unsafe { exec_script(db, &conn.shared, bytes, &mut binder, single, counted, &mut result) };
+        if counted {
+            // SAFETY: as above.
+            result.last_insert_rowid = unsafe { ffi::sqlite3_last_insert_rowid(db) };
+        }
         // SAFETY: as above.
         unsafe { conn.shared.hooks().end_call(db, outcome) }?;
         let left = binder.positional_left();
@@ -109,7 +122,9 @@ pub unsafe extern "C" fn sqlbatch_conn_exec(
     rc
 }
 
-/// The statement loop of `sqlbatch_conn_exec`.
+/// The statement loop of `sqlbatch_conn_exec`. With `single` (`SQLBATCH_PARAMS_SINGLE`),
+/// a second statement and values that are not exactly the first one's are refused before
+/// it runs. `result.changes` is counted only if `counted`.
 ///
 /// # Safety
 /// `db` must be `conn`'s open handle, used by this thread only, and the bytes of `params`
@@ -119,6 +134,8 @@ unsafe fn exec_script(
     conn: &ConnShared,
     script: &[u8],
     params: &mut Binder<'_>,
+    single: bool,
+    counted: bool,
     result: &mut sqlbatch_exec_result,
 ) -> Result<(), Error> {
     // SQLite copies SQL that does not end in a NUL byte before compiling it: given each
@@ -137,7 +154,7 @@ unsafe fn exec_script(
         }
     };
     // SAFETY: `db` is open.
-    let mut counter = unsafe { Changes::new(db) };
+    let mut counter = if counted { Some(unsafe { Changes::new(db) }) } else { None };
     let mut pos = 0;
     while pos < len {
         // SQLite skips whitespace and comments itself (its tokenizer decides what they are);
@@ -173,12 +190,25 @@ unsafe fn exec_script(
             continue;
         }
         let stmt = Finalize(raw);
-        // SAFETY: `stmt.0` is a live statement of `db`; the bytes outlive its run.
-        let used =
-            unsafe { params.bind(db, stmt.0, Lifetime::Call) }.map_err(|e| locate(e, result.statements))?;
+        let used = if single {
+            if let Some(e) = second_statement_error(script, next) {
+                return Err(locate(e, result.statements));
+            }
+            // SAFETY: `stmt.0` is a live statement of `db`; the bytes outlive its run.
+            unsafe { params.bind_single(db, stmt.0, Lifetime::Call) }
+        } else {
+            // SAFETY: as above.
+            unsafe { params.bind(db, stmt.0, Lifetime::Call) }
+        }
+        .map_err(|e| locate(e, result.statements))?;
         // SAFETY: as above.
-        let changes =
-            unsafe { run_to_done(db, stmt.0, &mut counter) }.map_err(|e| locate(e, result.statements))?;
+        let changes = match counter.as_mut() {
+            // SAFETY: as above.
+            Some(counter) => unsafe { run_to_done(db, stmt.0, counter) },
+            // SAFETY: as above.
+            None => unsafe { step_to_done(db, stmt.0) }.map(|()| 0),
+        }
+        .map_err(|e| locate(e, result.statements))?;
         drop(stmt);
         result.statements += 1;
         result.params_used += used;

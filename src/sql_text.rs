@@ -4,6 +4,9 @@
 
 use std::mem::MaybeUninit;
 
+use crate::codes::SQLBATCH_E_MULTIPLE_STATEMENTS;
+use crate::error::Error;
+
 /// Room on the stack for a short statement and its NUL (what applications prepare): SQLite
 /// copies SQL that does not end in a NUL before compiling it, which costs more than this copy.
 /// Not zeroed first: only the bytes written are read.
@@ -28,6 +31,32 @@ impl StackSql {
             Some(std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), n + 1))
         }
     }
+}
+
+/// Where a second statement starts in `sql` after the first one ends at `tail`, if there is
+/// one: anything but whitespace, comments and semicolons.
+pub(crate) fn second_statement(sql: &[u8], mut tail: usize) -> Option<usize> {
+    loop {
+        tail = skip_space_and_comments(sql, tail);
+        match sql.get(tail) {
+            None => return None,
+            Some(b';') => tail += 1,
+            Some(_) => return Some(tail),
+        }
+    }
+}
+
+/// `SQLBATCH_E_MULTIPLE_STATEMENTS` if a second statement follows the first one, which ends at
+/// `tail` (its `token_offset` where the second starts).
+pub(crate) fn second_statement_error(sql: &[u8], tail: usize) -> Option<Error> {
+    let at = second_statement(sql, tail)?;
+    Some(Error {
+        token_offset: at as i64,
+        ..Error::new(
+            SQLBATCH_E_MULTIPLE_STATEMENTS,
+            format!("the SQL holds more than one statement (the second starts at byte {at})"),
+        )
+    })
 }
 
 /// The offset of the first byte of `sql[from..]` that is not whitespace or a comment.

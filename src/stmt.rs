@@ -12,11 +12,9 @@ use crate::conn::{sqlbatch_conn, ConnShared, StmtSlot};
 use crate::error::{check_sql, check_utf8, Error};
 use crate::ffi::{try_bytes, try_mut, write_opt};
 use crate::panic::ffi_boundary;
-use crate::sql_text::{skip_space_and_comments, StackSql};
+use crate::sql_text::{second_statement_error, StackSql};
 use crate::state::FetchState;
-use crate::value::{
-    bind_all, param_count, param_count_error, sqlbatch_params, sqlbatch_str, Binder, Lifetime, Params,
-};
+use crate::value::{param_count, param_count_error, sqlbatch_params, sqlbatch_str, Binder, Lifetime, Params};
 
 /// A prepared statement. Opaque; created by `sqlbatch_stmt_prepare`, destroyed by
 /// `sqlbatch_stmt_finalize`.
@@ -235,16 +233,10 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         // SAFETY: `db` is open and used by this thread only.
         let (raw, tail) = unsafe { prepare_raw(db, terminated, flags & !SQLBATCH_PREPARE_SINGLE)? };
         if flags & SQLBATCH_PREPARE_SINGLE != 0 {
-            if let Some(at) = second_statement(bytes, tail) {
+            if let Some(e) = second_statement_error(bytes, tail) {
                 // SAFETY: `raw` is NULL or the statement just prepared, finalized once.
                 unsafe { ffi::sqlite3_finalize(raw) };
-                return Err(Error {
-                    token_offset: at as i64,
-                    ..Error::new(
-                        SQLBATCH_E_MULTIPLE_STATEMENTS,
-                        format!("the SQL holds more than one statement (the second starts at byte {at})"),
-                    )
-                });
+                return Err(e);
             }
         }
         let (buffers, slot) = if raw.is_null() { Default::default() } else { conn.shared.adopt(raw) };
@@ -280,19 +272,6 @@ pub unsafe extern "C" fn sqlbatch_stmt_prepare(
         unsafe { out_stmt.write(Box::into_raw(boxed)) };
         Ok(SQLBATCH_OK)
     })
-}
-
-/// Where a second statement starts in `sql` after the first one ends at `tail`, if there is
-/// one: anything but whitespace, comments and semicolons.
-fn second_statement(sql: &[u8], mut tail: usize) -> Option<usize> {
-    loop {
-        tail = skip_space_and_comments(sql, tail);
-        match sql.get(tail) {
-            None => return None,
-            Some(b';') => tail += 1,
-            Some(_) => return Some(tail),
-        }
-    }
 }
 
 /// Compiles the first statement of `sql`; returns the handle (NULL if there was none) and the
@@ -406,21 +385,9 @@ pub unsafe extern "C" fn sqlbatch_stmt_bind(stmt: *mut sqlbatch_stmt, params: *c
         if raw.is_null() {
             return Ok(SQLBATCH_OK);
         }
-        if params.names.is_empty() {
-            // SAFETY: `raw` is a live statement of `db` taking exactly this many values.
-            unsafe { bind_all(db, raw, params.values, &params, Lifetime::Copy)? };
-            return Ok(SQLBATCH_OK);
-        }
-        let mut binder = Binder::new(params);
-        // SAFETY: as above; the bytes are copied.
-        unsafe { binder.bind(db, raw, Lifetime::Copy)? };
-        match binder.positional_left() {
-            0 => Ok(SQLBATCH_OK),
-            left => Err(Error::new(
-                SQLBATCH_E_PARAM_COUNT,
-                format!("too many parameter values: {left} positional value(s) left over"),
-            )),
-        }
+        // SAFETY: `raw` is a live statement of `db`; the bytes are copied.
+        unsafe { Binder::new(params).bind_single(db, raw, Lifetime::Copy)? };
+        Ok(SQLBATCH_OK)
     })
 }
 

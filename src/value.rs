@@ -85,6 +85,18 @@ impl sqlbatch_str {
 /// offsets from `data` (which must then be NULL, with `data_len` 0). Convenient from C.
 pub const SQLBATCH_PARAMS_ADDRESSES: u32 = 1;
 
+/// Params flag for `sqlbatch_conn_exec`: the SQL is one statement and the values are exactly
+/// its parameters, as a one-off `execute(sql, values)` of a language binding means it. A second
+/// statement (anything after the first but whitespace, comments and semicolons) is refused
+/// with `SQLBATCH_E_MULTIPLE_STATEMENTS`, and positional values that are not exactly the
+/// statement's parameter count with `SQLBATCH_E_PARAM_COUNT`, both before the statement runs:
+/// a refused call runs nothing. The other calls that take parameters bind one statement and
+/// refuse values left over already; they accept the flag and do the same with it.
+pub const SQLBATCH_PARAMS_SINGLE: u32 = 2;
+
+/// The params flags the library knows.
+const PARAMS_FLAGS_ALLOWED: u32 = SQLBATCH_PARAMS_ADDRESSES | SQLBATCH_PARAMS_SINGLE;
+
 /// A set of parameter values, taken by `sqlbatch_conn_exec`, `sqlbatch_stmt_bind` and
 /// `sqlbatch_stmt_execute_many`.
 ///
@@ -112,7 +124,7 @@ pub struct sqlbatch_params {
     pub data: *const u8,
     /// The number of bytes at `data`.
     pub data_len: usize,
-    /// 0, or `SQLBATCH_PARAMS_ADDRESSES`.
+    /// 0, or a bitwise OR of `SQLBATCH_PARAMS_ADDRESSES` and `SQLBATCH_PARAMS_SINGLE`.
     pub flags: u32,
 }
 
@@ -126,14 +138,22 @@ pub(crate) struct Params<'a> {
     data: *const u8,
     data_len: usize,
     addresses: bool,
+    /// `SQLBATCH_PARAMS_SINGLE`.
+    pub single: bool,
 }
 
 static EMPTY: [u8; 1] = [0];
 
 impl<'a> Params<'a> {
     /// No values.
-    pub const NONE: Params<'static> =
-        Params { values: &[], names: &[], data: std::ptr::null(), data_len: 0, addresses: false };
+    pub const NONE: Params<'static> = Params {
+        values: &[],
+        names: &[],
+        data: std::ptr::null(),
+        data_len: 0,
+        addresses: false,
+        single: false,
+    };
 
     /// The parameter set `p` points to; NULL means no values.
     ///
@@ -145,10 +165,10 @@ impl<'a> Params<'a> {
         let Some(p) = (unsafe { p.as_ref() }) else {
             return Ok(Params::NONE);
         };
-        if p.flags & !SQLBATCH_PARAMS_ADDRESSES != 0 {
+        if p.flags & !PARAMS_FLAGS_ALLOWED != 0 {
             return Err(Error::new(
                 SQLBATCH_E_INVALID_ARGUMENT,
-                format!("unknown params flags {:#x}", p.flags & !SQLBATCH_PARAMS_ADDRESSES),
+                format!("unknown params flags {:#x}", p.flags & !PARAMS_FLAGS_ALLOWED),
             ));
         }
         let addresses = p.flags & SQLBATCH_PARAMS_ADDRESSES != 0;
@@ -169,7 +189,8 @@ impl<'a> Params<'a> {
             // SAFETY: as for this function.
             unsafe { crate::ffi::try_slice(p.names, p.n_values, "params->names")? }
         };
-        Ok(Params { values, names, data: p.data, data_len: p.data_len, addresses })
+        let single = p.flags & SQLBATCH_PARAMS_SINGLE != 0;
+        Ok(Params { values, names, data: p.data, data_len: p.data_len, addresses, single })
     }
 
     /// The bytes of a TEXT or BLOB value, checked against `data_len`.
@@ -420,6 +441,42 @@ impl<'a> Binder<'a> {
     /// Positional values not consumed yet.
     pub fn positional_left(&self) -> usize {
         (self.next..self.params.values.len()).filter(|&i| !self.is_named(i)).count()
+    }
+
+    /// Binds every parameter of `raw`, a statement the values are for alone: positional
+    /// values must be exactly its share, none left over (`sqlbatch_stmt_bind`,
+    /// `SQLBATCH_PARAMS_SINGLE`). Returns how many parameters it bound.
+    ///
+    /// # Safety
+    /// As for [`Binder::bind`].
+    pub unsafe fn bind_single(
+        &mut self,
+        db: *mut ffi::sqlite3,
+        raw: *mut ffi::sqlite3_stmt,
+        lifetime: Lifetime,
+    ) -> Result<u64, Error> {
+        if self.params.names.is_empty() {
+            // Positional values only: their count says it all, and they bind in order.
+            // SAFETY: `raw` is a live statement (the caller's contract).
+            let expected = unsafe { param_count(raw) };
+            let values = self.params.values;
+            if values.len() != expected {
+                return Err(param_count_error(expected, values.len()));
+            }
+            // SAFETY: `raw` is a live statement of `db` taking exactly this many values.
+            unsafe { bind_all(db, raw, values, &self.params, lifetime)? };
+            self.next = expected;
+            return Ok(expected as u64);
+        }
+        // SAFETY: as for this function.
+        let used = unsafe { self.bind(db, raw, lifetime)? };
+        match self.positional_left() {
+            0 => Ok(used),
+            left => Err(Error::new(
+                SQLBATCH_E_PARAM_COUNT,
+                format!("too many parameter values: {left} positional value(s) left over"),
+            )),
+        }
     }
 
     /// Binds every parameter of `raw`; returns how many it bound.

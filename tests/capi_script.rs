@@ -97,6 +97,90 @@ fn named_parameters_in_a_script() {
     );
 }
 
+/// `SQLBATCH_PARAMS_SINGLE`: one statement taking exactly the values given, refused before
+/// anything runs otherwise (the shape of a binding's one-off `execute(sql, values)`).
+fn single(values: &[Val]) -> Params {
+    let mut p = Params::of(values);
+    p.flags = SQLBATCH_PARAMS_SINGLE;
+    p
+}
+
+#[test]
+fn one_statement_with_exactly_its_values_runs_in_one_call() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a, b)");
+    let (rc, r) =
+        c.try_exec_with("INSERT INTO t VALUES (?, ?); -- done\n ;", &single(&[Val::Int(1), t("one")]));
+    assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
+    assert_eq!((r.statements, r.params_used, r.changes, r.last_insert_rowid), (1, 2, 1, 1));
+    // Named values: each parameter by its name, nothing positional left over.
+    let mut p = Params::default();
+    p.push_named(b"b", &t("two")).push_named(b":a", &Val::Int(2));
+    p.flags = SQLBATCH_PARAMS_SINGLE;
+    let (rc, _) = c.try_exec_with("INSERT INTO t VALUES (:a, :b)", &p);
+    assert_eq!(rc, SQLBATCH_OK, "{}", c.error().1);
+    // No statement at all does nothing, as without the flag.
+    assert_eq!(c.try_exec_with(" ; -- nothing", &single(&[])).0, SQLBATCH_OK);
+    assert_eq!(
+        c.rows("SELECT a, b FROM t ORDER BY rowid"),
+        vec![vec![Val::Int(1), t("one")], vec![Val::Int(2), t("two")]]
+    );
+}
+
+#[test]
+fn one_statement_mode_refuses_a_second_statement_or_other_counts_before_running() {
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a)");
+    let cases: [(&str, Vec<Val>, i32, i64); 5] = [
+        (
+            "INSERT INTO t VALUES (?); INSERT INTO t VALUES (2)",
+            vec![Val::Int(1)],
+            SQLBATCH_E_MULTIPLE_STATEMENTS,
+            26,
+        ),
+        ("INSERT INTO t VALUES (?)", vec![Val::Int(1), Val::Int(2)], SQLBATCH_E_PARAM_COUNT, -1),
+        ("INSERT INTO t VALUES (?)", vec![], SQLBATCH_E_PARAM_COUNT, -1),
+        // ?2 alone takes two values.
+        ("INSERT INTO t VALUES (?2)", vec![Val::Int(1)], SQLBATCH_E_PARAM_COUNT, -1),
+        ("INSERT INTO t VALUES (:a)", vec![Val::Int(1), Val::Int(2)], SQLBATCH_E_PARAM_COUNT, -1),
+    ];
+    for (sql, values, code, token) in cases {
+        let (rc, r) = c.try_exec_with(sql, &single(&values));
+        assert_eq!(rc, code, "{sql}: {}", c.error().1);
+        assert_eq!((r.statements, r.changes), (0, 0), "{sql}");
+        let e = c.error().0;
+        assert_eq!((e.statement_index, e.statement_offset), (0, 0), "{sql}");
+        if token >= 0 {
+            assert_eq!(e.token_offset, token, "{sql}");
+        }
+    }
+    // Without the flag, the same SQL runs what it can: the first statement of the two, and
+    // the one with a left-over value.
+    assert_eq!(
+        c.try_exec_with("INSERT INTO t VALUES (?); INSERT INTO t VALUES (2)", &Params::of(&[Val::Int(1)])).0,
+        SQLBATCH_OK
+    );
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(2)]]);
+    let mut p = Params::default();
+    p.push_named(b":a", &Val::Int(1)).push(&Val::Int(2));
+    p.flags = SQLBATCH_PARAMS_SINGLE;
+    assert_eq!(c.try_exec_with("INSERT INTO t VALUES (:a)", &p).0, SQLBATCH_E_PARAM_COUNT);
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(2)]], "nothing ran");
+}
+
+#[test]
+fn the_one_statement_flag_changes_nothing_for_a_statement_bind() {
+    let c = Conn::memory();
+    let s = c.prepare("SELECT ?, ?");
+    let mut p = single(&[Val::Int(1), t("x")]);
+    assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p.as_c()) }, SQLBATCH_OK);
+    assert_eq!(s.all(1, usize::MAX), vec![vec![Val::Int(1), t("x")]]);
+    p = single(&[Val::Int(1)]);
+    assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p.as_c()) }, SQLBATCH_E_PARAM_COUNT);
+    p.flags = 4;
+    assert_eq!(unsafe { sqlbatch_stmt_bind(s.0, &p.as_c()) }, SQLBATCH_E_INVALID_ARGUMENT, "an unknown flag");
+}
+
 #[test]
 fn empty_and_comment_only_scripts_succeed() {
     let c = Conn::memory();

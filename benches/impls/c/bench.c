@@ -640,13 +640,10 @@ void b_prepare_churn(sqlbatch_conn *c, int64_t n) {
   char buf[32];
   b_check(c, sqlbatch_conn_exec(c, "BEGIN", 5, NULL, NULL), "begin");
   for (int64_t i = 0; i < n; i++) {
-    sqlbatch_stmt *s = NULL;
-    int32_t rc = sqlbatch_stmt_prepare(c, churn_insert, sizeof churn_insert - 1, 0, &s, NULL);
-    if (rc != SQLBATCH_OK) b_check(c, rc, "prepare");
-    const sqlbatch_params p = b_churn_row(i, v, buf, sizeof buf);
-    if ((rc = sqlbatch_stmt_bind(s, &p)) != SQLBATCH_OK) b_check(c, rc, "bind");
-    b_step_done(c, s);
-    sqlbatch_stmt_finalize(s);
+    sqlbatch_params p = b_churn_row(i, v, buf, sizeof buf);
+    p.flags = SQLBATCH_PARAMS_SINGLE;
+    int32_t rc = sqlbatch_conn_exec(c, churn_insert, sizeof churn_insert - 1, &p, NULL);
+    if (rc != SQLBATCH_OK) b_check(c, rc, "execute");
   }
   b_check(c, sqlbatch_conn_exec(c, "COMMIT", 6, NULL, NULL), "commit");
 }

@@ -36,6 +36,8 @@ import qualified Database.SQLBatch.FromField as FF
 import Database.SQLBatch.Raw (c_sqlbatch_stmt_bind)
 import Database.SQLBatch.Raw.Types (paramsAddresses, withCParams)
 import Ahead (aheadProperties, aheadTests)
+import Database.SQLBatch.Internal (mayNameParams)
+import qualified Test.QuickCheck as Q
 import Extensions (extensionTests)
 import Functions (functionTests)
 import SimpleCompat (simpleCompatTests)
@@ -50,11 +52,22 @@ main = do
   (c, _) <- performTest start (problem "ERROR") (problem "FAIL") () tests
   putStrLn (showCounts c)
   props <- aheadProperties
-  when (errors c + failures c > 0 || not props) exitFailure
+  putStrLn "property: mayNameParams finds every byte that may start a named or numbered parameter"
+  named <- Q.isSuccess <$> Q.quickCheckWithResult Q.stdArgs { Q.maxSuccess = 2000 } propMayName
+  when (errors c + failures c > 0 || not props || not named) exitFailure
   where
     name st = intercalate " / " [l | Label l <- reverse (path st)]
     start st () = putStrLn ("test: " ++ name st)
     problem what _ msg st () = putStrLn (what ++ ": " ++ name st ++ "\n" ++ msg)
+
+-- | 'mayNameParams' (memchr per byte) against a loop over the bytes, on SQL-ish strings
+-- rich in the bytes it looks for.
+propMayName :: Q.Property
+propMayName = Q.forAll (Q.listOf (Q.elements (B.unpack (B8.pack "?:@$#?0179a ;'")))) $ \ws ->
+  let b = B.pack ws
+      starts i = B.index b i `elem` [58, 64, 36, 35]
+        || (B.index b i == 63 && i + 1 < B.length b && B.index b (i + 1) `elem` [48 .. 57])
+  in mayNameParams b Q.=== any starts [0 .. B.length b - 1]
 
 tests :: Test
 tests = TestList
@@ -421,6 +434,44 @@ scriptTests = TestList
       sqlError e2 @?= ErrorMultipleStatements
       [Only n] <- query_ c "SELECT count(*) FROM sqlite_master"
       n @?= (0 :: Int)
+  , "execute in one call: values, errors and the statement path's checks" ~: withMem $ \c -> do
+      -- SQL that cannot name a parameter runs in one call into the library (prepare, bind,
+      -- run, finalize); the values arrive as the statement path binds them.
+      execute_ c "CREATE TABLE v(a, b, c, d)"
+      let big = T.replicate 5000 "\233t\233 "
+      execute c "INSERT INTO v VALUES (?, ?, ?, ?)" (1 :: Int, "" :: Text, B.pack [0, 1, 0], 2.5 :: Double)
+      execute c "INSERT INTO v VALUES (?, ?, ?, ?)" (2 :: Int, big, B.empty, SQLNull)
+      rs <- query_ c "SELECT a, b, c, d FROM v ORDER BY a"
+      rs @?= [ (1 :: Int, "" :: Text, SQLBlob (B.pack [0, 1, 0]), SQLFloat 2.5)
+             , (2, big, SQLBlob B.empty, SQLNull) ]
+      -- An error of the statement: no statement index or offset (one statement, not a
+      -- script), SQLite's token offset as before.
+      execute_ c "CREATE TABLE u(x UNIQUE)"
+      execute c "INSERT INTO u VALUES (?)" (Only (1 :: Int))
+      e <- expectSQLError (execute c "INSERT INTO u VALUES (?)" (Only (1 :: Int)))
+      (sqlErrorCode e, sqlErrorStatementIndex e, sqlErrorStatementOffset e, sqlErrorRowIndex e)
+        @?= (2067, Nothing, Nothing, Nothing)
+      -- A compile error as the statement path gives it (a comment with a colon sends the
+      -- same statement there), but for its context.
+      e2 <- expectSQLError (execute c "INSERT INTO nowhere VALUES (?)" (Only (1 :: Int)))
+      e2' <- expectSQLError (execute c "INSERT INTO nowhere VALUES (?) -- :" (Only (1 :: Int)))
+      assertBool (show e2) ("no such table" `T.isInfixOf` sqlErrorDetails e2)
+      e2 { sqlErrorContext = "" } @?= e2' { sqlErrorContext = "" }
+      e4 <- expectSQLError (execute c "INSERT INTO u VALUES (?) -- :" (Only (1 :: Int)))
+      e { sqlErrorContext = "" } @?= e4 { sqlErrorContext = "" }
+      -- Too many or too few values, a second statement: refused before anything ran, with
+      -- the statement path's errors.
+      f <- expectFormatError (execute c "INSERT INTO u VALUES (?)" ())
+      fmtMessage f @?= "SQL query contains 1 params, but 0 arguments given"
+      e3 <- expectSQLError (execute c "INSERT INTO u VALUES (?); INSERT INTO u VALUES (9)" (Only (5 :: Int)))
+      (sqlError e3, sqlErrorOffset e3) @?= (ErrorMultipleStatements, Just 26)
+      query_ c "SELECT x FROM u" >>= (@?= [Only (1 :: Int)])
+      -- A colon in a string literal: the statement path (it may name a parameter), same result.
+      execute c "INSERT INTO u VALUES (? || ':x')" (Only ("a" :: Text))
+      query_ c "SELECT x FROM u WHERE x <> 1" >>= (@?= [Only ("a:x" :: Text)])
+      -- No statement at all does nothing, as it did.
+      execute_ c " -- nothing"
+      execute c "" ()
   , "execute_ with an unbound parameter binds NULL (as query_ does)" ~: withMem $ \c -> do
       execute_ c "CREATE TABLE s(a)"
       execute_ c "INSERT INTO s VALUES (?)"

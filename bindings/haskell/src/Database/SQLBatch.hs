@@ -163,7 +163,8 @@ import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
 import Database.SQLBatch.Raw.Types (CConn, CTraceEvent, ExecResult (..), TraceView (..), peekTraceEvent, execResultSize, peekExecResult,
-                                    sqlbatchOk, sqlbatchESkipped, valueSize,
+                                    sqlbatchOk, sqlbatchESkipped, sqlbatchEMultipleStatements,
+                                    sqlbatchEParamCount, paramsSingle, valueSize,
                                     withCParams, writeResultSize)
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
@@ -467,17 +468,49 @@ runOnce ctx st vs =
 -- rows. SQL holding a second statement is refused ('ErrorMultipleStatements'; see
 -- 'executeScript').
 execute :: ToRow q => Connection -> Query -> q -> IO ()
-execute conn q params = withPrepared conn q $ \st -> do
+execute conn q params = do
   let vs = toRow params
-  checkPositional st vs
-  runOnce (contextOf "execute" q) st vs
+  done <- executeOnce "execute" conn q vs
+  unless done $ withPrepared conn q $ \st -> do
+    checkPositional st vs
+    runOnce (contextOf "execute" q) st vs
 
 -- | Runs one statement without binding parameters: a parameter in it is NULL (as in
 -- sqlite-simple).
 execute_ :: Connection -> Query -> IO ()
-execute_ conn q = withPrepared conn q $ \st -> do
-  n <- statementParamCount st
-  runOnce (contextOf "execute_" q) st (replicate n SQLNull)
+execute_ conn q = do
+  done <- executeOnce "execute_" conn q []
+  unless done $ withPrepared conn q $ \st -> do
+    n <- statementParamCount st
+    runOnce (contextOf "execute_" q) st (replicate n SQLNull)
+
+-- | Runs a statement once in one call into the library, which prepares, binds, runs and
+-- finalizes it (@sqlbatch_conn_exec@ with 'paramsSingle'): no 'Statement' is made. Only for
+-- SQL that cannot name or number a parameter ('mayNameParams'), where the number of values
+-- is the only check sqlite-simple makes. Returns False, having run nothing, when the SQL may
+-- name parameters, or when the library refuses it before running it (a second statement,
+-- another number of values): the caller then takes the statement path, whose checks raise
+-- sqlite-simple's errors. Any other error is the statement's, as the statement path would
+-- raise it, with the 'execute' context (SQLite's compile errors included).
+executeOnce :: T.Text -> Connection -> Query -> [SQLData] -> IO Bool
+executeOnce what conn q vs
+  | mayNameParams sql = return False
+  | otherwise =
+      BU.unsafeUseAsCStringLen sql (\(sp, sn) ->
+        withParams vs [] $ \cells _ dat len ->
+          withCParams cells nullPtr (length vs) dat len paramsSingle $ \pp ->
+            withConn conn ctx $ \c -> do
+              rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) pp nullPtr
+              if rc == sqlbatchOk
+                then return True
+                else if rc == sqlbatchEMultipleStatements || rc == sqlbatchEParamCount
+                  then return False
+                  else throwSQL (connDatabase conn) rc ctx)
+      -- A script's error says which statement failed; this is one statement.
+      `catch` \e -> throwIO e { sqlErrorStatementIndex = Nothing, sqlErrorStatementOffset = Nothing }
+  where
+    ctx = contextOf what q
+    Utf8 sql = queryUtf8 q
 
 -- | Runs one statement with named parameters (checked as by 'queryNamed').
 executeNamed :: Connection -> Query -> [NamedParam] -> IO ()

@@ -41,6 +41,7 @@ module Database.SQLBatch.Internal
   , statementParamNames
   , statementParamCount
   , statementMayNameParams
+  , mayNameParams
   , prepareStatement
   , finalizeStatement
   , withPrepared
@@ -378,18 +379,15 @@ prepareStatement conn q = mask_ $ do
 -- True (a colon in a string literal counts): when it is True, the parameters' names are
 -- asked of the library, which alone says what the parameters are.
 mayNameParams :: B.ByteString -> Bool
-mayNameParams b = go 0
+mayNameParams b = any (`B.elem` b) [58, 64, 36, 35] || numbered b
   where
-    n = B.length b
-    go !i
-      | i >= n = False
-      | otherwise =
-          let w = BU.unsafeIndex b i
-          in if w == 58 || w == 64 || w == 36 || w == 35
-               then True
-               else if w == 63 && i + 1 < n && BU.unsafeIndex b (i + 1) - 48 < 10
-                 then True
-                 else go (i + 1)
+    -- memchr for each byte (B.elem, B.elemIndex): a few instructions per 16 bytes, where a
+    -- loop over the bytes in Haskell took about 35 a byte.
+    numbered s = case B.elemIndex 63 s of
+      Nothing -> False
+      Just i ->
+        let rest = BU.unsafeDrop (i + 1) s
+        in (not (B.null rest) && BU.unsafeHead rest - 48 < 10) || numbered rest
 
 -- | Finalizes a statement (and frees its row cursor, if any). Idempotent per statement only
 -- through 'withPrepared'; call it once.

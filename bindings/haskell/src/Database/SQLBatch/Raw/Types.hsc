@@ -26,7 +26,7 @@ openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
   , openSharedCache, openPrivateCache, openNoFollow, openFetchAhead, preparePersistent
   , prepareSingle
     -- * @sqlbatch_params@
-  , CParams, paramsSize, paramsAddresses, pokeParams, withCParams
+  , CParams, paramsSize, paramsAddresses, paramsSingle, pokeParams, withCParams
     -- * @sqlbatch_value@ (16 bytes)
   , valueSize, valueBitsOff, valueLenOff, valueKindOff
     -- * @sqlbatch_value_convert@
@@ -127,6 +127,11 @@ paramsSize = #{size sqlbatch_params}
 -- their bytes (then @data@ must be NULL and @data_len@ 0).
 paramsAddresses :: Word32
 paramsAddresses = #{const SQLBATCH_PARAMS_ADDRESSES}
+
+-- | @SQLBATCH_PARAMS_SINGLE@: @sqlbatch_conn_exec@ runs one statement taking exactly the
+-- values given, or refuses before running anything.
+paramsSingle :: Word32
+paramsSingle = #{const SQLBATCH_PARAMS_SINGLE}
 
 -- | Writes a @sqlbatch_params@: @pokeParams p values names n data dataLen flags@. @names@ is
 -- 'nullPtr' when every value is positional; @values@ may be 'nullPtr' when @n@ is 0.
