@@ -2,13 +2,15 @@
 //!
 //! Knobs: flags (bit 0: some values are raw structs, with any kind tag and any offsets; bit 1:
 //! a names array; bit 2: no base, `data` NULL, so that every TEXT or BLOB value with bytes
-//! lacks one; bit 3: an unknown params flag), the number of values, then each value and its
-//! name. Checks: the status is
+//! lacks one; bit 3: an unknown params flag; bit 4: `SQLBATCH_PARAMS_SINGLE`), the number of
+//! values, then each value and its name. Checks: the status is
 //! one the header documents and never a panic; `out_result` and the connection's last error
 //! agree and their offsets lie inside the script; the connection stays usable. With only
 //! well-formed positional values and deterministic SQL, the outcome (status, statements run,
 //! total changes, every table's rows) must equal a reference that runs the script one
 //! statement at a time through plain SQLite, each statement taking its share of the values.
+//! With `SQLBATCH_PARAMS_SINGLE`, a refusal (a second statement, another count) runs nothing,
+//! and a success must equal that reference too.
 #![no_main]
 
 use std::ffi::c_int;
@@ -55,12 +57,19 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
+    let single = flags & 16 != 0;
     let conn = Conn::memory();
     conn.exec(SETUP);
     functions::register(&conn);
     let params = sqlbatch_params {
         names: if names.is_empty() { ptr::null() } else { names.as_ptr() },
-        flags: if flags & 8 != 0 { 2 } else { 0 },
+        flags: if flags & 8 != 0 {
+            4
+        } else if single {
+            SQLBATCH_PARAMS_SINGLE
+        } else {
+            0
+        },
         ..p.as_c()
     };
     let mut res = sqlbatch_exec_result { end_offset: usize::MAX, ..Default::default() };
@@ -69,6 +78,12 @@ fuzz_target!(|data: &[u8]| {
     });
     if flags & 8 != 0 {
         assert!(rc != SQLBATCH_OK && res.statements == 0, "unknown params flag: {rc}");
+    } else if single {
+        if rc == SQLBATCH_OK {
+            assert!(res.statements <= 1, "one statement, {} ran", res.statements);
+        } else if rc == SQLBATCH_E_MULTIPLE_STATEMENTS || rc == SQLBATCH_E_PARAM_COUNT {
+            assert_eq!((res.statements, res.changes), (0, 0), "refused ({rc}) after running");
+        }
     }
 
     assert!(known_status(rc) && rc != SQLBATCH_ROW && rc != SQLBATCH_DONE, "status {rc}");
@@ -95,9 +110,10 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!((rc, res.statements), (SQLBATCH_E_INVALID_ARGUMENT, 0));
         }
     }
-    if let (false, Some(vals)) =
-        (fired || cut_short(rc) || flags & 10 != 0 || nondeterministic(sql), p.decoded())
-    {
+    if let (false, Some(vals)) = (
+        fired || cut_short(rc) || flags & 10 != 0 || (single && rc != SQLBATCH_OK) || nondeterministic(sql),
+        p.decoded(),
+    ) {
         differential(&conn, sql, &vals, rc, &res);
     }
     conn.check_usable();
