@@ -131,7 +131,7 @@ static bool test_bytes_without_a_base_are_an_error(void) {
     CHECK_RC(c, sqlbatch_conn_exec(c, "SELECT ?", 8, &p, NULL), SQLBATCH_E_INVALID_ARGUMENT);
     CHECK_RC(c, sqlbatch_stmt_bind(s, &p), SQLBATCH_E_INVALID_ARGUMENT);
     CHECK_RC(c, sqlbatch_stmt_execute_many(s, &p, 1, &w), SQLBATCH_E_INVALID_ARGUMENT);
-    p.flags = 2;
+    p.flags = 4;
     CHECK_RC(c, sqlbatch_conn_exec(c, "SELECT ?", 8, &p, NULL), SQLBATCH_E_INVALID_ARGUMENT);
     CHECK_RC(c, sqlbatch_stmt_bind(s, &p), SQLBATCH_E_INVALID_ARGUMENT);
     CHECK_RC(c, sqlbatch_stmt_execute_many(s, &p, 1, &w), SQLBATCH_E_INVALID_ARGUMENT);

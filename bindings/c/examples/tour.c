@@ -85,6 +85,22 @@ int main(void) {
   }
   printf("inserted %llu rows\n", (unsigned long long)wrote.rows);
 
+  /* 3b. A statement run once (what a binding's execute(sql, values) is): one call prepares,
+   *     binds (the bytes are not copied), runs and finalizes it. With SQLBATCH_PARAMS_SINGLE
+   *     a second statement or a wrong number of values is refused before anything runs. */
+  const char lugano[] = "Lugano";
+  const double lugano_area = 75.98;
+  sqlbatch_value one[3] = {{.kind = SQLBATCH_TEXT, .bits = 0, .len = 6},
+                           {.kind = SQLBATCH_INTEGER, .bits = 62315},
+                           {.kind = SQLBATCH_FLOAT}};
+  memcpy(&one[2].bits, &lugano_area, sizeof lugano_area);
+  const sqlbatch_params once = {.values = one, .n_values = 3, .data = (const uint8_t *)lugano,
+                                .data_len = sizeof lugano - 1, .flags = SQLBATCH_PARAMS_SINGLE};
+  if ((rc = sqlbatch_conn_exec(conn, ins, strlen(ins), &once, NULL)) != SQLBATCH_OK) {
+    print_error(conn, rc, "insert one");
+    goto cleanup;
+  }
+
   /* 4. Query with batched fetch: each call steps up to 2 rows here (use hundreds in real
    *    code); the cells are read with plain loads, no call per row or column. */
   const char *sql = "SELECT name, population, population / area FROM city ORDER BY population DESC";
