@@ -345,30 +345,39 @@ bindChurn s (a, b, c) = do
     c_bind_text s 3 p (fromIntegral n) (castPtrToFunPtr (intPtrToPtr (-1)))
   return ()
 
--- | prepare_churn's timed part: BEGIN, per row prepare, bind, step, finalize; COMMIT.
-prepareChurn :: Db -> [(Int64, Double, T.Text)] -> IO ()
-prepareChurn db rows = do
+-- | prepare_churn's timed part: BEGIN, per row prepare, bind, step, finalize; COMMIT. Row i
+-- is @row i@, built in the loop as the other implementations build theirs (a list of the
+-- rows made outside it would be made once and shared by every repetition).
+prepareChurn :: Db -> Int64 -> (Int64 -> (Int64, Double, T.Text)) -> IO ()
+prepareChurn db n row = do
   execScript Safe db "BEGIN"
-  let go [] = return ()
-      go (r : rest) = do
-        s <- prepare Safe db "INSERT INTO churn(a, b, c) VALUES (?, ?, ?)"
-        bindChurn s r
-        rc <- c_step_safe s
-        _ <- c_finalize_safe s
-        when (rc /= sqliteDone) $ failWith db "insert"
-        go rest
-  go rows
+  let go !i
+        | i == n = return ()
+        | otherwise = do
+            s <- prepare Safe db "INSERT INTO churn(a, b, c) VALUES (?, ?, ?)"
+            bindChurn s (row i)
+            rc <- c_step_safe s
+            _ <- c_finalize_safe s
+            when (rc /= sqliteDone) $ failWith db "insert"
+            go (i + 1)
+  go 0
   execScript Safe db "COMMIT"
 
--- | small_tx's timed part: per row BEGIN, bind, step, reset, COMMIT.
-smallTx :: Db -> Stmt -> [(Int64, Double, T.Text)] -> IO ()
-smallTx db (Stmt s) = mapM_ $ \r -> do
-  execScript Safe db "BEGIN"
-  bindChurn s r
-  rc <- c_step_safe s
-  _ <- c_reset s
-  when (rc /= sqliteDone) $ failWith db "insert"
-  execScript Safe db "COMMIT"
+-- | small_tx's timed part: per row BEGIN, bind, step, reset, COMMIT (row i as in
+-- 'prepareChurn').
+smallTx :: Db -> Stmt -> Int64 -> (Int64 -> (Int64, Double, T.Text)) -> IO ()
+smallTx db (Stmt s) n row = go 0
+  where
+    go !i
+      | i == n = return ()
+      | otherwise = do
+          execScript Safe db "BEGIN"
+          bindChurn s (row i)
+          rc <- c_step_safe s
+          _ <- c_reset s
+          when (rc /= sqliteDone) $ failWith db "insert"
+          execScript Safe db "COMMIT"
+          go (i + 1)
 
 -- | large_values: prepare, every row's id, TEXT decoded to 'T.Text' (code points) and BLOB
 -- (by the given rule), finalize: (count, checksum).

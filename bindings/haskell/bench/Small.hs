@@ -320,12 +320,12 @@ prSetup workload input = case workload of
   "few_rows" -> queries 20000 fewStart fewSql
   "prepare_churn" -> do
     let n = read input :: Int64
-    return $ churnRep (\db -> return (P.prepareChurn db (map churnRow [0 .. n - 1])))
+    return $ churnRep (\db -> return (P.prepareChurn db n churnRow))
   "small_tx" -> do
     let n = read input :: Int64
     return $ churnRep $ \db -> do
       st <- P.prepareStmt db (qBytes insertSql)
-      return (P.smallTx db st (map churnRow [0 .. n - 1]))
+      return (P.smallTx db st n churnRow)
   "large_values" -> do
     db <- prOpen input
     return $ clock (P.largeValues db blobSum)
