@@ -57,18 +57,23 @@ impl Drop for Finalize {
 /// prefix matches only that spelling (":id" matches `:id`); a name given without one matches
 /// every prefix ("id" matches `:id`, `@id` and `$id`), as `sqlbatch_stmt_param_index` does.
 /// The bytes of values and names are only read during the call. Whitespace and comments after
-/// the last statement are fine. A script without statements does nothing and succeeds.
+/// the last statement are fine (a bare `/*` at the very end is not a comment to SQLite but a
+/// syntax error). A script without statements does nothing and succeeds.
 ///
 /// One statement: with `SQLBATCH_PARAMS_SINGLE` in `params->flags`, the SQL must hold one
-/// statement taking exactly the values given, or nothing runs (see that flag). This is the
-/// call for a statement run once (prepare, bind, run, finalize): the bytes are bound without
-/// a copy, and there is no statement handle to allocate and finalize.
+/// statement taking exactly the values given, or nothing runs (see that flag): a second
+/// statement is `SQLBATCH_E_MULTIPLE_STATEMENTS` with `token_offset` where it starts, another
+/// number of values `SQLBATCH_E_PARAM_COUNT`, both with `statement_index` 0. Once the
+/// statement ran to its end, the call succeeds. This is the call for a statement run once
+/// (prepare, bind, run, finalize): the bytes are bound without a copy, and there is no
+/// statement handle to allocate and finalize.
 ///
 /// On failure, the statements before the failing one have run and stay run (wrap the script in
 /// a transaction to make it all-or-nothing); the error records the failing statement's index
 /// (`statement_index`), where it starts (`statement_offset`), and the offending token relative to
 /// the whole script (`token_offset`). If positional values are left over after the last
-/// statement, the whole script has run and `SQLBATCH_E_PARAM_COUNT` is returned.
+/// statement, the whole script has run and `SQLBATCH_E_PARAM_COUNT` is returned (not with
+/// `SQLBATCH_PARAMS_SINGLE`, which refuses them before the statement runs).
 ///
 /// `*out_result` (if `out_result` is not NULL) is written in every case, saying what ran.
 /// Thread: the caller of `conn` (see "Thread model").
@@ -77,7 +82,8 @@ impl Drop for Finalize {
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_UTF8` or `SQLBATCH_E_INVALID_ARGUMENT` (a NUL byte
 /// in the SQL) before anything runs, with `token_offset` at the offending byte;
 /// `SQLBATCH_E_PARAM_COUNT`, `SQLBATCH_E_RANGE`, `SQLBATCH_E_INVALID_ARGUMENT` (a bad value
-/// kind, bytes without a base, bad params flags), `SQLBATCH_E_CLOSED`, or the error of the
+/// kind, bytes without a base, bad params flags), `SQLBATCH_E_MULTIPLE_STATEMENTS` (with
+/// `SQLBATCH_PARAMS_SINGLE`), `SQLBATCH_E_CLOSED`, or the error of the
 /// failing statement (e.g. `SQLITE_ERROR`, `SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_INTERRUPT`).
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_exec(
@@ -213,6 +219,13 @@ unsafe fn exec_script(
         result.statements += 1;
         result.params_used += used;
         result.changes += changes;
+        if single {
+            // Only whitespace, comments and semicolons follow (checked before the run): done,
+            // with nothing left that could fail after the statement ran (an interrupt that
+            // came during its run, a prepare of the rest).
+            result.end_offset = len;
+            return Ok(());
+        }
         pos = next;
     }
     result.end_offset = len;

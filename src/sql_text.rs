@@ -59,7 +59,9 @@ pub(crate) fn second_statement_error(sql: &[u8], tail: usize) -> Option<Error> {
     })
 }
 
-/// The offset of the first byte of `sql[from..]` that is not whitespace or a comment.
+/// The offset of the first byte of `sql[from..]` that is not whitespace or a comment. As in
+/// SQLite's tokenizer, a `/*` with nothing after it is not a comment (it is a `/` and a syntax
+/// error), while one with anything after it is a comment to its `*/` or to the end.
 pub(crate) fn skip_space_and_comments(sql: &[u8], mut i: usize) -> usize {
     while i < sql.len() {
         match sql[i] {
@@ -69,7 +71,7 @@ pub(crate) fn skip_space_and_comments(sql: &[u8], mut i: usize) -> usize {
                     i += 1;
                 }
             }
-            b'/' if sql.get(i + 1) == Some(&b'*') => {
+            b'/' if sql.get(i + 1) == Some(&b'*') && i + 2 < sql.len() => {
                 i = match sql[i + 2..].windows(2).position(|w| w == b"*/") {
                     Some(p) => i + 2 + p + 2,
                     None => sql.len(),
@@ -99,6 +101,8 @@ mod tests {
         let s = b"  -- a\n /* b */\tSELECT 1";
         assert_eq!(skip_space_and_comments(s, 0), s.len() - 8);
         assert_eq!(skip_space_and_comments(b"/* open", 0), 7);
+        assert_eq!(skip_space_and_comments(b"/*x", 0), 3);
+        assert_eq!(skip_space_and_comments(b" /*", 0), 1, "a bare /* at the end is a slash");
         assert_eq!(skip_space_and_comments(b"-- to the end", 0), 13);
         assert_eq!(skip_space_and_comments(b"x", 0), 0);
     }

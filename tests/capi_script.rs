@@ -168,6 +168,45 @@ fn one_statement_mode_refuses_a_second_statement_or_other_counts_before_running(
     assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(2)]], "nothing ran");
 }
 
+unsafe extern "C" fn interrupts_from_a_hook(
+    user: *mut std::ffi::c_void,
+    _op: i32,
+    _db: *const std::ffi::c_char,
+    _table: *const std::ffi::c_char,
+    _rowid: i64,
+) {
+    unsafe { sqlbatch_conn_interrupt(user.cast()) };
+}
+
+#[test]
+fn once_its_statement_ran_a_one_statement_call_succeeds() {
+    // Found by review: what follows the statement was prepared after it ran, so a bare "/*"
+    // at the end (a syntax error to SQLite) or an interrupt during the run failed the call
+    // after its row was in. Now a bare "/*" is a second statement, refused before the run,
+    // and nothing after the run can fail the call.
+    let c = Conn::memory();
+    c.exec("CREATE TABLE t(a)");
+    for sql in ["INSERT INTO t VALUES (?); /*", "INSERT INTO t VALUES (?);/*"] {
+        let (rc, r) = c.try_exec_with(sql, &single(&[Val::Int(1)]));
+        assert_eq!((rc, r.statements), (SQLBATCH_E_MULTIPLE_STATEMENTS, 0), "{sql}");
+        assert_eq!(c.error().0.token_offset, sql.len() as i64 - 2, "{sql}");
+    }
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(0)]]);
+    // The same text prepared as a single statement is refused the same way.
+    let (rc, _, _) = c.try_prepare(b"SELECT 1; /*", SQLBATCH_PREPARE_SINGLE);
+    assert_eq!(rc, SQLBATCH_E_MULTIPLE_STATEMENTS);
+    // An unterminated comment with something in it is a comment.
+    let (rc, r) = c.try_exec_with("INSERT INTO t VALUES (?); /* x", &single(&[Val::Int(2)]));
+    assert_eq!((rc, r.statements), (SQLBATCH_OK, 1), "{}", c.error().1);
+    // An interrupt during the run, from an update hook, with text after the statement.
+    let rc = unsafe { sqlbatch_conn_update_hook(c.0, Some(interrupts_from_a_hook), c.0.cast(), None) };
+    assert_eq!(rc, SQLBATCH_OK);
+    let (rc, r) = c.try_exec_with("INSERT INTO t VALUES (?);\n ; -- end", &single(&[Val::Int(3)]));
+    assert_eq!((rc, r.statements, r.changes), (SQLBATCH_OK, 1, 1), "{}", c.error().1);
+    assert_eq!(unsafe { sqlbatch_conn_update_hook(c.0, None, std::ptr::null_mut(), None) }, SQLBATCH_OK);
+    assert_eq!(c.rows("SELECT a FROM t ORDER BY a"), vec![vec![Val::Int(2)], vec![Val::Int(3)]]);
+}
+
 #[test]
 fn the_one_statement_flag_changes_nothing_for_a_statement_bind() {
     let c = Conn::memory();

@@ -79,10 +79,12 @@ fuzz_target!(|data: &[u8]| {
     if flags & 8 != 0 {
         assert!(rc != SQLBATCH_OK && res.statements == 0, "unknown params flag: {rc}");
     } else if single {
+        // One statement: the call succeeds once it ran, and fails only before that (no
+        // batched hook is registered here, whose stop could roll a run back).
         if rc == SQLBATCH_OK {
             assert!(res.statements <= 1, "one statement, {} ran", res.statements);
-        } else if rc == SQLBATCH_E_MULTIPLE_STATEMENTS || rc == SQLBATCH_E_PARAM_COUNT {
-            assert_eq!((res.statements, res.changes), (0, 0), "refused ({rc}) after running");
+        } else {
+            assert_eq!((res.statements, res.changes), (0, 0), "failed ({rc}) after running");
         }
     }
 
