@@ -57,8 +57,9 @@ impl Drop for Finalize {
 /// prefix matches only that spelling (":id" matches `:id`); a name given without one matches
 /// every prefix ("id" matches `:id`, `@id` and `$id`), as `sqlbatch_stmt_param_index` does.
 /// The bytes of values and names are only read during the call. Whitespace and comments after
-/// the last statement are fine (a bare `/*` at the very end is not a comment to SQLite but a
-/// syntax error). A script without statements does nothing and succeeds.
+/// the last statement are fine (but for a comment opener with nothing after it at the very
+/// end, which SQLite reads as a slash: a syntax error). A script without statements does
+/// nothing and succeeds.
 ///
 /// One statement: with `SQLBATCH_PARAMS_SINGLE` in `params->flags`, the SQL must hold one
 /// statement taking exactly the values given, or nothing runs (see that flag): a second
