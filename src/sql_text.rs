@@ -35,7 +35,7 @@ impl StackSql {
 
 /// Where a second statement starts in `sql` after the first one ends at `tail`, if there is
 /// one: anything but whitespace, comments and semicolons.
-pub(crate) fn second_statement(sql: &[u8], mut tail: usize) -> Option<usize> {
+fn second_statement(sql: &[u8], mut tail: usize) -> Option<usize> {
     loop {
         tail = skip_space_and_comments(sql, tail);
         match sql.get(tail) {

@@ -166,6 +166,7 @@ import Database.SQLBatch.Raw.Types (CConn, CTraceEvent, ExecResult (..), TraceVi
                                     sqlbatchOk, sqlbatchESkipped, sqlbatchEMultipleStatements,
                                     sqlbatchEParamCount, paramsSingle, valueSize,
                                     withCParams, writeResultSize)
+import qualified Data.ByteString as B
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
 import Data.Word (Word32, Word8)
@@ -496,16 +497,12 @@ executeOnce :: T.Text -> Connection -> Query -> [SQLData] -> IO Bool
 executeOnce what conn q vs
   | mayNameParams sql = return False
   | otherwise =
-      BU.unsafeUseAsCStringLen sql (\(sp, sn) ->
-        withParams vs [] $ \cells _ dat len ->
-          withCParams cells nullPtr (length vs) dat len paramsSingle $ \pp ->
-            withConn conn ctx $ \c -> do
-              rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) pp nullPtr
-              if rc == sqlbatchOk
-                then return True
-                else if rc == sqlbatchEMultipleStatements || rc == sqlbatchEParamCount
-                  then return False
-                  else throwSQL (connDatabase conn) rc ctx)
+      execWith conn ctx sql vs [] paramsSingle nullPtr (\rc ->
+        if rc == sqlbatchOk
+          then return True
+          else if rc == sqlbatchEMultipleStatements || rc == sqlbatchEParamCount
+            then return False
+            else throwSQL (connDatabase conn) rc ctx)
       -- A script's error says which statement failed; this is one statement.
       `catch` \e -> throwIO e { sqlErrorStatementIndex = Nothing, sqlErrorStatementOffset = Nothing }
   where
@@ -548,14 +545,23 @@ runScript what conn q positional named = do
       Utf8 sql = queryUtf8 q
       vals = positional ++ map snd named
       names = map (const SQLNull) positional ++ map (SQLText . fst) named
+  allocaBytes execResultSize $ \pr ->
+    execWith conn ctx sql vals (if null named then [] else names) 0 (castPtr pr) $ \rc -> do
+      when (rc /= 0) $ throwSQL (connDatabase conn) rc ctx
+      peekExecResult (castPtr pr)
+
+-- | One @sqlbatch_conn_exec@ of @sql@ with positional values, names ([] for none; else one
+-- per value, 'SQLNull' for a positional one), params flags and result (NULL for none), under
+-- the connection's lock; the continuation gets the status there, so that an error is read
+-- before another call on the connection replaces it. Interruptible.
+execWith :: Connection -> T.Text -> B.ByteString -> [SQLData] -> [SQLData] -> Word32
+         -> Ptr ExecResult -> (Int32 -> IO a) -> IO a
+execWith conn ctx sql vals names flags pr k =
   BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
-    withParams vals (if null named then [] else names) $ \cells nameCells dat len ->
-      withCParams cells nameCells (length vals) dat len 0 $ \pp ->
-      allocaBytes execResultSize $ \pr ->
-        withConn conn ctx $ \c -> do
-          rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) pp (castPtr pr)
-          when (rc /= 0) $ throwSQL (connDatabase conn) rc ctx
-          peekExecResult (castPtr pr)
+    withParams vals names $ \cells nameCells dat len ->
+      withCParams cells nameCells (length vals) dat len flags $ \pp ->
+        withConn conn ctx $ \c -> c_hs_sqlbatch_exec c sp (fromIntegral sn) pp pr >>= k
+{-# INLINE execWith #-}
 
 -- | Runs a statement once per parameter row through the library's bulk write: the rows
 -- are sent in chunks of a few thousand, one call per chunk. It does not open a
