@@ -1,7 +1,8 @@
 # sqlbatch: build, test, benchmark and install.
 #
 #   make test       everything the README's test command runs (after scripts/setup.sh)
-#   make bench      the cross-language benchmark table (the README's main command)
+#   make bench      the cross-language benchmark table (the README's main command), published
+#                   to benches/results and README.md's summary table
 #   make install PREFIX=/usr/local   header, libraries and pkg-config file
 #   make fuzz FUZZTIME=600   a long libFuzzer run, FUZZTIME seconds per target (fuzz/README.md)
 #
@@ -100,8 +101,10 @@ fuzz: lib
 
 test: setup test-rust test-valgrind test-tsan test-c test-go test-haskell test-fuzz
 
+# Runs every implementation on every workload, prints the table and publishes it: benches/results/
+# (latest.txt, .svg, .jsonl, summary.md) and the summary table in README.md.
 bench: setup lib
-	./benches/run $(BENCH_ARGS)
+	./benches/run --publish $(BENCH_ARGS)
 
 # The core's criterion groups (native_c vs sqlbatch), then their ratios.
 bench-core:
