@@ -103,22 +103,3 @@ func ExampleParseDSN() {
 	// PRAGMA locking_mode = NORMAL
 	// PRAGMA synchronous = NORMAL
 }
-
-// mattn/go-sqlite3's update hook, set on every connection of the pool by the ConnectHook.
-func ExampleSQLiteConn_RegisterUpdateHook() {
-	sql.Register("sqlbatch-example-update-hook", &driver.Driver{ConnectHook: func(c *driver.SQLiteConn) error {
-		c.RegisterUpdateHook(func(op int, db, table string, rowid int64) {
-			if op == driver.SQLITE_INSERT {
-				fmt.Printf("insert into %s.%s: rowid %d\n", db, table, rowid)
-			}
-		})
-		return nil
-	}})
-	db, _ := sql.Open("sqlbatch-example-update-hook", ":memory:")
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	db.Exec("CREATE TABLE t(x)")
-	db.Exec("INSERT INTO t VALUES (?)", 42)
-	// Output:
-	// insert into main.t: rowid 1
-}

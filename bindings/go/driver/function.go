@@ -4,135 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 
 	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
 )
 
-// SQLiteConn is Conn under mattn/go-sqlite3's name, so that a ConnectHook written for mattn
-// (func(*sqlite3.SQLiteConn) error) ports by changing the package.
-type SQLiteConn = Conn
-
-// SQLiteDriver is Driver under mattn/go-sqlite3's name.
-type SQLiteDriver = Driver
-
-// aggregateBatchRows is how many rows of a group RegisterAggregator's Step calls take in one
-// crossing from C to Go: Step is still called once per row, in SQLite's order.
-const aggregateBatchRows = 256
-
-// RegisterFunc makes the Go function impl available as the SQL function name on this
-// connection, as mattn/go-sqlite3's SQLiteConn.RegisterFunc does. Usually called from the
-// driver's ConnectHook, so that every connection of the pool has it; or through
-// sql.Conn.Raw for one connection.
-//
-// impl's arguments may be int, int8..int64, uint, uint8..uint64 (from INTEGER), float32 or
-// float64 (INTEGER or REAL), bool (INTEGER, non-zero), string or []byte (TEXT or BLOB), or
-// any (int64, float64, string or []byte as the value is, and NULL as a nil []byte, as
-// mattn passes it); an argument of another SQL type fails the call (mattn also refuses an
-// INTEGER for a float parameter; sqlbatch converts it). A variadic impl takes any number of arguments from its fixed ones
-// on. impl returns one of those types (a nil or empty []byte is NULL, as with mattn; an
-// any result may hold any of them or nil), or it and an error; a non-nil error fails the
-// statement with its message, and so does a panic. pure marks the function deterministic,
-// so that SQLite may factor calls out and use it in indexes.
-func (c *Conn) RegisterFunc(name string, impl any, pure bool) error {
-	if impl == nil {
-		return errors.New("sqlbatch: RegisterFunc: impl is not a function")
-	}
-	fn := reflect.ValueOf(impl)
-	t := fn.Type()
-	if t.Kind() != reflect.Func {
-		return errors.New("sqlbatch: RegisterFunc: impl is not a function")
-	}
-	args, variadic, err := argConverters(t)
-	if err != nil {
-		return err
-	}
-	ret, err := resultConverter(t)
-	if err != nil {
-		return err
-	}
-	nArgs := len(args)
-	if variadic {
-		nArgs = -1
-	}
-	var flags sqlbatch.FunctionFlags
-	if pure {
-		flags = sqlbatch.Deterministic
-	}
-	if fast, ok := fastScalar(impl); ok && !reflectOnly {
-		return c.c.CreateFunction(name, nArgs, flags, fast)
-	}
-	var in []reflect.Value
-	return c.c.CreateFunction(name, nArgs, flags, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
-		var err error
-		in, err = convertArgs(in[:0], a, args, variadic)
-		if err != nil {
-			ctx.SetError(err)
-			return
-		}
-		ret(ctx, fn.Call(in))
-	})
-}
-
-// RegisterAggregator makes the Go aggregator impl available as the SQL aggregate name on
-// this connection, as mattn/go-sqlite3's SQLiteConn.RegisterAggregator does: impl is a
-// function of no arguments returning a new aggregator (a pointer to a struct, usually),
-// which has a Step method (its arguments as for RegisterFunc, returning nothing or an
-// error) and a Done method (no arguments, returning a value and optionally an error).
-// Each group of rows gets its own aggregator.
-//
-// Unlike mattn, rows reach Go in batches of up to 256 rows per crossing from C (Step is
-// still called once per row, in order), so an error returned by Step is reported once the
-// batch is handed over.
-func (c *Conn) RegisterAggregator(name string, impl any, pure bool) error {
-	ctor := reflect.ValueOf(impl)
-	t := ctor.Type()
-	if t.Kind() != reflect.Func || t.NumIn() != 0 || t.NumOut() != 1 {
-		return errors.New("sqlbatch: RegisterAggregator: impl must be a function of no arguments returning one value")
-	}
-	agg := t.Out(0)
-	step, ok := agg.MethodByName("Step")
-	if !ok {
-		return fmt.Errorf("sqlbatch: RegisterAggregator: %s has no Step method", agg)
-	}
-	done, ok := agg.MethodByName("Done")
-	if !ok {
-		return fmt.Errorf("sqlbatch: RegisterAggregator: %s has no Done method", agg)
-	}
-	// Method types from the type include the receiver as the first argument.
-	stepT, doneT := step.Type, done.Type
-	if agg.Kind() != reflect.Interface {
-		stepT, doneT = dropReceiver(stepT), dropReceiver(doneT)
-	}
-	args, variadic, err := argConverters(stepT)
-	if err != nil {
-		return err
-	}
-	switch {
-	case stepT.NumOut() > 1, stepT.NumOut() == 1 && stepT.Out(0) != errorType:
-		return errors.New("sqlbatch: RegisterAggregator: Step must return nothing or an error")
-	}
-	if doneT.NumIn() != 0 {
-		return errors.New("sqlbatch: RegisterAggregator: Done must take no arguments")
-	}
-	ret, err := resultConverter(doneT)
-	if err != nil {
-		return err
-	}
-	nArgs := len(args)
-	if variadic {
-		nArgs = -1
-	}
-	var flags sqlbatch.FunctionFlags
-	if pure {
-		flags = sqlbatch.Deterministic
-	}
-	tryFast := !reflectOnly
-	return c.c.CreateAggregate(name, nArgs, sqlbatch.AggregateOptions{Flags: flags, BatchRows: aggregateBatchRows},
-		func() sqlbatch.AggregateGroup {
-			return &reflectGroup{ctor: ctor, args: args, variadic: variadic, ret: ret, tryFast: tryFast}
-		})
-}
+// How RegisterFunc and RegisterAggregator (mattn.go) call Go functions: the reflective
+// conversions of arguments and results for any signature they accept; function_fast.go has
+// the fast paths for the common signatures.
 
 func dropReceiver(t reflect.Type) reflect.Type {
 	in := make([]reflect.Type, t.NumIn()-1)
@@ -196,20 +74,6 @@ func (g *reflectGroup) Step(ctx *sqlbatch.Context, rows sqlbatch.ArgRows) {
 func (g *reflectGroup) Final(ctx *sqlbatch.Context) {
 	g.init()
 	g.ret(ctx, g.agg.MethodByName("Done").Call(nil))
-}
-
-// RegisterCollation makes cmp available as the collation name on this connection (COLLATE
-// name), as mattn/go-sqlite3's SQLiteConn.RegisterCollation does. cmp returns a negative
-// number, 0 or a positive number, and must be a total order.
-func (c *Conn) RegisterCollation(name string, cmp func(string, string) int) error {
-	if cmp == nil {
-		return errors.New("sqlbatch: RegisterCollation: nil comparison")
-	}
-	// The low-level strings are views of C memory, valid during the call; cmp may keep its
-	// arguments (nothing in mattn's API forbids it), so it gets copies.
-	return c.c.CreateCollation(name, func(a, b string) int {
-		return cmp(strings.Clone(a), strings.Clone(b))
-	})
 }
 
 var errorType = reflect.TypeFor[error]()
