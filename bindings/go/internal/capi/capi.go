@@ -300,6 +300,26 @@ func vptr(v []Value) *C.sqlbatch_value {
 // b, so b is not empty then and its address is not NULL: offsets always have a base.
 func bptr(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b))) }
 
+// optstr passes an optional name: NULL for "" (the ABI's default, "main" or every database).
+func optstr(s string) (*C.char, C.size_t) {
+	if s == "" {
+		return nil, 0
+	}
+	return cstr(s), C.size_t(len(s))
+}
+
+// empty is the address passed for a required string that is empty, so that the library
+// (not a NULL check) judges it.
+var empty = [1]byte{0}
+
+// reqstr passes a required string, never as NULL.
+func reqstr(s string) (*C.char, C.size_t) {
+	if s == "" {
+		return (*C.char)(unsafe.Pointer(&empty[0])), 0
+	}
+	return cstr(s), C.size_t(len(s))
+}
+
 // CodeStr is sqlbatch_code_str.
 func CodeStr(code int32) string { return C.GoString(C.sqlbatch_code_str(C.int32_t(code))) }
 

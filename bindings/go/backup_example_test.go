@@ -3,7 +3,6 @@ package sqlbatch_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -94,63 +93,4 @@ func ExampleConn_Serialize() {
 	// Output:
 	// apple
 	// true
-}
-
-// Stream a large value in and out without holding it in one statement.
-func ExampleConn_OpenBlob() {
-	c, _ := sqlbatch.Open(":memory:")
-	defer c.Close()
-	// The size is fixed when the row is written: zeroblob reserves it.
-	c.ExecScript("CREATE TABLE file(id INTEGER PRIMARY KEY, data BLOB); INSERT INTO file VALUES (1, zeroblob(?))", 11)
-
-	w, err := c.OpenBlob("main", "file", "data", 1, true)
-	if err != nil {
-		log.Fatal(err)
-	}
-	io.WriteString(w, "hello, ")
-	io.WriteString(w, "blob")
-	_, err = io.WriteString(w, "!") // past the end: writes cannot grow the value
-	fmt.Println(errors.Is(err, sqlbatch.ErrOutOfRange))
-	w.Close()
-
-	r, _ := c.OpenBlob("", "file", "data", 1, false)
-	defer r.Close()
-	all, _ := io.ReadAll(r)
-	fmt.Printf("%q (%d bytes)\n", all, r.Size())
-	part := make([]byte, 4)
-	n, err := r.ReadAt(part, 9) // io.ReaderAt: a short read at the end says io.EOF
-	fmt.Printf("%q %v\n", part[:n], err)
-	// Output:
-	// true
-	// "hello, blob" (11 bytes)
-	// "ob" EOF
-}
-
-// Many small values by rowid in one call into C.
-func ExampleBlobHandle_ReadMany() {
-	c, _ := sqlbatch.Open(":memory:")
-	defer c.Close()
-	c.ExecScript(`CREATE TABLE thumb(id INTEGER PRIMARY KEY, data BLOB);
-		INSERT INTO thumb VALUES (1, 'one'), (2, 'two'), (3, 'three')`)
-	b, err := c.OpenBlob("", "thumb", "data", 1, false)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer b.Close()
-	ranges := []sqlbatch.BlobRange{
-		{RowID: 3, Len: sqlbatch.BlobToEnd},
-		{RowID: 1, Len: sqlbatch.BlobToEnd},
-		{RowID: 2, Offset: 1, Len: 2},
-	}
-	buf := make([]byte, 64)
-	if _, err := b.ReadMany(ranges, buf); err != nil {
-		log.Fatal(err)
-	}
-	for _, r := range ranges {
-		fmt.Printf("%d: %s\n", r.RowID, buf[r.At:r.At+r.Len])
-	}
-	// Output:
-	// 3: three
-	// 1: one
-	// 2: wo
 }
