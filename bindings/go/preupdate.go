@@ -1,71 +1,8 @@
 package sqlbatch
 
 import (
-	"math"
-
 	"github.com/sqlbatch/sqlbatch/bindings/go/internal/capi"
 )
-
-// UndefinedValue is the type of Undefined.
-type UndefinedValue struct{}
-
-// String returns "undefined".
-func (UndefinedValue) String() string { return "undefined" }
-
-// Undefined is the value, in the rows of a Conflict, of a column the change does not carry:
-// for an UPDATE, the columns it leaves as they are (in New), and those of them that are not
-// in the primary key (in Old). It is not NULL (which is nil). A preupdate hook's rows hold
-// it only for a value SQLite could not produce (out of memory).
-var Undefined = UndefinedValue{}
-
-// cellValue decodes one cell of a row the library handed to a callback, whose TEXT and BLOB
-// bytes are at data (C memory): int64, float64, string or []byte (copies, so the value may be
-// kept), nil for NULL, Undefined for SQLBATCH_UNDEFINED. An empty BLOB is an empty, non-nil
-// []byte, as Args.Value gives it.
-func cellValue(c *capi.Value, data *byte) any {
-	switch c.Kind {
-	case capi.KindInteger:
-		return int64(c.Bits)
-	case capi.KindFloat:
-		return math.Float64frombits(c.Bits)
-	case capi.KindText:
-		return string(capi.Bytes(data, c))
-	case capi.KindBlob:
-		if c.Len == 0 {
-			return []byte{}
-		}
-		return cloneBytes(capi.Bytes(data, c)) // its capacity its length
-	case capi.KindNull:
-		return nil
-	}
-	return Undefined
-}
-
-// decodeRows decodes the rows of one callback into one new []any (a single allocation for
-// them all), returning a slice per row, nil for a row that is not there.
-func decodeRows(data *byte, rows ...*[]capi.Value) [][]any {
-	n := 0
-	for _, r := range rows {
-		n += len(*r)
-	}
-	out := make([][]any, len(rows))
-	if n == 0 {
-		return out
-	}
-	vals := make([]any, n)
-	for i, r := range rows {
-		if *r == nil {
-			continue
-		}
-		row := vals[:len(*r):len(*r)]
-		vals = vals[len(*r):]
-		for j := range *r {
-			row[j] = cellValue(&(*r)[j], data)
-		}
-		out[i] = row
-	}
-	return out
-}
 
 // PreUpdateRows says which rows a preupdate hook gets decoded: reading a row costs SQLite
 // a call per column and Go a copy of every value, which a hook that only looks at the

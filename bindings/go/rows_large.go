@@ -93,10 +93,3 @@ func (r *Rows) valueLarge(c *capi.Value, transient bool) any {
 	}
 	return cellValue(c, unsafe.SliceData(r.arena))
 }
-
-// cloneBytes returns a copy of b in new Go memory, its capacity its length. append does not
-// zero the part of the new array it copies into, as make would.
-func cloneBytes(b []byte) []byte {
-	c := append([]byte(nil), b...)
-	return c[:len(c):len(c)]
-}

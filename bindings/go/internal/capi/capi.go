@@ -275,6 +275,27 @@ var (
 	_ [unsafe.Offsetof(C.sqlbatch_value{}.kind) - unsafe.Offsetof(Value{}.Kind)]struct{}
 )
 
+// Bytes is a view of the bytes of a TEXT or BLOB cell v whose base is data (C memory).
+func Bytes(data *byte, v *Value) []byte {
+	if v.Len == 0 || data == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(data), uintptr(v.Bits))), int(v.Len))
+}
+
+// cells is a view of the n cells at p (a callback's arguments; p is NULL when n is 0).
+func cells(p *C.sqlbatch_value, n int) []Value {
+	return unsafe.Slice((*Value)(unsafe.Pointer(p)), n)
+}
+
+// rowCells is a view of the n cells of a row at p (nil for NULL: a row that is not there).
+func rowCells(p *C.sqlbatch_value, n int) []Value {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*Value)(unsafe.Pointer(p)), n)
+}
+
 // Conn is a sqlbatch_conn handle. The zero Conn is a NULL handle.
 type Conn struct{ p *C.sqlbatch_conn }
 
@@ -537,6 +558,14 @@ func gostr(s C.sqlbatch_str) string {
 		return ""
 	}
 	return C.GoStringN(s.ptr, C.int(s.len))
+}
+
+// cview is a C string of n bytes as a view of them (nil for NULL).
+func cview(p *C.char, n C.size_t) []byte {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n))
 }
 
 // ColumnBytes is the metadata of one result column as it is in C memory (nil where there is

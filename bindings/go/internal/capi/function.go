@@ -47,8 +47,6 @@ import "C"
 
 import (
 	"fmt"
-	"runtime/cgo"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -115,35 +113,6 @@ type Collation interface {
 	Compare(a, b []byte) int
 }
 
-// Bytes is a view of the bytes of a TEXT or BLOB cell v whose base is data (C memory).
-func Bytes(data *byte, v *Value) []byte {
-	if v.Len == 0 || data == nil {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(data), uintptr(v.Bits))), int(v.Len))
-}
-
-var liveHandles atomic.Int64
-
-// LiveHandles is the number of cgo.Handles this package holds for registrations and
-// aggregate groups (for tests: it returns to its old value once they are destroyed).
-func LiveHandles() int64 { return liveHandles.Load() }
-
-// NewHandle wraps cgo.NewHandle, counted by LiveHandles.
-func NewHandle(v any) uintptr {
-	liveHandles.Add(1)
-	return uintptr(cgo.NewHandle(v))
-}
-
-// HandleValue is the value of a handle made by NewHandle.
-func HandleValue(h uintptr) any { return cgo.Handle(h).Value() }
-
-// DeleteHandle deletes a handle made by NewHandle.
-func DeleteHandle(h uintptr) {
-	cgo.Handle(h).Delete()
-	liveHandles.Add(-1)
-}
-
 // CreateFunction is sqlbatch_conn_create_function with f as user data (nil f deletes).
 func (c Conn) CreateFunction(name string, nArgs int32, flags uint32, f Function) int32 {
 	if f == nil {
@@ -180,10 +149,6 @@ func recoverInto(call Call) {
 	if r := recover(); r != nil {
 		call.Error(SQLiteError, fmt.Sprint("panic: ", r))
 	}
-}
-
-func cells(p *C.sqlbatch_value, n int) []Value {
-	return unsafe.Slice((*Value)(unsafe.Pointer(p)), n) // p is NULL when n is 0
 }
 
 //export gosbFunction

@@ -200,14 +200,6 @@ func (c Conn) SetUpdateHookBatched(max int, u UpdateBatch) int32 {
 	return int32(C.gosb_set_update_batch(c.p, C.size_t(max), C.uintptr_t(NewHandle(u))))
 }
 
-// cview is a C string of n bytes as a view of them (nil for NULL).
-func cview(p *C.char, n C.size_t) []byte {
-	if p == nil {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n))
-}
-
 // The exported callbacks. A panic must never unwind into C: the root package's hooks
 // recover their callers' panics (and say what they do about them). These deferred recovers
 // are the last guard, giving the answer that stops the statement where there is one; the

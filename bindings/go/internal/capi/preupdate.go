@@ -97,14 +97,6 @@ func (c Conn) SetTrace(mask uint32, t Tracer) int32 {
 	return int32(C.gosb_set_trace(c.p, C.uint32_t(mask), C.uintptr_t(NewHandle(t))))
 }
 
-// rowCells is a view of the n cells of a row at p (nil for NULL: a row that is not there).
-func rowCells(p *C.sqlbatch_value, n int) []Value {
-	if p == nil {
-		return nil
-	}
-	return unsafe.Slice((*Value)(unsafe.Pointer(p)), n)
-}
-
 // The exported callbacks. The root package's implementations recover every panic of the
 // user's functions (and report it); these have no recover of their own, as the update hook's
 // (a second deferred recover per event costs measurably there).
