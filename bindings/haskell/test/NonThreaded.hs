@@ -2,17 +2,18 @@
 {-# LANGUAGE ScopedTypeVariables #-}
 -- | SQL functions whose callbacks run in GHC's non-threaded RTS (the test suites use
 -- @-threaded@): a scalar function over 1,000 rows, an exception in a callback becoming an
--- SQL error that leaves the connection usable, and a batched aggregate. Built and run by
--- @make test@ without @-threaded@; exits non-zero on a wrong answer.
+-- SQL error that leaves the connection usable, and fetch-ahead and write-behind asked for
+-- (which the library then runs synchronously). The test suite @test-nonthreaded@ (built
+-- without @-threaded@); exits non-zero on a wrong answer.
 module Main (main) where
 
-import Control.Exception (SomeException, throwIO, try)
+import Control.Concurrent (rtsSupportsBoundThreads)
+import Control.Exception (SomeException, bracket, throwIO, try)
 import Control.Monad (unless)
 import Data.List (isInfixOf)
 import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Function as F
-import Control.Exception (bracket)
 import System.Exit (exitFailure)
 
 check :: String -> Bool -> IO ()
@@ -23,6 +24,7 @@ withAheadConn = bracket (openWith ":memory:" [D.OpenFetchAhead, D.OpenWriteBehin
 
 main :: IO ()
 main = withConnection ":memory:" $ \c -> do
+  check "the suite runs in the non-threaded RTS" (not rtsSupportsBoundThreads)
   F.createFunction c "twice" (\x -> return (2 * x :: Int) :: IO Int)
   F.createFunction c "boom" (\x -> (if x > (1 :: Int) then throwIO (userError "boom!") else return x) :: IO Int)
   executeScript c "CREATE TABLE t(x INTEGER); WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 1000) INSERT INTO t SELECT i FROM k"
