@@ -25,7 +25,9 @@ func ExampleStmt_ExecManyFunc() {
 	}
 	defer ins.Close()
 
-	c.ExecScript("BEGIN")
+	if _, err := c.ExecScript("BEGIN"); err != nil {
+		log.Fatal(err)
+	}
 	next := 0
 	res, err := ins.ExecManyFunc(func(p *sqlbatch.Params) error {
 		for k := 0; k < 1000 && next < 10000; k++ { // a batch of up to 1000 rows
@@ -37,7 +39,9 @@ func ExampleStmt_ExecManyFunc() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c.ExecScript("COMMIT")
+	if _, err := c.ExecScript("COMMIT"); err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println("inserted", res.Rows, "last id", res.LastInsertRowID)
 
 	q, err := c.Prepare("SELECT id, name FROM t ORDER BY id")
@@ -45,7 +49,9 @@ func ExampleStmt_ExecManyFunc() {
 		log.Fatal(err)
 	}
 	defer q.Close()
-	q.SetFetchAhead(true) // or open the connection with sqlbatch.OpenFetchAhead
+	if err := q.SetFetchAhead(true); err != nil { // or open the connection with sqlbatch.OpenFetchAhead
+		log.Fatal(err)
+	}
 	rows, err := q.Query()
 	if err != nil {
 		log.Fatal(err)

@@ -12,16 +12,22 @@ import (
 
 // Copy a live database into another connection, a few pages at a time, then to a file.
 func ExampleConn_Backup() {
-	src, _ := sqlbatch.Open(":memory:")
+	src, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer src.Close()
-	_, err := src.ExecScript(`CREATE TABLE t(x);
+	_, err = src.ExecScript(`CREATE TABLE t(x);
 		WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 10000)
 		INSERT INTO t SELECT i FROM k`)
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	dest, _ := sqlbatch.Open(":memory:")
+	dest, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer dest.Close()
 	b, err := dest.Backup("main", src, "main") // mattn's order: dest is the receiver
 	if err != nil {
@@ -43,27 +49,47 @@ func ExampleConn_Backup() {
 	if err := b.Finish(); err != nil { // until Finish, dest refuses every call with ErrBusy
 		log.Fatal(err)
 	}
-	rows, _ := dest.Query("SELECT count(*), sum(x) FROM t")
-	rows.Next()
+	rows, err := dest.Query("SELECT count(*), sum(x) FROM t")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if !rows.Next() {
+		log.Fatal(rows.Err())
+	}
 	fmt.Println(rows.Int64(0), rows.Int64(1))
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		log.Fatal(err)
+	}
 
 	// The whole database to a file in one call, and back.
-	dir, _ := os.MkdirTemp("", "backup")
+	dir, err := os.MkdirTemp("", "backup")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "copy.db")
 	if err := src.BackupToFile("", path); err != nil {
 		log.Fatal(err)
 	}
-	restored, _ := sqlbatch.Open(":memory:")
+	restored, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer restored.Close()
 	if err := restored.RestoreFromFile("", path); err != nil {
 		log.Fatal(err)
 	}
-	rows, _ = restored.Query("SELECT count(*) FROM t")
-	rows.Next()
+	rows, err = restored.Query("SELECT count(*) FROM t")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if !rows.Next() {
+		log.Fatal(rows.Err())
+	}
 	fmt.Println(rows.Int64(0))
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		log.Fatal(err)
+	}
 	// Output:
 	// 10000 50005000
 	// 10000
@@ -71,23 +97,38 @@ func ExampleConn_Backup() {
 
 // A database to bytes and back, e.g. to ship it over the network.
 func ExampleConn_Serialize() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	c.ExecScript("CREATE TABLE kv(k TEXT PRIMARY KEY, v TEXT); INSERT INTO kv VALUES ('a', 'apple')")
+	if _, err := c.ExecScript("CREATE TABLE kv(k TEXT PRIMARY KEY, v TEXT); INSERT INTO kv VALUES ('a', 'apple')"); err != nil {
+		log.Fatal(err)
+	}
 	data, err := c.Serialize("")
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	ro, _ := sqlbatch.Open(":memory:")
+	ro, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer ro.Close()
 	if err := ro.Deserialize(data, "main", sqlbatch.DeserializeReadOnly); err != nil {
 		log.Fatal(err)
 	}
-	rows, _ := ro.Query("SELECT v FROM kv WHERE k = 'a'")
-	rows.Next()
+	rows, err := ro.Query("SELECT v FROM kv WHERE k = 'a'")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if !rows.Next() {
+		log.Fatal(rows.Err())
+	}
 	fmt.Println(rows.Text(0))
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		log.Fatal(err)
+	}
 	_, err = ro.ExecScript("INSERT INTO kv VALUES ('b', 'banana')")
 	fmt.Println(errors.Is(err, sqlbatch.ErrReadOnly))
 	// Output:

@@ -11,24 +11,41 @@ import (
 
 // Stream a large value in and out without holding it in one statement.
 func ExampleConn_OpenBlob() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
 	// The size is fixed when the row is written: zeroblob reserves it.
-	c.ExecScript("CREATE TABLE file(id INTEGER PRIMARY KEY, data BLOB); INSERT INTO file VALUES (1, zeroblob(?))", 11)
+	if _, err := c.ExecScript("CREATE TABLE file(id INTEGER PRIMARY KEY, data BLOB); INSERT INTO file VALUES (1, zeroblob(?))", 11); err != nil {
+		log.Fatal(err)
+	}
 
 	w, err := c.OpenBlob("main", "file", "data", 1, true)
 	if err != nil {
 		log.Fatal(err)
 	}
-	io.WriteString(w, "hello, ")
-	io.WriteString(w, "blob")
+	if _, err := io.WriteString(w, "hello, "); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := io.WriteString(w, "blob"); err != nil {
+		log.Fatal(err)
+	}
 	_, err = io.WriteString(w, "!") // past the end: writes cannot grow the value
 	fmt.Println(errors.Is(err, sqlbatch.ErrOutOfRange))
-	w.Close()
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
 
-	r, _ := c.OpenBlob("", "file", "data", 1, false)
+	r, err := c.OpenBlob("", "file", "data", 1, false)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer r.Close()
-	all, _ := io.ReadAll(r)
+	all, err := io.ReadAll(r)
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Printf("%q (%d bytes)\n", all, r.Size())
 	part := make([]byte, 4)
 	n, err := r.ReadAt(part, 9) // io.ReaderAt: a short read at the end says io.EOF
@@ -41,10 +58,15 @@ func ExampleConn_OpenBlob() {
 
 // Many small values by rowid in one call into C.
 func ExampleBlobHandle_ReadMany() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	c.ExecScript(`CREATE TABLE thumb(id INTEGER PRIMARY KEY, data BLOB);
-		INSERT INTO thumb VALUES (1, 'one'), (2, 'two'), (3, 'three')`)
+	if _, err := c.ExecScript(`CREATE TABLE thumb(id INTEGER PRIMARY KEY, data BLOB);
+		INSERT INTO thumb VALUES (1, 'one'), (2, 'two'), (3, 'three')`); err != nil {
+		log.Fatal(err)
+	}
 	b, err := c.OpenBlob("", "thumb", "data", 1, false)
 	if err != nil {
 		log.Fatal(err)

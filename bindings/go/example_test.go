@@ -42,7 +42,10 @@ func Example() {
 }
 
 func ExampleConn_ExecScript() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
 	r, err := c.ExecScript(`
 		CREATE TABLE t(a INTEGER, b TEXT);
@@ -54,31 +57,48 @@ func ExampleConn_ExecScript() {
 }
 
 func ExampleStmt_ExecMany() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	c.ExecScript("CREATE TABLE bulk(id INTEGER, score REAL, name TEXT)")
+	if _, err := c.ExecScript("CREATE TABLE bulk(id INTEGER, score REAL, name TEXT)"); err != nil {
+		log.Fatal(err)
+	}
 
 	// Lay out every row's values, then insert them all in one call, in one transaction.
 	var p sqlbatch.Params
 	for i := range 1000 {
 		p.Int(i).Float64(float64(i) / 2).Text(fmt.Sprint("name-", i))
 	}
-	stmt, _ := c.Prepare("INSERT INTO bulk VALUES (?, ?, ?)")
+	stmt, err := c.Prepare("INSERT INTO bulk VALUES (?, ?, ?)")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer stmt.Close()
-	c.ExecScript("BEGIN")
+	if _, err := c.ExecScript("BEGIN"); err != nil {
+		log.Fatal(err)
+	}
 	res, err := stmt.ExecMany(&p)
 	if err != nil {
 		log.Fatal(err)
 	}
-	c.ExecScript("COMMIT")
+	if _, err := c.ExecScript("COMMIT"); err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(res.Rows, res.Changes)
 	// Output: 1000 1000
 }
 
 func ExampleParams_AppendColumns() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	c.ExecScript("CREATE TABLE reading(sensor INTEGER, value REAL, unit TEXT, note TEXT)")
+	if _, err := c.ExecScript("CREATE TABLE reading(sensor INTEGER, value REAL, unit TEXT, note TEXT)"); err != nil {
+		log.Fatal(err)
+	}
 
 	// Data already held column by column: each slice is a column, row i takes element i of
 	// each. Pass a few thousand rows per call; a []any column carries NULLs or mixed types.
@@ -87,10 +107,15 @@ func ExampleParams_AppendColumns() {
 	units := []string{"C", "C", "C", "C", "C"}
 	notes := []any{nil, "recalibrated", nil, nil, "door open"}
 
-	stmt, _ := c.Prepare("INSERT INTO reading VALUES (?, ?, ?, ?)")
+	stmt, err := c.Prepare("INSERT INTO reading VALUES (?, ?, ?, ?)")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer stmt.Close()
 	var p sqlbatch.Params
-	c.ExecScript("BEGIN")
+	if _, err := c.ExecScript("BEGIN"); err != nil {
+		log.Fatal(err)
+	}
 	for i := 0; i < len(sensors); i += 2 { // batches of 2 rows, to show the loop
 		j := min(i+2, len(sensors))
 		p.Reset()
@@ -101,17 +126,27 @@ func ExampleParams_AppendColumns() {
 			log.Fatal(err)
 		}
 	}
-	c.ExecScript("COMMIT")
+	if _, err := c.ExecScript("COMMIT"); err != nil {
+		log.Fatal(err)
+	}
 
-	rows, _ := c.Query("SELECT count(*), sum(value), count(note) FROM reading")
+	rows, err := c.Query("SELECT count(*), sum(value), count(note) FROM reading")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer rows.Close()
-	rows.Next()
+	if !rows.Next() {
+		log.Fatal(rows.Err())
+	}
 	fmt.Println(rows.Int64(0), rows.Float64(1), rows.Int64(2))
 	// Output: 5 103.5 2
 }
 
 func ExampleStmt_Query() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
 	stmt, err := c.Prepare("WITH RECURSIVE k(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM k WHERE v < ?) SELECT v, v * v FROM k")
 	if err != nil {
@@ -119,12 +154,17 @@ func ExampleStmt_Query() {
 	}
 	defer stmt.Close()
 	for _, n := range []int{2, 3} {
-		rows, _ := stmt.Query(n) // binds and starts over; the Rows is reused
+		rows, err := stmt.Query(n)
+		if err != nil { // binds and starts over; the Rows is reused
+			log.Fatal(err)
+		}
 		var sum int64
 		for rows.Next() {
 			sum += rows.Int64(1)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			log.Fatal(err)
+		}
 		fmt.Println(n, sum)
 	}
 	// Output:
@@ -133,10 +173,13 @@ func ExampleStmt_Query() {
 }
 
 func ExampleError() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
 	script := "CREATE TABLE t(a UNIQUE); INSERT INTO t VALUES (1); INSERT INTO t VALUES (1);"
-	_, err := c.ExecScript(script)
+	_, err = c.ExecScript(script)
 
 	var e *sqlbatch.Error
 	if errors.As(err, &e) {
@@ -149,22 +192,36 @@ func ExampleError() {
 }
 
 func ExampleRows_RawBytes() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	rows, _ := c.Query("SELECT 'abc' UNION ALL SELECT 'de'")
+	rows, err := c.Query("SELECT 'abc' UNION ALL SELECT 'de'")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer rows.Close()
 	total := 0
 	for rows.Next() {
 		total += len(rows.RawBytes(0)) // no copy: valid until the next call to Next
+	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
 	}
 	fmt.Println(total)
 	// Output: 5
 }
 
 func ExampleStmt_QueryParams() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	c.ExecScript("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'bolt'), (2, 'nut'), (3, 'washer')")
+	if _, err := c.ExecScript("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'bolt'), (2, 'nut'), (3, 'washer')"); err != nil {
+		log.Fatal(err)
+	}
 	stmt, err := c.Prepare("SELECT name FROM item WHERE id = ?")
 	if err != nil {
 		log.Fatal(err)
@@ -185,7 +242,9 @@ func ExampleStmt_QueryParams() {
 		if err := rows.Err(); err != nil {
 			log.Fatal(err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			log.Fatal(err)
+		}
 	}
 	// Output:
 	// 3 washer

@@ -49,4 +49,7 @@ func ExampleConn_LoadExtension() {
 	for rows.Next() {
 		fmt.Println(rows.Float64(0)) // 5
 	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
+	}
 }

@@ -2,6 +2,7 @@ package sqlbatch_test
 
 import (
 	"fmt"
+	"log"
 
 	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
 )
@@ -10,26 +11,52 @@ import (
 // another database.
 func ExampleConn_CreateSession() {
 	const schema = "CREATE TABLE item(id INTEGER PRIMARY KEY, name, qty); INSERT INTO item VALUES (1, 'bolt', 10)"
-	src, _ := sqlbatch.Open(":memory:")
+	src, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer src.Close()
-	dst, _ := sqlbatch.Open(":memory:")
+	dst, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer dst.Close()
-	src.ExecScript(schema)
-	dst.ExecScript(schema)
+	if _, err := src.ExecScript(schema); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := dst.ExecScript(schema); err != nil {
+		log.Fatal(err)
+	}
 
-	s, _ := src.CreateSession(nil)
+	s, err := src.CreateSession(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer s.Delete()
-	s.Attach("") // every table
-	src.ExecScript("UPDATE item SET qty = 7 WHERE id = 1; INSERT INTO item VALUES (2, 'nut', 50)")
-	changeset, _ := s.Changeset()
+	if err := s.Attach(""); err != nil { // every table
+		log.Fatal(err)
+	}
+	if _, err := src.ExecScript("UPDATE item SET qty = 7 WHERE id = 1; INSERT INTO item VALUES (2, 'nut', 50)"); err != nil {
+		log.Fatal(err)
+	}
+	changeset, err := s.Changeset()
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	if err := dst.ApplyChangeset(changeset, nil); err != nil {
 		fmt.Println(err)
 	}
-	rows, _ := dst.Query("SELECT id, name, qty FROM item ORDER BY id")
+	rows, err := dst.Query("SELECT id, name, qty FROM item ORDER BY id")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer rows.Close()
 	for rows.Next() {
 		fmt.Println(rows.Int64(0), rows.Text(1), rows.Int64(2))
+	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
 	}
 	// Output:
 	// 1 bolt 7
@@ -41,20 +68,42 @@ func ExampleConn_CreateSession() {
 // does not set are Undefined (its New has the primary key Undefined).
 func ExampleConn_ApplyChangeset() {
 	const schema = "CREATE TABLE kv(k TEXT PRIMARY KEY, v); INSERT INTO kv VALUES ('a', 1)"
-	src, _ := sqlbatch.Open(":memory:")
+	src, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer src.Close()
-	dst, _ := sqlbatch.Open(":memory:")
+	dst, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer dst.Close()
-	src.ExecScript(schema)
-	dst.ExecScript(schema)
-	s, _ := src.CreateSession(nil)
+	if _, err := src.ExecScript(schema); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := dst.ExecScript(schema); err != nil {
+		log.Fatal(err)
+	}
+	s, err := src.CreateSession(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer s.Delete()
-	s.Attach("kv")
-	src.ExecScript("UPDATE kv SET v = 2 WHERE k = 'a'; INSERT INTO kv VALUES ('b', 'new')")
-	changeset, _ := s.Changeset()
+	if err := s.Attach("kv"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := src.ExecScript("UPDATE kv SET v = 2 WHERE k = 'a'; INSERT INTO kv VALUES ('b', 'new')"); err != nil {
+		log.Fatal(err)
+	}
+	changeset, err := s.Changeset()
+	if err != nil {
+		log.Fatal(err)
+	}
 
-	dst.ExecScript("UPDATE kv SET v = 100 WHERE k = 'a'; INSERT INTO kv VALUES ('b', 'old')")
-	err := dst.ApplyChangeset(changeset, &sqlbatch.ApplyOptions{
+	if _, err := dst.ExecScript("UPDATE kv SET v = 100 WHERE k = 'a'; INSERT INTO kv VALUES ('b', 'old')"); err != nil {
+		log.Fatal(err)
+	}
+	err = dst.ApplyChangeset(changeset, &sqlbatch.ApplyOptions{
 		Conflict: func(c sqlbatch.Conflict) sqlbatch.ConflictAction {
 			fmt.Println(c.Kind, c.Table, c.Old, c.New, c.Conflicting)
 			if c.Kind == sqlbatch.ConflictConflict {
@@ -64,10 +113,16 @@ func ExampleConn_ApplyChangeset() {
 		},
 	})
 	fmt.Println(err)
-	rows, _ := dst.Query("SELECT k, v FROM kv ORDER BY k")
+	rows, err := dst.Query("SELECT k, v FROM kv ORDER BY k")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer rows.Close()
 	for rows.Next() {
 		fmt.Println(rows.Text(0), rows.Value(1))
+	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
 	}
 	// Output:
 	// SQLITE_CHANGESET_CONFLICT kv [] [b new] [b old]
@@ -79,21 +134,49 @@ func ExampleConn_ApplyChangeset() {
 
 // The inverse of a changeset undoes it.
 func ExampleInvertChangeset() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	c.ExecScript("CREATE TABLE t(id INTEGER PRIMARY KEY, x); INSERT INTO t VALUES (1, 'keep')")
-	s, _ := c.CreateSession(nil)
-	s.Attach("t")
-	c.ExecScript("DELETE FROM t; INSERT INTO t VALUES (2, 'oops')")
-	changeset, _ := s.Changeset()
-	s.Delete()
+	if _, err := c.ExecScript("CREATE TABLE t(id INTEGER PRIMARY KEY, x); INSERT INTO t VALUES (1, 'keep')"); err != nil {
+		log.Fatal(err)
+	}
+	s, err := c.CreateSession(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Attach("t"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.ExecScript("DELETE FROM t; INSERT INTO t VALUES (2, 'oops')"); err != nil {
+		log.Fatal(err)
+	}
+	changeset, err := s.Changeset()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Delete(); err != nil {
+		log.Fatal(err)
+	}
 
-	undo, _ := sqlbatch.InvertChangeset(changeset)
-	c.ApplyChangeset(undo, nil)
-	rows, _ := c.Query("SELECT id, x FROM t")
+	undo, err := sqlbatch.InvertChangeset(changeset)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := c.ApplyChangeset(undo, nil); err != nil {
+		log.Fatal(err)
+	}
+	rows, err := c.Query("SELECT id, x FROM t")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer rows.Close()
 	for rows.Next() {
 		fmt.Println(rows.Int64(0), rows.Text(1))
+	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
 	}
 	// Output:
 	// 1 keep
@@ -103,16 +186,31 @@ func ExampleInvertChangeset() {
 // columns and rows (Undefined for the columns an UPDATE does not carry). A range loop over
 // ChangesetChanges reads the same changes; ReadInvertedChangeset reads those of the undo.
 func ExampleReadChangeset() {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	c.ExecScript("CREATE TABLE kv(k TEXT PRIMARY KEY, v, note); INSERT INTO kv VALUES ('a', 1, 'first')")
-	s, _ := c.CreateSession(nil)
+	if _, err := c.ExecScript("CREATE TABLE kv(k TEXT PRIMARY KEY, v, note); INSERT INTO kv VALUES ('a', 1, 'first')"); err != nil {
+		log.Fatal(err)
+	}
+	s, err := c.CreateSession(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer s.Delete()
-	s.Attach("kv")
-	c.ExecScript("UPDATE kv SET v = 2 WHERE k = 'a'")
-	changeset, _ := s.Changeset()
+	if err := s.Attach("kv"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.ExecScript("UPDATE kv SET v = 2 WHERE k = 'a'"); err != nil {
+		log.Fatal(err)
+	}
+	changeset, err := s.Changeset()
+	if err != nil {
+		log.Fatal(err)
+	}
 
-	err := sqlbatch.ReadChangeset(changeset, func(ch sqlbatch.ChangesetChange) error {
+	err = sqlbatch.ReadChangeset(changeset, func(ch sqlbatch.ChangesetChange) error {
 		fmt.Println(ch.Op == sqlbatch.OpUpdate, ch.Table, ch.PrimaryKey, ch.Old, ch.New)
 		return nil
 	})

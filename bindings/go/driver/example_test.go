@@ -45,6 +45,9 @@ func Example() {
 		}
 		fmt.Println(name, at.Format(time.DateTime), done)
 	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
+	}
 	// Output:
 	// launch 2024-05-01 09:30:00 true
 	// review 2024-05-02 14:00:00 false
@@ -52,37 +55,55 @@ func Example() {
 
 // The bulk insert is reachable from database/sql code through sql.Conn.Raw.
 func ExampleConn_ExecMany() {
-	db, _ := sql.Open("sqlbatch", ":memory:")
+	db, err := sql.Open("sqlbatch", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer db.Close()
 	ctx := context.Background()
-	conn, _ := db.Conn(ctx)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer conn.Close()
-	conn.ExecContext(ctx, "CREATE TABLE reading(sensor INTEGER, value REAL)")
+	if _, err := conn.ExecContext(ctx, "CREATE TABLE reading(sensor INTEGER, value REAL)"); err != nil {
+		log.Fatal(err)
+	}
 
 	var p sqlbatch.Params
 	for i := range 10000 {
 		p.Int(i % 8).Float64(float64(i) * 0.5)
 	}
-	conn.ExecContext(ctx, "BEGIN")
-	err := conn.Raw(func(dc any) error {
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		log.Fatal(err)
+	}
+	err = conn.Raw(func(dc any) error {
 		res, err := dc.(*driver.Conn).ExecMany(ctx, "INSERT INTO reading VALUES (?, ?)", &p)
+		if err != nil {
+			return err
+		}
 		fmt.Println(res.Rows)
-		return err
+		return nil
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	conn.ExecContext(ctx, "COMMIT")
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		log.Fatal(err)
+	}
 	// Output: 10000
 }
 
 func Example_cancel() {
-	db, _ := sql.Open("sqlbatch", ":memory:")
+	db, err := sql.Open("sqlbatch", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	// An endless query: the deadline interrupts SQLite mid-statement.
-	err := db.QueryRowContext(ctx, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c").Scan(new(int))
+	err = db.QueryRowContext(ctx, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c").Scan(new(int))
 	fmt.Println(errors.Is(err, context.DeadlineExceeded), errors.Is(err, sqlbatch.ErrInterrupt))
 	// Output: true true
 }

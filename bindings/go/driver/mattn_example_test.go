@@ -21,11 +21,18 @@ func ExampleSQLiteConn_RegisterUpdateHook() {
 		})
 		return nil
 	}})
-	db, _ := sql.Open("sqlbatch-example-update-hook", ":memory:")
+	db, err := sql.Open("sqlbatch-example-update-hook", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	db.Exec("CREATE TABLE t(x)")
-	db.Exec("INSERT INTO t VALUES (?)", 42)
+	if _, err := db.Exec("CREATE TABLE t(x)"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO t VALUES (?)", 42); err != nil {
+		log.Fatal(err)
+	}
 	// Output:
 	// insert into main.t: rowid 1
 }
@@ -36,16 +43,25 @@ func ExampleConn_RegisterPreUpdateHook() {
 		c.RegisterPreUpdateHook(func(d driver.SQLitePreUpdateData) {
 			var name string
 			if d.Op == driver.SQLITE_DELETE {
-				d.Old(nil, &name)
+				if err := d.Old(nil, &name); err != nil {
+					log.Fatal(err)
+				}
 				fmt.Println("deleting", name, "from", d.TableName)
 			}
 		})
 		return nil
 	}})
-	db, _ := sql.Open("sqlbatch_example_preupdate", ":memory:")
+	db, err := sql.Open("sqlbatch_example_preupdate", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer db.Close()
-	db.Exec("CREATE TABLE user(id INTEGER PRIMARY KEY, name); INSERT INTO user VALUES (1, 'ada'), (2, 'bob')")
-	db.Exec("DELETE FROM user WHERE id = 2")
+	if _, err := db.Exec("CREATE TABLE user(id INTEGER PRIMARY KEY, name); INSERT INTO user VALUES (1, 'ada'), (2, 'bob')"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := db.Exec("DELETE FROM user WHERE id = 2"); err != nil {
+		log.Fatal(err)
+	}
 	// Output:
 	// deleting bob from user
 }
@@ -62,11 +78,18 @@ func ExampleConn_SetTrace() {
 			},
 		})
 	}})
-	db, _ := sql.Open("sqlbatch_example_trace", ":memory:")
+	db, err := sql.Open("sqlbatch_example_trace", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	db.Exec("CREATE TABLE t(x)")
-	db.Exec("INSERT INTO t VALUES (?)", "hello")
+	if _, err := db.Exec("CREATE TABLE t(x)"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO t VALUES (?)", "hello"); err != nil {
+		log.Fatal(err)
+	}
 	// Output:
 	// CREATE TABLE t(x)
 	// INSERT INTO t VALUES ('hello')
@@ -76,18 +99,32 @@ func ExampleConn_SetTrace() {
 // come from sql.Conn.Raw, and the backup is finished inside the callbacks.
 func ExampleConn_Backup() {
 	ctx := context.Background()
-	src, _ := sql.Open("sqlbatch", "file:src?mode=memory&cache=shared")
+	src, err := sql.Open("sqlbatch", "file:src?mode=memory&cache=shared")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer src.Close()
-	src.Exec("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)")
-	dest, _ := sql.Open("sqlbatch", ":memory:")
+	if _, err := src.Exec("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)"); err != nil {
+		log.Fatal(err)
+	}
+	dest, err := sql.Open("sqlbatch", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer dest.Close()
 	dest.SetMaxOpenConns(1)
 
-	sc, _ := src.Conn(ctx)
+	sc, err := src.Conn(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer sc.Close()
-	dc, _ := dest.Conn(ctx)
+	dc, err := dest.Conn(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer dc.Close()
-	err := dc.Raw(func(d any) error {
+	err = dc.Raw(func(d any) error {
 		return sc.Raw(func(s any) error {
 			b, err := d.(*driver.SQLiteConn).Backup("main", s.(*driver.SQLiteConn), "main")
 			if err != nil {
@@ -95,7 +132,9 @@ func ExampleConn_Backup() {
 			}
 			for done := false; !done; {
 				if done, err = b.Step(-1); err != nil { // busy: false, nil, as mattn's
-					b.Finish()
+					if err := b.Finish(); err != nil {
+						return err
+					}
 					return err
 				}
 			}
@@ -106,7 +145,9 @@ func ExampleConn_Backup() {
 		log.Fatal(err)
 	}
 	var n int
-	dc.QueryRowContext(ctx, "SELECT sum(x) FROM t").Scan(&n)
+	if err := dc.QueryRowContext(ctx, "SELECT sum(x) FROM t").Scan(&n); err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(n)
 	// Output: 6
 }
@@ -117,9 +158,12 @@ func ExampleDriver_connectHook() {
 		c.SetLimit(driver.SQLITE_LIMIT_LENGTH, 1<<20) // no value over 1 MiB
 		return nil
 	}})
-	db, _ := sql.Open("sqlbatch-limited", ":memory:")
+	db, err := sql.Open("sqlbatch-limited", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer db.Close()
-	_, err := db.Exec("SELECT zeroblob(2 << 20)")
+	_, err = db.Exec("SELECT zeroblob(2 << 20)")
 	fmt.Println(err)
 	// Output: string or blob too big
 }

@@ -17,14 +17,24 @@ import (
 func ExampleConn_Raw_session() {
 	ctx := context.Background()
 	const schema = "CREATE TABLE item(id INTEGER PRIMARY KEY, qty)"
-	src, _ := sql.Open("sqlbatch", ":memory:")
+	src, err := sql.Open("sqlbatch", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer src.Close()
 	src.SetMaxOpenConns(1)
-	dst, _ := sql.Open("sqlbatch", ":memory:")
+	dst, err := sql.Open("sqlbatch", ":memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer dst.Close()
 	dst.SetMaxOpenConns(1)
-	src.Exec(schema)
-	dst.Exec(schema)
+	if _, err := src.Exec(schema); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := dst.Exec(schema); err != nil {
+		log.Fatal(err)
+	}
 
 	conn, err := src.Conn(ctx)
 	if err != nil {
@@ -42,16 +52,28 @@ func ExampleConn_Raw_session() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	conn.ExecContext(ctx, "INSERT INTO item VALUES (1, 5), (2, 8)")
-	conn.ExecContext(ctx, "UPDATE item SET qty = qty - 1 WHERE id = 2")
+	if _, err := conn.ExecContext(ctx, "INSERT INTO item VALUES (1, 5), (2, 8)"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "UPDATE item SET qty = qty - 1 WHERE id = 2"); err != nil {
+		log.Fatal(err)
+	}
 	var changeset []byte
-	conn.Raw(func(any) (err error) {
-		changeset, err = s.Changeset()
-		s.Delete()
-		return err
+	err = conn.Raw(func(any) error {
+		var err error
+		if changeset, err = s.Changeset(); err != nil {
+			return err
+		}
+		return s.Delete()
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 
-	dconn, _ := dst.Conn(ctx)
+	dconn, err := dst.Conn(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer dconn.Close()
 	err = dconn.Raw(func(dc any) error {
 		return dc.(*driver.SQLiteConn).Raw().ApplyChangeset(changeset, nil)
@@ -59,12 +81,20 @@ func ExampleConn_Raw_session() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rows, _ := dconn.QueryContext(ctx, "SELECT id, qty FROM item ORDER BY id")
+	rows, err := dconn.QueryContext(ctx, "SELECT id, qty FROM item ORDER BY id")
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer rows.Close()
 	for rows.Next() {
 		var id, qty int
-		rows.Scan(&id, &qty)
+		if err := rows.Scan(&id, &qty); err != nil {
+			log.Fatal(err)
+		}
 		fmt.Println(id, qty)
+	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
 	}
 	// Output:
 	// 1 5
