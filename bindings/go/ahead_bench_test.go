@@ -76,13 +76,21 @@ func BenchmarkFetchWorkAhead(b *testing.B) { benchFetchWork(b, true) }
 // The wide rows without work per row: what fetch-ahead costs where there is nothing to overlap.
 func benchFetchWide(b *testing.B, ahead bool) {
 	c := benchDB(b)
-	s, _ := c.Prepare(wideQuery)
+	s, err := c.Prepare(wideQuery)
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer s.Close()
-	s.SetFetchAhead(ahead)
+	if err := s.SetFetchAhead(ahead); err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	n := 0
 	for b.Loop() {
-		r, _ := s.Query()
+		r, err := s.Query()
+		if err != nil {
+			b.Fatal(err)
+		}
 		for r.Next() {
 			n++
 		}
@@ -107,14 +115,19 @@ func benchExecManyFunc(b *testing.B, writeBehind bool, work bool) {
 	if _, err := c.ExecScript("CREATE TABLE t(a INTEGER, b REAL, c TEXT)"); err != nil {
 		b.Fatal(err)
 	}
-	s, _ := c.Prepare("INSERT INTO t VALUES (?, ?, ?)")
+	s, err := c.Prepare("INSERT INTO t VALUES (?, ?, ?)")
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer s.Close()
 	s.SetWriteBehind(writeBehind)
 	var buf []byte
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for b.Loop() {
-		c.ExecScript("BEGIN")
+		if _, err := c.ExecScript("BEGIN"); err != nil {
+			b.Fatal(err)
+		}
 		next := 0
 		r, err := s.ExecManyFunc(func(p *sqlbatch.Params) error {
 			for k := 0; k < 4096 && next < benchBulkRows; k++ {
@@ -133,7 +146,9 @@ func benchExecManyFunc(b *testing.B, writeBehind bool, work bool) {
 		if err != nil || r.Rows != benchBulkRows {
 			b.Fatal(r, err)
 		}
-		c.ExecScript("ROLLBACK")
+		if _, err := c.ExecScript("ROLLBACK"); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*benchBulkRows), "cpu-ns/row")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBulkRows), "ns/row")

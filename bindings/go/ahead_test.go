@@ -52,7 +52,9 @@ func mixedTable(t testing.TB, c *sqlbatch.Conn, n int) {
 			t.Fatal(err)
 		}
 	}
-	ins.Close()
+	if err := ins.Close(); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "COMMIT")
 }
 
@@ -123,9 +125,14 @@ func TestFetchAheadGivesTheSynchronousRows(t *testing.T) {
 	defer c.Close()
 	mixedTable(t, c, 2000)
 	const q = "SELECT i, f, t, b, n FROM m ORDER BY i"
-	ref, _ := c.Prepare(q)
+	ref, err := c.Prepare(q)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := query(t, ref, "text")
-	ref.Close()
+	if err := ref.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if len(want) != 2000 {
 		t.Fatalf("%d rows", len(want))
 	}
@@ -140,7 +147,10 @@ func TestFetchAheadGivesTheSynchronousRows(t *testing.T) {
 			for _, mode := range []string{"text", "values", "raw"} {
 				var s *sqlbatch.Stmt
 				if conn == "stmt" {
-					s, _ = c.Prepare(q)
+					s, err = c.Prepare(q)
+					if err != nil {
+						t.Fatal(err)
+					}
 					if s.FetchAhead() {
 						t.Fatal("fetch-ahead on before SetFetchAhead")
 					}
@@ -148,7 +158,10 @@ func TestFetchAheadGivesTheSynchronousRows(t *testing.T) {
 						t.Fatal(err)
 					}
 				} else {
-					s, _ = ca.Prepare(q)
+					s, err = ca.Prepare(q)
+					if err != nil {
+						t.Fatal(err)
+					}
 				}
 				if !s.FetchAhead() {
 					t.Fatalf("%s: FetchAhead false", conn)
@@ -159,16 +172,23 @@ func TestFetchAheadGivesTheSynchronousRows(t *testing.T) {
 						t.Fatalf("%s batch %d %s run %d: %d rows, differ from the synchronous %d", conn, batch, mode, run, len(got), len(want))
 					}
 				}
-				s.Close()
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	}
 	// A writing statement ignores the setting.
-	w, _ := ca.Prepare("INSERT INTO m(i) VALUES (100000) RETURNING i")
+	w, err := ca.Prepare("INSERT INTO m(i) VALUES (100000) RETURNING i")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if w.FetchAhead() {
 		t.Fatal("a writing statement reports fetch-ahead")
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Rows of growing sizes up to 1.6 MB each, over the chunk and the batch bound: the first of
@@ -179,21 +199,33 @@ func TestFetchAheadLargeRows(t *testing.T) {
 	size := func(i int) int { return 16 + i*i*40 } // row 140: 784 kB of TEXT and as much BLOB
 	const n = 140
 	mustExec(t, c, "CREATE TABLE g(i INTEGER PRIMARY KEY, t TEXT, b BLOB)")
-	ins, _ := c.Prepare("INSERT INTO g VALUES (?, ?, ?)")
+	ins, err := c.Prepare("INSERT INTO g VALUES (?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 1; i <= n; i++ {
 		if _, err := ins.Exec(i, growingText(i, size(i)), []byte(growingText(i+1, size(i)))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ins.Close()
+	if err := ins.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for _, batch := range []int{1, 3, 256} {
 		for _, mode := range []string{"text", "values", "raw"} {
-			s, _ := c.Prepare("SELECT i, t, b FROM g ORDER BY i")
+			s, err := c.Prepare("SELECT i, t, b FROM g ORDER BY i")
+			if err != nil {
+				t.Fatal(err)
+			}
 			s.SetBatchRows(batch)
 			sync := query(t, s, mode)
-			s.SetFetchAhead(true)
+			if err := s.SetFetchAhead(true); err != nil {
+				t.Fatal(err)
+			}
 			got := query(t, s, mode)
-			s.Close()
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 			if len(got) != n || !reflect.DeepEqual(got, sync) {
 				t.Fatalf("batch %d %s: %d rows, not the synchronous %d", batch, mode, len(got), len(sync))
 			}
@@ -215,10 +247,18 @@ func TestFetchAheadErrorAfterItsRows(t *testing.T) {
 		var counts [2]int
 		var errs [2]error
 		for k, on := range []bool{false, true} {
-			s, _ := c.Prepare(q)
+			s, err := c.Prepare(q)
+			if err != nil {
+				t.Fatal(err)
+			}
 			s.SetBatchRows(batch)
-			s.SetFetchAhead(on)
-			rows, _ := s.Query()
+			if err := s.SetFetchAhead(on); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := s.Query()
+			if err != nil {
+				t.Fatal(err)
+			}
 			for rows.Next() {
 				if rows.Int64(1) != rows.Int64(0)*2 {
 					t.Fatal("wrong value")
@@ -226,8 +266,12 @@ func TestFetchAheadErrorAfterItsRows(t *testing.T) {
 				counts[k]++
 			}
 			errs[k] = rows.Err()
-			rows.Close()
-			s.Close()
+			if err := rows.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if counts[0] != counts[1] || counts[1] != 1233 {
 			t.Fatalf("batch %d: %d rows synchronously, %d ahead", batch, counts[0], counts[1])
@@ -251,10 +295,18 @@ func TestFetchAheadInterrupt(t *testing.T) {
 
 func fetchAheadInterrupt(t *testing.T, on bool) {
 	c := memory(t)
-	s, _ := c.Prepare("WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x, x * 2 FROM r")
+	s, err := c.Prepare("WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x, x * 2 FROM r")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
-	s.SetFetchAhead(on)
-	rows, _ := s.Query()
+	if err := s.SetFetchAhead(on); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var n atomic.Int64
 	done := make(chan struct{})
 	stopped := make(chan struct{})
@@ -282,7 +334,9 @@ func fetchAheadInterrupt(t *testing.T, on bool) {
 		t.Fatalf("ahead %v: err %v after %d rows", on, err, n.Load())
 	}
 	// The statement and the connection work on.
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got, err := c.Query("SELECT 41 + 1"); err != nil || !got.Next() || got.Int64(0) != 42 {
 		t.Fatalf("ahead %v: %v %v", on, err, got.Err())
 	}
@@ -292,11 +346,19 @@ func fetchAheadInterrupt(t *testing.T, on bool) {
 func TestFetchAheadCloseAndResetMidRows(t *testing.T) {
 	c := memory(t)
 	numbers(t, c, 5000)
-	s, _ := c.Prepare("SELECT i FROM n ORDER BY i")
-	s.SetFetchAhead(true)
+	s, err := c.Prepare("SELECT i FROM n ORDER BY i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetFetchAhead(true); err != nil {
+		t.Fatal(err)
+	}
 	s.SetBatchRows(100)
 	for k := 0; k < 3; k++ {
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i := 0; i < 150 && rows.Next(); i++ {
 		}
 		if rows.Int64(0) != 150 {
@@ -304,7 +366,9 @@ func TestFetchAheadCloseAndResetMidRows(t *testing.T) {
 		}
 		switch k {
 		case 0:
-			rows.Close()
+			if err := rows.Close(); err != nil {
+				t.Fatal(err)
+			}
 		case 1:
 			if err := s.Reset(); err != nil {
 				t.Fatal(err)
@@ -316,14 +380,22 @@ func TestFetchAheadCloseAndResetMidRows(t *testing.T) {
 		if got[0] != 5000 {
 			t.Fatal(got)
 		}
-		rows, _ = s.Query()
+		rows, err = s.Query()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if !rows.Next() || rows.Int64(0) != 1 {
 			t.Fatalf("run %d: the query does not start over", k)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Stmt.Close and then Conn.Close, each in the middle of the rows.
-	rows, _ := s.Query()
+	rows, err := s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	rows.Next()
 	rows.Next()
 	if err := s.Close(); err != nil {
@@ -335,11 +407,22 @@ func TestFetchAheadCloseAndResetMidRows(t *testing.T) {
 	if _, err := s.Query(); err == nil {
 		t.Fatal("Query after Stmt.Close")
 	}
-	c2, _ := sqlbatch.Open(":memory:")
+	c2, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
 	numbers(t, c2, 5000)
-	s2, _ := c2.Prepare("SELECT i FROM n")
-	s2.SetFetchAhead(true)
-	rows, _ = s2.Query()
+	s2, err := c2.Prepare("SELECT i FROM n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.SetFetchAhead(true); err != nil {
+		t.Fatal(err)
+	}
+	rows, err = s2.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	rows.Next()
 	if err := c2.Close(); err != nil {
 		t.Fatal(err)
@@ -349,7 +432,9 @@ func TestFetchAheadCloseAndResetMidRows(t *testing.T) {
 	if rows.Err() == nil {
 		t.Fatal("rows go on after Conn.Close")
 	}
-	s2.Close()
+	if err := s2.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // gettid is the OS thread the calling goroutine runs on.
@@ -387,9 +472,14 @@ func TestFetchAheadGoFunctionOnTheWorker(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		s.SetFetchAhead(on)
+		if err := s.SetFetchAhead(on); err != nil {
+			t.Error(err)
+		}
 		s.SetBatchRows(128)
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			t.Error(err)
+		}
 		defer rows.Close()
 		n := 0
 		for rows.Next() {
@@ -426,20 +516,33 @@ func TestFetchAheadGoFunctionOnTheWorker(t *testing.T) {
 // not mistake it for a hook of this goroutine (ErrMisuse).
 func TestFetchAheadProgressHandlerAndClose(t *testing.T) {
 	for k := 0; k < 20; k++ {
-		c, _ := sqlbatch.OpenWithFlags(":memory:", sqlbatch.OpenFetchAhead)
+		c, err := sqlbatch.OpenWithFlags(":memory:", sqlbatch.OpenFetchAhead)
+		if err != nil {
+			t.Fatal(err)
+		}
 		numbers(t, c, 3000)
 		var calls atomic.Int64
-		c.ProgressHandler(10, func() bool { calls.Add(1); time.Sleep(10 * time.Microsecond); return false })
-		s, _ := c.Prepare("SELECT i FROM n")
+		if err := c.ProgressHandler(10, func() bool { calls.Add(1); time.Sleep(10 * time.Microsecond); return false }); err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Prepare("SELECT i FROM n")
+		if err != nil {
+			t.Fatal(err)
+		}
 		s.SetBatchRows(64)
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i := 0; i < 65+k; i++ {
 			rows.Next()
 		}
 		if err := c.Close(); err != nil {
 			t.Fatalf("Close: %v", err)
 		}
-		s.Close()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 		if calls.Load() == 0 {
 			t.Fatal("no progress call")
 		}
@@ -449,17 +552,27 @@ func TestFetchAheadProgressHandlerAndClose(t *testing.T) {
 		c := memory(t)
 		numbers(t, c, 3000)
 		calls := 0
-		c.ProgressHandler(50, func() bool {
+		if err := c.ProgressHandler(50, func() bool {
 			calls++
 			if calls == 100 {
 				panic("progress")
 			}
 			return false
-		})
-		s, _ := c.Prepare("SELECT i FROM n")
-		s.SetFetchAhead(on)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Prepare("SELECT i FROM n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetFetchAhead(on); err != nil {
+			t.Fatal(err)
+		}
 		s.SetBatchRows(64)
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			t.Fatal(err)
+		}
 		n := 0
 		for rows.Next() {
 			n++
@@ -472,8 +585,12 @@ func TestFetchAheadProgressHandlerAndClose(t *testing.T) {
 		if on != errors.Is(hp.Err, sqlbatch.ErrInterrupt) || !on && hp.Err != nil {
 			t.Fatalf("ahead %v: Err %v", on, hp.Err)
 		}
-		rows.Close()
-		s.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -557,8 +674,13 @@ func runWB(t *testing.T, on bool, n, batch, dup, fillErrAt int) wbOutcome {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE w(i INTEGER PRIMARY KEY, t TEXT, f REAL)")
 	var updates atomic.Int64
-	c.UpdateHook(func(op int, schema, table string, rowid int64) { updates.Add(1) })
-	s, _ := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	if err := c.UpdateHook(func(op int, schema, table string, rowid int64) { updates.Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	s.SetWriteBehind(on)
 	var o wbOutcome
@@ -574,7 +696,6 @@ func runWB(t *testing.T, on bool, n, batch, dup, fillErrAt int) wbOutcome {
 		}
 	}
 	mustExec(t, c, "BEGIN")
-	var err error
 	o.res, err = s.ExecManyFunc(fill)
 	o.row = -2
 	if err != nil {
@@ -607,7 +728,10 @@ func TestWriteBehindInterrupt(t *testing.T) {
 func writeBehindInterrupt(t *testing.T, on bool) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE w(i INTEGER PRIMARY KEY, t TEXT, f REAL)")
-	s, _ := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	s, err := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	s.SetWriteBehind(on)
 	var calls int
@@ -650,12 +774,17 @@ func writeBehindInterrupt(t *testing.T, on bool) {
 func TestWriteBehindCloseFromFill(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE w(i INTEGER PRIMARY KEY, t TEXT, f REAL)")
-	s, _ := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	s, err := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	calls := 0
 	inner := bulkFill(0, 100000, 1000, -1, &calls)
-	_, err := s.ExecManyFunc(func(p *sqlbatch.Params) error {
+	_, err = s.ExecManyFunc(func(p *sqlbatch.Params) error {
 		if calls == 3 {
-			s.Close()
+			if err := s.Close(); err != nil {
+				return err
+			}
 		}
 		return inner(p)
 	})
@@ -672,7 +801,10 @@ func TestWriteBehindCloseFromFill(t *testing.T) {
 func TestWriteBehindFillPanics(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE w(i INTEGER PRIMARY KEY, t TEXT, f REAL)")
-	s, _ := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	s, err := c.Prepare("INSERT INTO w VALUES (?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	calls := 0
 	inner := bulkFill(0, 100000, 1000, -1, &calls)
@@ -682,12 +814,14 @@ func TestWriteBehindFillPanics(t *testing.T) {
 				t.Fatal(r)
 			}
 		}()
-		s.ExecManyFunc(func(p *sqlbatch.Params) error {
+		if _, err := s.ExecManyFunc(func(p *sqlbatch.Params) error {
 			if calls == 2 {
 				panic("fill")
 			}
 			return inner(p)
-		})
+		}); err != nil {
+			t.Error(err)
+		}
 	}()
 	if got := ints(t, c, "SELECT count(*) FROM w"); got[0] != 2000 {
 		t.Fatal(got)

@@ -95,7 +95,9 @@ func TestBackupWholeInOneStep(t *testing.T) {
 	if !done || err != nil {
 		t.Fatalf("Step(-1): %v, %v", done, err)
 	}
-	b.Finish()
+	if err := b.Finish(); err != nil {
+		t.Fatal(err)
+	}
 	if digest(t, dest) != digest(t, src) {
 		t.Fatal("contents differ")
 	}
@@ -128,7 +130,9 @@ func TestBackupDestinationRefusedUntilFinished(t *testing.T) {
 		if err := r.Err(); !errors.Is(err, sqlbatch.ErrBusy) {
 			t.Fatalf("dest statement during the backup: %v", err)
 		}
-		r.Close()
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
 	} else if !errors.Is(err, sqlbatch.ErrBusy) {
 		t.Fatalf("dest statement during the backup: %v", err)
 	}
@@ -251,19 +255,27 @@ func TestBackupConnectionClosedFirst(t *testing.T) {
 			}
 			switch which {
 			case "source":
-				src.Close()
+				if err := src.Close(); err != nil {
+					t.Fatal(err)
+				}
 			case "destination":
-				dest.Close()
+				if err := dest.Close(); err != nil {
+					t.Fatal(err)
+				}
 			default:
-				dest.Close()
-				src.Close()
+				if err := dest.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if err := src.Close(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if _, err := b.Step(4); !errors.Is(err, sqlbatch.ErrClosed) {
 				t.Fatalf("Step after closing the %s: %v", which, err)
 			}
 			b.Remaining()
 			b.PageCount()
-			b.Finish() // its error, if any, is the closing's; it must not crash
+			_ = b.Finish() // its error, if any, is the closing's; it must not crash
 			if which == "source" {
 				// The destination is usable again, as it was.
 				if _, err := dest.ExecScript("SELECT 1"); err != nil {
@@ -275,17 +287,31 @@ func TestBackupConnectionClosedFirst(t *testing.T) {
 }
 
 func TestBackupFinishAfterBothClosed(t *testing.T) {
-	src, _ := sqlbatch.Open(":memory:")
-	dest, _ := sqlbatch.Open(":memory:")
+	src, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
 	fillPages(t, src, 100)
 	b, err := dest.Backup("main", src, "main")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.Close()
-	dest.Close()
-	b.Finish()
-	b.Finish()
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dest.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Finish(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestBackupBadArguments(t *testing.T) {
@@ -305,8 +331,13 @@ func TestBackupBadArguments(t *testing.T) {
 	if c.ActiveBackups() != 0 || other.ActiveBackups() != 0 {
 		t.Fatal("a failed Backup counted")
 	}
-	closed, _ := sqlbatch.Open(":memory:")
-	closed.Close()
+	closed, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.Backup("main", closed, "main"); err == nil {
 		t.Fatal("backup from a closed connection")
 	}
@@ -325,7 +356,9 @@ func TestBackupToFileAndRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustExec(t, old, "CREATE TABLE replaced(x); INSERT INTO replaced VALUES (1)")
-	old.Close()
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := src.BackupToFile("", path); err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +372,9 @@ func TestBackupToFileAndRestore(t *testing.T) {
 	if _, err := f.Query("SELECT * FROM replaced"); err == nil {
 		t.Fatal("the file's old table survived")
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	r := memory(t)
 	mustExec(t, r, "CREATE TABLE gone(x)")
@@ -354,7 +389,9 @@ func TestBackupToFileAndRestore(t *testing.T) {
 	}
 
 	notDB := filepath.Join(t.TempDir(), "text.db")
-	os.WriteFile(notDB, []byte("this is not an SQLite database, not at all, no header here........................................................................................."), 0o644)
+	if err := os.WriteFile(notDB, []byte("this is not an SQLite database, not at all, no header here........................................................................................."), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := r.RestoreFromFile("", notDB); !errors.Is(err, sqlbatch.ErrNotADB) {
 		t.Fatalf("restore from a text file: %v", err)
 	}
@@ -367,8 +404,13 @@ func TestBackupToFileAndRestore(t *testing.T) {
 	if err := src.BackupToFile("nosuch", path); !errors.Is(err, sqlbatch.ErrError) {
 		t.Fatalf("backup of an unknown schema: %v", err)
 	}
-	closed, _ := sqlbatch.Open(":memory:")
-	closed.Close()
+	closed, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := closed.BackupToFile("", path); !errors.Is(err, sqlbatch.ErrClosed) {
 		t.Fatalf("BackupToFile on a closed connection: %v", err)
 	}

@@ -23,7 +23,11 @@ func benchDB(b *testing.B) *sqlbatch.Conn {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { c.Close() })
+	b.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			b.Error(err)
+		}
+	})
 	_, err = c.ExecScript(`
 		CREATE TABLE narrow(id INTEGER PRIMARY KEY);
 		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)

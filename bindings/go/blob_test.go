@@ -57,7 +57,9 @@ func TestBlobReadWholeValue(t *testing.T) {
 	if err := iotest.TestReader(b, v); err != nil {
 		t.Fatal(err)
 	}
-	b.Seek(0, io.SeekStart)
+	if _, err := b.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
 	got, err := io.ReadAll(b)
 	if err != nil || !bytes.Equal(got, v) {
 		t.Fatalf("ReadAll: %d bytes, %v", len(got), err)
@@ -69,7 +71,9 @@ func TestBlobReadWholeValue(t *testing.T) {
 		t.Fatalf("empty Read at the end: %d, %v", n, err)
 	}
 	// One Read of the whole value is one call.
-	b.Seek(0, io.SeekStart)
+	if _, err := b.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
 	all := make([]byte, len(v)+10)
 	if n, err := b.Read(all); n != len(v) || err != nil || !bytes.Equal(all[:n], v) {
 		t.Fatalf("one Read: %d, %v", n, err)
@@ -104,8 +108,8 @@ func TestBlobReadAtAndSeek(t *testing.T) {
 		t.Fatalf("ReadAt negative: %v", err)
 	}
 	// ReadAt does not move the cursor.
-	if n, _ := b.Read(p[:10]); n != 10 || !bytes.Equal(p[:10], v[:10]) {
-		t.Fatal("cursor moved by ReadAt")
+	if n, err := b.Read(p[:10]); err != nil || n != 10 || !bytes.Equal(p[:10], v[:10]) {
+		t.Fatal("cursor moved by ReadAt", err)
 	}
 	for _, tc := range []struct {
 		off    int64
@@ -126,7 +130,9 @@ func TestBlobReadAtAndSeek(t *testing.T) {
 	if _, err := b.Seek(0, 7); !errors.Is(err, sqlbatch.ErrInvalidArgument) {
 		t.Fatalf("Seek with a bad whence: %v", err)
 	}
-	b.Seek(-20, io.SeekEnd)
+	if _, err := b.Seek(-20, io.SeekEnd); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := b.Read(p); n != 20 || err != nil || !bytes.Equal(p[:20], v[9980:]) {
 		t.Fatalf("Read of the last 20 bytes: %d, %v", n, err)
 	}
@@ -173,7 +179,9 @@ func TestBlobWrite(t *testing.T) {
 	if _, err := b.WriteAt([]byte("x"), -1); !errors.Is(err, sqlbatch.ErrOutOfRange) {
 		t.Fatalf("WriteAt negative: %v", err)
 	}
-	b.Seek(0, io.SeekEnd)
+	if _, err := b.Seek(0, io.SeekEnd); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := b.Write([]byte("x")); n != 0 || !errors.Is(err, sqlbatch.ErrOutOfRange) {
 		t.Fatalf("Write at the end: %d, %v", n, err)
 	}
@@ -213,14 +221,14 @@ func TestBlobRowChangedThenReopen(t *testing.T) {
 	if err := b.Reopen(1); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := io.ReadAll(b); string(got) != "changed!" || b.Size() != 8 {
-		t.Fatalf("after Reopen: %q (size %d)", got, b.Size())
+	if got, err := io.ReadAll(b); err != nil || string(got) != "changed!" || b.Size() != 8 {
+		t.Fatalf("after Reopen: %q (size %d) (error %v)", got, b.Size(), err)
 	}
 	if err := b.Reopen(2); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := io.ReadAll(b); string(got) != "second, longer value" {
-		t.Fatalf("Reopen(2): %q", got)
+	if got, err := io.ReadAll(b); err != nil || string(got) != "second, longer value" {
+		t.Fatalf("Reopen(2): %q (error %v)", got, err)
 	}
 	// A row that does not exist, then one whose value is not TEXT or BLOB: the handle is
 	// dead until a Reopen succeeds.
@@ -240,8 +248,8 @@ func TestBlobRowChangedThenReopen(t *testing.T) {
 	if err := b.Reopen(1); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := io.ReadAll(b); string(got) != "changed!" {
-		t.Fatalf("after reviving: %q", got)
+	if got, err := io.ReadAll(b); err != nil || string(got) != "changed!" {
+		t.Fatalf("after reviving: %q (error %v)", got, err)
 	}
 	// Deleting the row kills it too.
 	mustExec(t, c, "DELETE FROM b WHERE id = 1")
@@ -272,7 +280,9 @@ func TestBlobOpenErrors(t *testing.T) {
 	} {
 		b, err := c.OpenBlob(tc.schema, tc.table, tc.column, tc.rowid, tc.write)
 		if err == nil {
-			b.Close()
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
 			t.Errorf("OpenBlob(%q, %q, %q, %d, %v) succeeded", tc.schema, tc.table, tc.column, tc.rowid, tc.write)
 			continue
 		}
@@ -285,10 +295,12 @@ func TestBlobOpenErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := io.ReadAll(b); string(got) != "hello" {
-		t.Fatalf("TEXT value: %q", got)
+	if got, err := io.ReadAll(b); err != nil || string(got) != "hello" {
+		t.Fatalf("TEXT value: %q (error %v)", got, err)
 	}
-	b.Close()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestBlobReadMany(t *testing.T) {
@@ -326,8 +338,8 @@ func TestBlobReadMany(t *testing.T) {
 	}
 	// The handle stays on the last row read, its cursor at 0.
 	last := ranges[len(ranges)-1].RowID
-	if got, _ := io.ReadAll(b); !bytes.Equal(got, want[last]) {
-		t.Fatal("the handle is not on the last row read")
+	if got, err := io.ReadAll(b); err != nil || !bytes.Equal(got, want[last]) {
+		t.Fatal("the handle is not on the last row read", err)
 	}
 	sub := []sqlbatch.BlobRange{{RowID: 500, Offset: 3, Len: 10}, {RowID: 7, Offset: 0, Len: 1}, {RowID: 500, Offset: 13, Len: sqlbatch.BlobToEnd}}
 	done, err = b.ReadMany(sub, buf)
@@ -390,8 +402,8 @@ func TestBlobReadMany(t *testing.T) {
 	if err := b.Reopen(9); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := io.ReadAll(b); !bytes.Equal(got, want[9]) {
-		t.Fatal("row 9 after the failures")
+	if got, err := io.ReadAll(b); err != nil || !bytes.Equal(got, want[9]) {
+		t.Fatal("row 9 after the failures", err)
 	}
 }
 
@@ -409,7 +421,9 @@ func TestBlobAfterConnClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Close()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	p := make([]byte, 2)
 	if _, err := r.ReadAt(p, 0); !errors.Is(err, sqlbatch.ErrClosed) {
 		t.Fatalf("ReadAt after Close: %v", err)
@@ -429,8 +443,12 @@ func TestBlobAfterConnClose(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// A closed handle says so.
 	if _, err := r.Read(p); !errors.Is(err, sqlbatch.ErrClosed) {
 		t.Fatalf("Read on a closed handle: %v", err)
@@ -452,7 +470,9 @@ func TestBlobAndBackupDestination(t *testing.T) {
 	if _, err := dest.Backup("main", src, "main"); !errors.Is(err, sqlbatch.ErrError) {
 		t.Fatalf("backup into a connection with an open blob: %v", err)
 	}
-	h.Close()
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// During a backup, the destination opens no blob.
 	bk, err := dest.Backup("main", src, "main")
 	if err != nil {
@@ -461,5 +481,7 @@ func TestBlobAndBackupDestination(t *testing.T) {
 	if _, err := dest.OpenBlob("", "b", "data", 1, false); !errors.Is(err, sqlbatch.ErrBusy) {
 		t.Fatalf("OpenBlob in a backup's destination: %v", err)
 	}
-	bk.Finish()
+	if err := bk.Finish(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -101,7 +101,9 @@ func TestDeserializeFlags(t *testing.T) {
 	if err := grow.Deserialize(b, "", 0); !errors.Is(err, sqlbatch.ErrBusy) {
 		t.Fatalf("Deserialize while a statement runs: %v", err)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// An attached schema can be the target.
 	mustExec(t, grow, "ATTACH ':memory:' AS aux")
 	if err := grow.Deserialize(b, "aux", sqlbatch.DeserializeResizeable); err != nil {
@@ -136,8 +138,13 @@ func TestSerializeEdgeCases(t *testing.T) {
 	if got := ints(t, c, "SELECT x FROM t"); got[0] != 5 {
 		t.Fatal(got)
 	}
-	closed, _ := sqlbatch.Open(":memory:")
-	closed.Close()
+	closed, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := closed.Serialize(""); !errors.Is(err, sqlbatch.ErrClosed) {
 		t.Fatalf("Serialize on a closed connection: %v", err)
 	}
@@ -199,7 +206,9 @@ func TestDeserializeCorruptBuffer(t *testing.T) {
 				}
 				failed = true
 			}
-			rows.Close()
+			if err := rows.Close(); err != nil {
+				t.Error(err)
+			}
 		}
 		return failed
 	}
@@ -256,18 +265,20 @@ func TestLimits(t *testing.T) {
 	if prev, err := c.Limit(sqlbatch.LimitLength, 1000); err != nil || prev != old {
 		t.Fatalf("set: %d, %v", prev, err)
 	}
-	if now, _ := c.Limit(sqlbatch.LimitLength, -1); now != 1000 {
-		t.Fatalf("after set: %d", now)
+	if now, err := c.Limit(sqlbatch.LimitLength, -1); err != nil || now != 1000 {
+		t.Fatalf("after set: %d (error %v)", now, err)
 	}
 	if _, err := c.ExecScript("SELECT zeroblob(2000)"); !errors.Is(err, sqlbatch.ErrTooBig) {
 		t.Fatalf("a value over the limit: %v", err)
 	}
-	c.Limit(sqlbatch.LimitLength, old)
+	if _, err := c.Limit(sqlbatch.LimitLength, old); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ExecScript("SELECT zeroblob(2000)"); err != nil {
 		t.Fatal(err)
 	}
-	if prev, _ := c.Limit(sqlbatch.LimitVariableNumber, 3); prev < 3 {
-		t.Fatal(prev)
+	if prev, err := c.Limit(sqlbatch.LimitVariableNumber, 3); err != nil || prev < 3 {
+		t.Fatal(prev, err)
 	}
 	if _, err := c.Prepare("SELECT ?, ?, ?, ?"); err == nil {
 		t.Fatal("four parameters over a limit of 3")
@@ -276,12 +287,19 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("unknown limit: %v", err)
 	}
 	// Above the compile-time maximum: lowered to it.
-	c.Limit(sqlbatch.LimitAttached, 1000)
-	if now, _ := c.Limit(sqlbatch.LimitAttached, -1); now > 125 {
-		t.Fatalf("LimitAttached after setting 1000: %d", now)
+	if _, err := c.Limit(sqlbatch.LimitAttached, 1000); err != nil {
+		t.Fatal(err)
 	}
-	closed, _ := sqlbatch.Open(":memory:")
-	closed.Close()
+	if now, err := c.Limit(sqlbatch.LimitAttached, -1); err != nil || now > 125 {
+		t.Fatalf("LimitAttached after setting 1000: %d (error %v)", now, err)
+	}
+	closed, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := closed.Limit(sqlbatch.LimitLength, -1); !errors.Is(err, sqlbatch.ErrClosed) {
 		t.Fatalf("Limit on a closed connection: %v", err)
 	}
@@ -298,34 +316,48 @@ func TestDBConfig(t *testing.T) {
 		if now, err := c.SetDBConfig(op, !was); err != nil || now == was {
 			t.Fatalf("SetDBConfig(%d, %v): %v, %v", op, !was, now, err)
 		}
-		if now, _ := c.DBConfig(op); now == was {
-			t.Fatalf("DBConfig(%d) did not change", op)
+		if now, err := c.DBConfig(op); err != nil || now == was {
+			t.Fatalf("DBConfig(%d) did not change (error %v)", op, err)
 		}
-		c.SetDBConfig(op, was)
+		if _, err := c.SetDBConfig(op, was); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Foreign keys through the switch.
-	c.SetDBConfig(sqlbatch.DBConfigEnableFKey, true)
+	if _, err := c.SetDBConfig(sqlbatch.DBConfigEnableFKey, true); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE ch(p REFERENCES p(id))")
 	if _, err := c.ExecScript("INSERT INTO ch VALUES (5)"); !errors.Is(err, sqlbatch.ErrConstraint) {
 		t.Fatalf("foreign key with ENABLE_FKEY: %v", err)
 	}
 	// Double-quoted strings off in DML: "x" is a column name only.
-	c.SetDBConfig(sqlbatch.DBConfigDQSDML, false)
+	if _, err := c.SetDBConfig(sqlbatch.DBConfigDQSDML, false); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ExecScript(`SELECT "no such column"`); !errors.Is(err, sqlbatch.ErrError) {
 		t.Fatalf("double-quoted string with DQS_DML off: %v", err)
 	}
 	// Defensive mode refuses writable_schema.
-	c.SetDBConfig(sqlbatch.DBConfigDefensive, true)
+	if _, err := c.SetDBConfig(sqlbatch.DBConfigDefensive, true); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "PRAGMA writable_schema = ON")
 	if _, err := c.ExecScript("UPDATE sqlite_schema SET sql = sql"); err == nil {
 		t.Fatal("defensive mode let the schema be written")
 	}
 	// Reset database, as SQLite documents it.
-	c.SetDBConfig(sqlbatch.DBConfigDefensive, false)
+	if _, err := c.SetDBConfig(sqlbatch.DBConfigDefensive, false); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "PRAGMA writable_schema = OFF")
-	c.SetDBConfig(sqlbatch.DBConfigResetDatabase, true)
+	if _, err := c.SetDBConfig(sqlbatch.DBConfigResetDatabase, true); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "VACUUM")
-	c.SetDBConfig(sqlbatch.DBConfigResetDatabase, false)
+	if _, err := c.SetDBConfig(sqlbatch.DBConfigResetDatabase, false); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "SELECT count(*) FROM sqlite_schema"); got[0] != 0 {
 		t.Fatalf("tables after the reset: %v", got)
 	}
@@ -384,7 +416,9 @@ func TestCheckpointStatusTxnStateReadOnlyFilename(t *testing.T) {
 	if st, err := r.TxnState(""); err != nil || st != sqlbatch.TxnRead {
 		t.Fatalf("reader's TxnState: %v, %v", st, err)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	// Status counters.
 	if cur, _, err := c.Status(sqlbatch.DBStatusCacheUsed, false); err != nil || cur <= 0 {
@@ -398,34 +432,39 @@ func TestCheckpointStatusTxnStateReadOnlyFilename(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rs, _ := s.Query()
+	rs, err := s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for rs.Next() {
 	}
-	rs.Close()
+	if err := rs.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := s.Status(sqlbatch.StmtStatusVMStep, false); err != nil || n <= 0 {
 		t.Fatalf("VMStep: %d, %v", n, err)
 	}
 	if n, err := s.Status(sqlbatch.StmtStatusFullscanStep, true); err != nil || n <= 0 {
 		t.Fatalf("FullscanStep: %d, %v", n, err)
 	}
-	if n, _ := s.Status(sqlbatch.StmtStatusFullscanStep, false); n != 0 {
-		t.Fatalf("FullscanStep after reset: %d", n)
+	if n, err := s.Status(sqlbatch.StmtStatusFullscanStep, false); err != nil || n != 0 {
+		t.Fatalf("FullscanStep after reset: %d (error %v)", n, err)
 	}
 	if _, err := s.Status(50, false); !errors.Is(err, sqlbatch.ErrOutOfRange) {
 		t.Fatalf("unknown statement status: %v", err)
 	}
 
 	// Transaction states.
-	if st, _ := c.TxnState(""); st != sqlbatch.TxnNone {
-		t.Fatal(st)
+	if st, err := c.TxnState(""); err != nil || st != sqlbatch.TxnNone {
+		t.Fatal(st, err)
 	}
 	mustExec(t, c, "BEGIN; SELECT count(*) FROM big")
-	if st, _ := c.TxnState("main"); st != sqlbatch.TxnRead {
-		t.Fatal(st)
+	if st, err := c.TxnState("main"); err != nil || st != sqlbatch.TxnRead {
+		t.Fatal(st, err)
 	}
 	mustExec(t, c, "INSERT INTO big(s) VALUES ('z')")
-	if st, _ := c.TxnState("main"); st != sqlbatch.TxnWrite || st.String() != "write" {
-		t.Fatal(st)
+	if st, err := c.TxnState("main"); err != nil || st != sqlbatch.TxnWrite || st.String() != "write" {
+		t.Fatal(st, err)
 	}
 	mustExec(t, c, "COMMIT")
 	if _, err := c.TxnState("nosuch"); !errors.Is(err, sqlbatch.ErrError) {
@@ -447,7 +486,10 @@ func TestCheckpointStatusTxnStateReadOnlyFilename(t *testing.T) {
 	if _, err := c.ReadOnly("nosuch"); !errors.Is(err, sqlbatch.ErrError) {
 		t.Fatalf("ReadOnly(nosuch): %v", err)
 	}
-	abs, _ := filepath.Abs(path)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if f, err := c.Filename(""); err != nil || f != abs {
 		t.Fatalf("Filename: %q, %v; want %q", f, err, abs)
 	}
@@ -457,7 +499,9 @@ func TestCheckpointStatusTxnStateReadOnlyFilename(t *testing.T) {
 	if _, err := c.Filename("nosuch"); !errors.Is(err, sqlbatch.ErrError) {
 		t.Fatalf("Filename(nosuch): %v", err)
 	}
-	c.Close()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.Filename(""); !errors.Is(err, sqlbatch.ErrClosed) {
 		t.Fatalf("Filename after Close: %v", err)
 	}

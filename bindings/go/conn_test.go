@@ -18,7 +18,11 @@ func memory(t testing.TB) *sqlbatch.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return c
 }
 
@@ -211,7 +215,9 @@ func TestPrepareTakesOneStatement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// PrepareTail walks a script.
 	script := "SELECT 1; SELECT 2;  SELECT 3"
 	var got []int64
@@ -221,7 +227,9 @@ func TestPrepareTakesOneStatement(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = append(got, ints(t, c, st.SQL())...)
-		st.Close()
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
 		rest = tail
 	}
 	if len(got) != 3 || got[2] != 3 {
@@ -313,7 +321,9 @@ func TestInterruptStopsAScriptMidway(t *testing.T) {
 				if rows.Next() {
 					n = rows.Int64(0)
 				}
-				rows.Close()
+				if err := rows.Close(); err != nil {
+					t.Error(err)
+				}
 				if n == 1 {
 					break
 				}
@@ -350,7 +360,12 @@ func TestInterruptAndCloseRace(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Add(2)
 		go func() { defer wg.Done(); c.Interrupt() }()
-		go func() { defer wg.Done(); c.Close() }()
+		go func() {
+			defer wg.Done()
+			if err := c.Close(); err != nil {
+				t.Error(err)
+			}
+		}()
 		wg.Wait()
 		c.Interrupt()
 	}
@@ -390,8 +405,12 @@ func TestClosedConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Close()
-	c.Close() // twice is fine
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil { // twice is fine
+		t.Fatal(err)
+	}
 	rows, err := s.Query()
 	if err != nil {
 		t.Fatal(err)

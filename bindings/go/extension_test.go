@@ -17,7 +17,11 @@ func extDB(t *testing.T) *sqlbatch.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return c
 }
 
@@ -96,7 +100,9 @@ func TestLoadExtensionErrors(t *testing.T) {
 	extError(t, c.LoadExtension("\xff.so", ""), sqlbatch.ErrInvalidUTF8)
 	// Not a shared library at all.
 	extError(t, c.LoadExtension("extension_test.go", ""), sqlbatch.ErrError, "extension_test.go")
-	c.Close()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	extError(t, c.EnableLoadExtension(true), sqlbatch.ErrClosed)
 	extError(t, c.LoadExtension(missing, ""), sqlbatch.ErrClosed)
 }

@@ -36,9 +36,11 @@ func benchUDF(b *testing.B, query string, setup func(c *sqlbatch.Conn)) {
 
 func BenchmarkUDFScalar(b *testing.B) {
 	benchUDF(b, "SELECT sum(f(id)) FROM narrow", func(c *sqlbatch.Conn) {
-		c.CreateFunction("f", 1, sqlbatch.Deterministic, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		if err := c.CreateFunction("f", 1, sqlbatch.Deterministic, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
 			ctx.SetInt64(a.Int64(0)*2 + 1)
-		})
+		}); err != nil {
+			b.Error(err)
+		}
 	})
 }
 
@@ -54,7 +56,9 @@ func (g *benchSumSq) Final(ctx *sqlbatch.Context) { ctx.SetInt64(g.acc) }
 
 func benchAgg(b *testing.B, batch int) {
 	benchUDF(b, "SELECT agg(id) FROM narrow", func(c *sqlbatch.Conn) {
-		c.CreateAggregate("agg", 1, sqlbatch.AggregateOptions{BatchRows: batch}, func() sqlbatch.AggregateGroup { return &benchSumSq{} })
+		if err := c.CreateAggregate("agg", 1, sqlbatch.AggregateOptions{BatchRows: batch}, func() sqlbatch.AggregateGroup { return &benchSumSq{} }); err != nil {
+			b.Error(err)
+		}
 	})
 }
 
@@ -71,8 +75,10 @@ var texts = [4]string{"alpha", "beta", "gamma", "delta"}
 // A TEXT result: SetText copies the string straight from Go memory (no allocation).
 func BenchmarkUDFText(b *testing.B) {
 	benchUDF(b, "SELECT max(up(id)) FROM narrow", func(c *sqlbatch.Conn) {
-		c.CreateFunction("up", 1, sqlbatch.Deterministic, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+		if err := c.CreateFunction("up", 1, sqlbatch.Deterministic, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
 			ctx.SetText(texts[a.Int64(0)%4])
-		})
+		}); err != nil {
+			b.Error(err)
+		}
 	})
 }

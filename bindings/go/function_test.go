@@ -18,7 +18,11 @@ func fnDB(t *testing.T) *sqlbatch.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	_, err = c.ExecScript(`CREATE TABLE t(x INTEGER, s TEXT);
 		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
 		INSERT INTO t SELECT i, 'v' || i FROM n;`)
@@ -66,7 +70,9 @@ func TestFunctionScalarSum(t *testing.T) {
 		t.Fatalf("sum(f(x)) = %d, want %d", got, want)
 	}
 	// Text arguments, results of every type.
-	c.CreateFunction("up", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) { ctx.SetText(strings.ToUpper(a.Text(0))) })
+	if err := c.CreateFunction("up", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) { ctx.SetText(strings.ToUpper(a.Text(0))) }); err != nil {
+		t.Fatal(err)
+	}
 	r, err := c.Query("SELECT up(s), up(x), up(NULL) FROM t WHERE x = 7")
 	if err != nil {
 		t.Fatal(err)
@@ -74,18 +80,22 @@ func TestFunctionScalarSum(t *testing.T) {
 	if !r.Next() || r.Text(0) != "V7" || r.Text(1) != "7" || r.Text(2) != "" {
 		t.Fatalf("up: %q %q %v", r.Text(0), r.Text(1), r.Err())
 	}
-	r.Close()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestFunctionVariadicAndTypes(t *testing.T) {
 	c := fnDB(t)
-	c.CreateFunction("describe", -1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+	if err := c.CreateFunction("describe", -1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
 		var parts []string
 		for i := 0; i < a.Len(); i++ {
 			parts = append(parts, fmt.Sprintf("%s:%v", a.Type(i), a.Value(i)))
 		}
 		ctx.SetText(strings.Join(parts, ","))
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	r, err := c.Query("SELECT describe(), describe(1, 2.5, 'a', x'00ff', NULL)")
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +112,7 @@ func TestFunctionVariadicAndTypes(t *testing.T) {
 		t.Errorf("describe(...) = %q, want %q", got, want)
 	}
 	// Result setters.
-	c.CreateFunction("kinds", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+	if err := c.CreateFunction("kinds", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
 		switch a.Int64(0) {
 		case 1:
 			ctx.SetFloat64(1.5)
@@ -111,7 +121,9 @@ func TestFunctionVariadicAndTypes(t *testing.T) {
 		case 3:
 			ctx.SetValue(true)
 		}
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	r2, err := c.Query("SELECT typeof(kinds(1)), typeof(kinds(2)), kinds(3), typeof(kinds(4))")
 	if err != nil {
 		t.Fatal(err)
@@ -124,17 +136,21 @@ func TestFunctionVariadicAndTypes(t *testing.T) {
 
 func TestFunctionErrorsAndPanics(t *testing.T) {
 	c := fnDB(t)
-	c.CreateFunction("fail", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+	if err := c.CreateFunction("fail", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
 		if a.Int64(0) == 500 {
 			ctx.SetError(errors.New("no 500 here"))
 		}
-	})
-	c.CreateFunction("boom", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateFunction("boom", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
 		if a.Int64(0) == 3 {
 			panic("kaboom")
 		}
 		ctx.SetInt64(a.Int64(0))
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ sql, msg string }{
 		{"SELECT sum(fail(x)) FROM t", "no 500 here"},
 		{"SELECT boom(x) FROM t", "panic: kaboom"},
@@ -212,7 +228,9 @@ func TestAggregateBatchedAndPerRow(t *testing.T) {
 				t.Errorf("batch %d group %d: %d != %d", batch, r.Int64(0), r.Int64(1), r.Int64(2))
 			}
 		}
-		r.Close()
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
 		// An empty group still gets Final.
 		if got := queryInt(t, c, "SELECT sq(x) FROM t WHERE x < 0"); got != 0 {
 			t.Errorf("empty: %d", got)
@@ -239,7 +257,9 @@ func (g *panicky) Final(ctx *sqlbatch.Context) {
 func TestAggregateErrors(t *testing.T) {
 	c := fnDB(t)
 	before := capi.LiveHandles()
-	c.CreateAggregate("p", 1, sqlbatch.AggregateOptions{BatchRows: 100}, func() sqlbatch.AggregateGroup { return &panicky{} })
+	if err := c.CreateAggregate("p", 1, sqlbatch.AggregateOptions{BatchRows: 100}, func() sqlbatch.AggregateGroup { return &panicky{} }); err != nil {
+		t.Fatal(err)
+	}
 	if err := queryErr(c, "SELECT p(x) FROM t"); err == nil || !strings.Contains(err.Error(), "too many rows: 700") {
 		t.Errorf("panic in step: %v", err)
 	}
@@ -254,7 +274,9 @@ func TestAggregateErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Close()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got := capi.LiveHandles() - before; got != 1 {
 		t.Errorf("%d handles live, want 1 (the registration)", got)
 	}
@@ -280,7 +302,9 @@ func TestCollation(t *testing.T) {
 	for r.Next() {
 		got = append(got, r.Text(0))
 	}
-	r.Close()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if want := "v1000 v100 v10 v20 v1 v2"; strings.Join(got, " ") != want {
 		t.Errorf("order %v, want %s", got, want)
 	}
@@ -297,17 +321,31 @@ func TestFunctionHandlesReleased(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		c := fnDB(t)
 		noop := func(*sqlbatch.Context, sqlbatch.Args) {}
-		c.CreateFunction("a", 1, 0, noop)
-		c.CreateFunction("a", 1, 0, noop) // replaces: the first is destroyed
-		c.CreateFunction("b", -1, 0, noop)
-		c.CreateFunction("b", -1, 0, nil) // deletes
-		c.CreateCollation("c", strings.Compare)
-		c.CreateAggregate("d", 1, sqlbatch.AggregateOptions{BatchRows: 10}, func() sqlbatch.AggregateGroup { return &panicky{} })
+		if err := c.CreateFunction("a", 1, 0, noop); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CreateFunction("a", 1, 0, noop); err != nil { // replaces: the first is destroyed
+			t.Fatal(err)
+		}
+		if err := c.CreateFunction("b", -1, 0, noop); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CreateFunction("b", -1, 0, nil); err != nil { // deletes
+			t.Fatal(err)
+		}
+		if err := c.CreateCollation("c", strings.Compare); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CreateAggregate("d", 1, sqlbatch.AggregateOptions{BatchRows: 10}, func() sqlbatch.AggregateGroup { return &panicky{} }); err != nil {
+			t.Fatal(err)
+		}
 		if got := capi.LiveHandles() - before; got != 3 {
 			t.Errorf("%d live handles, want 3", got)
 		}
 		queryInt(t, c, "SELECT d(x) FROM t WHERE x < 3")
-		c.Close()
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
 		if got := capi.LiveHandles() - before; got != 0 {
 			t.Errorf("%d live handles after Close", got)
 		}
@@ -326,10 +364,12 @@ func TestFunctionStackGrowth(t *testing.T) {
 		}
 		return deep(n-1) + int(pad[n%256])
 	}
-	c.CreateFunction("deep", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+	if err := c.CreateFunction("deep", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
 		ctx.SetInt64(a.Int64(0) + int64(deep(2000)))
 		runtime.GC()
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if got := queryInt(t, c, "SELECT sum(deep(x)) FROM t WHERE x <= 50"); got != 1275 {
 		t.Errorf("sum = %d", got)
 	}
@@ -338,13 +378,15 @@ func TestFunctionStackGrowth(t *testing.T) {
 func TestFunctionInterrupt(t *testing.T) {
 	c := fnDB(t)
 	calls := make(chan struct{}, 1)
-	c.CreateFunction("slow", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
+	if err := c.CreateFunction("slow", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) {
 		select {
 		case calls <- struct{}{}:
 		default:
 		}
 		ctx.SetInt64(a.Int64(0))
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		<-calls
 		for i := 0; i < 1000; i++ {
@@ -375,7 +417,9 @@ func (g *countRows) Final(ctx *sqlbatch.Context) { ctx.SetInt64(g.n) }
 func TestAggregateNoArguments(t *testing.T) {
 	c := fnDB(t)
 	for _, batch := range []int{1, 64} {
-		c.CreateAggregate("cnt", 0, sqlbatch.AggregateOptions{BatchRows: batch}, func() sqlbatch.AggregateGroup { return &countRows{} })
+		if err := c.CreateAggregate("cnt", 0, sqlbatch.AggregateOptions{BatchRows: batch}, func() sqlbatch.AggregateGroup { return &countRows{} }); err != nil {
+			t.Fatal(err)
+		}
 		if n := queryInt(t, c, "SELECT cnt() FROM t"); n != 1000 {
 			t.Errorf("batch %d: cnt() = %d", batch, n)
 		}
@@ -397,7 +441,9 @@ func (g *concat) Final(ctx *sqlbatch.Context) { ctx.SetText(g.b.String()) }
 func TestAggregateTextBatches(t *testing.T) {
 	c := fnDB(t)
 	for _, o := range []sqlbatch.AggregateOptions{{BatchRows: 1}, {BatchRows: 100, BatchBytes: 50}, {BatchRows: 1000}} {
-		c.CreateAggregate("cat", 1, o, func() sqlbatch.AggregateGroup { return &concat{} })
+		if err := c.CreateAggregate("cat", 1, o, func() sqlbatch.AggregateGroup { return &concat{} }); err != nil {
+			t.Fatal(err)
+		}
 		r, err := c.Query("SELECT cat(s), group_concat(s, ',') FROM (SELECT s FROM t ORDER BY x)")
 		if err != nil {
 			t.Fatal(err)
@@ -405,7 +451,9 @@ func TestAggregateTextBatches(t *testing.T) {
 		if !r.Next() || r.Text(0) != r.Text(1) || len(r.Text(0)) < 4000 {
 			t.Errorf("%+v: cat %d bytes, group_concat %d: %v", o, len(r.Text(0)), len(r.Text(1)), r.Err())
 		}
-		r.Close()
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -449,7 +497,9 @@ func TestWindowFunction(t *testing.T) {
 		if err := r.Err(); err != nil || n != 1000 {
 			t.Fatalf("%d rows, %v", n, err)
 		}
-		r.Close()
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
 		// Also as a plain aggregate.
 		if got := queryInt(t, c, "SELECT msum(x) FROM t"); got != 500500 {
 			t.Errorf("msum = %d", got)
@@ -496,7 +546,9 @@ func TestFunctionLastResultWins(t *testing.T) {
 	if !r.Next() || r.Int64(0) != 42 || r.Text(1) != "integer" || r.Text(2) != "last" || r.Text(3) != "null" || r.Float64(4) != 2.5 {
 		t.Fatalf("mix: %v %q %q %q %v %v", r.Int64(0), r.Text(1), r.Text(2), r.Text(3), r.Float64(4), r.Err())
 	}
-	r.Close()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := queryErr(c, "SELECT mix(4)"); err == nil || !strings.Contains(err.Error(), "mix failed") {
 		t.Fatalf("mix(4): %v", err)
 	}
@@ -509,9 +561,15 @@ func TestCloseInsideAFunction(t *testing.T) {
 	mustExec(t, c, "CREATE TABLE t(x TEXT); INSERT INTO t VALUES ('b'), ('a')")
 	var errs []error
 	closeHere := func() { errs = append(errs, c.Close()) }
-	c.CreateFunction("f", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) { closeHere(); ctx.SetInt64(1) })
-	c.CreateAggregate("agg", 1, sqlbatch.AggregateOptions{}, func() sqlbatch.AggregateGroup { return &closingGroup{closeHere} })
-	c.CreateCollation("closing", func(a, b string) int { closeHere(); return strings.Compare(a, b) })
+	if err := c.CreateFunction("f", 1, 0, func(ctx *sqlbatch.Context, a sqlbatch.Args) { closeHere(); ctx.SetInt64(1) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateAggregate("agg", 1, sqlbatch.AggregateOptions{}, func() sqlbatch.AggregateGroup { return &closingGroup{closeHere} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateCollation("closing", func(a, b string) int { closeHere(); return strings.Compare(a, b) }); err != nil {
+		t.Fatal(err)
+	}
 	for _, q := range []string{"SELECT f(x) FROM t", "SELECT agg(x) FROM t", "SELECT x FROM t ORDER BY x COLLATE closing"} {
 		errs = errs[:0]
 		if err := queryErr(c, q); err != nil {

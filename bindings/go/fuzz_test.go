@@ -37,8 +37,12 @@ func FuzzExecScript(f *testing.F) {
 		// Scripts can ask SQLite for huge values (zeroblob(1e9)); cap its memory.
 		c, err := sqlbatch.Open(":memory:")
 		if err == nil {
-			c.ExecScript("PRAGMA hard_heap_limit = 268435456")
-			c.Close()
+			if _, err := c.ExecScript("PRAGMA hard_heap_limit = 268435456"); err != nil {
+				f.Error(err)
+			}
+			if err := c.Close(); err != nil {
+				f.Error(err)
+			}
 		}
 	})
 	f.Fuzz(func(t *testing.T, script string, nargs int) {
@@ -157,17 +161,19 @@ func referenceExec(c *sqlbatch.Conn, script string, args []any) (int, error) {
 		}
 		if len(tail) == len(rest) && !onlyBlank(rest) {
 			// SQLite stopped at a NUL byte: ExecScript rejects those.
-			s.Close()
+			_ = s.Close() // the error to report is the refusal
 			return ran, &sqlbatch.Error{Code: sqlbatch.ErrInvalidArgument, ExtendedCode: sqlbatch.ErrInvalidArgument}
 		}
 		blank := onlyBlank(s.SQL())
 		n := s.ParamCount()
 		if n > len(args) {
-			s.Close()
+			_ = s.Close() // the error to report is the count's
 			return ran, &sqlbatch.Error{Code: sqlbatch.ErrParamCount, ExtendedCode: sqlbatch.ErrParamCount}
 		}
 		_, err = s.Exec(args[:n]...)
-		s.Close()
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return ran, err
 		}

@@ -64,7 +64,9 @@ func TestUpdateHookAllocations(t *testing.T) {
 	mustExec(t, c, `CREATE TABLE t(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
 		INSERT INTO t SELECT i FROM n`)
 	var sum int64
-	c.UpdateHook(func(op int, schema, table string, rowid int64) { sum += rowid })
+	if err := c.UpdateHook(func(op int, schema, table string, rowid int64) { sum += rowid }); err != nil {
+		t.Fatal(err)
+	}
 	small := testing.AllocsPerRun(20, func() { mustExec(t, c, "UPDATE t SET x = x + 1 WHERE rowid <= 10") })
 	large := testing.AllocsPerRun(20, func() { mustExec(t, c, "UPDATE t SET x = x + 1") })
 	if large > small+1 {
@@ -86,10 +88,14 @@ func TestUpdateHookKeepsPerEventOrder(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	c.CommitHook(func() int { log = append(log, "commit"); return 0 })
-	c.UpdateHook(func(op int, schema, table string, rowid int64) {
+	if err := c.CommitHook(func() int { log = append(log, "commit"); return 0 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.UpdateHook(func(op int, schema, table string, rowid int64) {
 		log = append(log, fmt.Sprintf("%s %d", table, rowid))
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "UPDATE t SET x = f(x)")
 	log = append(log, "returned")
 	mustExec(t, c, "BEGIN; INSERT INTO u VALUES (1), (2)")
@@ -107,11 +113,13 @@ func TestUpdateHookKeepsPerEventOrder(t *testing.T) {
 func TestUpdateHookPanicInsideATransaction(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE t(x)")
-	c.UpdateHook(func(op int, schema, table string, rowid int64) {
+	if err := c.UpdateHook(func(op int, schema, table string, rowid int64) {
 		if rowid == 2 {
 			panic("boom")
 		}
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "BEGIN; INSERT INTO t VALUES (1)")
 	_, err := c.ExecScript("INSERT INTO t VALUES (2), (3)")
 	if p := hookPanic(t, err, "update hook"); !errors.Is(p.Err, sqlbatch.ErrInterrupt) {
@@ -120,7 +128,9 @@ func TestUpdateHookPanicInsideATransaction(t *testing.T) {
 	if !c.Autocommit() {
 		t.Error("the transaction is still open")
 	}
-	c.UpdateHook(nil)
+	if err := c.UpdateHook(nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "SELECT count(*) FROM t"); got[0] != 0 {
 		t.Errorf("%v rows left, want the transaction rolled back", got)
 	}
@@ -132,7 +142,9 @@ func TestHooksFireThroughEveryPath(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE t(x INTEGER PRIMARY KEY, b BLOB)")
 	n := 0
-	c.UpdateHook(func(int, string, string, int64) { n++ })
+	if err := c.UpdateHook(func(int, string, string, int64) { n++ }); err != nil {
+		t.Fatal(err)
+	}
 	check := func(what string, want int) {
 		t.Helper()
 		if n != want {
@@ -159,7 +171,9 @@ func TestHooksFireThroughEveryPath(t *testing.T) {
 	if _, err := s.Exec(12); err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	check("Stmt.Exec", 1)
 
 	// A fetch that runs a write (RETURNING).
@@ -170,8 +184,12 @@ func TestHooksFireThroughEveryPath(t *testing.T) {
 
 	// A fetch that runs the progress handler, and a prepare that runs the authorizer.
 	steps, auths := 0, 0
-	c.ProgressHandler(10, func() bool { steps++; return false })
-	c.Authorizer(func(int, string, string, string, string) int { auths++; return sqlbatch.AuthOK })
+	if err := c.ProgressHandler(10, func() bool { steps++; return false }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Authorizer(func(int, string, string, string, string) int { auths++; return sqlbatch.AuthOK }); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) SELECT count(*) FROM n"); got[0] != 1000 {
 		t.Fatal(got)
 	}
@@ -181,7 +199,9 @@ func TestHooksFireThroughEveryPath(t *testing.T) {
 
 	// Blob I/O: open, reopen, read_many, write and close in autocommit mode (the commit hook).
 	commits := 0
-	c.CommitHook(func() int { commits++; return 0 })
+	if err := c.CommitHook(func() int { commits++; return 0 }); err != nil {
+		t.Fatal(err)
+	}
 	b, err := c.OpenBlob("", "t", "b", 1, true)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +216,9 @@ func TestHooksFireThroughEveryPath(t *testing.T) {
 	if _, err := b.ReadMany([]sqlbatch.BlobRange{{RowID: 1, Offset: 0, Len: 10}, {RowID: 2, Offset: 0, Len: 10}}, buf); err != nil {
 		t.Fatal(err)
 	}
-	b.Close()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if string(buf[:2]) != "hi" {
 		t.Errorf("blob read %q", buf[:2])
 	}
@@ -207,8 +229,12 @@ func TestHooksFireThroughEveryPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := memory(t)
-	d.Authorizer(func(int, string, string, string, string) int { return sqlbatch.AuthOK })
-	d.ProgressHandler(1, func() bool { return false })
+	if err := d.Authorizer(func(int, string, string, string, string) int { return sqlbatch.AuthOK }); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.ProgressHandler(1, func() bool { return false }); err != nil {
+		t.Fatal(err)
+	}
 	if err := d.Deserialize(data, "", sqlbatch.DeserializeResizeable); err != nil {
 		t.Fatal(err)
 	}
@@ -223,23 +249,31 @@ func TestHooksFireThroughEveryPath(t *testing.T) {
 	if err := d.RestoreFromFile("", path); err != nil {
 		t.Fatal(err)
 	}
-	d.RollbackHook(func() {})
+	if err := d.RollbackHook(func() {}); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, d, "BEGIN; INSERT INTO t(x) VALUES (1000)")
-	d.Close() // rolls back, with hooks set
+	if err := d.Close(); err != nil { // rolls back, with hooks set
+		t.Fatal(err)
+	}
 }
 
 func TestCommitHookVeto(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE t(x)")
 	veto, commits, rollbacks := false, 0, 0
-	c.CommitHook(func() int {
+	if err := c.CommitHook(func() int {
 		commits++
 		if veto {
 			return 1
 		}
 		return 0
-	})
-	c.RollbackHook(func() { rollbacks++ })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RollbackHook(func() { rollbacks++ }); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "INSERT INTO t VALUES (1)")
 	veto = true
 	_, err := c.ExecScript("INSERT INTO t VALUES (2)")
@@ -272,13 +306,15 @@ func TestAuthorizer(t *testing.T) {
 	}
 	var calls []call
 	mode := sqlbatch.AuthDeny
-	c.Authorizer(func(action int, a, b, db, trg string) int {
+	if err := c.Authorizer(func(action int, a, b, db, trg string) int {
 		calls = append(calls, call{action, a, b, db, trg})
 		if action == sqlbatch.ActionRead && b == "secret" {
 			return mode
 		}
 		return sqlbatch.AuthOK
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	_, err := c.Prepare("SELECT x, secret FROM t")
 	if !errors.Is(err, sqlbatch.ErrAuth) {
 		t.Fatalf("denied read: %v, want SQLITE_AUTH", err)
@@ -303,8 +339,12 @@ func TestAuthorizer(t *testing.T) {
 	if !r.Next() || r.Int64(0) != 1 || !r.IsNull(1) {
 		t.Errorf("ignored column: x %d, secret null %v", r.Int64(0), r.IsNull(1))
 	}
-	r.Close()
-	c.Authorizer(nil)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Authorizer(nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "SELECT length(secret) FROM t"); got[0] != 2 {
 		t.Error("authorizer not removed")
 	}
@@ -313,12 +353,16 @@ func TestAuthorizer(t *testing.T) {
 func TestProgressHandlerInterrupts(t *testing.T) {
 	c := memory(t)
 	calls := 0
-	c.ProgressHandler(100, func() bool { calls++; return calls >= 5 })
+	if err := c.ProgressHandler(100, func() bool { calls++; return calls >= 5 }); err != nil {
+		t.Fatal(err)
+	}
 	err := queryErr(c, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n")
 	if !errors.Is(err, sqlbatch.ErrInterrupt) || calls != 5 {
 		t.Fatalf("err %v after %d calls, want SQLITE_INTERRUPT after 5", err, calls)
 	}
-	c.ProgressHandler(0, nil)
+	if err := c.ProgressHandler(0, nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "SELECT 1"); got[0] != 1 {
 		t.Fatal(got)
 	}
@@ -338,7 +382,9 @@ func TestBusyHandlerRetries(t *testing.T) {
 	defer b.Close()
 	mustExec(t, a, "CREATE TABLE t(a); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
 	var counts []int
-	b.BusyHandler(func(n int) bool { counts = append(counts, n); return n < 3 })
+	if err := b.BusyHandler(func(n int) bool { counts = append(counts, n); return n < 3 }); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := b.ExecScript("INSERT INTO t VALUES (2)"); !errors.Is(err, sqlbatch.ErrBusy) {
 		t.Fatalf("gave up: %v, want SQLITE_BUSY", err)
 	}
@@ -347,13 +393,15 @@ func TestBusyHandlerRetries(t *testing.T) {
 	}
 	// This time the holder commits while b waits (another connection may be used).
 	counts = nil
-	b.BusyHandler(func(n int) bool {
+	if err := b.BusyHandler(func(n int) bool {
 		counts = append(counts, n)
 		if n == 2 {
 			mustExec(t, a, "COMMIT")
 		}
 		return true
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, b, "INSERT INTO t VALUES (2)")
 	if !reflect.DeepEqual(counts, []int{0, 1, 2}) {
 		t.Errorf("counts %v", counts)
@@ -362,7 +410,9 @@ func TestBusyHandlerRetries(t *testing.T) {
 	// A backup step waits on the source's lock through its busy handler.
 	mustExec(t, a, "BEGIN EXCLUSIVE; INSERT INTO t VALUES (3)")
 	calls := 0
-	b.BusyHandler(func(n int) bool { calls++; return n < 2 })
+	if err := b.BusyHandler(func(n int) bool { calls++; return n < 2 }); err != nil {
+		t.Fatal(err)
+	}
 	dst := memory(t)
 	bk, err := dst.Backup("", b, "")
 	if err != nil {
@@ -378,7 +428,9 @@ func TestBusyHandlerRetries(t *testing.T) {
 	if done, err := bk.Step(-1); !done || err != nil {
 		t.Errorf("resumed backup: %v %v", done, err)
 	}
-	bk.Finish()
+	if err := bk.Finish(); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, dst, "SELECT count(*) FROM t"); got[0] != 3 {
 		t.Errorf("backup has %v rows", got)
 	}
@@ -402,7 +454,7 @@ func TestWALHook(t *testing.T) {
 	}
 	var calls []call
 	var fail error
-	c.WALHook(func(schema string, pages int) error {
+	if err := c.WALHook(func(schema string, pages int) error {
 		calls = append(calls, call{schema, pages})
 		if pages >= 3 {
 			// The WAL hook may use the connection.
@@ -411,7 +463,9 @@ func TestWALHook(t *testing.T) {
 			}
 		}
 		return fail
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "INSERT INTO t VALUES (1)")
 	mustExec(t, c, "INSERT INTO t VALUES (2)")
 	mustExec(t, c, "INSERT INTO t VALUES (3)")
@@ -441,7 +495,9 @@ func TestChangeFeedBatches(t *testing.T) {
 	mustExec(t, c, "CREATE TABLE a(x); CREATE TABLE b(y)")
 	var got []batch
 	var events int
-	c.UpdateHook(func(int, string, string, int64) { events++ })
+	if err := c.UpdateHook(func(int, string, string, int64) { events++ }); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.ChangeFeed(10, func(ch []sqlbatch.Change, r sqlbatch.FeedReason) {
 		got = append(got, batch{r, append([]sqlbatch.Change(nil), ch...)})
 	}); err != nil {
@@ -490,13 +546,21 @@ func TestChangeFeedBatches(t *testing.T) {
 	}
 	// A vetoed commit delivers its changes as rolled back.
 	got = nil
-	c.CommitHook(func() int { return 1 })
-	c.ExecScript("INSERT INTO a VALUES (9)")
+	if err := c.CommitHook(func() int { return 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecScript("INSERT INTO a VALUES (9)"); !errors.Is(err, sqlbatch.ErrConstraintCommitHook) {
+		t.Fatalf("vetoed commit: %v", err)
+	}
 	if s := shape(); s != "rollback:1" {
 		t.Errorf("vetoed commit: %s", s)
 	}
-	c.ChangeFeed(0, nil)
-	c.CommitHook(nil)
+	if err := c.ChangeFeed(0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CommitHook(nil); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "INSERT INTO a VALUES (9)")
 	if len(got) != 0 {
 		t.Error("removed feed still delivers")
@@ -511,14 +575,30 @@ func TestHookHandlesReleased(t *testing.T) {
 			t.Fatal(err)
 		}
 		set := func() {
-			c.UpdateHook(func(int, string, string, int64) {})
-			c.CommitHook(func() int { return 0 })
-			c.RollbackHook(func() {})
-			c.WALHook(func(string, int) error { return nil })
-			c.ProgressHandler(10, func() bool { return false })
-			c.BusyHandler(func(int) bool { return false })
-			c.Authorizer(func(int, string, string, string, string) int { return 0 })
-			c.ChangeFeed(5, func([]sqlbatch.Change, sqlbatch.FeedReason) {})
+			if err := c.UpdateHook(func(int, string, string, int64) {}); err != nil {
+				t.Error(err)
+			}
+			if err := c.CommitHook(func() int { return 0 }); err != nil {
+				t.Error(err)
+			}
+			if err := c.RollbackHook(func() {}); err != nil {
+				t.Error(err)
+			}
+			if err := c.WALHook(func(string, int) error { return nil }); err != nil {
+				t.Error(err)
+			}
+			if err := c.ProgressHandler(10, func() bool { return false }); err != nil {
+				t.Error(err)
+			}
+			if err := c.BusyHandler(func(int) bool { return false }); err != nil {
+				t.Error(err)
+			}
+			if err := c.Authorizer(func(int, string, string, string, string) int { return 0 }); err != nil {
+				t.Error(err)
+			}
+			if err := c.ChangeFeed(5, func([]sqlbatch.Change, sqlbatch.FeedReason) {}); err != nil {
+				t.Error(err)
+			}
 		}
 		set()
 		if n := capi.LiveHandles() - before; n != 8 {
@@ -529,21 +609,34 @@ func TestHookHandlesReleased(t *testing.T) {
 			t.Fatalf("after replacing: %d handles live, want 8", n)
 		}
 		if i == 0 {
-			c.UpdateHook(nil)
-			c.ChangeFeed(0, nil)
-			c.ProgressHandler(0, func() bool { return false }) // n < 1 removes
+			if err := c.UpdateHook(nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.ChangeFeed(0, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.ProgressHandler(0, func() bool { return false }); err != nil { // n < 1 removes
+				t.Fatal(err)
+			}
 			if n := capi.LiveHandles() - before; n != 5 {
 				t.Fatalf("after removing three: %d handles live, want 5", n)
 			}
 		}
-		c.Close()
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
 		if n := capi.LiveHandles() - before; n != 0 {
 			t.Fatalf("after Close: %d handles live", n)
 		}
 	}
 	// Setting a hook on a closed connection fails and keeps nothing.
-	c, _ := sqlbatch.Open(":memory:")
-	c.Close()
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.UpdateHook(func(int, string, string, int64) {}); !errors.Is(err, sqlbatch.ErrClosed) {
 		t.Errorf("hook on a closed connection: %v", err)
 	}
@@ -557,9 +650,11 @@ func TestHooksCannotChangeInsideAHook(t *testing.T) {
 	mustExec(t, c, "CREATE TABLE t(x)")
 	before := capi.LiveHandles()
 	var errs []error
-	c.UpdateHook(func(int, string, string, int64) {
+	if err := c.UpdateHook(func(int, string, string, int64) {
 		errs = append(errs, c.UpdateHook(nil), c.CommitHook(func() int { return 0 }))
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "INSERT INTO t VALUES (1)")
 	if len(errs) != 2 || !errors.Is(errs[0], sqlbatch.ErrInvalidArgument) || !errors.Is(errs[1], sqlbatch.ErrInvalidArgument) {
 		t.Errorf("changing hooks inside a hook: %v", errs)
@@ -590,57 +685,88 @@ func TestPanicsInHooks(t *testing.T) {
 	mustExec(t, c, "CREATE TABLE t(x)")
 	boom := func() { panic("boom") }
 
-	c.UpdateHook(func(int, string, string, int64) { boom() })
+	if err := c.UpdateHook(func(int, string, string, int64) { boom() }); err != nil {
+		t.Fatal(err)
+	}
 	_, err := c.ExecScript("INSERT INTO t VALUES (1)")
 	hookPanic(t, err, "update hook")
 	if !errors.Is(err, sqlbatch.ErrConstraintCommitHook) {
 		t.Errorf("update hook panic: %v, want the commit vetoed", err)
 	}
-	c.UpdateHook(nil)
+	if err := c.UpdateHook(nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "SELECT count(*) FROM t"); got[0] != 0 {
 		t.Errorf("the interrupted insert left %v rows", got)
 	}
 	// Through Stmt.Exec and a fetch too.
-	c.UpdateHook(func(int, string, string, int64) { boom() })
-	s, _ := c.Prepare("INSERT INTO t VALUES (?)")
+	if err := c.UpdateHook(func(int, string, string, int64) { boom() }); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Prepare("INSERT INTO t VALUES (?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = s.Exec(1)
 	hookPanic(t, err, "update hook")
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	err = queryErr(c, "INSERT INTO t VALUES (1) RETURNING x")
 	hookPanic(t, err, "update hook")
-	c.UpdateHook(nil)
+	if err := c.UpdateHook(nil); err != nil {
+		t.Fatal(err)
+	}
 
-	c.CommitHook(func() int { boom(); return 0 })
+	if err := c.CommitHook(func() int { boom(); return 0 }); err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.ExecScript("INSERT INTO t VALUES (1)")
 	if p := hookPanic(t, err, "commit hook"); !errors.Is(p.Err, sqlbatch.ErrConstraintCommitHook) {
 		t.Errorf("commit hook panic: %v, want a vetoed commit", err)
 	}
-	c.CommitHook(nil)
+	if err := c.CommitHook(nil); err != nil {
+		t.Fatal(err)
+	}
 
-	c.RollbackHook(func() { boom() })
+	if err := c.RollbackHook(func() { boom() }); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "BEGIN; INSERT INTO t VALUES (1)")
 	_, err = c.ExecScript("ROLLBACK")
 	if p := hookPanic(t, err, "rollback hook"); p.Err != nil {
 		t.Errorf("rollback hook panic carries %v", p.Err)
 	}
-	c.RollbackHook(nil)
+	if err := c.RollbackHook(nil); err != nil {
+		t.Fatal(err)
+	}
 
-	c.Authorizer(func(int, string, string, string, string) int { boom(); return 0 })
+	if err := c.Authorizer(func(int, string, string, string, string) int { boom(); return 0 }); err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Prepare("SELECT 1")
 	if p := hookPanic(t, err, "authorizer"); !errors.Is(p.Err, sqlbatch.ErrAuth) {
 		t.Errorf("authorizer panic: %v", err)
 	}
-	c.Authorizer(nil)
+	if err := c.Authorizer(nil); err != nil {
+		t.Fatal(err)
+	}
 
-	c.ProgressHandler(1, func() bool { boom(); return false })
+	if err := c.ProgressHandler(1, func() bool { boom(); return false }); err != nil {
+		t.Fatal(err)
+	}
 	err = queryErr(c, "SELECT count(*) FROM t")
 	if p := hookPanic(t, err, "progress handler"); !errors.Is(p.Err, sqlbatch.ErrInterrupt) {
 		t.Errorf("progress handler panic: %v", err)
 	}
-	c.ProgressHandler(0, nil)
+	if err := c.ProgressHandler(0, nil); err != nil {
+		t.Fatal(err)
+	}
 
 	// The change feed: a full batch stops the statement; a commit batch cannot.
-	c.ChangeFeed(2, func(ch []sqlbatch.Change, r sqlbatch.FeedReason) { boom() })
+	if err := c.ChangeFeed(2, func(ch []sqlbatch.Change, r sqlbatch.FeedReason) { boom() }); err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.ExecScript("INSERT INTO t VALUES (1), (2), (3)")
 	if p := hookPanic(t, err, "change feed"); !errors.Is(p.Err, sqlbatch.ErrInterrupt) {
 		t.Errorf("full batch panic: %v", err)
@@ -649,7 +775,9 @@ func TestPanicsInHooks(t *testing.T) {
 	if p := hookPanic(t, err, "change feed"); p.Err != nil {
 		t.Errorf("commit batch panic: %v", err)
 	}
-	c.ChangeFeed(0, nil)
+	if err := c.ChangeFeed(0, nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "SELECT x FROM t"); !reflect.DeepEqual(got, []int64{4}) { // the only insert that was not stopped
 		t.Errorf("rows %v, want [4]", got)
 	}
@@ -659,18 +787,28 @@ func TestPanicsInHooks(t *testing.T) {
 
 func TestBusyAndWALHookPanics(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "p.db")
-	a, _ := sqlbatch.Open(path)
+	a, err := sqlbatch.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer a.Close()
-	b, _ := sqlbatch.Open(path)
+	b, err := sqlbatch.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer b.Close()
 	mustExec(t, a, "PRAGMA journal_mode=WAL; CREATE TABLE t(a); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
-	b.BusyHandler(func(int) bool { panic("boom") })
-	_, err := b.ExecScript("INSERT INTO t VALUES (2)")
+	if err := b.BusyHandler(func(int) bool { panic("boom") }); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.ExecScript("INSERT INTO t VALUES (2)")
 	if p := hookPanic(t, err, "busy handler"); !errors.Is(p.Err, sqlbatch.ErrBusy) {
 		t.Errorf("busy handler panic: %v", err)
 	}
 	mustExec(t, a, "COMMIT")
-	b.WALHook(func(string, int) error { panic("boom") })
+	if err := b.WALHook(func(string, int) error { panic("boom") }); err != nil {
+		t.Fatal(err)
+	}
 	_, err = b.ExecScript("INSERT INTO t VALUES (2)")
 	if p := hookPanic(t, err, "WAL hook"); !errors.Is(p.Err, sqlbatch.ErrError) {
 		t.Errorf("WAL hook panic: %v", err)
@@ -693,7 +831,7 @@ func TestHookUsingItsConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errs []error
-	c.UpdateHook(func(int, string, string, int64) {
+	if err := c.UpdateHook(func(int, string, string, int64) {
 		_, err := c.ExecScript("SELECT 1")
 		errs = append(errs, err)
 		_, err = c.Prepare("SELECT 2")
@@ -702,14 +840,18 @@ func TestHookUsingItsConnection(t *testing.T) {
 			errs = append(errs, ins.Close())
 			ins = nil
 		}
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ExecScript("INSERT INTO t VALUES (0)"); err != nil {
 		t.Fatal(err)
 	}
 	if len(errs) != 3 || !errors.Is(errs[0], sqlbatch.ErrMisuse) || !errors.Is(errs[1], sqlbatch.ErrMisuse) || errs[2] != nil {
 		t.Errorf("calls from inside the hook: %v", errs)
 	}
-	c.UpdateHook(nil)
+	if err := c.UpdateHook(nil); err != nil {
+		t.Fatal(err)
+	}
 	var n int64
 	rows, err := c.Query("SELECT count(*) FROM t")
 	if err != nil {
@@ -803,8 +945,12 @@ func TestCloseInsideItsHooks(t *testing.T) {
 	if _, err := ins.Exec(2); err != nil || len(errs) != 1 {
 		t.Errorf("Exec: %v, %d calls", err, len(errs))
 	}
-	ins.Close()
-	c.UpdateHook(nil)
+	if err := ins.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.UpdateHook(nil); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Close(); err != nil {
 		t.Errorf("Close after the hooks: %v", err)
 	}

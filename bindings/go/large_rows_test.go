@@ -30,7 +30,9 @@ func TestGrowingRowsReadWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ins.Close()
+	if err := ins.Close(); err != nil {
+		t.Fatal(err)
+	}
 	check := func(mode string, batch, i int, tx string, b []byte) {
 		t.Helper()
 		if tx != growingText(i, size(i)) || string(b) != string(blob(i)) {
@@ -44,7 +46,10 @@ func TestGrowingRowsReadWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.SetBatchRows(batch)
-			rows, _ := s.Query()
+			rows, err := s.Query()
+			if err != nil {
+				t.Fatal(err)
+			}
 			type kept struct {
 				i  int
 				tx string
@@ -68,8 +73,12 @@ func TestGrowingRowsReadWhole(t *testing.T) {
 			if err := rows.Err(); err != nil || len(keep) != n {
 				t.Fatalf("%s batch %d: %d rows, %v", mode, batch, len(keep), err)
 			}
-			rows.Close()
-			s.Close()
+			if err := rows.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 			runtime.GC()
 			if mode != "raw" {
 				for _, k := range keep {
@@ -96,14 +105,19 @@ func TestLargeRowsAllocateTheirBytesOnce(t *testing.T) {
 	defer s.Close()
 	var total int
 	read := func() {
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			t.Error(err)
+		}
 		for rows.Next() {
 			total += len(rows.Blob(0))
 		}
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Error(err)
+		}
 	}
 	read()
 	var before, after runtime.MemStats

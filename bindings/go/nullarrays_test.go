@@ -103,6 +103,10 @@ func TestRowsAndParamsSurviveStackGrowthAndGC(t *testing.T) {
 	if _, err := blank.Exec(); err != nil {
 		t.Fatal(err)
 	}
-	empty.Close()
-	noBytes.Close()
+	if err := empty.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := noBytes.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -248,7 +248,9 @@ func TestAppendColumnsAllocs(t *testing.T) {
 	}
 	var p Params
 	cols := []any{a, b, cs}
-	p.AppendColumns(cols...)
+	if err := p.AppendColumns(cols...); err != nil {
+		t.Fatal(err)
+	}
 	allocs := testing.AllocsPerRun(20, func() {
 		p.Reset()
 		if err := p.AppendColumns(cols...); err != nil {

@@ -36,7 +36,9 @@ func BenchmarkPrepareExecFinalize(b *testing.B) {
 				if _, err := s.Exec(i, float64(i)*0.25, "row-"+strconv.Itoa(i)); err != nil {
 					b.Fatal(err)
 				}
-				s.Close()
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

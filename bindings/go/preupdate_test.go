@@ -79,7 +79,9 @@ func TestPreUpdateHookRowsChosen(t *testing.T) {
 	mustExec(t, c, `WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
 		INSERT INTO t SELECT i, 'y' FROM n`)
 	var sum int64
-	c.PreUpdateHookRows(0, func(p sqlbatch.PreUpdate) { sum += p.NewRowID })
+	if err := c.PreUpdateHookRows(0, func(p sqlbatch.PreUpdate) { sum += p.NewRowID }); err != nil {
+		t.Fatal(err)
+	}
 	small := testing.AllocsPerRun(20, func() { mustExec(t, c, "UPDATE t SET a = a + 1 WHERE rowid <= 10") })
 	large := testing.AllocsPerRun(20, func() { mustExec(t, c, "UPDATE t SET a = a + 1") })
 	if large > small+1 {
@@ -163,17 +165,26 @@ func TestPreUpdateBlobWrite(t *testing.T) {
 func TestPreUpdateHookPanic(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE t(x)")
-	c.PreUpdateHook(func(sqlbatch.PreUpdate) { panic("boom") })
+	if err := c.PreUpdateHook(func(sqlbatch.PreUpdate) { panic("boom") }); err != nil {
+		t.Fatal(err)
+	}
 	_, err := c.ExecScript("INSERT INTO t VALUES (1), (2)")
 	hookPanic(t, err, "preupdate hook")
 	if !errors.Is(err, sqlbatch.ErrConstraintCommitHook) && !errors.Is(err, sqlbatch.ErrInterrupt) {
 		t.Errorf("preupdate hook panic: %v, want the statement stopped", err)
 	}
-	s, _ := c.Prepare("INSERT INTO t VALUES (?)")
+	s, err := c.Prepare("INSERT INTO t VALUES (?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = s.Exec(3)
 	hookPanic(t, err, "preupdate hook")
-	s.Close()
-	c.PreUpdateHook(nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PreUpdateHook(nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "SELECT count(*) FROM t"); got[0] != 0 {
 		t.Errorf("the stopped inserts left %v rows", got)
 	}
@@ -191,7 +202,9 @@ func TestPreUpdateHookAndSessionsExclude(t *testing.T) {
 	if _, err := c.CreateSession(nil); !errors.Is(err, sqlbatch.ErrMisuse) {
 		t.Fatalf("session with a preupdate hook set: %v, want ErrMisuse", err)
 	}
-	c.PreUpdateHook(nil)
+	if err := c.PreUpdateHook(nil); err != nil {
+		t.Fatal(err)
+	}
 	s, err := c.CreateSession(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -223,8 +236,12 @@ func TestPreUpdateHookHandles(t *testing.T) {
 	}
 	mustExec(t, c, "CREATE TABLE t(x)")
 	var inner error
-	c.PreUpdateHook(func(sqlbatch.PreUpdate) { inner = c.PreUpdateHook(nil) })
-	c.PreUpdateHook(func(sqlbatch.PreUpdate) { inner = c.PreUpdateHook(nil) }) // replaced
+	if err := c.PreUpdateHook(func(sqlbatch.PreUpdate) { inner = c.PreUpdateHook(nil) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PreUpdateHook(func(sqlbatch.PreUpdate) { inner = c.PreUpdateHook(nil) }); err != nil { // replaced
+		t.Fatal(err)
+	}
 	mustExec(t, c, "INSERT INTO t VALUES (1)")
 	if !errors.Is(inner, sqlbatch.ErrInvalidArgument) {
 		t.Errorf("removing the hook from inside it: %v", inner)
@@ -232,7 +249,9 @@ func TestPreUpdateHookHandles(t *testing.T) {
 	if n := capi.LiveHandles() - before; n != 2 {
 		t.Errorf("%d handles live, want 2", n)
 	}
-	c.Close()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if n := capi.LiveHandles() - before; n != 0 {
 		t.Errorf("after Close: %d handles live", n)
 	}

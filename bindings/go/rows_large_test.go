@@ -133,8 +133,12 @@ func TestRowsSwitchBetweenLargeAndSmall(t *testing.T) {
 			if err := rows.Err(); err != nil || len(keep) != n {
 				t.Fatalf("%s: %d rows, %v", where, len(keep), err)
 			}
-			rows.Close()
-			s.Close()
+			if err := rows.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 			runtime.GC()
 			for _, k := range keep {
 				check(where+", after Close", k)
@@ -177,7 +181,10 @@ func TestLargeRowsRawBytesIsAView(t *testing.T) {
 	}
 	defer s.Close()
 	s.SetBatchRows(1) // every row a batch of its own: the second is fetched as a large one
-	rows, _ := s.Query()
+	rows, err := s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer rows.Close()
 	for _, i := range []int{0, 5, 8} {
 		if !rows.Next() {
@@ -265,14 +272,19 @@ func TestLargeRowsAllocateOnlyWhatIsRead(t *testing.T) {
 	} {
 		total = 0
 		perRow := allocPerRow(func() {
-			rows, _ := s.Query()
+			rows, err := s.Query()
+			if err != nil {
+				t.Error(err)
+			}
 			for rows.Next() {
 				tc.row(rows)
 			}
 			if err := rows.Err(); err != nil {
 				t.Fatal(err)
 			}
-			rows.Close()
+			if err := rows.Close(); err != nil {
+				t.Error(err)
+			}
 		}, n)
 		t.Logf("%s: %.0f bytes allocated per row of 2 x %d bytes", tc.name, perRow, size)
 		if perRow > tc.limit {
@@ -298,11 +310,16 @@ func BenchmarkLargeValuesRows(b *testing.B) {
 	b.ReportAllocs()
 	var sum int
 	for b.Loop() {
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			b.Fatal(err)
+		}
 		for rows.Next() {
 			sum += int(rows.Int64(0)) + len(rows.Text(1)) + len(rows.Blob(2))
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	if sum == 0 {
 		b.Fatal("no rows")
@@ -321,7 +338,10 @@ func TestNextValuesTransient(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SetBatchRows(batch)
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			t.Fatal(err)
+		}
 		vals := make([]any, 4)
 		var texts []string
 		got := 0
@@ -348,8 +368,12 @@ func TestNextValuesTransient(t *testing.T) {
 		if err := rows.Err(); err != nil || got != n {
 			t.Fatalf("batch %d: %d rows, %v", batch, got, err)
 		}
-		rows.Close()
-		s.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 		runtime.GC()
 		k := 0
 		for i := 0; i < n; i++ {

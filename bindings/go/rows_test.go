@@ -32,7 +32,9 @@ func TestEveryTypeRoundTrips(t *testing.T) {
 			t.Fatalf("insert %#v: %v", v, err)
 		}
 	}
-	ins.Close()
+	if err := ins.Close(); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := c.Query("SELECT x FROM v ORDER BY rowid")
 	if err != nil {
 		t.Fatal(err)
@@ -142,8 +144,12 @@ func TestBatchBoundaries(t *testing.T) {
 		if rows.Next() {
 			t.Fatal("Next after the end returned true")
 		}
-		rows.Close()
-		s.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -166,13 +172,20 @@ func TestStringsOutliveTheirBatch(t *testing.T) {
 		texts = append(texts, rows.Text(0))
 		blobs = append(blobs, rows.Blob(1))
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// Overwrite the statement's memory with other rows.
-	rows, _ = s.Query()
+	rows, err = s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for rows.Next() {
 		_ = rows.RawBytes(0)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for i, txt := range texts {
 		want := fmt.Sprintf("row %d", i+1)
 		if txt != want || string(blobs[i]) != want || cap(blobs[i]) != len(blobs[i]) {
@@ -322,8 +335,12 @@ func TestClosingRowsEarlyRewindsTheStatement(t *testing.T) {
 		if !rows.Next() || rows.Int64(0) != 1 {
 			t.Fatal("the statement did not start over")
 		}
-		rows.Close()
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Closed early, the statement no longer holds a read transaction: writing works.
 	mustExec(t, c, "DELETE FROM n")
@@ -401,14 +418,19 @@ func TestValuesBoxesEveryType(t *testing.T) {
 	}
 	defer s.Close()
 	s.SetBatchRows(64)
-	rows, _ := s.Query()
+	rows, err := s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var kept [][]any
 	for rows.Next() {
 		vals := make([]any, 8)
 		rows.Values(vals)
 		kept = append(kept, vals)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for i, v := range kept {
 		n := int64(i + 1)
 		want := fmt.Sprintf("row %d", n)
@@ -418,14 +440,19 @@ func TestValuesBoxesEveryType(t *testing.T) {
 		}
 	}
 	// Fewer destinations than columns read the first ones.
-	rows, _ = s.Query()
+	rows, err = s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	rows.Next()
 	two := make([]any, 2)
 	rows.Values(two)
 	if two[0] != int64(1) || two[1] != int64(1000) {
 		t.Fatalf("%#v", two)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Batches after the first are fetched straight into Go memory (a chunk the statement keeps
@@ -480,9 +507,13 @@ func TestHandedOutBytesSurviveLaterBatches(t *testing.T) {
 			if err := rows.Err(); err != nil {
 				t.Fatal(err)
 			}
-			rows.Close()
+			if err := rows.Close(); err != nil {
+				t.Fatal(err)
+			}
 		}
-		s.Close()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 		runtime.GC()
 		for _, k := range keep {
 			wt, wb := want(k.i)
@@ -504,7 +535,10 @@ func TestRowLargerThanAChunk(t *testing.T) {
 	}
 	defer s.Close()
 	s.SetBatchRows(100)
-	rows, _ := s.Query()
+	rows, err := s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var texts []string
 	for rows.Next() {
 		texts = append(texts, rows.Text(1))
@@ -534,11 +568,16 @@ func TestRawBytesReadingReusesMemory(t *testing.T) {
 	s.SetBatchRows(64)
 	var total int
 	allocs := testing.AllocsPerRun(5, func() {
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			t.Error(err)
+		}
 		for rows.Next() {
 			total += len(rows.RawBytes(0))
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Error(err)
+		}
 	})
 	if allocs > 2 {
 		t.Fatalf("%.0f allocations to read 5000 rows in place", allocs)
@@ -554,7 +593,10 @@ func TestNextValuesAndValuesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SetBatchRows(batch)
-		rows, _ := s.Query()
+		rows, err := s.Query()
+		if err != nil {
+			t.Fatal(err)
+		}
 		a, b := make([]any, 3), make([]any, 2)
 		n := int64(0)
 		for {
@@ -588,8 +630,12 @@ func TestNextValuesAndValuesAgree(t *testing.T) {
 			}()
 			rows.Values(a)
 		}()
-		rows.Close()
-		s.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

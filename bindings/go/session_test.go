@@ -44,7 +44,9 @@ func dump(t testing.TB, c *sqlbatch.Conn) string {
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return b.String()
 }
@@ -60,7 +62,11 @@ func sessionPair(t *testing.T) (a, b *sqlbatch.Conn, s *sqlbatch.Session) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Delete() })
+	t.Cleanup(func() {
+		if err := s.Delete(); err != nil {
+			t.Error(err)
+		}
+	})
 	if err := s.Attach(""); err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +125,8 @@ func TestSessionChangesetRoundTrip(t *testing.T) {
 	}
 	// Recording goes on after a changeset.
 	mustExec(t, a, "INSERT INTO kv VALUES ('z', 26)")
-	if cs2, _ := s.Changeset(); len(cs2) <= len(cs) {
-		t.Errorf("changeset after one more change: %d bytes, before %d", len(cs2), len(cs))
+	if cs2, err := s.Changeset(); err != nil || len(cs2) <= len(cs) {
+		t.Errorf("changeset after one more change: %d bytes, before %d (error %v)", len(cs2), len(cs), err)
 	}
 }
 
@@ -132,7 +138,10 @@ func TestSessionPatchset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(ps) >= len(cs) {
 		t.Errorf("patchset %d bytes, changeset %d", len(ps), len(cs))
 	}
@@ -158,23 +167,37 @@ func TestSessionPatchset(t *testing.T) {
 func TestConcatChangesets(t *testing.T) {
 	a, b, s1 := sessionPair(t)
 	mustExec(t, a, "INSERT INTO t VALUES (5, 1, 1, 'x', NULL); UPDATE kv SET v = 100 WHERE k = 'a'")
-	cs1, _ := s1.Changeset()
-	s1.Delete()
+	cs1, err := s1.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Delete(); err != nil {
+		t.Fatal(err)
+	}
 	s2, err := a.CreateSession(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s2.Delete()
-	s2.Attach("t")
-	s2.Attach("kv")
+	if err := s2.Attach("t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Attach("kv"); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, a, "UPDATE t SET s = 'y' WHERE id = 5; DELETE FROM kv WHERE k = 'a'; DELETE FROM t WHERE id = 2")
-	cs2, _ := s2.Changeset()
+	cs2, err := s2.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	both, err := sqlbatch.ConcatChangesets(cs1, cs2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var changes int
-	b.Trace(0, nil)
+	if err := b.Trace(0, nil); err != nil {
+		t.Fatal(err)
+	}
 	if err := b.ApplyChangeset(both, &sqlbatch.ApplyOptions{Conflict: func(sqlbatch.Conflict) sqlbatch.ConflictAction {
 		changes++
 		return sqlbatch.ChangesetAbort
@@ -216,7 +239,10 @@ func TestConflictKinds(t *testing.T) {
 		a, b, s := sessionPair(t)
 		mustExec(t, a, "UPDATE t SET s = 'uno' WHERE id = 1")
 		mustExec(t, b, "UPDATE t SET s = 'ein' WHERE id = 1")
-		cs, _ := s.Changeset()
+		cs, err := s.Changeset()
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, err := conflicts(b, cs, func(sqlbatch.Conflict) sqlbatch.ConflictAction { return sqlbatch.ChangesetReplace })
 		want := []sqlbatch.Conflict{{
 			Kind: sqlbatch.ConflictData, Op: sqlbatch.OpUpdate, Table: "t",
@@ -235,7 +261,10 @@ func TestConflictKinds(t *testing.T) {
 		a, b, s := sessionPair(t)
 		mustExec(t, a, "DELETE FROM kv WHERE k = 'a'; UPDATE t SET i = 11 WHERE id = 1")
 		mustExec(t, b, "DELETE FROM kv; DELETE FROM t WHERE id = 1")
-		cs, _ := s.Changeset()
+		cs, err := s.Changeset()
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, err := conflicts(b, cs, omit)
 		if err != nil || len(got) != 2 {
 			t.Fatalf("conflicts %#v, %v", got, err)
@@ -259,8 +288,13 @@ func TestConflictKinds(t *testing.T) {
 		a, b, s := sessionPair(t)
 		mustExec(t, a, "INSERT INTO t VALUES (9, 1, 2.0, 'a', x'aa')")
 		mustExec(t, b, "INSERT INTO t VALUES (9, 2, 3.0, 'b', NULL)")
-		s.SetIndirect(true)
-		cs, _ := s.Changeset()
+		if err := s.SetIndirect(true); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := s.Changeset()
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, err := conflicts(b, cs, func(sqlbatch.Conflict) sqlbatch.ConflictAction { return sqlbatch.ChangesetReplace })
 		want := []sqlbatch.Conflict{{
 			Kind: sqlbatch.ConflictConflict, Op: sqlbatch.OpInsert, Table: "t",
@@ -276,11 +310,19 @@ func TestConflictKinds(t *testing.T) {
 	})
 	t.Run("indirect", func(t *testing.T) {
 		a, b, s := sessionPair(t)
-		s.SetIndirect(true)
+		if err := s.SetIndirect(true); err != nil {
+			t.Fatal(err)
+		}
 		mustExec(t, a, "INSERT INTO kv VALUES ('q', 1)")
 		mustExec(t, b, "INSERT INTO kv VALUES ('q', 2)")
-		cs, _ := s.Changeset()
-		got, _ := conflicts(b, cs, omit)
+		cs, err := s.Changeset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := conflicts(b, cs, omit)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(got) != 1 || !got[0].Indirect || got[0].Kind != sqlbatch.ConflictConflict {
 			t.Errorf("conflicts %#v", got)
 		}
@@ -289,7 +331,10 @@ func TestConflictKinds(t *testing.T) {
 		a, b, s := sessionPair(t)
 		mustExec(t, b, "CREATE UNIQUE INDEX ts ON t(s)")
 		mustExec(t, a, "INSERT INTO t VALUES (7, 0, 0, 'one', NULL)")
-		cs, _ := s.Changeset()
+		cs, err := s.Changeset()
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, err := conflicts(b, cs, omit)
 		if err != nil || len(got) != 1 || got[0].Kind != sqlbatch.ConflictConstraint || got[0].Op != sqlbatch.OpInsert ||
 			got[0].Conflicting != nil || !reflect.DeepEqual(got[0].New, []any{int64(7), int64(0), int64(0), "one", nil}) {
@@ -301,11 +346,19 @@ func TestConflictKinds(t *testing.T) {
 		schema := "PRAGMA foreign_keys = ON; CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(id INTEGER PRIMARY KEY, p REFERENCES p(id)); INSERT INTO p VALUES (1)"
 		mustExec(t, a, schema)
 		mustExec(t, b, schema+"; DELETE FROM p")
-		s, _ := a.CreateSession(nil)
+		s, err := a.CreateSession(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer s.Delete()
-		s.Attach("c")
+		if err := s.Attach("c"); err != nil {
+			t.Fatal(err)
+		}
 		mustExec(t, a, "INSERT INTO c VALUES (1, 1), (2, 1)")
-		cs, _ := s.Changeset()
+		cs, err := s.Changeset()
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, err := conflicts(b, cs, func(sqlbatch.Conflict) sqlbatch.ConflictAction { return sqlbatch.ChangesetAbort })
 		// ABORT of a foreign key conflict is SQLite's SQLITE_CONSTRAINT, not SQLITE_ABORT.
 		if !errors.Is(err, sqlbatch.ErrConstraint) || len(got) != 1 || got[0].FKViolations < 1 ||
@@ -329,9 +382,12 @@ func TestConflictKinds(t *testing.T) {
 func TestApplyFilterAndPolicy(t *testing.T) {
 	a, b, s := sessionPair(t)
 	mustExec(t, a, "UPDATE t SET i = 100; INSERT INTO kv VALUES ('n', 1); UPDATE kv SET v = 9 WHERE k = 'b'")
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var asked []string
-	err := b.ApplyChangeset(cs, &sqlbatch.ApplyOptions{Filter: func(table string) bool {
+	err = b.ApplyChangeset(cs, &sqlbatch.ApplyOptions{Filter: func(table string) bool {
 		asked = append(asked, table)
 		return table == "kv"
 	}})
@@ -388,7 +444,10 @@ func TestApplyAbortRollsBack(t *testing.T) {
 	a, b, s := sessionPair(t)
 	mustExec(t, a, "INSERT INTO t VALUES (10, 0, 0, '', NULL), (11, 0, 0, '', NULL), (12, 0, 0, '', NULL)")
 	mustExec(t, b, "INSERT INTO t VALUES (12, 1, 1, 'taken', NULL)")
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, noSavepoint := range []bool{false, true} {
 		opts := &sqlbatch.ApplyOptions{Conflict: func(sqlbatch.Conflict) sqlbatch.ConflictAction { return sqlbatch.ChangesetAbort }}
 		if noSavepoint {
@@ -409,7 +468,7 @@ func TestApplyAbortRollsBack(t *testing.T) {
 		}
 	}
 	// An action the function does not know aborts.
-	_, err := conflicts(b, cs, func(sqlbatch.Conflict) sqlbatch.ConflictAction { return 42 })
+	_, err = conflicts(b, cs, func(sqlbatch.Conflict) sqlbatch.ConflictAction { return 42 })
 	if !errors.Is(err, sqlbatch.ErrAbort) {
 		t.Errorf("unknown action: %v", err)
 	}
@@ -420,10 +479,13 @@ func TestApplyPanics(t *testing.T) {
 	a, b, s := sessionPair(t)
 	mustExec(t, a, "INSERT INTO kv VALUES ('n', 1); INSERT INTO t VALUES (3, 0, 0, 'x', NULL) ON CONFLICT DO NOTHING; UPDATE t SET i = 0 WHERE id = 1")
 	mustExec(t, b, "UPDATE t SET i = 5 WHERE id = 1")
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := dump(t, b)
 	handles := capi.LiveHandles()
-	err := b.ApplyChangeset(cs, &sqlbatch.ApplyOptions{Conflict: func(sqlbatch.Conflict) sqlbatch.ConflictAction { panic("boom") }})
+	err = b.ApplyChangeset(cs, &sqlbatch.ApplyOptions{Conflict: func(sqlbatch.Conflict) sqlbatch.ConflictAction { panic("boom") }})
 	if p := hookPanic(t, err, "conflict func"); !errors.Is(p.Err, sqlbatch.ErrAbort) {
 		t.Errorf("conflict func panic: %v, want ErrAbort", err)
 	}
@@ -464,9 +526,12 @@ func TestApplyCallbacksCannotUseTheConnection(t *testing.T) {
 	a, b, s := sessionPair(t)
 	mustExec(t, a, "UPDATE t SET i = 0 WHERE id = 1")
 	mustExec(t, b, "DELETE FROM t WHERE id = 1")
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var errs []error
-	err := b.ApplyChangeset(cs, &sqlbatch.ApplyOptions{Conflict: func(sqlbatch.Conflict) sqlbatch.ConflictAction {
+	err = b.ApplyChangeset(cs, &sqlbatch.ApplyOptions{Conflict: func(sqlbatch.Conflict) sqlbatch.ConflictAction {
 		_, err := b.ExecScript("SELECT 1")
 		errs = append(errs, err, b.Close(), b.ApplyChangeset(cs, nil))
 		return sqlbatch.ChangesetOmit
@@ -486,7 +551,10 @@ func TestApplyCallbacksCannotUseTheConnection(t *testing.T) {
 func TestApplyCorruptChangeset(t *testing.T) {
 	a, b, s := sessionPair(t)
 	mustExec(t, a, sessionChanges)
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := dump(t, b)
 	for n := 1; n < len(cs); n += 3 {
 		bad := append([]byte{}, cs[:n]...)
@@ -521,17 +589,28 @@ func TestSessionEnableAndAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.Attach("kv")
+	if err := s.Attach("kv"); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, a, "UPDATE t SET i = 0") // not attached
 	if !s.IsEmpty() {
 		t.Error("a change to a table not attached was recorded")
 	}
-	s.Disable()
+	if err := s.Disable(); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, a, "INSERT INTO kv VALUES ('off', 0)")
-	s.Enable()
+	if err := s.Enable(); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, a, "INSERT INTO kv VALUES ('on', 1)")
-	cs, _ := s.Changeset()
-	b.ApplyChangeset(cs, nil)
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ApplyChangeset(cs, nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, b, "SELECT count(*) FROM kv WHERE k IN ('on', 'off')"); got[0] != 1 {
 		t.Errorf("%d rows, want only the one recorded while enabled", got[0])
 	}
@@ -543,12 +622,18 @@ func TestSessionDiff(t *testing.T) {
 	mustExec(t, c, sessionSchema+`; ATTACH ':memory:' AS aux;
 		CREATE TABLE aux.t(id INTEGER PRIMARY KEY, i, f, s, b);
 		INSERT INTO aux.t VALUES (1, 10, 1.5, 'one', x'01'), (2, 21, 2.5, 'two', x'02'), (4, 40, 4.5, 'four', NULL)`)
-	s, _ := c.CreateSession(nil)
+	s, err := c.CreateSession(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Delete()
 	if err := s.Diff("aux", "t"); err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Applied to a copy of aux.t, it gives main.t.
 	other := memory(t)
 	mustExec(t, other, `CREATE TABLE t(id INTEGER PRIMARY KEY, i, f, s, b); CREATE TABLE kv(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -573,9 +658,17 @@ func TestSessionOutlivesConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustExec(t, c, sessionSchema)
-	s1, _ := c.CreateSession(nil)
-	s2, _ := c.CreateSession(nil)
-	s1.Attach("")
+	s1, err := c.CreateSession(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := c.CreateSession(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Attach(""); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "DELETE FROM t")
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close with live sessions: %v", err)
@@ -609,12 +702,21 @@ func TestSessionOutlivesConnection(t *testing.T) {
 func TestSessionDeleteInsideHook(t *testing.T) {
 	c := memory(t)
 	mustExec(t, c, "CREATE TABLE t(x PRIMARY KEY)")
-	s, _ := c.CreateSession(nil)
-	s.Attach("")
+	s, err := c.CreateSession(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Attach(""); err != nil {
+		t.Fatal(err)
+	}
 	var inner error
-	c.UpdateHook(func(int, string, string, int64) { inner = s.Delete() })
+	if err := c.UpdateHook(func(int, string, string, int64) { inner = s.Delete() }); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "INSERT INTO t VALUES (1)")
-	c.UpdateHook(nil)
+	if err := c.UpdateHook(nil); err != nil {
+		t.Fatal(err)
+	}
 	if !errors.Is(inner, sqlbatch.ErrMisuse) {
 		t.Errorf("Delete inside a hook: %v, want ErrMisuse", inner)
 	}
@@ -691,7 +793,9 @@ func diffChanges(t *testing.T, what string, got, want []sqlbatch.ChangesetChange
 func TestReadChangeset(t *testing.T) {
 	a, _, s := sessionPair(t)
 	mustExec(t, a, sessionChanges)
-	s.SetIndirect(true)
+	if err := s.SetIndirect(true); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, a, "INSERT INTO kv VALUES ('d', 4)")
 	cs, err := s.Changeset()
 	if err != nil {
@@ -725,7 +829,10 @@ func TestReadChangesetManyBatches(t *testing.T) {
 	a, _, s := sessionPair(t)
 	mustExec(t, a, "WITH RECURSIVE n(i) AS (SELECT 100 UNION ALL SELECT i+1 FROM n WHERE i < 1099) "+
 		"INSERT INTO t SELECT i, i, NULL, 'row ' || i, zeroblob(i % 7) FROM n")
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := readChanges(t, cs, false)
 	if len(got) != 1000 {
 		t.Fatalf("%d changes, want 1000", len(got))
@@ -743,7 +850,7 @@ func TestReadChangesetManyBatches(t *testing.T) {
 	}
 	// Damage near the end: the batches before it arrive whole, in order.
 	var before []sqlbatch.ChangesetChange
-	err := sqlbatch.ReadChangeset(cs[:len(cs)-5], func(c sqlbatch.ChangesetChange) error {
+	err = sqlbatch.ReadChangeset(cs[:len(cs)-5], func(c sqlbatch.ChangesetChange) error {
 		before = append(before, c)
 		return nil
 	})
@@ -758,7 +865,10 @@ func TestReadChangesetManyBatches(t *testing.T) {
 func TestReadPatchset(t *testing.T) {
 	a, _, s := sessionPair(t)
 	mustExec(t, a, sessionChanges)
-	ps, _ := s.Patchset()
+	ps, err := s.Patchset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	U := sqlbatch.Undefined
 	want := sessionChangesRead()
 	for i := range want {
@@ -771,7 +881,7 @@ func TestReadPatchset(t *testing.T) {
 		}
 	}
 	diffChanges(t, "patchset", sortChanges(readChanges(t, ps, false)), want)
-	err := sqlbatch.ReadInvertedChangeset(ps, func(sqlbatch.ChangesetChange) error { return nil })
+	err = sqlbatch.ReadInvertedChangeset(ps, func(sqlbatch.ChangesetChange) error { return nil })
 	if !errors.Is(err, sqlbatch.ErrCorrupt) {
 		t.Errorf("inverted patchset: %v", err)
 	}
@@ -781,7 +891,10 @@ func TestReadPatchset(t *testing.T) {
 func TestReadInvertedChangeset(t *testing.T) {
 	a, _, s := sessionPair(t)
 	mustExec(t, a, sessionChanges)
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	inv, err := sqlbatch.InvertChangeset(cs)
 	if err != nil {
 		t.Fatal(err)
@@ -817,10 +930,13 @@ func TestReadInvertedChangeset(t *testing.T) {
 func TestReadChangesetStops(t *testing.T) {
 	a, _, s := sessionPair(t)
 	mustExec(t, a, sessionChanges)
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	stop := errors.New("enough")
 	n := 0
-	err := sqlbatch.ReadChangeset(cs, func(sqlbatch.ChangesetChange) error {
+	err = sqlbatch.ReadChangeset(cs, func(sqlbatch.ChangesetChange) error {
 		if n++; n == 2 {
 			return stop
 		}
@@ -848,10 +964,13 @@ func TestReadChangesetStops(t *testing.T) {
 func TestReadChangesetPanics(t *testing.T) {
 	a, _, s := sessionPair(t)
 	mustExec(t, a, sessionChanges)
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	handles := capi.LiveHandles()
 	n := 0
-	err := sqlbatch.ReadChangeset(cs, func(sqlbatch.ChangesetChange) error {
+	err = sqlbatch.ReadChangeset(cs, func(sqlbatch.ChangesetChange) error {
 		if n++; n == 2 {
 			panic("boom")
 		}
@@ -868,7 +987,7 @@ func TestReadChangesetPanics(t *testing.T) {
 				t.Errorf("recovered %v", r)
 			}
 		}()
-		for range sqlbatch.ChangesetChanges(cs) {
+		for range sqlbatch.ChangesetChanges(cs) { // the body panics at the first change: no error to see
 			panic("loop boom")
 		}
 		t.Error("no panic from the loop")
@@ -882,7 +1001,10 @@ func TestReadChangesetPanics(t *testing.T) {
 func TestReadCorruptChangeset(t *testing.T) {
 	a, _, s := sessionPair(t)
 	mustExec(t, a, sessionChanges)
-	cs, _ := s.Changeset()
+	cs, err := s.Changeset()
+	if err != nil {
+		t.Fatal(err)
+	}
 	full := readChanges(t, cs, false)
 	corrupt := 0
 	for n := 1; n < len(cs); n++ {
@@ -904,7 +1026,7 @@ func TestReadCorruptChangeset(t *testing.T) {
 		t.Error("no truncation was corrupt")
 	}
 	junk := bytes.Repeat([]byte{0x54, 0xff, 0x00, 0x17}, 64)
-	err := sqlbatch.ReadChangeset(junk, func(sqlbatch.ChangesetChange) error { return nil })
+	err = sqlbatch.ReadChangeset(junk, func(sqlbatch.ChangesetChange) error { return nil })
 	if !errors.Is(err, sqlbatch.ErrCorrupt) {
 		t.Errorf("junk: %v", err)
 	}

@@ -48,14 +48,19 @@ func TestStmtExecAndQueryReuse(t *testing.T) {
 			}
 			n++
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 		if n != 6-from {
 			t.Fatalf("from %d: %d rows", from, n)
 		}
 	}
 	// Without arguments, Query keeps the last bindings and starts over.
 	for range 2 {
-		rows, _ := q.Query()
+		rows, err := q.Query()
+		if err != nil {
+			t.Fatal(err)
+		}
 		n := 0
 		for rows.Next() {
 			n++
@@ -85,7 +90,9 @@ func TestStmtBindNamedAndNumbered(t *testing.T) {
 	}
 	rows.Next()
 	got := []int64{rows.Int64(0), rows.Int64(1), rows.Int64(2), rows.Int64(3), rows.Int64(4)}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got[0] != 1 || got[1] != 2 || got[2] != 3 || got[3] != 5 || got[4] != 1 {
 		t.Fatalf("got %v (the positional 4 goes to the nameless ?4, 5 to ?5)", got)
 	}
@@ -193,12 +200,17 @@ func TestParamsAny(t *testing.T) {
 		t.Errorf("nil []byte is %s, []byte{} is %s", rows.Text(1), rows.Text(2))
 	}
 	var back time.Time
-	rows2, _ := c.Query("SELECT ?", when)
+	rows2, err := c.Query("SELECT ?", when)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rows2.Next()
 	if err := rows2.Scan(&back); err != nil || !back.Equal(when) {
 		t.Errorf("time round trip: %v %v", back, err)
 	}
-	rows2.Close()
+	if err := rows2.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestClosedStatement(t *testing.T) {
@@ -207,8 +219,12 @@ func TestClosedStatement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Query(); err == nil {
 		t.Error("Query on a closed statement")
 	}
@@ -242,19 +258,25 @@ func TestColumnsFollowSchemaChanges(t *testing.T) {
 	if got := s.Columns(); len(got) != 2 || &got[0] != &cols[0] {
 		t.Fatalf("columns changed without a schema change: %v", got)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "ALTER TABLE t ADD COLUMN c DATETIME DEFAULT 5")
 	rows = run()
 	if got := rows.Columns(); len(got) != 3 || got[2].Name != "c" || got[2].DeclType != "DATETIME" || rows.Int64(2) != 5 {
 		t.Fatalf("after ADD COLUMN: %+v", got)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "DROP TABLE t; CREATE TABLE t(a REAL, b BLOB); INSERT INTO t VALUES (1.5, x'00')")
 	rows = run()
 	if got := rows.Columns(); len(got) != 2 || got[0].DeclType != "REAL" || got[1].DeclType != "BLOB" {
 		t.Fatalf("after re-creating the table: %+v", got)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestPrepareRefusesASecondStatement(t *testing.T) {
@@ -266,7 +288,9 @@ func TestPrepareRefusesASecondStatement(t *testing.T) {
 			t.Errorf("Prepare(%q): %v", sql, err)
 			continue
 		}
-		s.Close()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	const script = "SELECT 1; /* c */ SELECT 2"
 	for name, prepare := range map[string]func() error{
@@ -291,7 +315,9 @@ func TestPrepareRefusesASecondStatement(t *testing.T) {
 	if err != nil || tail != " /* c */ SELECT 2" {
 		t.Fatalf("PrepareTail: %q %v", tail, err)
 	}
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestBindParamsByName(t *testing.T) {
@@ -314,7 +340,9 @@ func TestBindParamsByName(t *testing.T) {
 	if !rows.Next() || rows.Int64(0) != 1 || rows.Int64(1) != 2 || rows.Int64(2) != 3 || rows.Int64(3) != 4 {
 		t.Fatalf("bound by name: %v %v %v %v", rows.Value(0), rows.Value(1), rows.Value(2), rows.Value(3))
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// A prefixed name matches that spelling only.
 	p.Reset()
 	p.Named(":b").Int64(2).Int64(1).Int64(3).Int64(4)
@@ -358,7 +386,9 @@ func TestParamCountFromPrepare(t *testing.T) {
 		if _, err := s.Exec(make([]any, n+1)...); !errors.Is(err, sqlbatch.ErrParamCount) {
 			t.Errorf("Exec of %q with %d values: %v", q, n+1, err)
 		}
-		s.Close()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -382,7 +412,9 @@ func TestQueryParams(t *testing.T) {
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Error(err)
+		}
 		return out
 	}
 	var p sqlbatch.Params
@@ -404,12 +436,20 @@ func TestQueryParams(t *testing.T) {
 	// Without arguments, Query keeps the bindings QueryParams made.
 	p.Reset()
 	p.Int64(10).Int64(2)
-	rows, _ := q.QueryParams(&p)
-	rows.Close()
+	rows, err := q.QueryParams(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if rows.Next() {
 		t.Fatal("a row after Close")
 	}
-	rows, _ = q.Query()
+	rows, err = q.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := strings.Join(read(rows), ","); got != "10v10,11v11" {
 		t.Fatalf("Query after QueryParams: %s", got)
 	}
@@ -426,7 +466,9 @@ func TestQueryParams(t *testing.T) {
 	if !rows.Next() || rows.Int64(0) != 1 || rows.Next() || rows.Err() != nil {
 		t.Fatalf("SELECT 1 with empty params: %v", rows.Err())
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// A wrong count is the bind's error, returned here.
 	p.Reset()
 	p.Int64(1)

@@ -51,7 +51,9 @@ func TestTraceEvents(t *testing.T) {
 	}
 	for rows.Next() {
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,9 @@ func TestTraceAutoCommitAndStmt(t *testing.T) {
 func TestTraceProfileDuration(t *testing.T) {
 	c := memory(t)
 	var d int64
-	c.Trace(sqlbatch.TraceProfile, func(e sqlbatch.TraceEvent) { d += int64(e.Duration) })
+	if err := c.Trace(sqlbatch.TraceProfile, func(e sqlbatch.TraceEvent) { d += int64(e.Duration) }); err != nil {
+		t.Fatal(err)
+	}
 	n := 3000000
 	if raceEnabled {
 		n = 1000000
@@ -155,20 +159,32 @@ func TestTraceProfileDuration(t *testing.T) {
 // Removing and replacing release the callback's handle; row events allocate nothing.
 func TestTraceHandlesAndAllocations(t *testing.T) {
 	before := capi.LiveHandles()
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, `CREATE TABLE t(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
 		INSERT INTO t SELECT i FROM n`)
 	rowsSeen := 0
-	c.Trace(sqlbatch.TraceRow, func(sqlbatch.TraceEvent) { rowsSeen++ })
-	c.Trace(sqlbatch.TraceRow|sqlbatch.TraceProfile, func(sqlbatch.TraceEvent) { rowsSeen++ })
+	if err := c.Trace(sqlbatch.TraceRow, func(sqlbatch.TraceEvent) { rowsSeen++ }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Trace(sqlbatch.TraceRow|sqlbatch.TraceProfile, func(sqlbatch.TraceEvent) { rowsSeen++ }); err != nil {
+		t.Fatal(err)
+	}
 	if n := capi.LiveHandles() - before; n != 1 {
 		t.Errorf("%d handles live, want 1", n)
 	}
 	count := func(q string) {
-		rows, _ := c.Query(q)
+		rows, err := c.Query(q)
+		if err != nil {
+			t.Error(err)
+		}
 		for rows.Next() {
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Error(err)
+		}
 	}
 	small := testing.AllocsPerRun(10, func() { count("SELECT x FROM t WHERE x <= 10") })
 	large := testing.AllocsPerRun(10, func() { count("SELECT x FROM t") })
@@ -181,12 +197,18 @@ func TestTraceHandlesAndAllocations(t *testing.T) {
 	if err := c.Trace(1<<5, func(sqlbatch.TraceEvent) {}); !errors.Is(err, sqlbatch.ErrInvalidArgument) {
 		t.Errorf("unknown trace bit: %v", err)
 	}
-	c.Trace(sqlbatch.TraceExpanded, func(sqlbatch.TraceEvent) {}) // no event: removes it
+	if err := c.Trace(sqlbatch.TraceExpanded, func(sqlbatch.TraceEvent) {}); err != nil { // no event: removes it
+		t.Fatal(err)
+	}
 	if n := capi.LiveHandles() - before; n != 0 {
 		t.Errorf("after removing: %d handles live", n)
 	}
-	c.Trace(sqlbatch.TraceStmt, func(sqlbatch.TraceEvent) {})
-	c.Close()
+	if err := c.Trace(sqlbatch.TraceStmt, func(sqlbatch.TraceEvent) {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if n := capi.LiveHandles() - before; n != 0 {
 		t.Errorf("after Close: %d handles live", n)
 	}
@@ -195,13 +217,18 @@ func TestTraceHandlesAndAllocations(t *testing.T) {
 // A panicking trace callback is reported by the call it happened in; at TraceStmt and
 // TraceRow it stops the statement; at TraceClose, Close reports it and closes anyway.
 func TestTracePanics(t *testing.T) {
-	c, _ := sqlbatch.Open(":memory:")
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
 	mustExec(t, c, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)")
 	boomOn := func(ev sqlbatch.TraceMask) {
-		c.Trace(ev, func(sqlbatch.TraceEvent) { panic("boom") })
+		if err := c.Trace(ev, func(sqlbatch.TraceEvent) { panic("boom") }); err != nil {
+			t.Error(err)
+		}
 	}
 	boomOn(sqlbatch.TraceStmt)
-	_, err := c.ExecScript("INSERT INTO t VALUES (4)")
+	_, err = c.ExecScript("INSERT INTO t VALUES (4)")
 	if p := hookPanic(t, err, "trace callback"); !errors.Is(p.Err, sqlbatch.ErrInterrupt) {
 		t.Errorf("panic at TraceStmt: %v, want the statement interrupted", err)
 	}
@@ -213,7 +240,9 @@ func TestTracePanics(t *testing.T) {
 	if p := hookPanic(t, err, "trace callback"); p.Err != nil {
 		t.Errorf("panic at TraceProfile carries %v", p.Err)
 	}
-	c.Trace(0, nil)
+	if err := c.Trace(0, nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := ints(t, c, "SELECT count(*) FROM t WHERE x > 10"); got[0] != 3 {
 		t.Errorf("the profiled statement did not stand: %v", got)
 	}
@@ -252,10 +281,18 @@ func TestTraceAndPreUpdateOnTheWorker(t *testing.T) {
 	defer c.Close()
 	numbers(t, c, 3000)
 	var rowEvents, inserts atomic.Int64
-	c.Trace(sqlbatch.TraceRow, func(sqlbatch.TraceEvent) { rowEvents.Add(1) })
-	s, _ := c.Prepare("SELECT i FROM n")
+	if err := c.Trace(sqlbatch.TraceRow, func(sqlbatch.TraceEvent) { rowEvents.Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Prepare("SELECT i FROM n")
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.SetBatchRows(64)
-	rows, _ := s.Query()
+	rows, err := s.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	for rows.Next() {
 		n++
@@ -263,19 +300,28 @@ func TestTraceAndPreUpdateOnTheWorker(t *testing.T) {
 	if err := rows.Close(); err != nil || n != 3000 {
 		t.Fatal(n, err)
 	}
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got := rowEvents.Load(); got != 3000 {
 		t.Errorf("%d row events, want 3000", got)
 	}
-	c.Trace(0, nil)
+	if err := c.Trace(0, nil); err != nil {
+		t.Fatal(err)
+	}
 
 	mustExec(t, c, "CREATE TABLE w(a, b)")
-	c.PreUpdateHook(func(p sqlbatch.PreUpdate) {
+	if err := c.PreUpdateHook(func(p sqlbatch.PreUpdate) {
 		if p.New[0].(int64)*2 == p.New[1].(int64) {
 			inserts.Add(1)
 		}
-	})
-	ins, _ := c.Prepare("INSERT INTO w VALUES (?, ?)")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ins, err := c.Prepare("INSERT INTO w VALUES (?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer ins.Close()
 	next := 0
 	mustExec(t, c, "BEGIN")

@@ -24,7 +24,11 @@ func open(t *testing.T, driver, dsn string) *sql.DB {
 		t.Fatalf("sql.Open(%q): %v", driver, err)
 	}
 	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return db
 }
 

@@ -27,9 +27,12 @@ func TestAB(t *testing.T) {
 	if w == "" {
 		t.Skip("set SQLBATCH_AB=<workload> to run")
 	}
-	n, _ := strconv.Atoi(os.Getenv("SQLBATCH_AB_REPS"))
-	if n == 0 {
-		n = 200
+	n := 200
+	if v := os.Getenv("SQLBATCH_AB_REPS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatalf("SQLBATCH_AB_REPS: %v", err)
+		}
 	}
 	impls := []struct {
 		name string
@@ -43,7 +46,9 @@ func TestAB(t *testing.T) {
 			continue
 		}
 		defer cleanup()
-		rep(&sw{})
+		if _, _, err := rep(&sw{}); err != nil { // a first run, untimed
+			t.Fatalf("%s: %v", im.name, err)
+		}
 		reps[i] = rep
 	}
 	for k := 0; k < n; k++ {

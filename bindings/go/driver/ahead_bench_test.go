@@ -20,7 +20,9 @@ func benchDriverFetch(b *testing.B, opts string) {
 		INSERT INTO w SELECT i, random(), i / 3.0, printf('text %d %s', i, hex(randomblob(8))), 'café ' || i, randomblob(i % 50) FROM n`); err != nil {
 		b.Fatal(err)
 	}
-	setup.Close()
+	if err := setup.Close(); err != nil {
+		b.Fatal(err)
+	}
 	db, err := sql.Open("sqlbatch", path+opts)
 	if err != nil {
 		b.Fatal(err)
@@ -52,7 +54,9 @@ func benchDriverFetch(b *testing.B, opts string) {
 		if err := rows.Err(); err != nil {
 			b.Fatal(err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*20000), "cpu-ns/row")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*20000), "ns/row")

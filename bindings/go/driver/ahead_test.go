@@ -33,7 +33,10 @@ func scanAll(t *testing.T, db *sql.DB, q string) [][]any {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	cols, _ := rows.Columns()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out [][]any
 	for rows.Next() {
 		vals := make([]any, len(cols))
@@ -54,7 +57,10 @@ func scanAll(t *testing.T, db *sql.DB, q string) [][]any {
 
 func TestFetchAheadDSNGivesTheSameRows(t *testing.T) {
 	dir := t.TempDir()
-	plain, _ := sql.Open("sqlbatch", dir+"/a.db")
+	plain, err := sql.Open("sqlbatch", dir+"/a.db")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer plain.Close()
 	aheadTable(t, plain)
 	const q = "SELECT i, f, t, b, d, ok FROM w ORDER BY i"
@@ -69,14 +75,16 @@ func TestFetchAheadDSNGivesTheSameRows(t *testing.T) {
 				t.Fatalf("%s run %d: %d rows differ from the %d without fetch-ahead", opts, run, len(got), len(want))
 			}
 		}
-		db.Close()
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cfg, err := driver.ParseDSN("x.db?_fetch_ahead=1")
 	if err != nil || cfg.Flags&sqlbatch.OpenFetchAhead == 0 {
 		t.Fatal(cfg, err)
 	}
-	if cfg, _ := driver.ParseDSN("x.db?_fetch_ahead=0"); cfg.Flags&sqlbatch.OpenFetchAhead != 0 {
-		t.Fatal("_fetch_ahead=0 sets the flag")
+	if cfg, err := driver.ParseDSN("x.db?_fetch_ahead=0"); err != nil || cfg.Flags&sqlbatch.OpenFetchAhead != 0 {
+		t.Fatal("_fetch_ahead=0 sets the flag", err)
 	}
 	if _, err := driver.ParseDSN("x.db?_fetch_ahead=maybe"); err == nil || !strings.Contains(err.Error(), "_fetch_ahead") {
 		t.Fatal(err)
@@ -101,7 +109,9 @@ func TestFetchAheadContextCancelsMidQuery(t *testing.T) {
 		if !errors.Is(rows.Err(), context.Canceled) || n < 1000 {
 			t.Fatalf("after %d rows: %v", n, rows.Err())
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 		cancel()
 		// The connection (and its cached statements) work on.
 		if got := one[int](t, db, "SELECT 7"); got != 7 {
@@ -207,7 +217,9 @@ func TestExecManyFunc(t *testing.T) {
 		var p sqlbatch.Params
 		for {
 			p.Reset()
-			fill(&p)
+			if err := fill(&p); err != nil {
+				t.Error(err)
+			}
 			if p.Len() == 0 {
 				return total, nil
 			}
@@ -251,7 +263,9 @@ func TestExecManyFunc(t *testing.T) {
 				t.Fatal(err)
 			}
 			cexec(t, conn, "COMMIT")
-			conn.QueryRowContext(ctx, "SELECT count(*) FROM bulk").Scan(&got[k].count)
+			if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM bulk").Scan(&got[k].count); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if got[0] != got[1] {
 			t.Fatalf("%+v: ExecMany loop %+v, ExecManyFunc %+v", tc, got[0], got[1])
@@ -286,7 +300,9 @@ func TestExecManyFunc(t *testing.T) {
 	}
 	// An interrupted INSERT inside BEGIN rolls the transaction back itself (SQLite's rule),
 	// so the transaction may be gone already.
-	conn.ExecContext(ctx, "ROLLBACK")
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil && !strings.Contains(err.Error(), "no transaction is active") {
+		t.Fatal(err)
+	}
 	if got := one[int](t, db, "SELECT count(*) FROM bulk"); got != 0 {
 		t.Fatal(got)
 	}

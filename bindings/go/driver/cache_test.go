@@ -37,8 +37,14 @@ func TestSchemaChangesReachCachedAndPreparedStatements(t *testing.T) {
 				t.Fatalf("%s %s: %v", options, how, err)
 			}
 			defer rows.Close()
-			cols, _ := rows.Columns()
-			types, _ := rows.ColumnTypes()
+			cols, err := rows.Columns()
+			if err != nil {
+				t.Error(err)
+			}
+			types, err := rows.ColumnTypes()
+			if err != nil {
+				t.Error(err)
+			}
 			var decls []string
 			for _, ct := range types {
 				decls = append(decls, ct.DatabaseTypeName())
@@ -80,7 +86,9 @@ func TestSchemaChangesReachCachedAndPreparedStatements(t *testing.T) {
 				t.Fatalf("%s %s after re-creating the table: %v %v %#v", options, how, cols, decls, vals)
 			}
 		}
-		prepared.Close()
+		if err := prepared.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -104,14 +112,18 @@ func TestSameQueryNestedOnOneConnection(t *testing.T) {
 		sum := 0
 		for outer.Next() {
 			var i int
-			outer.Scan(&i)
+			if err := outer.Scan(&i); err != nil {
+				t.Fatal(err)
+			}
 			inner, err := conn.QueryContext(ctx, q, i)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for inner.Next() {
 				var j int
-				inner.Scan(&j)
+				if err := inner.Scan(&j); err != nil {
+					t.Fatal(err)
+				}
 				sum += j
 			}
 			if err := inner.Close(); err != nil {
@@ -125,7 +137,9 @@ func TestSameQueryNestedOnOneConnection(t *testing.T) {
 		if err := outer.Err(); err != nil {
 			t.Fatal(err)
 		}
-		outer.Close()
+		if err := outer.Close(); err != nil {
+			t.Fatal(err)
+		}
 		if sum != 330 { // sum over i of the j > i
 			t.Fatalf("round %d: sum %d", round, sum)
 		}
@@ -151,7 +165,10 @@ func TestStmtCacheEviction(t *testing.T) {
 	// while busy.
 	var open []*sql.Rows
 	ctx := context.Background()
-	conn, _ := db.Conn(ctx)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer conn.Close()
 	for k := 0; k < 6; k++ {
 		rows, err := conn.QueryContext(ctx, fmt.Sprintf("SELECT i * %d FROM n ORDER BY i", k+1))
@@ -165,7 +182,9 @@ func TestStmtCacheEviction(t *testing.T) {
 		n := 1
 		for rows.Next() {
 			var v int
-			rows.Scan(&v)
+			if err := rows.Scan(&v); err != nil {
+				t.Fatal(err)
+			}
 			n++
 			if v != n*(k+1) {
 				t.Fatalf("query %d row %d: %d", k, n, v)
@@ -174,7 +193,9 @@ func TestStmtCacheEviction(t *testing.T) {
 		if err := rows.Err(); err != nil || n != 5 {
 			t.Fatalf("query %d: %d rows, %v", k, n, err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -185,13 +206,13 @@ func TestExecOfCachedStatements(t *testing.T) {
 	exec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, n)")
 	for i := 1; i <= 5; i++ {
 		r := exec(t, db, "INSERT INTO t(name, n) VALUES (:name, ?)", sql.Named("name", fmt.Sprint("r", i)), i)
-		if id, _ := r.LastInsertId(); id != int64(i) {
-			t.Fatalf("LastInsertId %d, want %d", id, i)
+		if id, err := r.LastInsertId(); err != nil || id != int64(i) {
+			t.Fatalf("LastInsertId %d, want %d (error %v)", id, i, err)
 		}
 	}
 	r := exec(t, db, "UPDATE t SET n = n * 10 WHERE n > ?", 2)
-	if n, _ := r.RowsAffected(); n != 3 {
-		t.Fatalf("RowsAffected %d", n)
+	if n, err := r.RowsAffected(); err != nil || n != 3 {
+		t.Fatalf("RowsAffected %d (error %v)", n, err)
 	}
 	if got := one[int](t, db, "SELECT sum(n) FROM t"); got != 123 {
 		t.Fatalf("sum %d", got)
@@ -215,8 +236,8 @@ func TestExecOfCachedStatements(t *testing.T) {
 	// A short script (several statements) runs as a script, also the second time.
 	for i := 0; i < 2; i++ {
 		r = exec(t, db, "UPDATE t SET n = 0 WHERE id = 1; UPDATE t SET n = 0 WHERE id = ?", 2)
-		if n, _ := r.RowsAffected(); n != 2 {
-			t.Fatalf("script RowsAffected %d", n)
+		if n, err := r.RowsAffected(); err != nil || n != 2 {
+			t.Fatalf("script RowsAffected %d (error %v)", n, err)
 		}
 	}
 	// A statement that does not compile reports the error as a script does.
@@ -287,7 +308,9 @@ func TestExecManyUsesTheCache(t *testing.T) {
 			if err := bulk(0, 300); err != nil {
 				t.Fatal(err)
 			}
-			rows.Close()
+			if err := rows.Close(); err != nil {
+				t.Fatal(err)
+			}
 			for i := 300; i < len(a); i += 300 {
 				if err := bulk(i, min(i+300, len(a))); err != nil {
 					t.Fatal(err)

@@ -73,11 +73,15 @@ func runConcurrent(t *testing.T, options string, allowBusy bool) int64 {
 							_, err = st.Exec(w, first+i, fmt.Sprint("note ", i))
 						}
 						if st != nil {
-							st.Close()
+							if err := st.Close(); err != nil {
+								return err
+							}
 						}
 					}
 					if err != nil {
-						t.Rollback()
+						if err := t.Rollback(); err != nil {
+							return err
+						}
 						return err
 					}
 					return t.Commit()

@@ -29,7 +29,11 @@ func open(t testing.TB, options string) *sql.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return db
 }
 
@@ -71,18 +75,18 @@ func TestExecResultAndMultiStatementArgs(t *testing.T) {
 	db := open(t, "")
 	exec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, n INTEGER)")
 	r := exec(t, db, "INSERT INTO t(name, n) VALUES (?, ?)", "a", 1)
-	if id, _ := r.LastInsertId(); id != 1 {
-		t.Errorf("LastInsertId %d", id)
+	if id, err := r.LastInsertId(); err != nil || id != 1 {
+		t.Errorf("LastInsertId %d (error %v)", id, err)
 	}
 	// One Exec, three statements, positional and named arguments, one call into C.
 	r = exec(t, db, `INSERT INTO t(name, n) VALUES (?, :n);
 		INSERT INTO t(name, n) VALUES (?, :n + 1);
 		UPDATE t SET n = n * 10 WHERE name = ?`, "b", "c", "a", sql.Named("n", 5))
-	if n, _ := r.RowsAffected(); n != 3 {
-		t.Errorf("RowsAffected %d, want 3 (summed over the statements)", n)
+	if n, err := r.RowsAffected(); err != nil || n != 3 {
+		t.Errorf("RowsAffected %d, want 3 (summed over the statements) (error %v)", n, err)
 	}
-	if id, _ := r.LastInsertId(); id != 3 {
-		t.Errorf("LastInsertId %d, want 3", id)
+	if id, err := r.LastInsertId(); err != nil || id != 3 {
+		t.Errorf("LastInsertId %d, want 3 (error %v)", id, err)
 	}
 	if got := one[string](t, db, "SELECT group_concat(name || n, ',') FROM (SELECT * FROM t ORDER BY id)"); got != "a10,b5,c6" {
 		t.Errorf("table holds %s", got)
@@ -119,7 +123,9 @@ func TestPlaceholders(t *testing.T) {
 		if err := st.QueryRow(tc.args...).Scan(&got); err != nil || got != tc.want {
 			t.Errorf("prepared %s %v = %q, %v", tc.query, tc.args, got, err)
 		}
-		st.Close()
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := db.Query("SELECT ?, ?", 1); err == nil {
 		t.Error("too few arguments accepted")
@@ -220,7 +226,9 @@ func TestRawBytesAndBytesAreDistinct(t *testing.T) {
 		}
 		n++
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	rows, err = db.Query("SELECT s, b FROM v ORDER BY rowid")
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +244,9 @@ func TestRawBytesAndBytesAreDistinct(t *testing.T) {
 		kept = append(kept, b)
 		keptS = append(keptS, s)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for i := range kept {
 		if string(kept[i]) != fmt.Sprintf("blob %d", i) || keptS[i] != fmt.Sprintf("text %d", i) {
 			t.Fatalf("row %d changed after later batches: %q %q", i, kept[i], keptS[i])
@@ -314,7 +324,10 @@ func TestTransactions(t *testing.T) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	tx, _ = db.Begin()
+	tx, err = db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
 	exec(t, tx, "INSERT INTO t VALUES (2)")
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
@@ -334,14 +347,22 @@ func TestTransactions(t *testing.T) {
 	if got := 0; rtx.QueryRow("SELECT count(*) FROM t").Scan(&got) != nil || got != 1 {
 		t.Fatal("read in a read-only transaction")
 	}
-	rtx.Commit()
+	if err := rtx.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	exec(t, db, "INSERT INTO t VALUES (4)")
 	if _, err := db.BeginTx(context.Background(), &sql.TxOptions{Isolation: sql.LevelLinearizable}); err == nil {
 		t.Fatal("LevelLinearizable accepted")
 	}
 	// Two Rows of one prepared statement open at once inside a transaction.
-	tx, _ = db.Begin()
-	st, _ := tx.Prepare("SELECT a FROM t ORDER BY a")
+	tx, err = db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := tx.Prepare("SELECT a FROM t ORDER BY a")
+	if err != nil {
+		t.Fatal(err)
+	}
 	r1, err := st.Query()
 	if err != nil {
 		t.Fatal(err)
@@ -353,19 +374,33 @@ func TestTransactions(t *testing.T) {
 	}
 	var a1, a2 int
 	r2.Next()
-	r2.Scan(&a2)
-	r1.Scan(&a1)
+	if err := r2.Scan(&a2); err != nil {
+		t.Fatal(err)
+	}
+	if err := r1.Scan(&a1); err != nil {
+		t.Fatal(err)
+	}
 	if a1 != 2 || a2 != 2 || !r1.Next() {
 		t.Fatal("the second Query disturbed the first")
 	}
-	r1.Scan(&a1)
+	if err := r1.Scan(&a1); err != nil {
+		t.Fatal(err)
+	}
 	if a1 != 4 {
 		t.Fatalf("second row %d", a1)
 	}
-	r1.Close()
-	r2.Close()
-	st.Close()
-	tx.Rollback()
+	if err := r1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestDSNOptions(t *testing.T) {
@@ -388,7 +423,10 @@ func TestDSNOptions(t *testing.T) {
 	if err != nil || !cfg.URI || cfg.Path != "file:data.db?mode=ro&cache=shared&_loc=auto" || cfg.Loc != time.Local || cfg.Flags&sqlbatch.OpenURI == 0 {
 		t.Errorf("file: URI: %+v %v", cfg, err)
 	}
-	cfg, _ = driver.ParseDSN("data.db?mode=ro&cache=shared")
+	cfg, err = driver.ParseDSN("data.db?mode=ro&cache=shared")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if cfg.Path != "data.db" || cfg.Flags&sqlbatch.OpenReadOnly == 0 || cfg.Flags&sqlbatch.OpenSharedCache == 0 {
 		t.Errorf("file name with options: %+v", cfg)
 	}
@@ -397,9 +435,14 @@ func TestDSNOptions(t *testing.T) {
 func TestReadOnlyModes(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ro.db")
-	rw, _ := sql.Open("sqlbatch", path)
+	rw, err := sql.Open("sqlbatch", path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	exec(t, rw, "CREATE TABLE t(a); INSERT INTO t VALUES (1)")
-	rw.Close()
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for _, dsn := range []string{path + "?mode=ro", "file:" + path + "?mode=ro", path + "?_query_only=1"} {
 		db, err := sql.Open("sqlbatch", dsn)
 		if err != nil {
@@ -411,7 +454,9 @@ func TestReadOnlyModes(t *testing.T) {
 		if _, err := db.Exec("INSERT INTO t VALUES (2)"); !errors.Is(err, sqlbatch.ErrReadOnly) {
 			t.Errorf("%s: write gave %v, want SQLITE_READONLY", dsn, err)
 		}
-		db.Close()
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -426,7 +471,9 @@ func TestQueryWithSeveralStatements(t *testing.T) {
 	if !rows.Next() || rows.Scan(&sum) != nil || sum != 3 {
 		t.Fatalf("sum %d", sum)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	st, err := db.Prepare("INSERT INTO m VALUES (?); INSERT INTO m VALUES (?)")
 	if err != nil {
 		t.Fatal(err)
@@ -434,7 +481,9 @@ func TestQueryWithSeveralStatements(t *testing.T) {
 	if _, err := st.Exec(10, 20); err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got := one[int](t, db, "SELECT sum(a) FROM m"); got != 33 {
 		t.Fatalf("sum %d", got)
 	}
@@ -491,7 +540,10 @@ func TestContextCancelsAScriptMidway(t *testing.T) {
 	exec(t, db, "CREATE TABLE t(a)")
 	// A second pool watches the first statement commit, then cancels: the cancellation
 	// lands in the endless second statement.
-	watcher, _ := sql.Open("sqlbatch", filepath.Join(dir, "s.db"))
+	watcher, err := sql.Open("sqlbatch", filepath.Join(dir, "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer watcher.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -567,7 +619,9 @@ func TestPoolUnderConcurrency(t *testing.T) {
 					return
 				}
 				if _, err := tx.Exec("UPDATE acct SET balance = balance - 1 WHERE id = ?; UPDATE acct SET balance = balance + 1 WHERE id = ?", from, to); err != nil {
-					tx.Rollback()
+					if err := tx.Rollback(); err != nil {
+						t.Error(err)
+					}
 					errs <- err
 					return
 				}
@@ -663,7 +717,9 @@ func TestConnectHookAndConnector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Close()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if !hooked {
 		t.Fatal("ConnectHook not called")
 	}
@@ -727,7 +783,9 @@ func TestBlobIntoAnyIsTheCallersCopy(t *testing.T) {
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 		for i, k := range kept {
 			if want := bytes.Repeat([]byte{byte('a' + i)}, n); !bytes.Equal(k.([]byte), want) {
 				t.Fatalf("%d-byte BLOB of row %d changed after the rows went on", n, i)

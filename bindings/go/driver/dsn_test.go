@@ -74,23 +74,35 @@ func TestDSNVFS(t *testing.T) {
 	if got := one[int](t, db, "SELECT count(*) FROM t"); got != 1 {
 		t.Errorf("count %d", got)
 	}
-	db.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("memdb made a file (%v)", err)
 	}
 
 	// The default unix VFS by name: the file appears under its exact (odd) name.
-	db, _ = sql.Open("sqlbatch", path+"?vfs=unix&_journal_mode=DELETE")
+	db, err = sql.Open("sqlbatch", path+"?vfs=unix&_journal_mode=DELETE")
+	if err != nil {
+		t.Fatal(err)
+	}
 	exec(t, db, "CREATE TABLE t(x)")
-	db.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("vfs=unix: %v", err)
 	}
 
 	for _, dsn := range []string{path + "?vfs=nosuch", "file:" + filepath.Join(dir, "plain.db") + "?vfs=nosuch"} {
-		db, _ := sql.Open("sqlbatch", dsn)
-		err := db.Ping()
-		db.Close()
+		db, err := sql.Open("sqlbatch", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.Ping()
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
 		if err == nil || err.Error() != "no such vfs: nosuch" {
 			t.Errorf("%s: %v; want no such vfs", dsn, err)
 		}
@@ -99,11 +111,16 @@ func TestDSNVFS(t *testing.T) {
 		t.Error("empty vfs accepted")
 	}
 	// A Config's VFS on a URI of its own is added to its parameters.
-	cfg, _ := driver.ParseDSN("file:" + filepath.Join(dir, "u.db") + "?cache=private")
+	cfg, err := driver.ParseDSN("file:" + filepath.Join(dir, "u.db") + "?cache=private")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg.VFS = "memdb"
 	db = sql.OpenDB(driver.NewConnector(cfg))
 	exec(t, db, "CREATE TABLE t(x)")
-	db.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "u.db")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Config.VFS on a URI: a file was made (%v)", err)
 	}
@@ -111,10 +128,18 @@ func TestDSNVFS(t *testing.T) {
 
 func TestDSNImmutable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "imm.db")
-	db, _ := sql.Open("sqlbatch", path)
+	db, err := sql.Open("sqlbatch", path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	exec(t, db, "CREATE TABLE t(x); INSERT INTO t VALUES (41)")
-	db.Close()
-	db, _ = sql.Open("sqlbatch", path+"?immutable=1")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = sql.Open("sqlbatch", path+"?immutable=1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer db.Close()
 	if got := one[int](t, db, "SELECT x + 1 FROM t"); got != 42 {
 		t.Errorf("read %d", got)

@@ -59,7 +59,11 @@ func fastTestConn(t *testing.T) *Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { dc.Close() })
+	t.Cleanup(func() {
+		if err := dc.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return dc.(*Conn)
 }
 

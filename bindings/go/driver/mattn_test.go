@@ -112,7 +112,11 @@ func fnPool(t *testing.T) *sql.DB {
 		t.Fatal(err)
 	}
 	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	exec(t, db, `CREATE TABLE t(x INTEGER, s TEXT);
 		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
 		INSERT INTO t SELECT i, 'v' || i FROM n`)
@@ -181,12 +185,16 @@ func TestRegisterAggregator(t *testing.T) {
 	}
 	for rows.Next() {
 		var k, a, b int64
-		rows.Scan(&k, &a, &b)
+		if err := rows.Scan(&k, &a, &b); err != nil {
+			t.Fatal(err)
+		}
 		if a != b {
 			t.Errorf("group %d: %d != %d", k, a, b)
 		}
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	var n int64
 	if err := db.QueryRow("SELECT sumsq(x - 500) FROM t").Scan(&n); err == nil || !strings.Contains(err.Error(), "negative: -499") {
 		t.Errorf("Step error: %v", err)
@@ -206,7 +214,9 @@ func rawConn(t *testing.T, db *sql.DB) *driver.Conn {
 	}
 	defer conn.Close()
 	var dc *driver.Conn
-	conn.Raw(func(c any) error { dc = c.(*driver.Conn); return nil })
+	if err := conn.Raw(func(c any) error { dc = c.(*driver.Conn); return nil }); err != nil {
+		t.Fatal(err)
+	}
 	return dc // only for registration errors, which touch no SQLite state
 }
 
@@ -219,10 +229,14 @@ func TestRegisterCollationAndRaw(t *testing.T) {
 	var got []string
 	for rows.Next() {
 		var s string
-		rows.Scan(&s)
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
 		got = append(got, s)
 	}
-	rows.Close()
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if strings.Join(got, "") != "ABbc" {
 		t.Errorf("order %v", got)
 	}
@@ -263,7 +277,9 @@ func TestRegisterHandlesReleased(t *testing.T) {
 	if capi.LiveHandles() <= before {
 		t.Error("no handles registered")
 	}
-	db.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got := capi.LiveHandles() - before; got != 0 {
 		t.Errorf("%d handles left after Close", got)
 	}
@@ -353,28 +369,36 @@ func TestDriverHooksThroughRaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx.Exec("INSERT INTO t VALUES (4)")
-	tx.Rollback()
+	if _, err := tx.Exec("INSERT INTO t VALUES (4)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
 	if commits != 4 || rollbacks != 2 {
 		t.Errorf("%d commits, %d rollbacks", commits, rollbacks)
 	}
 	// nil removes them.
-	c.Raw(func(dc any) error {
+	if err := c.Raw(func(dc any) error {
 		sc := dc.(*driver.SQLiteConn)
 		sc.RegisterUpdateHook(nil)
 		sc.RegisterCommitHook(nil)
 		sc.RegisterRollbackHook(nil)
 		return nil
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	events = nil
 	if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (5)"); err != nil || len(events) != 0 {
 		t.Errorf("after removal: %v, %d events", err, len(events))
 	}
 	// The low-level hooks are there too: a change feed.
 	var n int
-	c.Raw(func(dc any) error {
+	if err := c.Raw(func(dc any) error {
 		return dc.(*driver.SQLiteConn).Raw().ChangeFeed(0, func(ch []sqlbatch.Change, r sqlbatch.FeedReason) { n += len(ch) })
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ExecContext(ctx, "UPDATE t SET x = x + 1"); err != nil || n != 1 {
 		t.Errorf("change feed: %v, %d changes", err, n)
 	}
@@ -427,19 +451,23 @@ func TestDriverHookPanic(t *testing.T) {
 	exec(t, db, "CREATE TABLE t(x)")
 	c := conn(t, db)
 	defer c.Close()
-	c.Raw(func(dc any) error {
+	if err := c.Raw(func(dc any) error {
 		dc.(*driver.SQLiteConn).RegisterUpdateHook(func(int, string, string, int64) { panic("boom") })
 		return nil
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	_, err := c.ExecContext(context.Background(), "INSERT INTO t VALUES (1)")
 	var p *sqlbatch.HookPanicError
 	if !errors.As(err, &p) || p.Value != "boom" {
 		t.Fatalf("panic in the update hook: %v", err)
 	}
-	c.Raw(func(dc any) error {
+	if err := c.Raw(func(dc any) error {
 		dc.(*driver.SQLiteConn).RegisterUpdateHook(nil)
 		return nil
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ExecContext(context.Background(), "INSERT INTO t VALUES (2)"); err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +512,7 @@ func TestDriverCloseInsideHook(t *testing.T) {
 			t.Errorf("Close from a hook: %v, want ErrMisuse", err)
 		}
 	}
-	c.Raw(func(dc any) error {
+	if err := c.Raw(func(dc any) error {
 		sc := dc.(*driver.SQLiteConn)
 		sc.RegisterUpdateHook(nil)
 		sc.RegisterCommitHook(nil)
@@ -492,7 +520,9 @@ func TestDriverCloseInsideHook(t *testing.T) {
 			t.Error("the connection is no longer valid after Close from its hooks")
 		}
 		return nil
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	var n int
 	if err := c.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 3 {
 		t.Errorf("count %d, %v", n, err)
@@ -596,10 +626,12 @@ func TestDriverPreUpdateValues(t *testing.T) {
 	c := conn(t, db)
 	defer c.Close()
 	var got []driver.SQLitePreUpdateData
-	c.Raw(func(dc any) error {
+	if err := c.Raw(func(dc any) error {
 		dc.(*driver.SQLiteConn).RegisterPreUpdateHook(func(d driver.SQLitePreUpdateData) { got = append(got, d) })
 		return nil
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (1, 42, 2.5, 'txt', x'0102', NULL, '2024-05-06 07:08:09')"); err != nil {
 		t.Fatal(err)
@@ -657,11 +689,15 @@ func TestDriverPreUpdateValues(t *testing.T) {
 	if err := got[0].Old(&id); err == nil {
 		t.Error("Old of an INSERT: no error")
 	}
-	c.Raw(func(dc any) error {
+	if err := c.Raw(func(dc any) error {
 		dc.(*driver.SQLiteConn).RegisterPreUpdateHook(nil)
 		return nil
-	})
-	c.ExecContext(ctx, "DELETE FROM t")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(ctx, "DELETE FROM t"); err != nil {
+		t.Fatal(err)
+	}
 	if len(got) != 2 {
 		t.Errorf("the hook ran after its removal")
 	}
@@ -675,10 +711,12 @@ func TestDriverPreUpdateHookPanicAndSessions(t *testing.T) {
 	c := conn(t, db)
 	defer c.Close()
 	ctx := context.Background()
-	c.Raw(func(dc any) error {
+	if err := c.Raw(func(dc any) error {
 		dc.(*driver.SQLiteConn).RegisterPreUpdateHook(func(driver.SQLitePreUpdateData) { panic("boom") })
 		return nil
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	_, err := c.ExecContext(ctx, "INSERT INTO t VALUES (1)")
 	var p *sqlbatch.HookPanicError
 	if !errors.As(err, &p) || p.Hook != "preupdate hook" {
@@ -708,12 +746,14 @@ func TestDriverPreUpdateHookPanicAndSessions(t *testing.T) {
 	if calls != 0 {
 		t.Errorf("a preupdate hook ran %d times beside a session", calls)
 	}
-	c.Raw(func(any) error {
+	if err := c.Raw(func(any) error {
 		if s.IsEmpty() {
 			t.Error("the session recorded nothing")
 		}
 		return s.Delete()
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // SetTrace.
@@ -779,15 +819,25 @@ func TestDriverSetTrace(t *testing.T) {
 	}
 	// nil removes it.
 	got = nil
-	set(nil)
-	c.ExecContext(ctx, "INSERT INTO t VALUES (8)")
+	if err := set(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (8)"); err != nil {
+		t.Fatal(err)
+	}
 	if len(got) != 0 {
 		t.Errorf("events after SetTrace(nil): %+v", got)
 	}
 	// Close: the event, when the pool closes the connection.
-	set(&driver.TraceConfig{Callback: record, EventMask: driver.TraceClose})
-	c.Close()
-	db.Close()
+	if err := set(&driver.TraceConfig{Callback: record, EventMask: driver.TraceClose}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if len(got) != 1 || got[0].EventCode != driver.TraceClose {
 		t.Errorf("close events %+v", got)
 	}
@@ -888,8 +938,12 @@ func TestDriverBackup(t *testing.T) {
 		}
 		return b.Close()
 	})
-	sc.Close()
-	dc.Close()
+	if err := sc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dc.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if sum(t, dest) != sum(t, src) {
 		t.Fatal("contents differ")
 	}
@@ -922,7 +976,9 @@ func TestDriverBackupBusyIsNotAnError(t *testing.T) {
 	defer sc.Close()
 	defer dc.Close()
 	raw2(t, dc, sc, func(d, s *driver.SQLiteConn) error {
-		d.Raw().SetBusyTimeout(0)
+		if err := d.Raw().SetBusyTimeout(0); err != nil {
+			return err
+		}
 		b, err := d.Backup("", s, "")
 		if err != nil {
 			return err
@@ -964,12 +1020,18 @@ func TestDriverUnfinishedBackupLeavesThePool(t *testing.T) {
 		_, err = b.Step(2)
 		return err
 	})
-	dc.Close() // the pool closes it: its backup ends
+	if err := dc.Close(); err != nil { // the pool closes it: its backup ends
+		t.Fatal(err)
+	}
 	if _, err := b.Raw().Step(2); !errors.Is(err, sqlbatch.ErrClosed) {
 		t.Fatalf("Step after the pool closed the destination: %v", err)
 	}
-	b.Finish()
-	sc.Close()
+	if err := b.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// Both pools work, and the destination is as it was.
 	if one[int](t, dest, "SELECT count(*) FROM sqlite_schema WHERE name = 'keep'") != 1 {
 		t.Fatal("destination changed")
@@ -1026,7 +1088,9 @@ func TestDriverSerializeDeserialize(t *testing.T) {
 	if _, err := mc.ExecContext(context.Background(), "SELECT * FROM big"); !errors.Is(err, sqlbatch.ErrNotADB) {
 		t.Fatalf("query of garbage: %v", err)
 	}
-	mc.Close()
+	if err := mc.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestDriverLimitsFilenameBlob(t *testing.T) {
@@ -1058,7 +1122,10 @@ func TestDriverLimitsFilenameBlob(t *testing.T) {
 			t.Error("unknown limit id")
 		}
 		sc.SetLimit(driver.SQLITE_LIMIT_SQL_LENGTH, old)
-		abs, _ := filepath.Abs(path)
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
+		}
 		if f := sc.GetFilename(""); f != abs {
 			t.Errorf("GetFilename: %q, want %q", f, abs)
 		}
@@ -1067,7 +1134,7 @@ func TestDriverLimitsFilenameBlob(t *testing.T) {
 		}
 
 		var b *driver.Blob
-		b, err := sc.OpenBlob("main", "b", "data", 1, true)
+		b, err = sc.OpenBlob("main", "b", "data", 1, true)
 		if err != nil {
 			return err
 		}

@@ -118,7 +118,9 @@ func TestStatementReusedThroughTheCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = st.QueryRow(i).Scan(&once)
-		st.Close()
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
 		want := fmt.Sprintf("item %d", i)
 		if err != nil || name != want || again != want || once != want {
 			t.Fatalf("row %d: %q %q %q, %v", i, name, again, once, err)
@@ -165,7 +167,9 @@ func TestGrowingRowsThroughDatabaseSQL(t *testing.T) {
 		if err := rows.Err(); err != nil || len(texts) != n {
 			t.Fatalf("%q: %d rows, %v", opts, len(texts), err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 		for i := 1; i <= n; i++ {
 			if texts[i-1] != text(i) || string(blobs[i-1]) != string(blob(i)) {
 				t.Fatalf("%q row %d: %d text bytes, %d blob bytes", opts, i, len(texts[i-1]), len(blobs[i-1]))

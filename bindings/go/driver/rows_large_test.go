@@ -59,7 +59,9 @@ func TestLargeAndSmallRowsScan(t *testing.T) {
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 		rows, err = db.Query("SELECT i, t, b, b FROM m ORDER BY i")
 		if err != nil {
 			t.Fatal(err)
@@ -75,7 +77,9 @@ func TestLargeAndSmallRowsScan(t *testing.T) {
 		if err := rows.Err(); err != nil || len(keep) != len(largeSizes) {
 			t.Fatalf("batch %s: %d rows, %v", batch, len(keep), err)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
 		runtime.GC()
 		for _, k := range keep {
 			n := largeSizes[k.i]
@@ -115,7 +119,9 @@ func BenchmarkLargeValuesSQL(b *testing.B) {
 			}
 			sum += int(id) + len(s) + len(buf)
 		}
-		rows.Close()
+		if err := rows.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	runtime.ReadMemStats(&after)
 	if sum == 0 {

@@ -19,7 +19,11 @@ func open(t *testing.T) *sqlbatch.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return c
 }
 
@@ -60,7 +64,9 @@ func TestInitExtensionErrors(t *testing.T) {
 	if e.Msg != "the extension's entry point failed" {
 		t.Errorf("message %q", e.Msg)
 	}
-	c.Close()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	wantCode(t, c.InitExtension(vectest.Init()), sqlbatch.ErrClosed)
 }
 
@@ -69,7 +75,11 @@ func TestAutoExtension(t *testing.T) {
 	if err := sqlbatch.AutoExtension(vectest.Init()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { sqlbatch.CancelAutoExtension(vectest.Init()) })
+	t.Cleanup(func() {
+		if _, err := sqlbatch.CancelAutoExtension(vectest.Init()); err != nil {
+			t.Error(err)
+		}
+	})
 	// Registering it twice is a no-op: one cancel undoes it below.
 	if err := sqlbatch.AutoExtension(vectest.Init()); err != nil {
 		t.Fatal(err)
@@ -121,7 +131,9 @@ func TestAutoExtensionErrors(t *testing.T) {
 		t.Fatalf("CancelAutoExtension = %v, %v", ok, cerr)
 	}
 	if err == nil {
-		c.Close()
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
 		t.Fatal("Open succeeded with a failing automatic extension")
 	}
 	wantCode(t, err, sqlbatch.ErrError)
