@@ -59,8 +59,10 @@
 // a few thousand rows per call: one typed loop per column writes the cells in place.
 //
 //	p.Reset()
-//	err := p.AppendColumns(ids[i:j], names[i:j]) // []int64, []string
-//	_, err = stmt.ExecMany(&p)
+//	if err := p.AppendColumns(ids[i:j], names[i:j]); err != nil { // []int64, []string
+//		return err
+//	}
+//	_, err := stmt.ExecMany(&p)
 //
 // # Errors
 //

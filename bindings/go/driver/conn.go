@@ -16,9 +16,12 @@ import (
 // driver interfaces; reach it from your code through sql.Conn.Raw to use what database/sql
 // has no words for, such as the bulk write:
 //
-//	conn, _ := db.Conn(ctx)
+//	conn, err := db.Conn(ctx)
+//	if err != nil {
+//		return err
+//	}
 //	defer conn.Close()
-//	err := conn.Raw(func(dc any) error {
+//	err = conn.Raw(func(dc any) error {
 //		_, err := dc.(*driver.Conn).ExecMany(ctx, "INSERT INTO t VALUES (?, ?)", &params)
 //		return err
 //	})

@@ -111,14 +111,22 @@
 //
 // # Bulk insert through sql.Conn.Raw
 //
-//	conn, _ := db.Conn(ctx)
+//	conn, err := db.Conn(ctx)
+//	if err != nil {
+//		return err
+//	}
 //	defer conn.Close()
-//	conn.ExecContext(ctx, "BEGIN")
-//	err := conn.Raw(func(dc any) error {
+//	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+//		return err
+//	}
+//	err = conn.Raw(func(dc any) error {
 //		_, err := dc.(*driver.Conn).ExecMany(ctx, "INSERT INTO t VALUES (?, ?)", &params)
 //		return err
 //	})
-//	conn.ExecContext(ctx, "COMMIT")
+//	if err != nil {
+//		return err // the pool rolls the transaction back before the connection's next use
+//	}
+//	_, err = conn.ExecContext(ctx, "COMMIT")
 //
 // params is a sqlbatch.Params: filled row by row (params.Int64(id).Text(name)), or, for
 // data held in slices, a few thousand rows at a time with params.AppendColumns(ids, names),
@@ -235,7 +243,7 @@
 //	sql.Register("sqlbatch_custom", &driver.Driver{ConnectHook: func(c *driver.SQLiteConn) error {
 //		return c.RegisterFunc("f", func(x int64) int64 { return x*2 + 1 }, true)
 //	}})
-//	db, _ := sql.Open("sqlbatch_custom", "app.db")
+//	db, err := sql.Open("sqlbatch_custom", "app.db")
 //
 // or on one connection through sql.Conn.Raw. A Go panic in a function becomes an SQL error
 // of the statement. The package sqlbatch has the same without reflection, and aggregates
@@ -258,7 +266,7 @@
 //				return err
 //			}
 //			if _, err := b.Step(-1); err != nil {
-//				b.Finish()
+//				b.Finish() // the step's error is the one to report
 //				return err
 //			}
 //			return b.Finish()
@@ -279,22 +287,30 @@
 // connection: hold one sql.Conn for as long as the session records, and reach it through
 // Raw each time:
 //
-//	conn, _ := db.Conn(ctx)
+//	conn, err := db.Conn(ctx)
+//	if err != nil {
+//		return err
+//	}
 //	defer conn.Close()
 //	var s *sqlbatch.Session
-//	conn.Raw(func(dc any) (err error) {
-//		s, err = dc.(*driver.SQLiteConn).Raw().CreateSession(nil)
-//		if err == nil {
-//			err = s.Attach("")
+//	err = conn.Raw(func(dc any) (err error) {
+//		if s, err = dc.(*driver.SQLiteConn).Raw().CreateSession(nil); err != nil {
+//			return err
 //		}
-//		return err
+//		return s.Attach("")
 //	})
-//	conn.ExecContext(ctx, "UPDATE t SET x = x + 1")
-//	var changes []byte
-//	conn.Raw(func(any) (err error) {
-//		changes, err = s.Changeset()
-//		s.Delete()
+//	if err != nil {
 //		return err
+//	}
+//	if _, err := conn.ExecContext(ctx, "UPDATE t SET x = x + 1"); err != nil {
+//		return err
+//	}
+//	var changes []byte
+//	err = conn.Raw(func(any) (err error) {
+//		if changes, err = s.Changeset(); err != nil {
+//			return err
+//		}
+//		return s.Delete()
 //	})
 //
 // Delete the session before the sql.Conn goes back to the pool: it would go on recording

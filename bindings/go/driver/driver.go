@@ -59,7 +59,10 @@ func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
 // Connector opens connections with a fixed Config. Use it with sql.OpenDB to configure a
 // pool from Go instead of a DSN:
 //
-//	cfg, _ := driver.ParseDSN("app.db?_journal_mode=WAL")
+//	cfg, err := driver.ParseDSN("app.db?_journal_mode=WAL")
+//	if err != nil {
+//		return err
+//	}
 //	cfg.Pragmas = append(cfg.Pragmas, "PRAGMA temp_store = MEMORY")
 //	db := sql.OpenDB(driver.NewConnector(cfg))
 type Connector struct {
