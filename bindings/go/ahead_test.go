@@ -581,7 +581,7 @@ func TestFetchAheadProgressHandlerAndClose(t *testing.T) {
 		if !errors.As(rows.Err(), &hp) || hp.Value != "progress" || n == 0 || n == 3000 {
 			t.Fatalf("ahead %v: %d rows, %v", on, n, rows.Err())
 		}
-		// Synchronously the panic comes alone; ahead, with the interrupt it caused (README).
+		// Synchronously the panic comes alone; ahead, with the interrupt it caused (docs/go.md).
 		if on != errors.Is(hp.Err, sqlbatch.ErrInterrupt) || !on && hp.Err != nil {
 			t.Fatalf("ahead %v: Err %v", on, hp.Err)
 		}

@@ -388,7 +388,7 @@ func (c *Conn) queryStmt(ctx context.Context, s *sqlbatch.Stmt, query string, ar
 // which the statement cache's statements get: a *sql.Stmt is as often prepared, run once and
 // closed (an ORM without a statement cache) as kept, and the flag keeps SQLite from taking
 // the statement's memory from its lookaside allocator, which costs a prepare, exec and
-// finalize 16% more instructions (bindings/go README, "Statement cache"). A statement kept
+// finalize 16% more instructions (docs/go.md, "How rows reach Go"). A statement kept
 // for long without it holds lookaside slots that other statements then allocate without.
 func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	if err := ctx.Err(); err != nil {

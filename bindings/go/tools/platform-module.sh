@@ -2,7 +2,7 @@
 # Lays out the per-platform module of a release for one GOOS/GOARCH: a Go module that holds
 # libsqlbatch.a (stripped of debug info) and one cgo file whose LDFLAGS link it, so that a
 # program gets the library from the module proxy with `go get` alone (see "How a release
-# would ship the library" in bindings/go/README.md).
+# would ship the library" in docs/go.md).
 #
 #   platform-module.sh LIBSQLBATCH_A OUTDIR GOOS GOARCH
 set -eu

@@ -6,6 +6,6 @@ package capi
 // elsewhere, either from the environment (CGO_LDFLAGS="$PREFIX/lib/libsqlbatch.a -lm -ldl
 // -lpthread" for an installed static library) or from another cgo package of the program
 // that carries the library, such as the per-platform module that
-// `make -C bindings/go platform-module` lays out (see "Installing" in the README).
+// `make -C bindings/go platform-module` lays out (see "Install" in the README, and docs/go.md).
 
 import "C"
