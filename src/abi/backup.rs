@@ -91,21 +91,21 @@ pub unsafe extern "C" fn sqlbatch_backup_step(backup: *mut sqlbatch_backup, page
     })
 }
 
-/// sqlbatch_backup_remaining writes to `*out` the pages still to copy, as of the last step.
+/// sqlbatch_backup_remaining writes to `*out_remaining` the pages still to copy, as of the last step.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_backup_remaining(backup: *const sqlbatch_backup, out: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_backup_remaining(backup: *const sqlbatch_backup, out_remaining: *mut i64) -> i32 {
     // SAFETY: the caller's contract.
-    unsafe { counter(backup, out, ffi::sqlite3_backup_remaining) }
+    unsafe { counter(backup, out_remaining, "out_remaining", ffi::sqlite3_backup_remaining) }
 }
 
-/// sqlbatch_backup_pagecount writes to `*out` the pages of the source database, as of the
+/// sqlbatch_backup_pagecount writes to `*out_pagecount` the pages of the source database, as of the
 /// last step (0 before the first).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_backup_pagecount(backup: *const sqlbatch_backup, out: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_backup_pagecount(backup: *const sqlbatch_backup, out_pagecount: *mut i64) -> i32 {
     // SAFETY: the caller's contract.
-    unsafe { counter(backup, out, ffi::sqlite3_backup_pagecount) }
+    unsafe { counter(backup, out_pagecount, "out_pagecount", ffi::sqlite3_backup_pagecount) }
 }
 
 /// sqlbatch_backup_finish ends a backup, complete or not, and frees it: the destination keeps
@@ -227,12 +227,13 @@ pub unsafe extern "C" fn sqlbatch_conn_restore_from_file(
 pub(crate) unsafe fn counter(
     backup: *const sqlbatch_backup,
     out: *mut i64,
+    what: &'static str,
     read: unsafe extern "C" fn(*mut ffi::sqlite3_backup) -> c_int,
 ) -> i32 {
     ffi_boundary!({
         // SAFETY: as for this function; the counters are plain reads of the backup object.
         let b = unsafe { try_ref(backup, "backup")? };
-        let out = unsafe { try_mut(out, "out")? };
+        let out = unsafe { try_mut(out, what)? };
         let raw = b.raw.load(Ordering::SeqCst);
         // A backup whose destination closed has nothing left to copy (it was finished).
         *out = if raw.is_null() { 0 } else { i64::from(unsafe { read(raw) }) };

@@ -86,23 +86,23 @@ pub unsafe extern "C" fn sqlbatch_blob_open(
     })
 }
 
-/// sqlbatch_blob_size writes to `*out` the size of the value in bytes.
+/// sqlbatch_blob_size writes to `*out_size` the size of the value in bytes.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_blob_size(blob: *const sqlbatch_blob, out: *mut u64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_blob_size(blob: *const sqlbatch_blob, out_size: *mut u64) -> i32 {
     // SAFETY: the caller's contract.
     unsafe {
         with_blob(blob, |b| {
             let size = b.size()?;
-            *try_mut(out, "out")? = size as u64;
+            *try_mut(out_size, "out_size")? = size as u64;
             Ok(SQLBATCH_OK)
         })
     }
 }
 
-/// sqlbatch_blob_read copies the `n` bytes at `offset` of the value into `buf`, all of them
-/// in one call whatever `n` is (SQLite's own call takes at most 2 GiB).
-/// NULL: `blob` NULL, or `buf` NULL with `n` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+/// sqlbatch_blob_read copies the `buf_len` bytes at `offset` of the value into `buf`, all of them
+/// in one call whatever `buf_len` is (SQLite's own call takes at most 2 GiB).
+/// NULL: `blob` NULL, or `buf` NULL with `buf_len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (a range outside the value: nothing read);
 /// `SQLITE_ABORT` (the row changed since the handle was opened or moved); `SQLBATCH_E_CLOSED`;
 /// another SQLite error. Recorded on the connection.
@@ -111,26 +111,26 @@ pub unsafe extern "C" fn sqlbatch_blob_read(
     blob: *mut sqlbatch_blob,
     offset: u64,
     buf: *mut u8,
-    n: usize,
+    buf_len: usize,
 ) -> i32 {
-    // SAFETY: the caller's contract; `buf` holds `n` writable bytes.
+    // SAFETY: the caller's contract; `buf` holds `buf_len` writable bytes.
     unsafe {
         with_blob(blob, |b| {
-            if buf.is_null() && n > 0 {
+            if buf.is_null() && buf_len > 0 {
                 return Err(Error::null("buf"));
             }
-            let buf = if n == 0 { &mut [][..] } else { std::slice::from_raw_parts_mut(buf, n) };
+            let buf = if buf_len == 0 { &mut [][..] } else { std::slice::from_raw_parts_mut(buf, buf_len) };
             b.read(offset, buf)?;
             Ok(SQLBATCH_OK)
         })
     }
 }
 
-/// sqlbatch_blob_write copies `n` bytes from `buf` over the value at `offset`, in one call;
+/// sqlbatch_blob_write copies `buf_len` bytes from `buf` over the value at `offset`, in one call;
 /// the handle must have been opened `writable`, and the range must lie inside the value (a
 /// write cannot change its size). Callbacks: the connection's preupdate hook
 /// (`sqlbatch_conn_preupdate_hook`) is called from this call, on this thread.
-/// NULL: `blob` NULL, or `buf` NULL with `n` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+/// NULL: `blob` NULL, or `buf` NULL with `buf_len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE`; `SQLITE_READONLY` (not opened for writing);
 /// `SQLITE_ABORT`; `SQLBATCH_E_CLOSED`; another SQLite error. Recorded on the connection.
 #[no_mangle]
@@ -138,17 +138,17 @@ pub unsafe extern "C" fn sqlbatch_blob_write(
     blob: *mut sqlbatch_blob,
     offset: u64,
     buf: *const u8,
-    n: usize,
+    buf_len: usize,
 ) -> i32 {
-    // SAFETY: the caller's contract; `buf` holds `n` readable bytes.
+    // SAFETY: the caller's contract; `buf` holds `buf_len` readable bytes.
     unsafe {
         with_blob(blob, |b| {
-            if buf.is_null() && n > 0 {
+            if buf.is_null() && buf_len > 0 {
                 return Err(Error::null("buf"));
             }
-            b.check_range(offset, n)?;
+            b.check_range(offset, buf_len)?;
             let raw = b.open_raw()?;
-            let buf = if n == 0 { &[][..] } else { std::slice::from_raw_parts(buf, n) };
+            let buf = if buf_len == 0 { &[][..] } else { std::slice::from_raw_parts(buf, buf_len) };
             for (i, chunk) in buf.chunks(CHUNK).enumerate() {
                 let at = offset as usize + i * CHUNK;
                 let rc = ffi::sqlite3_blob_write(

@@ -160,7 +160,7 @@ pub unsafe extern "C" fn sqlbatch_conn_status(
 
 /// sqlbatch_stmt_status reads statement counter `op` (an `SQLITE_STMTSTATUS_*` value, e.g.
 /// `FULLSCAN_STEP` 1, `SORT` 2, `VM_STEP` 4, `RUN` 6, `MEMUSED` 99;
-/// <https://sqlite.org/c3ref/c_stmtstatus_counter.html>) into `*out`, resetting it when
+/// <https://sqlite.org/c3ref/c_stmtstatus_counter.html>) into `*out_value`, resetting it when
 /// `reset` is set (`sqlite3_stmt_status`). A statement of no SQL reads 0.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (an unknown `op`); `SQLBATCH_E_CLOSED`;
 /// `SQLBATCH_E_NULL_PARAMETER`; `SQLITE_BUSY` on a backup's destination and `SQLITE_MISUSE`
@@ -170,18 +170,18 @@ pub unsafe extern "C" fn sqlbatch_stmt_status(
     stmt: *mut sqlbatch_stmt,
     op: i32,
     reset: bool,
-    out: *mut i64,
+    out_value: *mut i64,
 ) -> i32 {
     ffi_boundary!(stmt: stmt => |s| {
-        // SAFETY: the caller vouches for `out`.
-        let out = unsafe { try_mut(out, "out")? };
+        // SAFETY: the caller vouches for `out_value`.
+        let out_value = unsafe { try_mut(out_value, "out_value")? };
         // Closed, a backup's destination, a bulk write queued, and the worker's job done.
         s.handles()?;
         let known = [1, 2, 3, 4, 5, 6, 7, 8, 99];
         if !known.contains(&op) {
             return Err(Error::new(SQLBATCH_E_RANGE, format!("no statement counter {op}")));
         }
-        *out = if s.raw.is_null() {
+        *out_value = if s.raw.is_null() {
             0
         } else {
             // SAFETY: a live statement of an open connection, used by this thread only.
@@ -191,34 +191,34 @@ pub unsafe extern "C" fn sqlbatch_stmt_status(
     })
 }
 
-/// sqlbatch_conn_txn_state writes to `*out` the transaction state of database `schema` of
+/// sqlbatch_conn_txn_state writes to `*out_state` the transaction state of database `schema` of
 /// `conn` (NULL: the most advanced state over every attached database): `SQLBATCH_TXN_NONE`,
 /// `_READ` or `_WRITE` (`sqlite3_txn_state`).
 /// @return `SQLBATCH_OK`; `SQLITE_ERROR` (no such schema); `SQLBATCH_E_CLOSED`;
 /// `SQLBATCH_E_NULL_PARAMETER`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_txn_state(
-    conn: *mut sqlbatch_conn,
+    conn: *const sqlbatch_conn,
     schema: *const c_char,
     schema_len: usize,
-    out: *mut i32,
+    out_state: *mut i32,
 ) -> i32 {
     ffi_boundary!(conn: conn => |c| {
         let db = c.shared.db()?;
         // SAFETY: the caller vouches for the pointers.
-        let out = unsafe { try_mut(out, "out")? };
+        let out_state = unsafe { try_mut(out_state, "out_state")? };
         let name = if schema.is_null() { None } else { Some(unsafe { schema_name(schema, schema_len)? }) };
         // SAFETY: `db` is open and used by this thread only.
         let state = unsafe { ffi::sqlite3_txn_state(db, name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr())) };
         if state < 0 {
             return Err(unknown_schema(name.as_deref()));
         }
-        *out = state;
+        *out_state = state;
         Ok(SQLBATCH_OK)
     })
 }
 
-/// sqlbatch_conn_readonly writes to `*out` whether database `schema` (NULL: "main") of `conn`
+/// sqlbatch_conn_readonly writes to `*out_readonly` whether database `schema` (NULL: "main") of `conn`
 /// is read-only: true for a connection opened read-only or a file it could only open for
 /// reading (`sqlite3_db_readonly`; a buffer deserialized read-only refuses writes but reads
 /// false here, as SQLite reports it).
@@ -226,28 +226,28 @@ pub unsafe extern "C" fn sqlbatch_conn_txn_state(
 /// `SQLBATCH_E_NULL_PARAMETER`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_readonly(
-    conn: *mut sqlbatch_conn,
+    conn: *const sqlbatch_conn,
     schema: *const c_char,
     schema_len: usize,
-    out: *mut bool,
+    out_readonly: *mut bool,
 ) -> i32 {
     ffi_boundary!(conn: conn => |c| {
         let db = c.shared.db()?;
         // SAFETY: the caller vouches for the pointers.
-        let out = unsafe { try_mut(out, "out")? };
+        let out_readonly = unsafe { try_mut(out_readonly, "out_readonly")? };
         let name = unsafe { schema_name(schema, schema_len)? };
         // SAFETY: `db` is open and used by this thread only.
         match unsafe { ffi::sqlite3_db_readonly(db, name.as_ptr()) } {
             -1 => Err(unknown_schema(Some(&name))),
             r => {
-                *out = r == 1;
+                *out_readonly = r == 1;
                 Ok(SQLBATCH_OK)
             }
         }
     })
 }
 
-/// sqlbatch_conn_filename writes to `*out` the absolute path of the file behind database
+/// sqlbatch_conn_filename writes to `*out_filename` the absolute path of the file behind database
 /// `schema` (NULL: "main") of `conn`, NUL-terminated UTF-8, or "" for an in-memory or
 /// temporary database (`sqlite3_db_filename`).
 ///
@@ -257,22 +257,22 @@ pub unsafe extern "C" fn sqlbatch_conn_readonly(
 /// `SQLBATCH_E_NULL_PARAMETER`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_filename(
-    conn: *mut sqlbatch_conn,
+    conn: *const sqlbatch_conn,
     schema: *const c_char,
     schema_len: usize,
-    out: *mut *const c_char,
+    out_filename: *mut *const c_char,
 ) -> i32 {
     ffi_boundary!(conn: conn => |c| {
         let db = c.shared.db()?;
         // SAFETY: the caller vouches for the pointers.
-        let out = unsafe { try_mut(out, "out")? };
+        let out_filename = unsafe { try_mut(out_filename, "out_filename")? };
         let name = unsafe { schema_name(schema, schema_len)? };
         // SAFETY: `db` is open and used by this thread only.
         let f = unsafe { ffi::sqlite3_db_filename(db, name.as_ptr()) };
         if f.is_null() {
             return Err(unknown_schema(Some(&name)));
         }
-        *out = f;
+        *out_filename = f;
         Ok(SQLBATCH_OK)
     })
 }

@@ -140,13 +140,14 @@ unsafe fn with_db(conn: *const sqlbatch_conn, f: impl FnOnce(*mut ffi::sqlite3) 
 unsafe fn getter<T, R>(
     conn: *const sqlbatch_conn,
     out: *mut T,
+    what: &'static str,
     read: unsafe extern "C" fn(*mut ffi::sqlite3) -> R,
     convert: impl FnOnce(R) -> T,
 ) -> i32 {
     // SAFETY: as for this function.
     unsafe {
         with_db(conn, |db| {
-            let out = try_mut(out, "out")?;
+            let out = try_mut(out, what)?;
             // SAFETY: `db` is open and used by this thread only.
             *out = convert(read(db));
             Ok(())
@@ -154,40 +155,40 @@ unsafe fn getter<T, R>(
     }
 }
 
-/// sqlbatch_conn_changes writes to `*out` the number of rows inserted, updated or deleted by
+/// sqlbatch_conn_changes writes to `*out_changes` the number of rows inserted, updated or deleted by
 /// the most recent INSERT, UPDATE or DELETE on `conn` (`sqlite3_changes64`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_changes(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_changes(conn: *const sqlbatch_conn, out_changes: *mut i64) -> i32 {
     // SAFETY: the caller's contract is `getter`'s.
-    unsafe { getter(conn, out, ffi::sqlite3_changes64, |n| n) }
+    unsafe { getter(conn, out_changes, "out_changes", ffi::sqlite3_changes64, |n| n) }
 }
 
-/// sqlbatch_conn_total_changes writes to `*out` the number of rows inserted, updated or
+/// sqlbatch_conn_total_changes writes to `*out_total_changes` the number of rows inserted, updated or
 /// deleted since `conn` was opened (`sqlite3_total_changes64`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn, out_total_changes: *mut i64) -> i32 {
     // SAFETY: as above.
-    unsafe { getter(conn, out, ffi::sqlite3_total_changes64, |n| n) }
+    unsafe { getter(conn, out_total_changes, "out_total_changes", ffi::sqlite3_total_changes64, |n| n) }
 }
 
-/// sqlbatch_conn_last_insert_rowid writes to `*out` the rowid of the most recent successful
+/// sqlbatch_conn_last_insert_rowid writes to `*out_rowid` the rowid of the most recent successful
 /// INSERT into a rowid table on `conn` (`sqlite3_last_insert_rowid`), 0 if there was none.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_conn, out: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_conn, out_rowid: *mut i64) -> i32 {
     // SAFETY: as above.
-    unsafe { getter(conn, out, ffi::sqlite3_last_insert_rowid, |n| n) }
+    unsafe { getter(conn, out_rowid, "out_rowid", ffi::sqlite3_last_insert_rowid, |n| n) }
 }
 
-/// sqlbatch_conn_autocommit writes to `*out` whether `conn` is in autocommit mode, i.e. not
+/// sqlbatch_conn_autocommit writes to `*out_autocommit` whether `conn` is in autocommit mode, i.e. not
 /// inside a transaction opened by BEGIN (`sqlite3_get_autocommit`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_autocommit(conn: *const sqlbatch_conn, out: *mut bool) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_autocommit(conn: *const sqlbatch_conn, out_autocommit: *mut bool) -> i32 {
     // SAFETY: as above.
-    unsafe { getter(conn, out, ffi::sqlite3_get_autocommit, |a| a != 0) }
+    unsafe { getter(conn, out_autocommit, "out_autocommit", ffi::sqlite3_get_autocommit, |a| a != 0) }
 }
 
 /// sqlbatch_conn_last_error writes the details of the most recent failing call on `conn`,

@@ -349,7 +349,7 @@ pub unsafe extern "C" fn sqlbatch_call_result(
 
 /// sqlbatch_call_result_bytes sets the result of the current call to TEXT (`kind`
 /// `SQLBATCH_TEXT`, UTF-8) or BLOB (`SQLBATCH_BLOB`) bytes that the caller hands over without
-/// a copy: SQLite keeps the `len` bytes at `bytes` for as long as it needs them and then calls
+/// a copy: SQLite keeps the `bytes_len` bytes at `bytes` for as long as it needs them and then calls
 /// `destroy(bytes)`. When `bytes` is not NULL, `destroy` runs exactly once whatever happens,
 /// also when this call fails, and possibly before it returns (for an empty value, or when
 /// SQLite copies or refuses the bytes); it runs on the thread running the statement and must
@@ -358,7 +358,7 @@ pub unsafe extern "C" fn sqlbatch_call_result(
 ///
 /// Thread: only inside the callback that received `call`.
 /// NULL: `call` NULL: `SQLBATCH_E_NULL_PARAMETER` (`destroy` still runs); `bytes` NULL with
-/// `len` > 0: `SQLBATCH_E_INVALID_ARGUMENT`; `bytes` NULL with `len` 0: an empty value.
+/// `bytes_len` > 0: `SQLBATCH_E_INVALID_ARGUMENT`; `bytes` NULL with `bytes_len` 0: an empty value.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (a kind other than TEXT or BLOB, a
 /// call that has failed already) or `SQLITE_TOOBIG` (over the connection's
 /// `SQLITE_LIMIT_LENGTH`), which (but for the failed call) also make the call fail.
@@ -367,7 +367,7 @@ pub unsafe extern "C" fn sqlbatch_call_result_bytes(
     call: *mut sqlbatch_call,
     kind: u8,
     bytes: *const u8,
-    len: usize,
+    bytes_len: usize,
     destroy: sqlbatch_destroy_fn,
 ) -> i32 {
     let del: ffi::sqlite3_destructor_type = if destroy.is_some() { destroy } else { ffi::SQLITE_TRANSIENT() };
@@ -387,16 +387,16 @@ pub unsafe extern "C" fn sqlbatch_call_result_bytes(
         drop_bytes();
         return SQLBATCH_E_INVALID_ARGUMENT;
     }
-    if bytes.is_null() && len > 0 {
-        let e = Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("{len} result bytes without a pointer"));
+    if bytes.is_null() && bytes_len > 0 {
+        let e = Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("{bytes_len} result bytes without a pointer"));
         return call.fail(&e);
     }
     let p = if bytes.is_null() { ptr::NonNull::<u8>::dangling().as_ptr().cast_const() } else { bytes };
     // `set_bytes` takes the bytes over in every case; a NULL `bytes` has nothing to release.
     let del = if bytes.is_null() { ffi::SQLITE_STATIC() } else { del };
-    // SAFETY: `ctx` is live during the callback; `p` has `len` bytes (the caller's contract).
+    // SAFETY: `ctx` is live during the callback; `p` has `bytes_len` bytes (the caller's contract).
     call._set = SET;
-    match catch(|| unsafe { set_bytes(call.context(), kind, p, len, del) }) {
+    match catch(|| unsafe { set_bytes(call.context(), kind, p, bytes_len, del) }) {
         Ok(()) => SQLBATCH_OK,
         Err(e) => call.fail(&e),
     }

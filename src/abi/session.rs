@@ -156,16 +156,16 @@ pub unsafe extern "C" fn sqlbatch_session_set_indirect(
     }
 }
 
-/// sqlbatch_session_is_empty writes to `*out` whether `session` has recorded no change
+/// sqlbatch_session_is_empty writes to `*out_empty` whether `session` has recorded no change
 /// (`sqlite3session_isempty`): its changeset would be empty.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_session_is_empty(session: *mut sqlbatch_session, out: *mut bool) -> i32 {
+pub unsafe extern "C" fn sqlbatch_session_is_empty(session: *const sqlbatch_session, out_empty: *mut bool) -> i32 {
     // SAFETY: the caller's contract.
     unsafe {
         with_session(session, |_, raw| {
-            let out = try_mut(out, "out")?;
-            *out = ffi::sqlite3session_isempty(raw) != 0;
+            let out_empty = try_mut(out_empty, "out_empty")?;
+            *out_empty = ffi::sqlite3session_isempty(raw) != 0;
             Ok(SQLBATCH_OK)
         })
     }
@@ -206,7 +206,7 @@ pub unsafe extern "C" fn sqlbatch_session_patchset(
 }
 
 /// sqlbatch_session_diff records in `session` the changes that would make the table `table`
-/// of database `from_schema` (attached to the same connection, `from_len` bytes) equal to the
+/// of database `from_schema` (attached to the same connection, `from_schema_len` bytes) equal to the
 /// table of the same name in the session's database (`sqlite3session_diff`): applied to a copy
 /// of the `from_schema` table, the session's changeset turns it into the session's table. The
 /// table is attached to the session if it is not, and both tables must have the same columns
@@ -218,14 +218,14 @@ pub unsafe extern "C" fn sqlbatch_session_patchset(
 pub unsafe extern "C" fn sqlbatch_session_diff(
     session: *mut sqlbatch_session,
     from_schema: *const c_char,
-    from_len: usize,
+    from_schema_len: usize,
     table: *const c_char,
     table_len: usize,
 ) -> i32 {
     // SAFETY: the caller's contract.
     unsafe {
         with_session(session, |_, raw| {
-            let from = try_cstring(from_schema, from_len, "from_schema")?;
+            let from = try_cstring(from_schema, from_schema_len, "from_schema")?;
             let table = try_cstring(table, table_len, "table")?;
             let mut msg: *mut c_char = ptr::null_mut();
             let rc = ffi::sqlite3session_diff(raw, from.as_ptr(), table.as_ptr(), &mut msg);
@@ -274,7 +274,7 @@ pub unsafe extern "C" fn sqlbatch_session_delete(session: *mut sqlbatch_session)
     })
 }
 
-/// sqlbatch_conn_apply_changeset applies the changeset or patchset of `len` bytes at `data` to
+/// sqlbatch_conn_apply_changeset applies the changeset or patchset of `data_len` bytes at `data` to
 /// `conn` (`sqlite3changeset_apply_v2`), inside a savepoint: all of it, or, after an abort,
 /// none of it. Tables are matched by name in "main"; a table that does not exist there, or has
 /// other primary key columns, is skipped (`filter`, if not NULL, may skip others, or stop the
@@ -287,7 +287,7 @@ pub unsafe extern "C" fn sqlbatch_session_delete(session: *mut sqlbatch_session)
 /// Callbacks: called on this thread during the call, with `user_data`; they must not use
 /// the connection. The bytes are not trusted: a corrupt changeset is an error
 /// (`SQLITE_CORRUPT`), never a crash. Thread: the connection's.
-/// NULL: `conn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+/// NULL: `conn` NULL, or `data` NULL with `data_len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLITE_ABORT` (a conflict was answered with ABORT, or the filter
 /// stopped the apply: nothing was applied); `SQLITE_CONSTRAINT` (a `FOREIGN_KEY` conflict
 /// answered with ABORT: nothing was applied); `SQLITE_MISUSE` (REPLACE answered to a conflict that does not allow it; called from
@@ -297,7 +297,7 @@ pub unsafe extern "C" fn sqlbatch_session_delete(session: *mut sqlbatch_session)
 pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
     conn: *mut sqlbatch_conn,
     data: *const u8,
-    len: usize,
+    data_len: usize,
     flags: u32,
     policy: i32,
     conflict: sqlbatch_conflict_fn,
@@ -307,7 +307,7 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
     ffi_boundary!(conn: conn => |c| {
         let db = c.shared.db()?;
         // SAFETY: the caller vouches for the pointers.
-        let bytes = unsafe { try_slice(data, len, "data")? };
+        let bytes = unsafe { try_slice(data, data_len, "data")? };
         if flags & !APPLY_FLAGS != 0 {
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown apply flags {:#x}", flags & !APPLY_FLAGS)));
         }
@@ -385,25 +385,25 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
     })
 }
 
-/// sqlbatch_changeset_invert writes the inverse of the changeset of `len` bytes at `data` to a
+/// sqlbatch_changeset_invert writes the inverse of the changeset of `data_len` bytes at `data` to a
 /// new buffer (`sqlite3changeset_invert`): inserts become deletes and the other way round,
 /// updates swap their old and new values, so applying it undoes the changeset. A patchset
 /// cannot be inverted (`SQLITE_CORRUPT`). An empty changeset gives `*out_data` NULL and
 /// `*out_len` 0. Any thread: no connection is involved.
 /// Ownership: the caller keeps `data`; the new buffer is the caller's (`sqlbatch_free`).
-/// NULL: `out_data` or `out_len` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+/// NULL: `out_data` or `out_len` NULL, or `data` NULL with `data_len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK`; `SQLITE_CORRUPT`; `SQLITE_NOMEM`; `SQLBATCH_E_RANGE` (over 2 GiB).
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_changeset_invert(
     data: *const u8,
-    len: usize,
+    data_len: usize,
     out_data: *mut *mut u8,
     out_len: *mut usize,
 ) -> i32 {
     ffi_boundary!({
         // SAFETY: the caller vouches for the pointers.
         let (out_data, out_len) = unsafe { (try_mut(out_data, "out_data")?, try_mut(out_len, "out_len")?) };
-        let a = unsafe { changeset_arg(data, len)? };
+        let a = unsafe { changeset_arg(data, data_len)? };
         // SAFETY: `a.0` holds `a.1` bytes (`changeset_arg`).
         let (rc, inverse) = unsafe { invert(a.0, a.1) };
         code(inverse.hand_over(rc, out_data, out_len))
@@ -438,7 +438,7 @@ pub unsafe extern "C" fn sqlbatch_changeset_concat(
     })
 }
 
-/// sqlbatch_changeset_read hands the changes of the changeset or patchset of `len` bytes at
+/// sqlbatch_changeset_read hands the changes of the changeset or patchset of `data_len` bytes at
 /// `data` to `fn`, in their order, many per call (`sqlite3changeset_start_v2` and its
 /// iterator): up to `max_changes` changes (0: 256) a call, fewer once their values hold
 /// 1 MiB, so that memory stays bounded whatever the changeset's size. With
@@ -446,14 +446,14 @@ pub unsafe extern "C" fn sqlbatch_changeset_concat(
 /// trusted: a corrupt changeset is an error, after the changes before the damage were handed
 /// over (never a crash). Any thread: no connection is involved; `fn` is called on this thread.
 /// Ownership: the caller keeps `data`.
-/// NULL: `fn` NULL, or `data` NULL with `len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
+/// NULL: `fn` NULL, or `data` NULL with `data_len` > 0: `SQLBATCH_E_NULL_PARAMETER`.
 /// @return `SQLBATCH_OK` (every change read, or `fn` stopped it); `SQLITE_CORRUPT`;
 /// `SQLITE_NOMEM`; `SQLBATCH_E_INVALID_ARGUMENT` (unknown flags); `SQLBATCH_E_RANGE` (over
 /// 2 GiB).
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_changeset_read(
     data: *const u8,
-    len: usize,
+    data_len: usize,
     flags: u32,
     max_changes: usize,
     fn_: sqlbatch_changeset_fn,
@@ -465,7 +465,7 @@ pub unsafe extern "C" fn sqlbatch_changeset_read(
             return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown read flags {flags:#x}")));
         }
         // SAFETY: the caller vouches for `data`.
-        let (p, n) = unsafe { changeset_arg(data, len)? };
+        let (p, n) = unsafe { changeset_arg(data, data_len)? };
         // The inverse is read by inverting each change here, not with SQLite's
         // SQLITE_CHANGESETSTART_INVERT: that iterator leaks the values of a damaged UPDATE
         // whose new record has primary-key values (it moves the old record's over them; found

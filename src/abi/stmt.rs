@@ -151,7 +151,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
 }
 
 /// sqlbatch_stmt_column_not_null tells whether result column `col` (from 0) can never be
-/// NULL: `*out` is 1 when it reads a table column declared NOT NULL (or an INTEGER PRIMARY
+/// NULL: `*out_not_null` is 1 when it reads a table column declared NOT NULL (or an INTEGER PRIMARY
 /// KEY), 0 when it reads a table column that may be NULL, and -1 when it is an expression and
 /// nothing is known. This looks up the schema (`sqlite3_table_column_metadata`), so it is kept
 /// out of `sqlbatch_stmt_columns`.
@@ -160,13 +160,13 @@ pub unsafe extern "C" fn sqlbatch_stmt_columns(
 pub unsafe extern "C" fn sqlbatch_stmt_column_not_null(
     stmt: *const sqlbatch_stmt,
     col: usize,
-    out: *mut i32,
+    out_not_null: *mut i32,
 ) -> i32 {
     // SAFETY: the out-pointer is valid for writes (the caller's contract).
     ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         let (db, _) = s.handles()?;
-        let out = try_mut(out, "out")?;
-        *out = s.column_not_null(db, col)?;
+        let out_not_null = try_mut(out_not_null, "out_not_null")?;
+        *out_not_null = s.column_not_null(db, col)?;
         Ok(SQLBATCH_OK)
     })
 }
@@ -238,15 +238,15 @@ pub unsafe extern "C" fn sqlbatch_stmt_param_index(
     })
 }
 
-/// sqlbatch_stmt_readonly writes to `*out` whether `stmt` makes no direct change to the
+/// sqlbatch_stmt_readonly writes to `*out_readonly` whether `stmt` makes no direct change to the
 /// database file (`sqlite3_stmt_readonly`). An empty statement is read-only.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *const sqlbatch_stmt, out: *mut bool) -> i32 {
-    // SAFETY: `out` is valid for writes (the caller's contract).
+pub unsafe extern "C" fn sqlbatch_stmt_readonly(stmt: *const sqlbatch_stmt, out_readonly: *mut bool) -> i32 {
+    // SAFETY: `out_readonly` is valid for writes (the caller's contract).
     ffi_boundary!(stmt_ref: stmt => |s| unsafe {
         s.handles()?;
-        *try_mut(out, "out")? = s.readonly();
+        *try_mut(out_readonly, "out_readonly")? = s.readonly();
         Ok(SQLBATCH_OK)
     })
 }
