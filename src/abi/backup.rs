@@ -94,7 +94,10 @@ pub unsafe extern "C" fn sqlbatch_backup_step(backup: *mut sqlbatch_backup, page
 /// sqlbatch_backup_remaining writes to `*out_remaining` the pages still to copy, as of the last step.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_backup_remaining(backup: *const sqlbatch_backup, out_remaining: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_backup_remaining(
+    backup: *const sqlbatch_backup,
+    out_remaining: *mut i64,
+) -> i32 {
     // SAFETY: the caller's contract.
     unsafe { counter(backup, out_remaining, "out_remaining", ffi::sqlite3_backup_remaining) }
 }
@@ -103,7 +106,10 @@ pub unsafe extern "C" fn sqlbatch_backup_remaining(backup: *const sqlbatch_backu
 /// last step (0 before the first).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_backup_pagecount(backup: *const sqlbatch_backup, out_pagecount: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_backup_pagecount(
+    backup: *const sqlbatch_backup,
+    out_pagecount: *mut i64,
+) -> i32 {
     // SAFETY: the caller's contract.
     unsafe { counter(backup, out_pagecount, "out_pagecount", ffi::sqlite3_backup_pagecount) }
 }

@@ -168,7 +168,10 @@ pub unsafe extern "C" fn sqlbatch_conn_changes(conn: *const sqlbatch_conn, out_c
 /// deleted since `conn` was opened (`sqlite3_total_changes64`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn, out_total_changes: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_total_changes(
+    conn: *const sqlbatch_conn,
+    out_total_changes: *mut i64,
+) -> i32 {
     // SAFETY: as above.
     unsafe { getter(conn, out_total_changes, "out_total_changes", ffi::sqlite3_total_changes64, |n| n) }
 }
@@ -177,7 +180,10 @@ pub unsafe extern "C" fn sqlbatch_conn_total_changes(conn: *const sqlbatch_conn,
 /// INSERT into a rowid table on `conn` (`sqlite3_last_insert_rowid`), 0 if there was none.
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_conn, out_rowid: *mut i64) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(
+    conn: *const sqlbatch_conn,
+    out_rowid: *mut i64,
+) -> i32 {
     // SAFETY: as above.
     unsafe { getter(conn, out_rowid, "out_rowid", ffi::sqlite3_last_insert_rowid, |n| n) }
 }
@@ -186,7 +192,10 @@ pub unsafe extern "C" fn sqlbatch_conn_last_insert_rowid(conn: *const sqlbatch_c
 /// inside a transaction opened by BEGIN (`sqlite3_get_autocommit`).
 /// @return `SQLBATCH_OK`, `SQLBATCH_E_NULL_PARAMETER`, `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_conn_autocommit(conn: *const sqlbatch_conn, out_autocommit: *mut bool) -> i32 {
+pub unsafe extern "C" fn sqlbatch_conn_autocommit(
+    conn: *const sqlbatch_conn,
+    out_autocommit: *mut bool,
+) -> i32 {
     // SAFETY: as above.
     unsafe { getter(conn, out_autocommit, "out_autocommit", ffi::sqlite3_get_autocommit, |a| a != 0) }
 }

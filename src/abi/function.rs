@@ -388,7 +388,8 @@ pub unsafe extern "C" fn sqlbatch_call_result_bytes(
         return SQLBATCH_E_INVALID_ARGUMENT;
     }
     if bytes.is_null() && bytes_len > 0 {
-        let e = Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("{bytes_len} result bytes without a pointer"));
+        let e =
+            Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("{bytes_len} result bytes without a pointer"));
         return call.fail(&e);
     }
     let p = if bytes.is_null() { ptr::NonNull::<u8>::dangling().as_ptr().cast_const() } else { bytes };

@@ -160,7 +160,10 @@ pub unsafe extern "C" fn sqlbatch_session_set_indirect(
 /// (`sqlite3session_isempty`): its changeset would be empty.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_CLOSED`.
 #[no_mangle]
-pub unsafe extern "C" fn sqlbatch_session_is_empty(session: *const sqlbatch_session, out_empty: *mut bool) -> i32 {
+pub unsafe extern "C" fn sqlbatch_session_is_empty(
+    session: *const sqlbatch_session,
+    out_empty: *mut bool,
+) -> i32 {
     // SAFETY: the caller's contract.
     unsafe {
         with_session(session, |_, raw| {

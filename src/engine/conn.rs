@@ -1,4 +1,7 @@
-//! Connections: open, close, interrupt, busy timeout and the counters SQLite keeps.
+//! The connection handle (`sqlbatch_conn`) and what a connection shares with its statements
+//! (`ConnShared`): the SQLite handle and its last error; the statements, blobs, backups and
+//! sessions its close must end first; its hooks and its worker; opening, interrupting and
+//! closing it.
 
 use std::alloc::Layout;
 use std::collections::HashSet;

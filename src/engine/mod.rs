@@ -2,8 +2,8 @@
 //!
 //! Modules from the bottom up; each uses only those above it in this list and the ground floor:
 //!
-//! - values and SQL text: [`mem`] (direct reads of SQLite's result registers), [`value`]
-//!   (cells, parameter sets, binding), [`sql_text`] (where statements start in SQL text),
+//! - values and SQL text: [`value`] (cells, parameter sets, binding), [`mem`] (direct reads
+//!   of SQLite's result registers), [`sql_text`] (where statements start in SQL text),
 //!   [`convert`] (one value as `sqlite3_column_*` would convert it), [`run`] (stepping a
 //!   statement to its end), [`cells`] (rows of values copied out as cells);
 //! - callbacks: [`callback`] (the destructor type, the guard a callback runs under),
@@ -19,8 +19,8 @@
 //!   aggregates, collations), [`config`], [`extension`], [`backup`], [`serialize`], [`blob`],
 //!   [`session`].
 
-pub mod mem;
 pub mod value;
+pub mod mem;
 pub(crate) mod sql_text;
 pub mod convert;
 pub(crate) mod run;

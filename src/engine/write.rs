@@ -1,4 +1,6 @@
-//! Batched write: bind and run one prepared statement for N parameter rows in one call.
+//! Batched write: one prepared statement bound and run for N parameter rows. A checked write
+//! ready to run on any thread (`Write`), its row loop, and what a write queued behind the
+//! caller leaves for its wait (`Queued`); `bulk.rs` decides where it runs.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
