@@ -51,7 +51,8 @@ fn declared_name(item: &str) -> String {
             return ident(&decl[at + 2..]);
         }
         // `typedef struct X {...} X;` or `typedef struct X X;` or `typedef T X;`
-        let last = decl.trim_end_matches(';').rsplit(|c: char| c.is_whitespace() || c == '}').next().unwrap_or("");
+        let last =
+            decl.trim_end_matches(';').rsplit(|c: char| c.is_whitespace() || c == '}').next().unwrap_or("");
         return ident(last);
     }
     // A function: the identifier just before the first '('.
@@ -80,9 +81,16 @@ fn definitions(root: &Path) -> HashMap<String, String> {
         let text = std::fs::read_to_string(&file).expect("read source");
         for line in text.lines() {
             let line = line.trim_start();
-            for prefix in ["pub const ", "pub struct ", "pub type ", "pub unsafe extern \"C\" fn ", "pub extern \"C\" fn "] {
+            for prefix in [
+                "pub const ",
+                "pub struct ",
+                "pub type ",
+                "pub unsafe extern \"C\" fn ",
+                "pub extern \"C\" fn ",
+            ] {
                 if let Some(rest) = line.strip_prefix(prefix) {
-                    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    let name: String =
+                        rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                     if name.to_ascii_lowercase().starts_with("sqlbatch_") {
                         defs.insert(name, rel.clone());
                     }
@@ -113,7 +121,8 @@ fn generate(root: &Path) -> String {
         for functions in [false, true] {
             for (i, item) in items.iter().enumerate() {
                 let name = declared_name(item);
-                let file = defs.get(&name).unwrap_or_else(|| panic!("no definition found in src/ for {name}"));
+                let file =
+                    defs.get(&name).unwrap_or_else(|| panic!("no definition found in src/ for {name}"));
                 if is_fn(item) == functions && files.contains(&file.as_str()) {
                     assert!(!placed[i], "{name} is in two sections");
                     placed[i] = true;
