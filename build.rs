@@ -1,11 +1,11 @@
 //! Build script: link settings of the shared library, and the compile-time check of the SQLite
-//! layout that direct reads rely on (see src/mem.rs).
+//! layout that direct reads rely on (see src/engine/mem.rs).
 //!
 //! Direct reads use offsets and flag values of SQLite's private `Mem` and `Vdbe` structs.
 //! They are written once, in [`LAYOUT`] below; from it this script generates both the Rust
-//! constants (`$OUT_DIR/layout.rs`, included by src/mem.rs) and one `_Static_assert` per
+//! constants (`$OUT_DIR/layout.rs`, included by src/engine/mem.rs) and one `_Static_assert` per
 //! constant (`$OUT_DIR/layout_asserts.h`), and has the C compiler check them, with the extra
-//! assertions of src/layout_check.c (field types, flag bits), against the very amalgamation
+//! assertions of src/engine/layout_check.c (field types, flag bits), against the very amalgamation
 //! libsqlite3-sys compiles and links, with the same `-D`/`-U` flags (see [`sqlite_flags`]).
 //! The check is a syntax-only compile that writes nothing (about 0.7 s per flag set); if any
 //! assertion fails, the build fails and names the constant. Only when it passes, on a 64-bit
@@ -125,10 +125,10 @@ fn find_sqlite() -> (PathBuf, PathBuf) {
     (include, sys_build)
 }
 
-/// Compiles src/layout_check.c (which includes the amalgamation, then the generated
+/// Compiles src/engine/layout_check.c (which includes the amalgamation, then the generated
 /// assertions) once for every flag set libsqlite3-sys may have compiled SQLite with.
 fn check_layout(out: &Path, include: &Path, flag_sets: &[Vec<String>]) {
-    let check = Path::new("src/layout_check.c");
+    let check = Path::new("src/engine/layout_check.c");
     println!("cargo:rerun-if-changed={}", check.display());
 
     let mut build = cc::Build::new();

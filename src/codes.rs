@@ -1,4 +1,4 @@
-//! Status codes, value types and open flags: the numbers of the C ABI.
+//! Status codes: the numbers every fallible function of the C ABI returns, and their names.
 //!
 //! Every fallible function returns an `int32_t` status. `SQLBATCH_OK`, `SQLBATCH_ROW` and
 //! `SQLBATCH_DONE` are not errors. Errors from SQLite are passed through as SQLite's
@@ -44,64 +44,22 @@ pub const SQLBATCH_E_MULTIPLE_STATEMENTS: i32 = 1009;
 /// before it on the same statement failed (no row runs after a failing one).
 pub const SQLBATCH_E_SKIPPED: i32 = 1010;
 
-/// Cell type: a 64-bit signed integer, stored in `bits`.
-pub const SQLBATCH_INTEGER: u8 = 1;
-/// Cell type: an IEEE-754 double, whose bit pattern is stored in `bits`.
-pub const SQLBATCH_FLOAT: u8 = 2;
-/// Cell type: UTF-8 text of `len` bytes at `data + bits` (not NUL-terminated).
-pub const SQLBATCH_TEXT: u8 = 3;
-/// Cell type: a blob of `len` bytes at `data + bits`.
-pub const SQLBATCH_BLOB: u8 = 4;
-/// Cell type: SQL NULL.
-pub const SQLBATCH_NULL: u8 = 5;
-/// Cell type: no value at all: a column that a change does not carry (the unchanged columns
-/// of an UPDATE in a changeset conflict). Never in a fetched batch; not a valid parameter.
-pub const SQLBATCH_UNDEFINED: u8 = 0;
+/// The description of any code: the library's own, or SQLite's (`sqlite3_errstr`).
+pub(crate) fn description(code: i32) -> *const c_char {
+    match library_code_str(code) {
+        Some(s) => s.as_ptr(),
+        // SAFETY: sqlite3_errstr accepts any int and returns a static string.
+        None => unsafe { libsqlite3_sys::sqlite3_errstr(code) },
+    }
+}
 
-/// Open flag: open read-only (SQLite's `SQLITE_OPEN_READONLY`).
-pub const SQLBATCH_OPEN_READONLY: u32 = 0x0000_0001;
-/// Open flag: open for reading and writing (`SQLITE_OPEN_READWRITE`).
-pub const SQLBATCH_OPEN_READWRITE: u32 = 0x0000_0002;
-/// Open flag: create the database if it does not exist (`SQLITE_OPEN_CREATE`); needs READWRITE.
-pub const SQLBATCH_OPEN_CREATE: u32 = 0x0000_0004;
-/// Open flag: interpret the path as a `file:` URI (`SQLITE_OPEN_URI`).
-pub const SQLBATCH_OPEN_URI: u32 = 0x0000_0040;
-/// Open flag: a private in-memory database (`SQLITE_OPEN_MEMORY`).
-pub const SQLBATCH_OPEN_MEMORY: u32 = 0x0000_0080;
-/// Open flag: keep SQLite's per-connection mutex (`SQLITE_OPEN_FULLMUTEX`). Without it the
-/// connection is opened with `SQLITE_OPEN_NOMUTEX` (see "Thread model").
-pub const SQLBATCH_OPEN_FULLMUTEX: u32 = 0x0001_0000;
-/// Open flag: enable shared-cache mode for this connection (`SQLITE_OPEN_SHAREDCACHE`).
-pub const SQLBATCH_OPEN_SHAREDCACHE: u32 = 0x0002_0000;
-/// Open flag: disable shared-cache mode for this connection (`SQLITE_OPEN_PRIVATECACHE`).
-pub const SQLBATCH_OPEN_PRIVATECACHE: u32 = 0x0004_0000;
-/// Open flag: refuse to open a path that is a symbolic link (`SQLITE_OPEN_NOFOLLOW`).
-pub const SQLBATCH_OPEN_NOFOLLOW: u32 = 0x0100_0000;
-/// Open flag, sqlbatch's own: every statement prepared on the connection fetches ahead (see
-/// `sqlbatch_stmt_set_fetch_ahead`, which turns it off or on per statement).
-pub const SQLBATCH_OPEN_FETCH_AHEAD: u32 = 0x4000_0000;
-
-/// Prepare flag: the statement will be kept and reused many times (`SQLITE_PREPARE_PERSISTENT`).
-pub const SQLBATCH_PREPARE_PERSISTENT: u32 = 0x01;
-/// Prepare flag: refuse SQL that holds more than one statement, with
-/// `SQLBATCH_E_MULTIPLE_STATEMENTS` (whitespace, comments and lone semicolons may follow the
-/// statement). A library flag, not passed to SQLite.
-pub const SQLBATCH_PREPARE_SINGLE: u32 = 0x0001_0000;
-
-/// The flags `sqlbatch_conn_open` accepts.
-pub(crate) const OPEN_FLAGS_ALLOWED: u32 = SQLBATCH_OPEN_READONLY
-    | SQLBATCH_OPEN_READWRITE
-    | SQLBATCH_OPEN_CREATE
-    | SQLBATCH_OPEN_URI
-    | SQLBATCH_OPEN_MEMORY
-    | SQLBATCH_OPEN_FULLMUTEX
-    | SQLBATCH_OPEN_SHAREDCACHE
-    | SQLBATCH_OPEN_PRIVATECACHE
-    | SQLBATCH_OPEN_NOFOLLOW
-    | SQLBATCH_OPEN_FETCH_AHEAD;
-
-/// The flags `sqlbatch_stmt_prepare` accepts.
-pub(crate) const PREPARE_FLAGS_ALLOWED: u32 = SQLBATCH_PREPARE_PERSISTENT | SQLBATCH_PREPARE_SINGLE;
+/// The symbolic name of a code (`"SQLITE_CONSTRAINT_UNIQUE"`, `"SQLBATCH_E_RANGE"`), or None.
+pub(crate) fn name(code: i32) -> Option<&'static CStr> {
+    if let Some(name) = library_code_name(code) {
+        return Some(name);
+    }
+    SQLITE_CODE_NAMES.binary_search_by_key(&code, |&(c, _)| c).ok().map(|i| SQLITE_CODE_NAMES[i].1)
+}
 
 /// The description of a library code, or None for codes that belong to SQLite.
 pub(crate) fn library_code_str(code: i32) -> Option<&'static CStr> {
@@ -122,22 +80,6 @@ pub(crate) fn library_code_str(code: i32) -> Option<&'static CStr> {
         SQLBATCH_E_SKIPPED => c"not run: an earlier queued write failed",
         _ => return None,
     })
-}
-
-/// sqlbatch_code_str describes a status code in English.
-///
-/// Works for the library's own codes and for every SQLite result code, primary or extended
-/// (through `sqlite3_errstr`). Unknown codes give "unknown error".
-///
-/// Lifetime: the string is static, NUL-terminated, and must not be freed.
-/// @return never NULL.
-#[no_mangle]
-pub extern "C" fn sqlbatch_code_str(code: i32) -> *const c_char {
-    match library_code_str(code) {
-        Some(s) => s.as_ptr(),
-        // SAFETY: sqlite3_errstr accepts any int and returns a static string.
-        None => unsafe { libsqlite3_sys::sqlite3_errstr(code) },
-    }
 }
 
 /// The symbolic name of a library code, or None for codes that belong to SQLite.
@@ -276,44 +218,6 @@ const SQLITE_CODE_NAMES: &[(i32, &CStr)] = &[
     (9226, c"SQLITE_IOERR_CODEC"),
 ];
 
-/// sqlbatch_code_name gives the symbolic name of a status code, as the C headers spell it:
-/// "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_BUSY", "SQLBATCH_E_RANGE", "SQLBATCH_OK".
-///
-/// Knows every primary and extended result code of the bundled SQLite and every library
-/// code, so that bindings need no table of their own (they print it beside the message, and
-/// name their error constants after it).
-///
-/// Lifetime: the string is static, NUL-terminated, and must not be freed. Any thread.
-/// @return the name, or NULL for a code that is neither SQLite's nor the library's.
-#[no_mangle]
-pub extern "C" fn sqlbatch_code_name(code: i32) -> *const c_char {
-    if let Some(name) = library_code_name(code) {
-        return name.as_ptr();
-    }
-    match SQLITE_CODE_NAMES.binary_search_by_key(&code, |&(c, _)| c) {
-        Ok(i) => SQLITE_CODE_NAMES[i].1.as_ptr(),
-        Err(_) => std::ptr::null(),
-    }
-}
-
-/// sqlbatch_version returns the version of this library, e.g. "0.1.0".
-///
-/// Lifetime: static, NUL-terminated, must not be freed. It equals the `SQLBATCH_VERSION` macro
-/// of the header the caller was compiled against when the two match.
-#[no_mangle]
-pub extern "C" fn sqlbatch_version() -> *const c_char {
-    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
-}
-
-/// sqlbatch_sqlite_version returns the version of the SQLite library built into sqlbatch, e.g. "3.54.1".
-///
-/// Lifetime: static, NUL-terminated, must not be freed.
-#[no_mangle]
-pub extern "C" fn sqlbatch_sqlite_version() -> *const c_char {
-    // SAFETY: sqlite3_libversion returns a static string.
-    unsafe { libsqlite3_sys::sqlite3_libversion() }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,7 +226,7 @@ mod tests {
     fn every_code_has_a_name_and_a_description() {
         assert!(SQLITE_CODE_NAMES.windows(2).all(|w| w[0].0 < w[1].0), "sorted, no duplicates");
         for &(code, name) in SQLITE_CODE_NAMES {
-            assert_eq!(sqlbatch_code_name(code), name.as_ptr());
+            assert_eq!(super::name(code), Some(name));
             let primary = code & 0xff;
             let prefix = SQLITE_CODE_NAMES.iter().find(|&&(c, _)| c == primary).map(|&(_, n)| n);
             // An extended code's name starts with its primary code's (SQLITE_OK_* aside).
@@ -330,7 +234,7 @@ mod tests {
                 assert!(name.to_bytes().starts_with(p.to_bytes()), "{name:?} vs {p:?}");
             }
         }
-        let named = |c: i32| unsafe { CStr::from_ptr(sqlbatch_code_name(c)) }.to_str().unwrap().to_owned();
+        let named = |c: i32| super::name(c).unwrap().to_str().unwrap().to_owned();
         assert_eq!(named(libsqlite3_sys::SQLITE_CONSTRAINT_UNIQUE), "SQLITE_CONSTRAINT_UNIQUE");
         assert_eq!(named(libsqlite3_sys::SQLITE_BUSY), "SQLITE_BUSY");
         assert_eq!(named(libsqlite3_sys::SQLITE_IOERR_SHORT_READ), "SQLITE_IOERR_SHORT_READ");
@@ -339,7 +243,7 @@ mod tests {
         for code in 1000..=1023 {
             assert_eq!(library_code_str(code).is_some(), library_code_name(code).is_some(), "{code}");
         }
-        assert!(sqlbatch_code_name(999).is_null());
-        assert!(sqlbatch_code_name(-1).is_null());
+        assert!(super::name(999).is_none());
+        assert!(super::name(-1).is_none());
     }
 }

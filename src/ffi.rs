@@ -97,3 +97,12 @@ pub(crate) unsafe fn schema_name(ptr: *const c_char, len: usize) -> Result<CStri
     // SAFETY: as for this function.
     unsafe { try_cstring(ptr, len, "schema") }
 }
+
+/// The start of `items`, or NULL when it is empty: the library hands out no dangling pointers.
+pub(crate) fn non_empty<T>(items: &[T]) -> *const T {
+    if items.is_empty() {
+        std::ptr::null()
+    } else {
+        items.as_ptr()
+    }
+}

@@ -2,75 +2,39 @@
 //!
 //! Language bindings to SQLite spend most of their time crossing the FFI boundary once per
 //! row and per column. Every sqlbatch call does a whole batch of work per crossing:
-//!
-//! - [`fetch::sqlbatch_stmt_fetch`] steps up to N rows into memory the caller reads with plain loads;
-//! - [`script::sqlbatch_conn_exec`] runs a whole multi-statement script;
-//! - [`write::sqlbatch_stmt_execute_many`] binds and runs a statement for N parameter rows.
+//! `sqlbatch_stmt_fetch` steps up to N rows into memory the caller reads with plain loads,
+//! `sqlbatch_conn_exec` runs a whole multi-statement script, and `sqlbatch_stmt_execute_many`
+//! binds and runs a statement for N parameter rows.
 //!
 //! The C header `include/sqlbatch.h` is generated from these sources by cbindgen
-//! (`scripts/gen-header.sh`); the doc comments here are written for its C readers.
-//! One module per concern: `codes` (numbers), `error` and `panic` (how failures cross the
-//! boundary), `ffi` (pointer checks), `value` (cells and parameters), `conn`, `stmt`,
-//! `fetch` (with `mem`, direct reads of result values), `script`, `write`, `run`
-//! (stepping a statement to its end), `convert` (one value as `sqlite3_column_*` would
-//! convert it), `function` (SQL functions, aggregates, collations) with `call` (what their
-//! callbacks set), `extension`, `hooks` (with `hooks::batch`, the update events in batches, and `hooks::trace`; `cells`, rows of values copied out), `backup`, `blob` (incremental I/O), `serialize`, `session` (sessions and changesets), and `config`
-//! (limits, switches, checkpoints, counters).
+//! (`scripts/gen-header.sh`); the doc comments of the entry points are written for its C
+//! readers. The crate is built in three layers, each naming only the ones below it
+//! (docs/architecture.md):
+//!
+//! - [`abi`]: the entry points, every `extern "C"` function and nothing else, one file per
+//!   handle family, in the order a program meets them;
+//! - [`engine`]: what they do: connections, statements, fetching, writing, callbacks;
+//! - the ground floor: [`codes`] (status codes and their names), [`error`] (errors, and the
+//!   last error of a connection), [`panic`] (no panic unwinds into C), [`ffi`] (pointer checks).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)] // Safety is documented for C callers in the header.
 
-// In the order a reader of the header meets them (cbindgen keeps it within each kind of
-// item): codes, errors, values, connections, statements, fetch, exec, batched write, and
-// conversions.
-pub mod ahead;
-pub mod backup;
-pub mod blob;
-pub mod call;
-mod cells;
-pub mod codes;
-pub mod config;
-pub mod conn;
-pub mod convert;
-pub mod error;
-pub mod extension;
-pub mod fetch;
-mod ffi;
-pub mod function;
-pub mod hooks;
-#[doc(hidden)]
-pub mod mem;
-mod panic;
-mod run;
-pub mod script;
-pub mod serialize;
-pub mod session;
-mod sql_text;
-mod state;
-pub mod stmt;
-pub mod value;
-mod worker;
-pub mod write;
+pub mod abi;
+pub mod engine;
 
-pub use ahead::sqlbatch_stmt_set_fetch_ahead;
-pub use backup::*;
-pub use blob::*;
-pub use call::*;
+pub mod codes;
+pub mod error;
+mod ffi;
+mod panic;
+
+pub use abi::*;
 pub use codes::*;
-pub use config::*;
-pub use conn::*;
-pub use convert::*;
-pub use error::sqlbatch_error;
-pub use extension::*;
-pub use fetch::*;
-pub use function::*;
-pub use hooks::*;
-pub use script::*;
-pub use serialize::*;
-pub use session::*;
-pub use stmt::*;
-pub use value::{
-    sqlbatch_params, sqlbatch_str, sqlbatch_value, SQLBATCH_PARAMS_ADDRESSES, SQLBATCH_PARAMS_SINGLE,
+#[doc(hidden)]
+pub use engine::mem;
+pub use engine::{
+    backup::*, blob::*, call::*, callback::*, config::*, conn::*, extension::*, fetch::*, function::*,
+    hooks::*, script::*, serialize::*, session::*, stmt::*, value::*, write::*,
 };
-pub use write::*;
+pub use error::sqlbatch_error;

@@ -1,10 +1,10 @@
 //! The panic boundary: no Rust panic ever unwinds into C.
 //!
-//! Every exported function runs its body through [`ffi_boundary!`] (or [`boundary`] and
-//! [`boundary_value`] directly), which checks the handle it works on for NULL, turns both a
-//! returned [`Error`] and a caught panic into a status code, and records the details on the
-//! connection when there is one to record them on (after rustls-ffi's `ffi_panic_boundary!`).
-//! This module depends on `error.rs` only.
+//! Every exported function runs its body through [`boundary`] or [`boundary_value`] (most
+//! through the `ffi_boundary!` macro of the entry layer, which also checks the handle the
+//! function works on), which turn both a returned [`Error`] and a caught panic into a status
+//! code, and record the details on the connection when there is one to record them on (after
+//! rustls-ffi's `ffi_panic_boundary!`). This module depends on `error.rs` only.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard};
@@ -50,78 +50,6 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) fn boundary_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
 }
-
-/// The prologue of an exported function that returns a status:
-///
-/// - `ffi_boundary!(conn: ptr => |c| body)`: `ptr` is a `*const`/`*mut sqlbatch_conn`; NULL
-///   gives `SQLBATCH_E_NULL_PARAMETER`; otherwise `body` (a `Result<i32, Error>`) runs with
-///   `c: &sqlbatch_conn`, and its error is recorded on the connection.
-/// - `ffi_boundary!(stmt: ptr => |s| body)`: the same for a `*mut sqlbatch_stmt`, with
-///   `s: &mut sqlbatch_stmt`; `ffi_boundary!(stmt_ref: ptr => |s| body)` for a `*const` one,
-///   with `s: &sqlbatch_stmt`. Errors go to the statement's connection.
-/// - `ffi_boundary!(body)`: no handle, nothing recorded.
-///
-/// Either way no panic escapes: it becomes `SQLBATCH_E_PANIC`.
-macro_rules! ffi_boundary {
-    (conn: $ptr:expr => |$c:ident| $body:expr) => {{
-        // SAFETY: a non-NULL handle is a live connection (the caller's contract).
-        match unsafe { ($ptr).as_ref() } {
-            None => $crate::codes::SQLBATCH_E_NULL_PARAMETER,
-            Some($c) => {
-                let sink: &dyn $crate::error::ErrorSink = &*$c.shared;
-                $crate::panic::boundary(Some(sink), || $body)
-            }
-        }
-    }};
-    (stmt: $ptr:expr => |$s:ident| $body:expr) => {{
-        let p: *mut $crate::stmt::sqlbatch_stmt = $ptr;
-        if p.is_null() {
-            $crate::codes::SQLBATCH_E_NULL_PARAMETER
-        } else if $crate::stmt::sqlbatch_stmt::needs_admit(p) && !$crate::stmt::sqlbatch_stmt::admit(p, true)
-        {
-            // A callback of a call or job on this statement (an SQL function its step runs)
-            // calling it: refused before any reference to the statement is made.
-            // SAFETY: `p` is live; only its connection is read, which no call replaces.
-            let shared = unsafe { std::sync::Arc::as_ptr(&(*p).conn) };
-            // SAFETY: as above.
-            let sink: &dyn $crate::error::ErrorSink = unsafe { &*shared };
-            $crate::panic::boundary(Some(sink), || Err::<i32, _>($crate::stmt::sqlbatch_stmt::reentered()))
-        } else {
-            // SAFETY: a non-NULL handle is a live statement that no other thread uses.
-            let $s = unsafe { &mut *p };
-            $s.enter();
-            // The connection state outlives the body, which never replaces `conn`.
-            let shared = std::sync::Arc::as_ptr(&$s.conn);
-            // SAFETY: `shared` stays alive as long as `$s`, which outlives the call.
-            let sink: &dyn $crate::error::ErrorSink = unsafe { &*shared };
-            let rc = $crate::panic::boundary(Some(sink), || $body);
-            // SAFETY: `p` is still live (no call of this kind frees its statement).
-            unsafe { (*p).leave() };
-            rc
-        }
-    }};
-    (stmt_ref: $ptr:expr => |$s:ident| $body:expr) => {{
-        let p: *const $crate::stmt::sqlbatch_stmt = $ptr;
-        if p.is_null() {
-            $crate::codes::SQLBATCH_E_NULL_PARAMETER
-        } else if $crate::stmt::sqlbatch_stmt::needs_admit(p) && !$crate::stmt::sqlbatch_stmt::admit(p, false)
-        {
-            // A call `admit` refuses.
-            // SAFETY: `p` is live; only its connection is read, which no call replaces.
-            let sink: &dyn $crate::error::ErrorSink = unsafe { &*std::sync::Arc::as_ptr(&(*p).conn) };
-            $crate::panic::boundary(Some(sink), || Err::<i32, _>($crate::stmt::sqlbatch_stmt::reentered()))
-        } else {
-            // SAFETY: a non-NULL handle is a live statement.
-            let $s = unsafe { &*p };
-            let sink: &dyn $crate::error::ErrorSink = &*$s.conn;
-            $crate::panic::boundary(Some(sink), || $body)
-        }
-    }};
-    ($body:expr) => {
-        $crate::panic::boundary(None, || $body)
-    };
-}
-pub(crate) use ffi_boundary;
 
 #[cfg(test)]
 mod tests {

@@ -60,7 +60,7 @@ static void log_cells(struct log *l, const sqlbatch_batch *b, const uint8_t *bas
   for (size_t r = 0; r < b->n_rows; r++) {
     if (before_last && r + 1 == b->n_rows) *before_last = cost;
     for (size_t col = 0; col < b->n_cols; col++) {
-      const sqlbatch_value *v = sqlbatch_cell(b, r, col);
+      const sqlbatch_value *v = sqlbatch_batch_cell(b, r, col);
       log_int(l, v->kind);
       log_int(l, v->len);
       cost += 16;
@@ -291,18 +291,18 @@ static bool test_bounds_that_change_between_calls(void) {
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 100, NO_BOUND, &first), SQLBATCH_ROW);
     for (int64_t at = 100; at < 190; at += 30) {
       CHECK_RC(c, sqlbatch_stmt_fetch(s, 30, NO_BOUND, &b), SQLBATCH_ROW);
-      CHECK(b.n_rows == 30 && sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == at);
+      CHECK(b.n_rows == 30 && sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0)) == at);
       CHECK_RC(c, sqlbatch_batch_get(s, &b, 29, 0, &v), SQLBATCH_OK);
-      CHECK(sqlbatch_cell_int64(&v) == at + 29);
+      CHECK(sqlbatch_value_int64(&v) == at + 29);
       CHECK_RC(c, sqlbatch_batch_get(s, &first, 0, 0, &v), SQLBATCH_E_STALE_BATCH);
     }
     /* Batches of 100 of these rows are small (about 15 KB): the job stepped several, and the
      * parts go on past the first of them. */
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 30, NO_BOUND, &b), SQLBATCH_ROW);
-    CHECK(b.n_rows == 30 && sqlbatch_cell_int64(sqlbatch_cell(&b, 29, 0)) == 219);
+    CHECK(b.n_rows == 30 && sqlbatch_value_int64(sqlbatch_batch_cell(&b, 29, 0)) == 219);
     /* Larger ones: never more rows than the call allows, and the rows go on in order. */
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 2000, NO_BOUND, &b), SQLBATCH_ROW);
-    CHECK(b.n_rows >= 1 && b.n_rows <= 2000 && sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == 220);
+    CHECK(b.n_rows >= 1 && b.n_rows <= 2000 && sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0)) == 220);
     sqlbatch_stmt_finalize(s);
   }
   log_free(&want), log_free(&want_rows);
@@ -333,7 +333,7 @@ static bool test_a_new_binding_between_calls(void) {
     CHECK_RC(c, sqlbatch_stmt_bind(sync, &prm), SQLBATCH_OK);
     rc = sqlbatch_stmt_fetch(s, 3, NO_BOUND, &b);
     CHECK(rc == (from[k] < 2997 ? SQLBATCH_ROW : SQLBATCH_DONE));
-    if (b.n_rows) CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == from[k]);
+    if (b.n_rows) CHECK(sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0)) == from[k]);
     /* Whole results after a new binding, and after a reset. */
     CHECK_RC(c, sqlbatch_stmt_bind(s, &prm), SQLBATCH_OK);
     CHECK_RC(c, fetch_all(sync, (struct bounds){&rows, &bytes, 1}, &want, NULL), SQLBATCH_DONE);
@@ -536,11 +536,11 @@ static int32_t read_endless(sqlbatch_stmt *s, size_t max_rows, int64_t *n) {
     int32_t rc = sqlbatch_stmt_fetch(s, max_rows, NO_BOUND, &b);
     if (rc != SQLBATCH_ROW) return rc;
     for (size_t r = 0; r < b.n_rows; r++, (*n)++) {
-      const sqlbatch_value *x = sqlbatch_cell(&b, r, 0), *t = sqlbatch_cell(&b, r, 1);
+      const sqlbatch_value *x = sqlbatch_batch_cell(&b, r, 0), *t = sqlbatch_batch_cell(&b, r, 1);
       char want[24];
       int len = snprintf(want, sizeof want, "%lld", (long long)*n);
-      if (x->kind != SQLBATCH_INTEGER || sqlbatch_cell_int64(x) != *n || t->kind != SQLBATCH_TEXT ||
-          t->len != (uint32_t)len || memcmp(sqlbatch_cell_bytes(&b, t), want, (size_t)len) != 0) {
+      if (x->kind != SQLBATCH_INTEGER || sqlbatch_value_int64(x) != *n || t->kind != SQLBATCH_TEXT ||
+          t->len != (uint32_t)len || memcmp(sqlbatch_batch_bytes(&b, t), want, (size_t)len) != 0) {
         fprintf(stderr, "  row %lld is not itself\n", (long long)*n);
         return -1;
       }
@@ -577,9 +577,9 @@ static bool test_an_interrupt_from_another_thread_stops_a_long_fetch_ahead(void)
     p.on_main = p.elsewhere = 0;
     CHECK_RC(c, sqlbatch_stmt_reset(s), SQLBATCH_OK);
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 10, NO_BOUND, &b), SQLBATCH_ROW);
-    CHECK(b.n_rows == 10 && sqlbatch_cell_int64(sqlbatch_cell(&b, 9, 0)) == 9);
+    CHECK(b.n_rows == 10 && sqlbatch_value_int64(sqlbatch_batch_cell(&b, 9, 0)) == 9);
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 1000, NO_BOUND, &b), SQLBATCH_ROW);
-    CHECK(b.n_rows >= 1 && b.n_rows <= 1000 && sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == 10);
+    CHECK(b.n_rows >= 1 && b.n_rows <= 1000 && sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0)) == 10);
     CHECK_RC(c, sqlbatch_stmt_reset(s), SQLBATCH_OK);
     CHECK(p.elsewhere > 0);
   }
@@ -591,7 +591,7 @@ static bool test_an_interrupt_from_another_thread_stops_a_long_fetch_ahead(void)
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 1000, NO_BOUND, &b), SQLBATCH_ROW);
     sqlbatch_conn_interrupt(c);
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 1000, NO_BOUND, &b), SQLBATCH_ROW);
-    CHECK(b.n_rows == 1 && sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == 1000);
+    CHECK(b.n_rows == 1 && sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0)) == 1000);
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 1000, NO_BOUND, &b), SQLITE_INTERRUPT);
     CHECK_RC(c, sqlbatch_stmt_reset(s), SQLBATCH_OK);
   }
@@ -615,8 +615,8 @@ static bool test_finalize_reset_and_close_while_a_batch_is_stepped_ahead(void) {
   CHECK_RC(c, sqlbatch_stmt_set_fetch_ahead(s, true), SQLBATCH_OK);
   for (int k = 0; k < 50; k++) {
     CHECK_RC(c, sqlbatch_stmt_fetch(s, 100, NO_BOUND, &b), SQLBATCH_ROW);
-    CHECK(b.n_rows == 100 && sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == 0);
-    CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, 99, 0)) == 99);
+    CHECK(b.n_rows == 100 && sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0)) == 0);
+    CHECK(sqlbatch_value_int64(sqlbatch_batch_cell(&b, 99, 0)) == 99);
     CHECK_RC(c, sqlbatch_stmt_reset(s), SQLBATCH_OK);
   }
   sqlbatch_stmt_finalize(s);
@@ -1002,7 +1002,7 @@ static bool test_a_queued_write_must_be_waited_for(void) {
   p = pbuf_fill(&buf, 2 * BULK_ROWS); /* after the fetch: the new rows are past its 100 */
   CHECK_RC(c, sqlbatch_stmt_execute_many_start(s, &p, BULK_ROWS), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(other, 100, NO_BOUND, &b), SQLBATCH_ROW);
-  CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == 100);
+  CHECK(sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0)) == 100);
   CHECK_RC(c, sqlbatch_stmt_execute_many_wait(s, &w), SQLBATCH_OK);
   CHECK(w.rows == BULK_ROWS);
   sqlbatch_stmt_finalize(other);

@@ -77,7 +77,7 @@ static bool read_count(sqlbatch_conn *c, sqlbatch_stmt *count, int64_t *last, lo
     sched_yield();
   }
   CHECK_RC(c, rc, SQLBATCH_DONE);
-  n = sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0));
+  n = sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0));
   CHECK(n % BATCH == 0); /* never part of a transaction */
   CHECK(n >= *last);     /* never back in time */
   *last = n;
@@ -139,9 +139,9 @@ static bool test_threads_write_and_read_one_wal_database(void) {
   for (int i = 0; i < THREADS; i++) CHECK(workers[i].ok);
   CHECK_RC(c, prepare(c, "SELECT count(*), count(DISTINCT thread), sum(seq) FROM t", &s), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &b), SQLBATCH_DONE);
-  CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0)) == (int64_t)writers * TXNS * BATCH);
-  CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 1)) == writers);
-  CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 2)) == (int64_t)writers * (TXNS * BATCH) * (TXNS * BATCH - 1) / 2);
+  CHECK(sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0)) == (int64_t)writers * TXNS * BATCH);
+  CHECK(sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 1)) == writers);
+  CHECK(sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 2)) == (int64_t)writers * (TXNS * BATCH) * (TXNS * BATCH - 1) / 2);
   printf("     %d rows from %d writer threads beside %d readers; %ld busy results retried\n", writers * TXNS * BATCH,
          writers, THREADS - writers, busy);
   sqlbatch_stmt_finalize(s);

@@ -20,8 +20,8 @@ static bool query_int(sqlbatch_conn *c, const char *sql, int64_t *out) {
   sqlbatch_batch b;
   CHECK_RC(c, prepare(c, sql, &s), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &b), SQLBATCH_DONE);
-  CHECK(b.n_rows == 1 && b.n_cols >= 1 && sqlbatch_cell(&b, 0, 0)->kind == SQLBATCH_INTEGER);
-  *out = sqlbatch_cell_int64(sqlbatch_cell(&b, 0, 0));
+  CHECK(b.n_rows == 1 && b.n_cols >= 1 && sqlbatch_batch_cell(&b, 0, 0)->kind == SQLBATCH_INTEGER);
+  *out = sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0));
   sqlbatch_stmt_finalize(s);
   return true;
 }
@@ -33,8 +33,8 @@ static bool integrity_ok(sqlbatch_conn *c) {
   const sqlbatch_value *v;
   CHECK_RC(c, prepare(c, "PRAGMA integrity_check", &s), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(s, 10, SIZE_MAX, &b), SQLBATCH_DONE);
-  v = sqlbatch_cell(&b, 0, 0);
-  CHECK(b.n_rows == 1 && v->kind == SQLBATCH_TEXT && v->len == 2 && memcmp(sqlbatch_cell_bytes(&b, v), "ok", 2) == 0);
+  v = sqlbatch_batch_cell(&b, 0, 0);
+  CHECK(b.n_rows == 1 && v->kind == SQLBATCH_TEXT && v->len == 2 && memcmp(sqlbatch_batch_bytes(&b, v), "ok", 2) == 0);
   sqlbatch_stmt_finalize(s);
   return true;
 }

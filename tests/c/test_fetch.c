@@ -48,7 +48,7 @@ static bool round_trip(sqlbatch_conn *c, sqlbatch_value in, sqlbatch_value *out,
     /* Copy the bytes out: the batch dies with the statement. */
     uint8_t *copy = malloc(out->len + 1);
     CHECK(copy != NULL);
-    memcpy(copy, sqlbatch_cell_bytes(&b, &b.cells[0]), out->len);
+    memcpy(copy, sqlbatch_batch_bytes(&b, &b.cells[0]), out->len);
     *bytes = copy;
   }
   sqlbatch_stmt_finalize(sel);
@@ -63,11 +63,11 @@ static bool test_numbers_round_trip(void) {
   CHECK_RC(c, exec(c, "CREATE TABLE v(x)"), SQLBATCH_OK);
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
     CHECK(round_trip(c, int_value(ints[i]), &out, NULL));
-    CHECK(out.kind == SQLBATCH_INTEGER && sqlbatch_cell_int64(&out) == ints[i]);
+    CHECK(out.kind == SQLBATCH_INTEGER && sqlbatch_value_int64(&out) == ints[i]);
   }
   for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
     CHECK(round_trip(c, float_value(reals[i]), &out, NULL));
-    double d = sqlbatch_cell_double(&out);
+    double d = sqlbatch_value_double(&out);
     CHECK(out.kind == SQLBATCH_FLOAT);
     CHECK(memcmp(&d, &reals[i], sizeof d) == 0); /* bit-exact: keeps -0.0 */
   }
@@ -138,10 +138,10 @@ static bool stream(sqlbatch_conn *c, size_t max_rows, size_t max_bytes, int64_t 
     CHECK(b.n_rows <= max_rows);
     for (size_t r = 0; r < b.n_rows; r++) {
       char want[32];
-      const sqlbatch_value *text = sqlbatch_cell(&b, r, 1);
-      CHECK(sqlbatch_cell_int64(sqlbatch_cell(&b, r, 0)) == next);
+      const sqlbatch_value *text = sqlbatch_batch_cell(&b, r, 1);
+      CHECK(sqlbatch_value_int64(sqlbatch_batch_cell(&b, r, 0)) == next);
       snprintf(want, sizeof want, "row %lld", (long long)next);
-      CHECK(text->len == strlen(want) && memcmp(sqlbatch_cell_bytes(&b, text), want, text->len) == 0);
+      CHECK(text->len == strlen(want) && memcmp(sqlbatch_batch_bytes(&b, text), want, text->len) == 0);
       next++;
     }
   } while (rc == SQLBATCH_ROW);
@@ -239,7 +239,7 @@ static bool test_empty_arrays_are_null(void) {
   CHECK_RC(c, sqlbatch_stmt_fetch(s, 16, SIZE_MAX, &b), SQLBATCH_DONE);
   CHECK(b.n_rows == 2 && b.n_cols == 5 && b.cells != NULL);
   CHECK(b.data == NULL && b.data_len == 0);
-  CHECK(b.cells[3].kind == SQLBATCH_TEXT && b.cells[3].len == 0 && sqlbatch_cell_bytes(&b, &b.cells[3]) == NULL);
+  CHECK(b.cells[3].kind == SQLBATCH_TEXT && b.cells[3].len == 0 && sqlbatch_batch_bytes(&b, &b.cells[3]) == NULL);
   CHECK(b.cells[4].kind == SQLBATCH_BLOB && b.cells[4].len == 0);
   /* A statement without parameters has a NULL parameter array; this one has columns. */
   CHECK_RC(c, sqlbatch_stmt_params(s, &names, &n), SQLBATCH_OK);

@@ -63,7 +63,7 @@ static bool test_streaming_ten_million_rows_stays_near_the_batch_bound(void) {
   do {
     rc = sqlbatch_stmt_fetch(s, SIZE_MAX, bound, &b);
     CHECK(rc == SQLBATCH_ROW || rc == SQLBATCH_DONE);
-    for (size_t r = 0; r < b.n_rows; r++) sum += sqlbatch_cell_int64(sqlbatch_cell(&b, r, 0));
+    for (size_t r = 0; r < b.n_rows; r++) sum += sqlbatch_value_int64(sqlbatch_batch_cell(&b, r, 0));
     rows += (int64_t)b.n_rows;
     if ((rows & 0xffff) < b.n_rows) {
       long now = rss_bytes();

@@ -146,8 +146,8 @@ static bool test_bytes_without_a_base_are_an_error(void) {
   /* Nothing but the two empty values went in. */
   CHECK_RC(c, prepare(c, "SELECT count(*), sum(length(x)), count(DISTINCT typeof(x)) FROM t", &s), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &b), SQLBATCH_DONE);
-  CHECK(sqlbatch_cell_int64(&b.cells[0]) == 2 && sqlbatch_cell_int64(&b.cells[1]) == 0);
-  CHECK(sqlbatch_cell_int64(&b.cells[2]) == 2); /* text and blob */
+  CHECK(sqlbatch_value_int64(&b.cells[0]) == 2 && sqlbatch_value_int64(&b.cells[1]) == 0);
+  CHECK(sqlbatch_value_int64(&b.cells[2]) == 2); /* text and blob */
   sqlbatch_stmt_finalize(s);
   sqlbatch_conn_close(c);
   return true;

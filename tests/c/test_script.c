@@ -77,9 +77,9 @@ static bool test_bulk_insert(void) {
   CHECK_RC(c, exec(c, "COMMIT"), SQLBATCH_OK);
   CHECK_RC(c, prepare(c, "SELECT count(*), sum(a), sum(length(c)) FROM bulk", &q), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(q, 1, SIZE_MAX, &b), SQLBATCH_DONE);
-  CHECK(sqlbatch_cell_int64(&b.cells[0]) == N);
-  CHECK(sqlbatch_cell_int64(&b.cells[1]) == (int64_t)N * (N - 1) / 2);
-  CHECK(sqlbatch_cell_int64(&b.cells[2]) == (int64_t)used);
+  CHECK(sqlbatch_value_int64(&b.cells[0]) == N);
+  CHECK(sqlbatch_value_int64(&b.cells[1]) == (int64_t)N * (N - 1) / 2);
+  CHECK(sqlbatch_value_int64(&b.cells[2]) == (int64_t)used);
   /* A value count that is not n_rows times the parameter count. */
   p.n_values = 2;
   CHECK_RC(c, sqlbatch_stmt_execute_many(s, &p, 1, &w), SQLBATCH_E_PARAM_COUNT);
@@ -141,9 +141,9 @@ static bool test_params_by_address(void) {
 
   CHECK_RC(c, prepare(c, "SELECT count(*), sum(length(b)), sum(a) FROM t", &q), SQLBATCH_OK);
   CHECK_RC(c, sqlbatch_stmt_fetch(q, 1, SIZE_MAX, &b), SQLBATCH_DONE);
-  CHECK(sqlbatch_cell_int64(&b.cells[0]) == N - 2);
-  CHECK(sqlbatch_cell_int64(&b.cells[1]) == want_len - 2 - 3);
-  CHECK(sqlbatch_cell_int64(&b.cells[2]) == (int64_t)N * (N - 1) / 2 - 1 - 5);
+  CHECK(sqlbatch_value_int64(&b.cells[0]) == N - 2);
+  CHECK(sqlbatch_value_int64(&b.cells[1]) == want_len - 2 - 3);
+  CHECK(sqlbatch_value_int64(&b.cells[2]) == (int64_t)N * (N - 1) / 2 - 1 - 5);
   sqlbatch_stmt_finalize(q);
   sqlbatch_stmt_finalize(s);
   sqlbatch_conn_close(c);

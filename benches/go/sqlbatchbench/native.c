@@ -42,7 +42,7 @@ int nb_sb_fetch(sqlbatch_conn *c, int wide, int64_t *count, int64_t *checksum) {
     for (; v < end; v++) {
       switch (v->kind) {
         case SQLBATCH_INTEGER: sum += v->bits; break;
-        case SQLBATCH_FLOAT: sum += (uint64_t)(int64_t)(sqlbatch_cell_double(v) * 1000.0); break;
+        case SQLBATCH_FLOAT: sum += (uint64_t)(int64_t)(sqlbatch_value_double(v) * 1000.0); break;
         case SQLBATCH_TEXT: sum += (uint64_t)nb_code_points(b.data + v->bits, v->len); break;
         case SQLBATCH_BLOB: sum += v->len; break;
         default: sum += 1;
@@ -104,8 +104,8 @@ int nb_sb_scalar2(sqlbatch_conn *c, const char *sql, int64_t *a, int64_t *b) {
   if (rc == SQLBATCH_ROW || rc == SQLBATCH_DONE) {
     rc = batch.n_rows == 1 ? SQLBATCH_OK : SQLBATCH_E_INVALID_ARGUMENT;
     if (rc == SQLBATCH_OK) {
-      *a = sqlbatch_cell_int64(&batch.cells[0]);
-      *b = sqlbatch_cell_int64(&batch.cells[1]);
+      *a = sqlbatch_value_int64(&batch.cells[0]);
+      *b = sqlbatch_value_int64(&batch.cells[1]);
     }
   }
   sqlbatch_stmt_finalize(s);

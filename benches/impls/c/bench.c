@@ -285,7 +285,7 @@ static void b_scalars(sqlbatch_conn *c, const char *sql, int64_t *out, size_t n)
   sqlbatch_batch batch;
   b_check(c, sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &batch), "fetch");
   if (batch.n_rows != 1 || batch.n_cols < n) die("fetch", sql);
-  for (size_t i = 0; i < n; i++) out[i] = sqlbatch_cell_int64(&batch.cells[i]);
+  for (size_t i = 0; i < n; i++) out[i] = sqlbatch_value_int64(&batch.cells[i]);
   sqlbatch_stmt_finalize(s);
 }
 
@@ -327,7 +327,7 @@ static rep b_fetch_wide(sqlbatch_conn *c) {
     for (; v < end; v++) {
       switch (v->kind) {
         case SQLBATCH_INTEGER: sum += v->bits; break;
-        case SQLBATCH_FLOAT: sum += (uint64_t)(int64_t)(sqlbatch_cell_double(v) * 1000.0); break;
+        case SQLBATCH_FLOAT: sum += (uint64_t)(int64_t)(sqlbatch_value_double(v) * 1000.0); break;
         case SQLBATCH_TEXT: sum += (uint64_t)nb_code_points(b.data + v->bits, v->len); break;
         case SQLBATCH_BLOB: sum += v->len; break;
         default: sum += 1;
@@ -357,7 +357,7 @@ static rep b_fetch_work(sqlbatch_conn *c) {
     for (; v < end; v++) {
       switch (v->kind) {
         case SQLBATCH_INTEGER: h = nb_fnv_int64(h, (int64_t)v->bits); break;
-        case SQLBATCH_FLOAT: h = nb_fnv_double(h, sqlbatch_cell_double(v)); break;
+        case SQLBATCH_FLOAT: h = nb_fnv_double(h, sqlbatch_value_double(v)); break;
         case SQLBATCH_TEXT: h = nb_fnv_text(h, b.data + v->bits, v->len); break;
         case SQLBATCH_BLOB: h = nb_fnv_blob(h, b.data + v->bits, v->len); break;
         default: h = nb_fnv_null(h);
@@ -563,7 +563,7 @@ static uint64_t b_item_row(const sqlbatch_value *v, const uint8_t *data) {
   uint64_t sum = v[0].bits;
   sum += (uint64_t)nb_code_points(data + v[1].bits, v[1].len);
   sum += v[2].bits;
-  sum += (uint64_t)(int64_t)(sqlbatch_cell_double(&v[3]) * 1000.0);
+  sum += (uint64_t)(int64_t)(sqlbatch_value_double(&v[3]) * 1000.0);
   sum += v[4].kind == SQLBATCH_NULL ? 1 : (uint64_t)nb_code_points(data + v[4].bits, v[4].len);
   return sum;
 }

@@ -116,11 +116,11 @@ int main(void) {
       goto cleanup;
     }
     for (size_t r = 0; r < batch.n_rows; r++) {
-      const sqlbatch_value *name = sqlbatch_cell(&batch, r, 0);
+      const sqlbatch_value *name = sqlbatch_batch_cell(&batch, r, 0);
       printf("  %-10.*s %8lld people %8.0f per km2\n", (int)name->len,
-             (const char *)sqlbatch_cell_bytes(&batch, name),
-             (long long)sqlbatch_cell_int64(sqlbatch_cell(&batch, r, 1)),
-             sqlbatch_cell_double(sqlbatch_cell(&batch, r, 2)));
+             (const char *)sqlbatch_batch_bytes(&batch, name),
+             (long long)sqlbatch_value_int64(sqlbatch_batch_cell(&batch, r, 1)),
+             sqlbatch_value_double(sqlbatch_batch_cell(&batch, r, 2)));
     }
   } while (rc == SQLBATCH_ROW);
 

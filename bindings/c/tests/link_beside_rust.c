@@ -26,7 +26,7 @@ int main(void) {
   ok = ok && sqlbatch_stmt_prepare(conn, "SELECT nope", 11, 0, &stmt, NULL) != SQLBATCH_OK;
   ok = ok && sqlbatch_stmt_prepare(conn, "SELECT 6 * 7", 12, 0, &stmt, NULL) == SQLBATCH_OK;
   ok = ok && sqlbatch_stmt_fetch(stmt, 1, SIZE_MAX, &batch) == SQLBATCH_DONE && batch.n_rows == 1 &&
-       sqlbatch_cell_int64(sqlbatch_cell(&batch, 0, 0)) == 42;
+       sqlbatch_value_int64(sqlbatch_batch_cell(&batch, 0, 0)) == 42;
   sqlbatch_stmt_finalize(stmt);
   sqlbatch_conn_close(conn);
   ok = ok && other_rust_check() == 42;

@@ -46,9 +46,9 @@ static int sqlbatch_run(sqlbatch_conn *conn, const char *sql, long long *out) {
     rc = sqlbatch_stmt_fetch(stmt, 100, SIZE_MAX, &batch);
     if (rc != SQLBATCH_ROW && rc != SQLBATCH_DONE) break;
     for (size_t r = 0; out && r < batch.n_rows; r++) {
-      const sqlbatch_value *id = sqlbatch_cell(&batch, r, 0), *name = sqlbatch_cell(&batch, r, 1);
+      const sqlbatch_value *id = sqlbatch_batch_cell(&batch, r, 0), *name = sqlbatch_batch_cell(&batch, r, 1);
       if (id->kind != SQLBATCH_INTEGER || name->kind != SQLBATCH_TEXT) return -1;
-      out[0] += sqlbatch_cell_int64(id);
+      out[0] += sqlbatch_value_int64(id);
       out[1] += name->len;
       out[2]++;
     }
@@ -149,10 +149,10 @@ int main(int argc, char **argv) {
   sqlbatch_batch batch;
   if (sqlbatch_stmt_prepare(conn, "SELECT sqlite_version()", 23, 0, &s, NULL) == SQLBATCH_OK &&
       sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &batch) == SQLBATCH_DONE && batch.n_rows == 1) {
-    const sqlbatch_value *c = sqlbatch_cell(&batch, 0, 0);
+    const sqlbatch_value *c = sqlbatch_batch_cell(&batch, 0, 0);
     CHECK(c->kind == SQLBATCH_TEXT && c->len == strlen(own_version) &&
-              memcmp(sqlbatch_cell_bytes(&batch, c), own_version, c->len) == 0,
-          "sqlbatch's sqlite_version() is %.*s", (int)c->len, (const char *)sqlbatch_cell_bytes(&batch, c));
+              memcmp(sqlbatch_batch_bytes(&batch, c), own_version, c->len) == 0,
+          "sqlbatch's sqlite_version() is %.*s", (int)c->len, (const char *)sqlbatch_batch_bytes(&batch, c));
   } else {
     CHECK(0, "SELECT sqlite_version() through sqlbatch");
   }

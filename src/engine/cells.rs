@@ -1,0 +1,153 @@
+//! Rows of SQLite values copied out as `sqlbatch_value` cells over one buffer of bytes: the
+//! arguments a function's callback gets, the old and new rows of a preupdate event, the rows
+//! of a changeset conflict. (A fetched batch is built by `fetch`, which writes into the
+//! caller's or its own bounded memory instead.)
+
+use std::ffi::c_int;
+
+use libsqlite3_sys as ffi;
+
+use crate::engine::mem::{self, Direct};
+use crate::engine::value::sqlbatch_value;
+
+/// Cells, row after row, and the bytes their TEXT and BLOB values point into (by offset).
+#[derive(Default)]
+pub(crate) struct Cells {
+    pub cells: Vec<sqlbatch_value>,
+    pub bytes: Vec<u8>,
+    /// Rows pushed with `push_row`.
+    pub rows: usize,
+}
+
+impl Cells {
+    pub fn clear(&mut self) {
+        self.cells.clear();
+        self.bytes.clear();
+        self.rows = 0;
+    }
+
+    /// Appends one row of SQLite values; false if SQLite ran out of memory producing one.
+    ///
+    /// # Safety
+    /// `argv` must hold `argc` live values.
+    pub unsafe fn push_row(&mut self, argc: c_int, argv: *mut *mut ffi::sqlite3_value) -> bool {
+        let n = argc.max(0) as usize;
+        self.cells.reserve(n);
+        for i in 0..n {
+            // SAFETY: `argv` holds `argc` live values (the caller's contract).
+            if !unsafe { self.push(*argv.add(i)) } {
+                return false;
+            }
+        }
+        self.rows += 1;
+        true
+    }
+
+    /// Appends one value, or, for a NULL pointer, an `SQLBATCH_UNDEFINED` cell (no value at
+    /// all, as for a column a changeset's UPDATE leaves out); false if SQLite ran out of memory
+    /// producing it. Plain values are read directly from SQLite's `Mem` structs where the fetch
+    /// does so (`mem.rs`: the same layout check); the others through the public API.
+    ///
+    /// # Safety
+    /// `v` must be NULL or a live value.
+    pub unsafe fn push(&mut self, v: *mut ffi::sqlite3_value) -> bool {
+        if v.is_null() {
+            self.cells.push(sqlbatch_value::UNDEFINED);
+            return true;
+        }
+        let direct = mem::direct_reads_enabled();
+        // SAFETY: `v` is a live value; every `sqlite3_value` is a `Mem`, as a result column is.
+        let plain = if direct { unsafe { mem::read_direct(v as *const u8) } } else { Direct::Other };
+        let cell = match plain {
+            Direct::Int(x) => sqlbatch_value::int(x),
+            Direct::Real(x) => sqlbatch_value::float(x),
+            Direct::Null => sqlbatch_value::NULL,
+            // SAFETY: `p` holds `len` bytes of the live value.
+            Direct::Bytes(kind, p, len) => unsafe { self.push_bytes(kind, p, len) },
+            // SAFETY: `v` is a live value.
+            Direct::Other => match unsafe { self.api_cell(v) } {
+                Some(cell) => cell,
+                None => return false,
+            },
+        };
+        self.cells.push(cell);
+        true
+    }
+
+    /// Appends the `n` values that `get(i, &mut value)` hands out (an SQLite getter such as
+    /// `sqlite3_preupdate_old` or `sqlite3changeset_new`); one it cannot give, or that SQLite
+    /// cannot produce (out of memory), is an `SQLBATCH_UNDEFINED` cell. Returns the index of
+    /// the first.
+    ///
+    /// # Safety
+    /// `get` returns `SQLITE_OK` only with NULL or a live value.
+    pub unsafe fn push_from(
+        &mut self,
+        n: c_int,
+        mut get: impl FnMut(c_int, &mut *mut ffi::sqlite3_value) -> c_int,
+    ) -> usize {
+        let from = self.cells.len();
+        for i in 0..n {
+            let mut v = std::ptr::null_mut();
+            // (`push` adds no cell when it fails.)
+            // SAFETY: `get`'s contract.
+            if get(i, &mut v) != ffi::SQLITE_OK || !unsafe { self.push(v) } {
+                self.cells.push(sqlbatch_value::UNDEFINED);
+            }
+        }
+        from
+    }
+
+    /// One value through the public API; None if SQLite ran out of memory producing it.
+    ///
+    /// # Safety
+    /// `v` must be a live value.
+    unsafe fn api_cell(&mut self, v: *mut ffi::sqlite3_value) -> Option<sqlbatch_value> {
+        // SAFETY: `v` is live (the caller's contract), read through the public API.
+        unsafe {
+            Some(match ffi::sqlite3_value_type(v) {
+                ffi::SQLITE_INTEGER => sqlbatch_value::int(ffi::sqlite3_value_int64(v)),
+                ffi::SQLITE_FLOAT => sqlbatch_value::float(ffi::sqlite3_value_double(v)),
+                kind @ (ffi::SQLITE_TEXT | ffi::SQLITE_BLOB) => {
+                    let p: *const u8 = if kind == ffi::SQLITE_TEXT {
+                        ffi::sqlite3_value_text(v)
+                    } else {
+                        ffi::sqlite3_value_blob(v).cast()
+                    };
+                    let n = ffi::sqlite3_value_bytes(v) as usize;
+                    if p.is_null() && n > 0 {
+                        return None;
+                    }
+                    self.push_bytes(kind as u8, p, n)
+                }
+                _ => sqlbatch_value::NULL,
+            })
+        }
+    }
+
+    /// Copies `len` bytes of a TEXT or BLOB value into the buffer; their cell.
+    ///
+    /// # Safety
+    /// `p` must hold `len` readable bytes (any pointer when `len` is 0).
+    unsafe fn push_bytes(&mut self, kind: u8, p: *const u8, len: usize) -> sqlbatch_value {
+        let at = self.bytes.len();
+        if len > 0 {
+            // SAFETY: the caller's contract.
+            self.bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(p, len) });
+        }
+        sqlbatch_value::bytes(kind, at as u64, len as u32)
+    }
+
+    /// The cells from index `from` on (NULL when there are none).
+    pub fn cells_from(&self, from: usize) -> *const sqlbatch_value {
+        crate::ffi::non_empty(&self.cells[from.min(self.cells.len())..])
+    }
+
+    pub fn cells_ptr(&self) -> *const sqlbatch_value {
+        crate::ffi::non_empty(&self.cells)
+    }
+
+    pub fn data_ptr(&self) -> *const u8 {
+        crate::ffi::non_empty(&self.bytes)
+    }
+}
