@@ -1,6 +1,6 @@
 #!/bin/bash
-# Instructions per call of one implementation on one workload, the way the README's
-# "Per-call overhead" table counts them: callgrind, the difference between 3 and 2
+# Instructions per call of one implementation on one workload, the way docs/floors.md and docs/go.md
+# count them: callgrind, the difference between 3 and 2
 # repetitions divided by the calls in one repetition, over all threads but Go's sysmon
 # (whose wake-ups follow the wall clock, which valgrind stretches).
 #

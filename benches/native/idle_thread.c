@@ -11,7 +11,7 @@
  *   build/bench/c-bench --impl c-native --workload point_query --input build/workloads/app.db --reps 7
  *   LD_PRELOAD=$PWD/build/idle_thread.so build/bench/c-bench --impl c-native ...   (the same)
  *
- * (Not part of any build: a measuring aid for the Go README's "The floor" section.)
+ * (Not part of any build: a measuring aid for the multi-thread tax in docs/floors.md and docs/go.md.)
  */
 #include <pthread.h>
 #include <unistd.h>
