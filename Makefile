@@ -11,23 +11,32 @@
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 CARGO ?= cargo
-LIB_DIR := target/release
+LIB_DIR := build/lib
 
-.PHONY: all setup lib test test-rust test-c test-go test-haskell test-valgrind test-tsan test-fuzz fuzz bench bench-core install clean
+.PHONY: all setup lib test-lib-path test test-rust test-c test-go test-haskell test-valgrind test-tsan test-fuzz fuzz bench bench-core install clean
 
 all: lib
 
 setup:
 	./scripts/setup.sh
 
-# libsqlbatch.a is then made to define no global symbol but sqlbatch_* (scripts/hide-symbols.sh:
-# SQLite and Rust's std become local, so that a program can link it beside another SQLite or
-# another Rust library; a no-op when cargo did not re-link it), and target/release gets the
-# SONAME link libsqlbatch.so.0.2 -> libsqlbatch.so, which programs linked with
-# -Ltarget/release -lsqlbatch ask the dynamic loader for.
+# What every consumer in the repository links (the Go and Haskell bindings, the C tests and
+# examples, the benches) is build/lib, a directory cargo never writes:
+#   build/lib/libsqlbatch.a   cargo's archive processed by scripts/hide-symbols.sh, so that it
+#                             defines no global symbol but sqlbatch_* (SQLite and Rust's std
+#                             become local, and a program can link it beside another SQLite or
+#                             another Rust library); rewritten only when cargo's changed
+#   build/lib/libsqlbatch.so  a copy of cargo's, and the link named by its SONAME
+#                             (libsqlbatch.so.N -> libsqlbatch.so) that programs linked with
+#                             -Lbuild/lib -lsqlbatch ask the dynamic loader for
+# Both keep their debug line tables (for profiling and valgrind's reports). cargo puts its
+# unprocessed archive back at target/release/libsqlbatch.a on every build, so nothing links
+# that one (test-lib-path checks that a plain cargo build after make lib changes nothing).
 lib:
 	$(CARGO) build --release --lib
-	./scripts/hide-symbols.sh $(LIB_DIR)/libsqlbatch.a
+	./scripts/hide-symbols.sh target/release/libsqlbatch.a $(LIB_DIR)/libsqlbatch.a
+	@cmp -s target/release/libsqlbatch.so $(LIB_DIR)/libsqlbatch.so || { \
+	  cp target/release/libsqlbatch.so $(LIB_DIR)/.libsqlbatch.so.tmp && mv -f $(LIB_DIR)/.libsqlbatch.so.tmp $(LIB_DIR)/libsqlbatch.so; }
 	@soname=$$(readelf -d $(LIB_DIR)/libsqlbatch.so | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
 	  test -n "$$soname" || { echo "libsqlbatch.so has no SONAME" >&2; exit 1; }; \
 	  test "$$(readlink $(LIB_DIR)/$$soname 2>/dev/null)" = libsqlbatch.so || ln -sfn libsqlbatch.so $(LIB_DIR)/$$soname
@@ -63,6 +72,15 @@ test-c: lib
 
 test-go: lib
 	$(MAKE) -C bindings/go test
+	$(MAKE) test-lib-path
+
+# A plain `cargo build --release` after `make lib` puts cargo's unprocessed archive back in
+# target/release (SQLite's symbols global again: checked, or the test would prove nothing);
+# since nothing links that one, a Go program with sqlbatch beside mattn/go-sqlite3 still links.
+test-lib-path: lib
+	$(CARGO) build --release
+	@if ./scripts/hide-symbols.sh --check target/release/libsqlbatch.a > /dev/null 2>&1; then \
+	  echo "target/release/libsqlbatch.a defines only sqlbatch_*: this test would prove nothing" >&2; exit 1; fi
 	$(MAKE) -C benches/go test-linkbeside
 
 test-haskell: lib
@@ -113,7 +131,7 @@ bench-core:
 
 # The shared library goes in under its full version, libsqlbatch.so.0.2.0, with the links
 # libsqlbatch.so.0.2 (its SONAME, what programs load) and libsqlbatch.so (what -lsqlbatch finds);
-# both libraries without debug info (in target/release they keep it, for profiling).
+# both libraries without debug info (in build/lib they keep it, for profiling).
 VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

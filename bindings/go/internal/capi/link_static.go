@@ -2,8 +2,8 @@
 
 package capi
 
-// Default: link the static library built by `cargo build --release --lib` at the top of the
-// repository. The Go binary is self-contained (libsqlbatch.a also carries SQLite itself).
+// Default: link the static library that `make lib` at the top of the repository puts in
+// build/lib. The Go binary is self-contained (libsqlbatch.a also carries SQLite itself).
 
-// #cgo LDFLAGS: ${SRCDIR}/../../../../target/release/libsqlbatch.a -lm -ldl -lpthread
+// #cgo LDFLAGS: ${SRCDIR}/../../../../build/lib/libsqlbatch.a -lm -ldl -lpthread
 import "C"
