@@ -4,6 +4,7 @@
 #   make bench      the cross-language benchmark table (the README's main command), published
 #                   to benches/results and README.md's summary table
 #   make install PREFIX=/usr/local   header, libraries and pkg-config file
+#   make dist       the release artifacts of this platform in build/dist (packaging/dist.sh)
 #   make fuzz FUZZTIME=600   a long libFuzzer run, FUZZTIME seconds per target (fuzz/README.md)
 #
 # Each binding has its own Makefile with `build` and `test` targets; this one calls them.
@@ -13,7 +14,7 @@ PREFIX ?= /usr/local
 CARGO ?= cargo
 LIB_DIR := build/lib
 
-.PHONY: all setup lib test-lib-path test test-rust test-c test-go test-haskell test-valgrind test-tsan test-fuzz fuzz bench bench-core install clean
+.PHONY: all setup lib dist test-lib-path test-dist test-abi test test-rust test-c test-go test-haskell test-valgrind test-tsan test-fuzz fuzz bench bench-core install clean
 
 all: lib
 
@@ -117,7 +118,21 @@ fuzz: lib
 	$(MAKE) -C fuzz run FUZZTIME=$(FUZZTIME)
 	cd bindings/go && $(GO_FUZZ_ENV) go test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)s .
 
-test: setup test-rust test-valgrind test-tsan test-c test-go test-haskell test-fuzz
+# The release artifacts (make dist, built once) installed as a user installs them, each in a
+# temporary directory outside the repository with no cargo or rustc on PATH: the Go module
+# with `go get` from the module proxy tree, the Debian packages with dpkg -i (removed after),
+# the tarball unpacked into a prefix (packaging/install-test-*.sh).
+test-dist: dist
+	./packaging/install-test-go.sh
+	./packaging/install-test-c.sh deb
+	./packaging/install-test-c.sh tarball
+
+# The ABI against the baseline committed for the library's SONAME (abi/check.sh: abidiff of
+# the exported symbols and of the header's types, and the header's constants).
+test-abi: lib
+	./abi/check.sh
+
+test: setup test-rust test-valgrind test-tsan test-c test-go test-haskell test-fuzz test-dist test-abi
 
 # Runs every implementation on every workload, prints the table and publishes it: benches/results/
 # (latest.txt, .svg, .jsonl, summary.md) and the summary table in README.md.
@@ -129,10 +144,14 @@ bench-core:
 	$(CARGO) bench --bench core
 	python3 benches/criterion/ratios.py
 
-# The shared library goes in under its full version, libsqlbatch.so.0.2.0, with the links
-# libsqlbatch.so.0.2 (its SONAME, what programs load) and libsqlbatch.so (what -lsqlbatch finds);
-# both libraries without debug info (in build/lib they keep it, for profiling).
+# The shared library goes in under its full version, libsqlbatch.so.X.Y.Z, with the links
+# libsqlbatch.so.X (its SONAME, what programs load; build.rs sets it) and libsqlbatch.so (what
+# -lsqlbatch finds); both libraries without debug info (in build/lib they keep it, for
+# profiling).
+# PC_PREFIX is the prefix sqlbatch.pc names: PREFIX, or for a tree that may be moved (the
+# release tarball) ${pcfiledir}/../.., which pkg-config resolves from where the file is.
 VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+PC_PREFIX ?= $(PREFIX)
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/sqlbatch.h $(DESTDIR)$(PREFIX)/include/
@@ -143,8 +162,14 @@ install: lib
 	soname=$$(readelf -d $(LIB_DIR)/libsqlbatch.so | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
 	  test -n "$$soname" && ln -sfn libsqlbatch.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$$soname && \
 	  ln -sfn $$soname $(DESTDIR)$(PREFIX)/lib/libsqlbatch.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	sed -e 's|@PREFIX@|$(PC_PREFIX)|' -e 's|@LIBDIR@|$${exec_prefix}/lib|' -e 's|@VERSION@|$(VERSION)|' \
 	  bindings/c/sqlbatch.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sqlbatch.pc
+
+# The release artifacts of this platform, with the version from Cargo.toml, in build/dist: a
+# Go module proxy tree (goproxy/), sqlbatch-VERSION-OS-ARCH.tar.gz, the Debian packages, and
+# the Haskell package (hackage/). What each holds: packaging/dist.sh.
+dist: lib
+	./packaging/dist.sh
 
 clean:
 	$(CARGO) clean
