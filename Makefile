@@ -32,7 +32,8 @@ setup:
 #                             -Lbuild/lib -lsqlbatch ask the dynamic loader for
 # Both keep their debug line tables (for profiling and valgrind's reports). cargo puts its
 # unprocessed archive back at target/release/libsqlbatch.a on every build, so nothing links
-# that one (test-lib-path checks that a plain cargo build after make lib changes nothing).
+# that one (test-lib-path runs a plain cargo build after make lib, then links a Go program
+# with sqlbatch beside mattn/go-sqlite3).
 lib:
 	$(CARGO) build --release --lib
 	./scripts/hide-symbols.sh target/release/libsqlbatch.a $(LIB_DIR)/libsqlbatch.a
