@@ -7,8 +7,12 @@ use std::ffi::c_int;
 
 use libsqlite3_sys as ffi;
 
+use crate::codes::*;
 use crate::engine::mem::{self, Direct};
-use crate::engine::value::sqlbatch_value;
+use crate::engine::value::{
+    sqlbatch_value, Params, SQLBATCH_BLOB, SQLBATCH_FLOAT, SQLBATCH_INTEGER, SQLBATCH_NULL, SQLBATCH_TEXT,
+};
+use crate::error::Error;
 
 /// Cells, row after row, and the bytes their TEXT and BLOB values point into (by offset).
 #[derive(Default)]
@@ -138,6 +142,46 @@ impl Cells {
         sqlbatch_value::bytes(kind, at as u64, len as u32)
     }
 
+    /// Appends a copy of the values of `p` (positional, of the five kinds of a cell), their
+    /// bytes re-based onto this buffer; nothing is appended when one of them is refused.
+    /// Allocation failure is `SQLITE_NOMEM`, not an abort.
+    ///
+    /// # Safety
+    /// As for [`Params::bytes_of`].
+    pub unsafe fn append_params(&mut self, p: &Params) -> Result<(), Error> {
+        if !p.names.is_empty() {
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                "these values have no names: names must be NULL",
+            ));
+        }
+        let mut size = 0usize;
+        for v in p.values {
+            match v.kind {
+                SQLBATCH_INTEGER | SQLBATCH_FLOAT | SQLBATCH_NULL => {}
+                // SAFETY: the caller's contract.
+                SQLBATCH_TEXT | SQLBATCH_BLOB => size += unsafe { p.bytes_of(v)? }.len(),
+                k => return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown value kind {k}"))),
+            }
+        }
+        let no_memory = |_| Error::new(ffi::SQLITE_NOMEM, "out of memory copying values");
+        self.bytes.try_reserve(size).map_err(no_memory)?;
+        self.cells.try_reserve(p.values.len()).map_err(no_memory)?;
+        for v in p.values {
+            let cell = match v.kind {
+                // SAFETY: checked above; the room is reserved.
+                SQLBATCH_TEXT | SQLBATCH_BLOB => unsafe {
+                    let b = p.bytes_of(v)?;
+                    self.push_bytes(v.kind, b.as_ptr(), b.len())
+                },
+                SQLBATCH_NULL => sqlbatch_value::NULL,
+                _ => sqlbatch_value { bits: v.bits, len: 0, kind: v.kind, _pad: [0; 3] },
+            };
+            self.cells.push(cell);
+        }
+        Ok(())
+    }
+
     /// The cells from index `from` on (NULL when there are none).
     pub fn cells_from(&self, from: usize) -> *const sqlbatch_value {
         crate::ffi::non_empty(&self.cells[from.min(self.cells.len())..])
@@ -149,5 +193,36 @@ impl Cells {
 
     pub fn data_ptr(&self) -> *const u8 {
         crate::ffi::non_empty(&self.bytes)
+    }
+}
+
+/// Sets the result of `ctx` (a column of a virtual table, a function) to the value of
+/// `cell`, whose bytes are at `base + cell.bits`; SQLite copies them.
+///
+/// # Safety
+/// `ctx` is a live result context; a TEXT or BLOB cell's bytes lie at `base + cell.bits`.
+pub(crate) unsafe fn result_cell(ctx: *mut ffi::sqlite3_context, cell: &sqlbatch_value, base: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let bytes = || base.add(cell.bits as usize);
+        match cell.kind {
+            SQLBATCH_INTEGER => ffi::sqlite3_result_int64(ctx, cell.bits as i64),
+            SQLBATCH_FLOAT => ffi::sqlite3_result_double(ctx, f64::from_bits(cell.bits)),
+            SQLBATCH_TEXT if cell.len == 0 => {
+                ffi::sqlite3_result_text(ctx, c"".as_ptr(), 0, ffi::SQLITE_STATIC())
+            }
+            SQLBATCH_TEXT => ffi::sqlite3_result_text64(
+                ctx,
+                bytes().cast(),
+                u64::from(cell.len),
+                ffi::SQLITE_TRANSIENT(),
+                ffi::SQLITE_UTF8 as u8,
+            ),
+            SQLBATCH_BLOB if cell.len == 0 => ffi::sqlite3_result_zeroblob(ctx, 0),
+            SQLBATCH_BLOB => {
+                ffi::sqlite3_result_blob64(ctx, bytes().cast(), u64::from(cell.len), ffi::SQLITE_TRANSIENT())
+            }
+            _ => ffi::sqlite3_result_null(ctx),
+        }
     }
 }

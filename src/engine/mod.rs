@@ -17,7 +17,7 @@
 //!   write and its row loop), [`stmt`] (the statement handle), [`bulk`] (bulk writes on a
 //!   statement, now or behind the caller), [`script`] (multi-statement exec);
 //! - the rest of SQLite's surface over a connection: [`function`] (SQL functions,
-//!   aggregates, collations), [`config`], [`extension`], [`backup`], [`serialize`], [`blob`],
+//!   aggregates, collations), [`vtab`] (virtual table modules whose cursors fill batches), [`config`], [`extension`], [`backup`], [`serialize`], [`blob`],
 //!   [`session`].
 
 pub mod value;
@@ -44,6 +44,7 @@ pub(crate) mod bulk;
 pub mod script;
 
 pub mod function;
+pub mod vtab;
 pub mod config;
 pub mod extension;
 pub mod backup;

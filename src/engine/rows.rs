@@ -7,7 +7,7 @@
 //! Binding copies the cells and their bytes once into one allocation that SQLite owns as the
 //! parameter's value (`sqlite3_bind_pointer`): it lives until the parameter is bound again,
 //! its bindings are cleared or the statement is finalized. A cursor reading it holds a
-//! reference of its own, and hands TEXT and BLOB values to SQLite without copying them.
+//! reference of its own.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr;
@@ -16,19 +16,17 @@ use std::sync::Arc;
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
-use crate::engine::value::{
-    sqlbatch_value, Params, SQLBATCH_BLOB, SQLBATCH_FLOAT, SQLBATCH_INTEGER, SQLBATCH_NULL, SQLBATCH_TEXT,
-};
+use crate::engine::cells::{result_cell, Cells};
+use crate::engine::value::Params;
 use crate::error::Error;
 use crate::panic::boundary_value;
 
 /// The module's name, and the pointer type of the parameter values it reads.
 const NAME: &CStr = c"sqlbatch_rows";
 
-/// A table bound to a parameter: `n_cols` cells a row, row-major, their bytes in `bytes`.
+/// A table bound to a parameter: `n_cols` cells a row, row-major, with their bytes.
 pub(crate) struct BoundRows {
-    cells: Vec<sqlbatch_value>,
-    bytes: Vec<u8>,
+    table: Cells,
     n_cols: usize,
 }
 
@@ -38,12 +36,6 @@ impl BoundRows {
     /// # Safety
     /// As for [`Params::bytes_of`].
     pub(crate) unsafe fn copy(rows: &Params, n_cols: usize) -> Result<BoundRows, Error> {
-        if !rows.names.is_empty() {
-            return Err(Error::new(
-                SQLBATCH_E_INVALID_ARGUMENT,
-                "a bound table's values have no names: rows->names must be NULL",
-            ));
-        }
         let n = rows.values.len();
         if n_cols == 0 || n % n_cols != 0 {
             return Err(Error::new(
@@ -51,46 +43,14 @@ impl BoundRows {
                 format!("{n} value(s) are not whole rows of {n_cols} column(s)"),
             ));
         }
-        let mut size = 0usize;
-        for v in rows.values {
-            match v.kind {
-                SQLBATCH_INTEGER | SQLBATCH_FLOAT | SQLBATCH_NULL => {}
-                // SAFETY: the caller's contract.
-                SQLBATCH_TEXT | SQLBATCH_BLOB => size += unsafe { rows.bytes_of(v)? }.len(),
-                k => {
-                    return Err(Error::new(
-                        SQLBATCH_E_INVALID_ARGUMENT,
-                        format!("unknown value kind {k} in a bound table"),
-                    ))
-                }
-            }
-        }
-        let mut bytes = Vec::new();
-        bytes
-            .try_reserve_exact(size)
-            .map_err(|_| Error::new(ffi::SQLITE_NOMEM, "out of memory copying a bound table"))?;
-        let mut cells = Vec::new();
-        cells
-            .try_reserve_exact(n)
-            .map_err(|_| Error::new(ffi::SQLITE_NOMEM, "out of memory copying a bound table"))?;
-        for v in rows.values {
-            let mut cell = *v;
-            if v.has_bytes() {
-                // SAFETY: as above.
-                let b = unsafe { rows.bytes_of(v)? };
-                cell.bits = bytes.len() as u64;
-                bytes.extend_from_slice(b);
-            } else if !matches!(v.kind, SQLBATCH_INTEGER | SQLBATCH_FLOAT) {
-                cell.bits = 0;
-            }
-            cell.len = if v.has_bytes() { v.len } else { 0 };
-            cells.push(cell);
-        }
-        Ok(BoundRows { cells, bytes, n_cols })
+        let mut table = Cells::default();
+        // SAFETY: the caller's contract.
+        unsafe { table.append_params(rows)? };
+        Ok(BoundRows { table, n_cols })
     }
 
     fn n_rows(&self) -> usize {
-        self.cells.len() / self.n_cols
+        self.table.cells.len() / self.n_cols
     }
 
     /// Binds the table to parameter `index` of `raw`; SQLite owns it from now on.
@@ -361,25 +321,7 @@ unsafe extern "C" fn column(
             ffi::sqlite3_result_null(ctx);
             return ffi::SQLITE_OK;
         }
-        let v = rows.cells[c.row * rows.n_cols + i];
-        // The bytes live as long as the bound table, which this cursor holds.
-        let bytes = || rows.bytes.as_ptr().add(v.bits as usize);
-        match v.kind {
-            SQLBATCH_INTEGER => ffi::sqlite3_result_int64(ctx, v.bits as i64),
-            SQLBATCH_FLOAT => ffi::sqlite3_result_double(ctx, f64::from_bits(v.bits)),
-            SQLBATCH_TEXT => ffi::sqlite3_result_text64(
-                ctx,
-                bytes().cast(),
-                u64::from(v.len),
-                ffi::SQLITE_STATIC(),
-                ffi::SQLITE_UTF8 as u8,
-            ),
-            SQLBATCH_BLOB if v.len == 0 => ffi::sqlite3_result_zeroblob(ctx, 0),
-            SQLBATCH_BLOB => {
-                ffi::sqlite3_result_blob64(ctx, bytes().cast(), u64::from(v.len), ffi::SQLITE_STATIC())
-            }
-            _ => ffi::sqlite3_result_null(ctx),
-        }
+        result_cell(ctx, &rows.table.cells[c.row * rows.n_cols + i], rows.table.bytes.as_ptr());
         ffi::SQLITE_OK
     }
 }
