@@ -155,18 +155,48 @@ impl Cells {
                 "these values have no names: names must be NULL",
             ));
         }
-        let mut size = 0usize;
+        // Every value checked first (its kind, its bytes within `data`), and the span of
+        // `data` their bytes lie in: when it is not much more than the bytes themselves (the
+        // usual case: rows written one after another), it is copied in one piece.
+        let (mut lo, mut hi, mut total) = (u64::MAX, 0u64, 0usize);
         for v in p.values {
             match v.kind {
                 SQLBATCH_INTEGER | SQLBATCH_FLOAT | SQLBATCH_NULL => {}
-                // SAFETY: the caller's contract.
-                SQLBATCH_TEXT | SQLBATCH_BLOB => size += unsafe { p.bytes_of(v)? }.len(),
+                SQLBATCH_TEXT | SQLBATCH_BLOB => {
+                    // SAFETY: the caller's contract.
+                    total += unsafe { p.bytes_of(v)? }.len();
+                    if v.len > 0 {
+                        lo = lo.min(v.bits);
+                        hi = hi.max(v.bits + u64::from(v.len));
+                    }
+                }
                 k => return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown value kind {k}"))),
             }
         }
+        let span =
+            !p.addresses() && lo < hi && (hi - lo) as usize <= total.saturating_mul(2).saturating_add(4096);
         let no_memory = |_| Error::new(ffi::SQLITE_NOMEM, "out of memory copying values");
-        self.bytes.try_reserve(size).map_err(no_memory)?;
+        self.bytes.try_reserve(if span { (hi - lo) as usize } else { total }).map_err(no_memory)?;
         self.cells.try_reserve(p.values.len()).map_err(no_memory)?;
+        let base = self.bytes.len() as u64;
+        if span {
+            // SAFETY: every range within lo..hi was checked above, so lo..hi is in `data`.
+            self.bytes.extend_from_slice(unsafe { p.data_range(lo, hi) });
+            // The cells in one copy, then each one made canonical, its bytes' offset moved.
+            let first = self.cells.len();
+            self.cells.extend_from_slice(p.values);
+            for c in &mut self.cells[first..] {
+                match c.kind {
+                    SQLBATCH_TEXT | SQLBATCH_BLOB => {
+                        c.bits = if c.len == 0 { base } else { c.bits - lo + base }
+                    }
+                    SQLBATCH_NULL => c.bits = 0,
+                    _ => c.len = 0,
+                }
+                c._pad = [0; 3];
+            }
+            return Ok(());
+        }
         for v in p.values {
             let cell = match v.kind {
                 // SAFETY: checked above; the room is reserved.
