@@ -4,6 +4,7 @@
 #   make bench      the cross-language benchmark table (the README's main command), published
 #                   to benches/results and README.md's summary table
 #   make install PREFIX=/usr/local   header, libraries and pkg-config file
+#   make dist       the release artifacts of this platform in build/dist (packaging/dist.sh)
 #   make fuzz FUZZTIME=600   a long libFuzzer run, FUZZTIME seconds per target (fuzz/README.md)
 #
 # Each binding has its own Makefile with `build` and `test` targets; this one calls them.
@@ -11,23 +12,32 @@
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 CARGO ?= cargo
-LIB_DIR := target/release
+LIB_DIR := build/lib
 
-.PHONY: all setup lib test test-rust test-c test-go test-haskell test-valgrind test-tsan test-fuzz fuzz bench bench-core install clean
+.PHONY: all setup lib dist test-lib-path test-dist test-abi test test-rust test-c test-go test-haskell test-valgrind test-tsan test-fuzz fuzz bench bench-core install clean
 
 all: lib
 
 setup:
 	./scripts/setup.sh
 
-# libsqlbatch.a is then made to define no global symbol but sqlbatch_* (scripts/hide-symbols.sh:
-# SQLite and Rust's std become local, so that a program can link it beside another SQLite or
-# another Rust library; a no-op when cargo did not re-link it), and target/release gets the
-# SONAME link libsqlbatch.so.0.2 -> libsqlbatch.so, which programs linked with
-# -Ltarget/release -lsqlbatch ask the dynamic loader for.
+# What every consumer in the repository links (the Go and Haskell bindings, the C tests and
+# examples, the benches) is build/lib, a directory cargo never writes:
+#   build/lib/libsqlbatch.a   cargo's archive processed by scripts/hide-symbols.sh, so that it
+#                             defines no global symbol but sqlbatch_* (SQLite and Rust's std
+#                             become local, and a program can link it beside another SQLite or
+#                             another Rust library); rewritten only when cargo's changed
+#   build/lib/libsqlbatch.so  a copy of cargo's, and the link named by its SONAME
+#                             (libsqlbatch.so.N -> libsqlbatch.so) that programs linked with
+#                             -Lbuild/lib -lsqlbatch ask the dynamic loader for
+# Both keep their debug line tables (for profiling and valgrind's reports). cargo puts its
+# unprocessed archive back at target/release/libsqlbatch.a on every build, so nothing links
+# that one (test-lib-path checks that a plain cargo build after make lib changes nothing).
 lib:
 	$(CARGO) build --release --lib
-	./scripts/hide-symbols.sh $(LIB_DIR)/libsqlbatch.a
+	./scripts/hide-symbols.sh target/release/libsqlbatch.a $(LIB_DIR)/libsqlbatch.a
+	@cmp -s target/release/libsqlbatch.so $(LIB_DIR)/libsqlbatch.so || { \
+	  cp target/release/libsqlbatch.so $(LIB_DIR)/.libsqlbatch.so.tmp && mv -f $(LIB_DIR)/.libsqlbatch.so.tmp $(LIB_DIR)/libsqlbatch.so; }
 	@soname=$$(readelf -d $(LIB_DIR)/libsqlbatch.so | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
 	  test -n "$$soname" || { echo "libsqlbatch.so has no SONAME" >&2; exit 1; }; \
 	  test "$$(readlink $(LIB_DIR)/$$soname 2>/dev/null)" = libsqlbatch.so || ln -sfn libsqlbatch.so $(LIB_DIR)/$$soname
@@ -63,6 +73,15 @@ test-c: lib
 
 test-go: lib
 	$(MAKE) -C bindings/go test
+	$(MAKE) test-lib-path
+
+# A plain `cargo build --release` after `make lib` puts cargo's unprocessed archive back in
+# target/release (SQLite's symbols global again: checked, or the test would prove nothing);
+# since nothing links that one, a Go program with sqlbatch beside mattn/go-sqlite3 still links.
+test-lib-path: lib
+	$(CARGO) build --release
+	@if ./scripts/hide-symbols.sh --check target/release/libsqlbatch.a > /dev/null 2>&1; then \
+	  echo "target/release/libsqlbatch.a defines only sqlbatch_*: this test would prove nothing" >&2; exit 1; fi
 	$(MAKE) -C benches/go test-linkbeside
 
 test-haskell: lib
@@ -99,7 +118,21 @@ fuzz: lib
 	$(MAKE) -C fuzz run FUZZTIME=$(FUZZTIME)
 	cd bindings/go && $(GO_FUZZ_ENV) go test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)s .
 
-test: setup test-rust test-valgrind test-tsan test-c test-go test-haskell test-fuzz
+# The release artifacts (make dist, built once) installed as a user installs them, each in a
+# temporary directory outside the repository with no cargo or rustc on PATH: the Go module
+# with `go get` from the module proxy tree, the Debian packages with dpkg -i (removed after),
+# the tarball unpacked into a prefix (packaging/install-test-*.sh).
+test-dist: dist
+	./packaging/install-test-go.sh
+	./packaging/install-test-c.sh deb
+	./packaging/install-test-c.sh tarball
+
+# The ABI against the baseline committed for the library's SONAME (abi/check.sh: abidiff of
+# the exported symbols and of the header's types, and the header's constants).
+test-abi: lib
+	./abi/check.sh
+
+test: setup test-rust test-valgrind test-tsan test-c test-go test-haskell test-fuzz test-dist test-abi
 
 # Runs every implementation on every workload, prints the table and publishes it: benches/results/
 # (latest.txt, .svg, .jsonl, summary.md) and the summary table in README.md.
@@ -111,10 +144,14 @@ bench-core:
 	$(CARGO) bench --bench core
 	python3 benches/criterion/ratios.py
 
-# The shared library goes in under its full version, libsqlbatch.so.0.2.0, with the links
-# libsqlbatch.so.0.2 (its SONAME, what programs load) and libsqlbatch.so (what -lsqlbatch finds);
-# both libraries without debug info (in target/release they keep it, for profiling).
+# The shared library goes in under its full version, libsqlbatch.so.X.Y.Z, with the links
+# libsqlbatch.so.X (its SONAME, what programs load; build.rs sets it) and libsqlbatch.so (what
+# -lsqlbatch finds); both libraries without debug info (in build/lib they keep it, for
+# profiling).
+# PC_PREFIX is the prefix sqlbatch.pc names: PREFIX, or for a tree that may be moved (the
+# release tarball) ${pcfiledir}/../.., which pkg-config resolves from where the file is.
 VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+PC_PREFIX ?= $(PREFIX)
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/sqlbatch.h $(DESTDIR)$(PREFIX)/include/
@@ -125,8 +162,14 @@ install: lib
 	soname=$$(readelf -d $(LIB_DIR)/libsqlbatch.so | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
 	  test -n "$$soname" && ln -sfn libsqlbatch.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$$soname && \
 	  ln -sfn $$soname $(DESTDIR)$(PREFIX)/lib/libsqlbatch.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	sed -e 's|@PREFIX@|$(PC_PREFIX)|' -e 's|@LIBDIR@|$${exec_prefix}/lib|' -e 's|@VERSION@|$(VERSION)|' \
 	  bindings/c/sqlbatch.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sqlbatch.pc
+
+# The release artifacts of this platform, with the version from Cargo.toml, in build/dist: a
+# Go module proxy tree (goproxy/), sqlbatch-VERSION-OS-ARCH.tar.gz, the Debian packages, and
+# the Haskell package (hackage/). What each holds: packaging/dist.sh.
+dist: lib
+	./packaging/dist.sh
 
 clean:
 	$(CARGO) clean

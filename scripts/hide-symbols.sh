@@ -5,7 +5,11 @@
 # allocator shims become local, so that one program can also link the system's libsqlite3,
 # mattn/go-sqlite3 or another Rust static library, each with its own copies.
 #
-#   scripts/hide-symbols.sh [ARCHIVE]     (default target/release/libsqlbatch.a)
+#   scripts/hide-symbols.sh ARCHIVE OUT   write the processed archive to OUT (what `make lib`
+#                                         does: cargo's target/release/libsqlbatch.a to
+#                                         build/lib/libsqlbatch.a, a path cargo never writes)
+#   scripts/hide-symbols.sh [ARCHIVE]     process ARCHIVE in place (default
+#                                         target/release/libsqlbatch.a)
 #   scripts/hide-symbols.sh --check ARCHIVE   exit 1 (and list them) if it has other globals
 #
 # How: the members become one relocatable object (ld -r --whole-archive), so that the calls
@@ -22,10 +26,12 @@
 #     they are: ld -r keeps the sections, and local TLS symbols are fine in a static link;
 #   - debug info is kept (target/release is what the benches profile and valgrind reports);
 #     `make install` installs a copy without it (strip --strip-debug).
-# Idempotent and cheap: an archive with no global but sqlbatch_* is left alone, whatever
-# its age (cargo puts the unprocessed archive back at target/release/libsqlbatch.a, a hard
-# link of deps/libsqlbatch-*.a, on every `cargo build`, even when nothing was rebuilt, and in
-# `cargo test --release`, so a stamp file would lie). The result of the last run is kept
+# With OUT: OUT is rewritten only when ARCHIVE's content changed (its sha256 is kept beside
+# OUT, in .libsqlbatch.a.input), atomically (a temporary file in OUT's directory, then mv).
+# In place: idempotent and cheap: an archive with no global but sqlbatch_* is left alone,
+# whatever its age (cargo puts the unprocessed archive back at target/release/libsqlbatch.a,
+# a hard link of deps/libsqlbatch-*.a, on every `cargo build`, even when nothing was rebuilt,
+# and in `cargo test --release`, so a stamp file would lie). The result of the last run is kept
 # beside it (.libsqlbatch.a.hidden, with the sha256 of its input), so that putting it back
 # costs a checksum rather than a link; the new archive keeps the input's modification time
 # (make does not see a change when cargo rebuilt nothing), and replaces the old one
@@ -55,12 +61,35 @@ if [ "${1:-}" = "--check" ]; then
 fi
 
 a=${1:-target/release/libsqlbatch.a}
+out=${2:-}
 [ -f "$a" ] || { echo "$0: $a does not exist (cargo build --release --lib first)" >&2; exit 1; }
-if [ -z "$(foreign_globals "$a")" ]; then exit 0; fi
 
 LD=${LD:-ld}
 OBJCOPY=${OBJCOPY:-objcopy}
 AR=${AR:-ar}
+
+# The processed archive as its own file: ARCHIVE is only read.
+if [ -n "$out" ]; then
+  outdir=$(dirname "$out")
+  mkdir -p "$outdir"
+  stamp="$outdir/.$(basename "$out").input"
+  sum=$(sha256sum "$a" | cut -d' ' -f1)
+  if [ -f "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$sum" ] && [ -z "$(foreign_globals "$out")" ]; then exit 0; fi
+  tmp=$(mktemp -d "$outdir/.hide-symbols.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  cp "$a" "$tmp/libsqlbatch.a"
+  before=$(foreign_globals "$a" | wc -l)
+  # An input without foreign globals (already processed) is copied as it is.
+  if [ "$before" -ne 0 ]; then "$0" "$tmp/libsqlbatch.a" > /dev/null; fi
+  [ -z "$(foreign_globals "$tmp/libsqlbatch.a")" ] || { echo "$0: $out would keep other globals" >&2; exit 1; }
+  chmod 644 "$tmp/libsqlbatch.a"
+  mv -f "$tmp/libsqlbatch.a" "$out"
+  echo "$sum" > "$stamp"
+  echo "hide-symbols: $out from $a: $before other global symbols made local, $(globals "$out" | wc -l) sqlbatch_* kept"
+  exit 0
+fi
+
+if [ -z "$(foreign_globals "$a")" ]; then exit 0; fi
 dir=$(dirname "$a")
 tmp=$(mktemp -d "$dir/.hide-symbols.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

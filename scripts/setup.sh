@@ -6,8 +6,10 @@ set -eu
 
 # Debian packages: GHC and cabal for the Haskell binding (only boot packages and libghc-*-dev
 # are used, since Hackage is not reachable), valgrind for leak checks, clang to build SQLite
-# with coverage instrumentation for the fuzz targets (fuzz/README.md).
-PKGS="ghc cabal-install libghc-hunit-dev libghc-quickcheck2-dev valgrind clang"
+# with coverage instrumentation for the fuzz targets (fuzz/README.md), dpkg-dev and
+# pkg-config for the Debian packages of `make dist` and the install tests, abigail-tools
+# (abidw, abidiff) for the ABI check (abi/check.sh).
+PKGS="ghc cabal-install libghc-hunit-dev libghc-quickcheck2-dev valgrind clang dpkg-dev pkg-config abigail-tools"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

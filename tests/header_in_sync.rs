@@ -158,6 +158,9 @@ fn header_matches_cbindgen_output() {
     let path = root.join("include/sqlbatch.h");
     if std::env::var_os("SQLBATCH_BLESS").is_some() {
         std::fs::write(&path, &generated).expect("write header");
+        for copy in COPIES {
+            std::fs::write(root.join(copy), &generated).expect("write a copy of the header");
+        }
         return;
     }
     let current = std::fs::read_to_string(&path).unwrap_or_default();
@@ -165,6 +168,23 @@ fn header_matches_cbindgen_output() {
         current == generated,
         "include/sqlbatch.h is out of date with src/ and include/sqlbatch.h.in: run scripts/gen-header.sh and commit the result"
     );
+}
+
+/// Copies of the header that must stay equal to it, written with it: the Go module's (a module
+/// holds only its own files, so its cgo package cannot reach include/).
+const COPIES: &[&str] = &["bindings/go/internal/capi/sqlbatch.h"];
+
+#[test]
+fn header_copies_match_the_header() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let header = std::fs::read_to_string(root.join("include/sqlbatch.h")).expect("read header");
+    for copy in COPIES {
+        let text = std::fs::read_to_string(root.join(copy)).unwrap_or_default();
+        assert!(
+            text == header,
+            "{copy} differs from include/sqlbatch.h: run scripts/gen-header.sh and commit the result"
+        );
+    }
 }
 
 #[test]

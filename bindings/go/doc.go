@@ -148,10 +148,14 @@
 //
 // # Linking
 //
-// By default the package links the static library target/release/libsqlbatch.a of the
-// repository (built by `cargo build --release --lib`), so programs are self-contained. The
-// build tag sqlbatch_dynamic links libsqlbatch.so instead, and sqlbatch_pkgconfig finds an
-// installed library through pkg-config. libsqlbatch.a contains SQLite itself; after the
-// repository's `make lib` every symbol in it but sqlbatch_* is local, so a program can link
-// it together with another copy of SQLite (such as mattn/go-sqlite3's).
+// By default the package links the static library libsqlbatch.a that the per-platform
+// module of its GOOS/GOARCH carries (github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-amd64,
+// and linux-arm64, darwin-amd64, darwin-arm64), at this module's version, so `go get` is all
+// a program needs and programs are self-contained; in the repository, that module is
+// lib/GOOS-GOARCH, which links the repository's build/lib/libsqlbatch.a (`make lib`). The
+// build tag sqlbatch_dynamic links the repository's libsqlbatch.so instead,
+// sqlbatch_pkgconfig finds an installed library through pkg-config, and sqlbatch_external
+// takes the link flags from CGO_LDFLAGS. libsqlbatch.a contains SQLite itself, with every
+// symbol in it but sqlbatch_* local, so a program can link it together with another copy of
+// SQLite (such as mattn/go-sqlite3's).
 package sqlbatch

@@ -7,7 +7,7 @@ package sqlbatchbench
 
 /*
 #cgo CFLAGS: -O2 -I${SRCDIR}/../../../include
-#cgo LDFLAGS: ${SRCDIR}/../../../target/release/libsqlbatch.a ${SRCDIR}/../../../build/native/libsqlite3.a -lm -ldl -lpthread
+#cgo LDFLAGS: ${SRCDIR}/../../../build/lib/libsqlbatch.a ${SRCDIR}/../../../build/native/libsqlite3.a -lm -ldl -lpthread
 #include <stdlib.h>
 #include "native.h"
 #include "sqlbatch.h"

@@ -105,15 +105,23 @@ int hs_sqlbatch_ensure_handler(void) {
 }
 
 /* The tick of CLOCK_MONOTONIC_COARSE (its nanoseconds) in which a wrapper last found the
- * handler in place (or put it there); 0 before the first look. */
+ * handler in place (or put it there); 0 before the first look. Where there is no coarse
+ * clock (it is Linux's and FreeBSD's), the plain monotonic clock, whose ticks are so short
+ * that nearly every wrapper looks. */
 static atomic_llong looked_at;
+
+#ifdef CLOCK_MONOTONIC_COARSE
+#define TICK_CLOCK CLOCK_MONOTONIC_COARSE
+#else
+#define TICK_CLOCK CLOCK_MONOTONIC
+#endif
 
 /* hs_sqlbatch_ensure_handler, unless a wrapper did it during the current tick of the coarse
  * clock (see the top of this file). */
 static inline void ensure_handler_this_tick(void) {
   struct timespec t;
   long long now = 0;
-  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &t) == 0) {
+  if (clock_gettime(TICK_CLOCK, &t) == 0) {
     now = (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
     if (now != 0 && atomic_load_explicit(&looked_at, memory_order_relaxed) == now) {
       return;

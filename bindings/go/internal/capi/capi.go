@@ -24,12 +24,15 @@
 //
 // # Linking
 //
-// The link flags live in link_*.go, one file per build tag (static by default,
-// sqlbatch_dynamic, sqlbatch_pkgconfig); see the module's README.
+// The link flags live in link_*.go: by default the per-platform module of GOOS/GOARCH (one
+// file per platform), or one file per build tag (sqlbatch_dynamic, sqlbatch_pkgconfig,
+// sqlbatch_external); see the module's README. sqlbatch.h here is a copy of the repository's
+// include/sqlbatch.h (a module holds only its own files), written and checked by
+// tests/header_in_sync.rs.
 package capi
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../../../include -O2
+#cgo CFLAGS: -I${SRCDIR} -O2
 
 #include "sqlbatch.h"
 

@@ -2,8 +2,8 @@
 
 package capi
 
-// -tags sqlbatch_dynamic: link libsqlbatch.so from the repository's target/release, and
+// -tags sqlbatch_dynamic: link libsqlbatch.so from the repository's build/lib (make lib), and
 // record that directory as the binary's rpath so it runs without LD_LIBRARY_PATH.
 
-// #cgo LDFLAGS: -L${SRCDIR}/../../../../target/release -Wl,-rpath,${SRCDIR}/../../../../target/release -lsqlbatch
+// #cgo LDFLAGS: -L${SRCDIR}/../../../../build/lib -Wl,-rpath,${SRCDIR}/../../../../build/lib -lsqlbatch
 import "C"

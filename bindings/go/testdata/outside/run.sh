@@ -1,14 +1,16 @@
 #!/bin/sh
 # Builds and runs testdata/outside/main.go as the program of a module outside the repository
-# (a temporary directory), the way a user of the module does. Run by `make -C bindings/go
-# test-outside` and `test-platform-module`.
+# (a temporary directory) that uses a checkout of this module and a libsqlbatch installed
+# from it (`make install`), instead of a release. Run by `make -C bindings/go test-outside`.
+# (A release installed with `go get` alone is tried by packaging/install-test-go.sh.)
 #
 #   run.sh pkgconfig PREFIX     -tags sqlbatch_pkgconfig, PKG_CONFIG_PATH=PREFIX/lib/pkgconfig
 #                               (the installed shared library, found through an rpath)
 #   run.sh static PREFIX        -tags sqlbatch_external, CGO_LDFLAGS naming the installed
 #                               PREFIX/lib/libsqlbatch.a (a self-contained binary)
-#   run.sh platform MODDIR      -tags sqlbatch_external, and the per-platform module MODDIR
-#                               (from `make platform-module`) imported for its library
+#
+# The outside go.mod replaces the module with the checkout, and its per-platform modules
+# with the checkout's lib/ (required by the module's go.mod, though these tags import none).
 set -eu
 mode=$1 where=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +29,9 @@ require github.com/sqlbatch/sqlbatch/bindings/go v0.0.0
 
 replace github.com/sqlbatch/sqlbatch/bindings/go => $gomod
 MOD
+for d in "$gomod"/lib/*/; do
+	printf 'replace %s => %s\n' "$(sed -n 's/^module //p' "$d/go.mod")" "$d" >> "$tmp/go.mod"
+done
 unset CGO_LDFLAGS
 case $mode in
 pkgconfig)
@@ -35,11 +40,6 @@ pkgconfig)
 	tags=sqlbatch_pkgconfig;;
 static)
 	export CGO_LDFLAGS="$where/lib/libsqlbatch.a -lm -ldl -lpthread"
-	tags=sqlbatch_external;;
-platform)
-	libmod=$(sed -n 's/^module //p' "$where/go.mod")
-	printf 'require %s v0.0.0\n\nreplace %s => %s\n' "$libmod" "$libmod" "$where" >> "$tmp/go.mod"
-	sed -i "s|^import (|import (\n\t_ \"$libmod\"|" "$tmp/main.go"
 	tags=sqlbatch_external;;
 *) echo "run.sh: unknown mode $mode" >&2; exit 2;;
 esac

@@ -17,8 +17,8 @@
 -- A pure function is registered as deterministic, an 'IO' one not. Arguments convert with
 -- the same 'FromField' instances as query results (strict about SQL types: an 'Int' needs
 -- an INTEGER, NULL needs 'Maybe'). A conversion that fails, and any exception thrown by the
--- function, ends the statement with an 'SQLError' whose message is the exception's text;
--- the connection stays usable. The function's result is forced inside the call.
+-- function, ends the statement with an 'Database.SQLBatch.Error.SQLError' whose message is
+-- the exception's text; the connection stays usable. The function's result is forced inside the call.
 --
 -- The function runs on the thread that runs the statement, while the connection's lock is
 -- held: it must not use the same 'Connection' (that would wait for itself); other
@@ -149,7 +149,8 @@ spanEnd cells n = go 0 0
             else go (i + 1) acc
 
 -- | Registers (or replaces) a Haskell function as the SQL function @name@ on the
--- connection, with the function's arity as its argument count. Throws 'SQLError'.
+-- connection, with the function's arity as its argument count. Throws
+-- 'Database.SQLBatch.Error.SQLError'.
 createFunction :: forall f. Function f => Connection -> Text -> f -> IO ()
 createFunction conn name f =
   withConnDirect conn "createFunction" $ \db ->
@@ -162,7 +163,8 @@ createFunction conn name f =
       DF.funcResultValue ctx (toValue r)
 
 -- | Deletes the SQL function @name@ from the connection: every argument count of it (0 to
--- 127, and \"any number\"). Throws 'SQLError' (e.g. while a statement that uses it runs).
+-- 127, and \"any number\"). Throws 'Database.SQLBatch.Error.SQLError' (e.g. while a
+-- statement that uses it runs).
 deleteFunction :: Connection -> Text -> IO ()
 deleteFunction conn name =
   withConnDirect conn "deleteFunction" $ \db -> do

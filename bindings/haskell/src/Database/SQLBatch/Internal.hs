@@ -143,7 +143,7 @@ import Foreign.Marshal.Utils (copyBytes)
 import Foreign.C.Types (CBool (..))
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
-import GHC.Exts (oneShot, raiseIO#, Array#, ByteArray#, Int (..), Int#, MutableByteArray#, RealWorld, State#, indexArray#, isTrue#, newArray#, newByteArray#, unsafeFreezeArray#, unsafeFreezeByteArray#, writeArray#, (*#), (+#), (-#), (<#), (==#), (>=#))
+import GHC.Exts (oneShot, raiseIO#, Array#, Int (..), Int#, RealWorld, State#, indexArray#, isTrue#, newArray#, unsafeFreezeArray#, writeArray#, (+#), (-#), (<#), (==#), (>=#))
 import GHC.ByteOrder (ByteOrder (..), targetByteOrder)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 
@@ -152,12 +152,11 @@ import GHC.IO (IO (..), unIO)
 import Database.SQLBatch.Direct (Database (..), Utf8 (..), Value (..))
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error
+import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Types
 import Database.SQLBatch.Types
-import qualified Data.Text.Array as TA
-import qualified Data.Text.Internal as TI
 
 ------------------------------------------------------------------------------------------
 -- Connections
@@ -446,9 +445,8 @@ encodeParams cells dat = go cells
           putTail cell 0 kindFloat
           return off
         SQLNull -> put cell 0 0 kindNull >> return off
-        SQLText (TI.Text (TA.Array ba) tOff tLen) -> do
-          n <- fromIntegral <$> c_hs_sqlbatch_utf16_to_utf8 (dat `plusPtr` off) ba
-                 (fromIntegral tOff) (fromIntegral tLen)
+        SQLText t -> do
+          n <- pokeUtf8 (dat `plusPtr` off) t
           put cell (fromIntegral off) (fromIntegral n) kindText
           return (off + n)
         SQLBlob b -> do
@@ -472,7 +470,7 @@ paramBytesBound = go 0
   where
     go !acc [] = acc
     go !acc (v : vs) = case v of
-      SQLText (TI.Text _ _ n) -> go (acc + 3 * n) vs
+      SQLText t -> go (acc + utf8Bound t) vs
       SQLBlob b -> go (acc + B.length b) vs
       _ -> go acc vs
 
@@ -505,11 +503,10 @@ encodeRow !ncols vs cells0 !dat !off0 !cap = foldr step done vs cells0 off0 0
           putCellTail cell 0 kindFloat
           next off i'
         SQLNull -> putCell cell 0 0 kindNull >> next off i'
-        SQLText (TI.Text (TA.Array ba) tOff tLen)
-          | 3 * tLen > cap - off -> return rowNoRoom
+        SQLText t
+          | utf8Bound t > cap - off -> return rowNoRoom
           | otherwise -> do
-              n <- fromIntegral <$> c_hs_sqlbatch_utf16_to_utf8 (dat `plusPtr` off) ba
-                     (fromIntegral tOff) (fromIntegral tLen)
+              n <- pokeUtf8 (dat `plusPtr` off) t
               putCell cell (fromIntegral off) (fromIntegral n) kindText
               next (off + n) i'
         SQLBlob b
@@ -767,21 +764,6 @@ usedOff = 72
 convOff = 80
 scratchSize = convOff + valueSize + convertBufSize
 
--- | A chunk of UTF-16 memory that 'Text' values are decoded into, one after another; each
--- 'Text' is a slice of it (the way Data.Text's own builder shares its buffers). Chunks are
--- large objects, so the garbage collector never copies them.
-data TextChunk = TextChunk (MutableByteArray# RealWorld) ByteArray# Int#
-
--- | Units (of 2 bytes) in a text chunk: a 'Text' keeps at most this much memory alive.
-textChunkUnits :: Int
-textChunkUnits = 8192
-
--- | A fresh text chunk of this many UTF-16 units.
-newTextChunk :: Int -> IO TextChunk
-newTextChunk (I# units) = IO $ \s0 -> case newByteArray# (units *# 2#) s0 of
-  (# s1, mba #) -> case unsafeFreezeByteArray# mba s1 of
-    (# s2, ba #) -> (# s2, TextChunk mba ba units #)
-
 -- | Initial and largest data buffer, and the budget for a batch's cells (16 bytes each).
 -- | Cell budgets of a batch: small for streaming (the cells stay in the CPU's cache while
 -- they are read), larger when every row is collected into a list anyway (fewer batches,
@@ -1012,52 +994,21 @@ fieldByteCopy f = do
 {-# INLINE fieldByteCopy #-}
 
 -- | Decodes a TEXT cell's UTF-8 into 'Text', or runs the second action if the bytes are not
--- valid UTF-8. One unsafe C call per value (@hs_sqlbatch_utf8_to_utf16@ in
--- @cbits/hs_sqlbatch.c@) writes the UTF-16 straight into the fetcher's current text chunk,
--- and the 'Text' is a slice of that chunk (no per-value allocation but the 'Text' itself).
+-- valid UTF-8. With text-1, one unsafe C call per value writes the UTF-16 straight into the
+-- fetcher's current text chunk, and the 'Text' is a slice of that chunk (no per-value
+-- allocation but the 'Text' itself); with text-2, a copy of the bytes once validated.
 fieldTextOr :: Cell -> IO Text -> IO Text
 fieldTextOr f onBad = do
   off <- peekByteOff (cellPtr f) valueBitsOff :: IO Word64
   len <- fieldLength f
   let ctx = cellCtx f
-      src = bcBase ctx `plusPtr` fromIntegral off
-  if len == 0
-    then return T.empty
-    else do
-      used <- peekByteOff (bcUsed ctx) 0 :: IO Int
-      TextChunk mba ba cap <- readIORef (bcText ctx)
-      if I# cap - used >= len
-        then decodeInto (bcUsed ctx) mba ba used src len onBad
-        else if len > textChunkUnits `quot` 2
-          then do
-            -- A large value gets an array of its own.
-            TextChunk mba' ba' _ <- newTextChunk len
-            decodeInto nullPtr mba' ba' 0 src len onBad
-          else do
-            c@(TextChunk mba' ba' _) <- newTextChunk textChunkUnits
-            writeIORef (bcText ctx) c
-            decodeInto (bcUsed ctx) mba' ba' 0 src len onBad
+  decodeUtf8Chunked (bcUsed ctx) (bcText ctx) (bcBase ctx `plusPtr` fromIntegral off) len onBad
 {-# INLINE fieldTextOr #-}
-
-decodeInto :: Ptr Int -> MutableByteArray# RealWorld -> ByteArray# -> Int -> Ptr Word8 -> Int
-           -> IO Text -> IO Text
-decodeInto usedPtr mba ba used src len onBad = do
-  n <- fromIntegral <$> c_hs_sqlbatch_utf8_to_utf16 mba (fromIntegral used) src (fromIntegral len)
-  if n < 0
-    then onBad
-    else do
-      when (usedPtr /= nullPtr) $ pokeByteOff usedPtr 0 (used + n)
-      return $! TI.Text (TA.Array ba) used n
-{-# INLINE decodeInto #-}
 
 -- | Decodes @len@ bytes of UTF-8 at an address into a fresh 'Text', or runs the last action
 -- if they are not valid UTF-8.
 decodeUtf8At :: Ptr Word8 -> Int -> IO Text -> IO Text
-decodeUtf8At p len onBad
-  | len == 0 = return T.empty
-  | otherwise = do
-      TextChunk mba ba _ <- newTextChunk len
-      decodeInto nullPtr mba ba 0 p len onBad
+decodeUtf8At = decodeUtf8Fresh
 
 -- | The name of the cell's column (looked up when asked).
 fieldName :: Cell -> IO Text

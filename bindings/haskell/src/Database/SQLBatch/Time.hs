@@ -27,7 +27,11 @@ import Data.ByteString.Builder (Builder, char7, integerDec, string7)
 import Data.Char (isDigit, ord)
 import Data.Fixed (Pico)
 import qualified Data.Text as T
-import Data.Time hiding (getTimeZone)
+-- An explicit list: this module defines names of its own (getTimeZone among them) that a
+-- later release of time could export too.
+import Data.Time (Day, TimeOfDay (..), TimeZone (..), UTCTime (..), addDays, fromGregorianValid,
+                  localToUTCTimeOfDay, makeTimeOfDayValid, minutesToTimeZone, timeOfDayToTime,
+                  timeToTimeOfDay, toGregorian, utc)
 
 -- | A parser of a prefix of the text: the rest, or an error.
 newtype P a = P { runP :: T.Text -> Either String (a, T.Text) }

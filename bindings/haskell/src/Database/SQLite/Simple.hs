@@ -7,7 +7,7 @@
 -- "Database.SQLBatch" restricted to sqlite-simple's exports (the same types: instances
 -- written for one serve the other); "Database.SQLBatch" adds scripts, interruption,
 -- streaming helpers and more. The differences that remain are listed in the package's
--- README (\"Differences from sqlite-simple\").
+-- README (\"What differs from sqlite-simple\").
 module Database.SQLite.Simple
   ( Query (..)
   , Connection

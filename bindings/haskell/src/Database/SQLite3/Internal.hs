@@ -120,10 +120,8 @@ import qualified Data.IntMap.Strict as IM
 import Data.String (IsString (..))
 import Data.Text (Text)
 import qualified Data.Text as T
-import qualified Data.Text.Array as TA
 import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
-import qualified Data.Text.Internal as TI
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CBool (..), CInt, CSize, CUInt)
@@ -135,7 +133,7 @@ import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr, wordPtrToPtr)
 import Foreign.Storable (peek, peekByteOff)
 import GHC.Float (castWord64ToDouble)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, fetchAddIntArray#, newByteArray#,
-                 readIntArray#, shrinkMutableByteArray#, unsafeFreezeByteArray#, writeIntArray#, (+#))
+                 readIntArray#, writeIntArray#, (+#))
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import GHC.Generics (Generic)
 import GHC.IO (IO (..))
@@ -145,6 +143,7 @@ import System.Mem.Weak (Weak, deRefWeak)
 import qualified System.Mem.Weak as Weak
 
 import qualified Database.SQLBatch.Direct as D
+import Database.SQLBatch.Internal.Text (decodeUtf8Fresh)
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Types
 
@@ -1254,31 +1253,12 @@ columnTextWith onBad st ci@(ColumnIndex i) = withCell st i T.empty $ \sn cell k 
     then do
       len <- fromIntegral <$> (peekByteOff cell valueLenOff :: IO Word32)
       off <- peekByteOff cell valueBitsOff :: IO Word64
-      decodeAt (snData sn `plusPtr` fromIntegral off) len (cellBytes sn cell >>= onBad)
+      decodeUtf8Fresh (snData sn `plusPtr` fromIntegral off) len (cellBytes sn cell >>= onBad)
     else if k == kindNull then return T.empty
     else do
       b <- columnBytes st ci
       return $! TE.decodeUtf8 b
 {-# INLINE columnTextWith #-}
-
--- | Decodes UTF-8 at an address into a fresh 'Text' (or runs the last action on invalid UTF-8).
-decodeAt :: Ptr Word8 -> Int -> IO Text -> IO Text
-decodeAt src len onBad
-  | len == 0 = return T.empty
-  | otherwise = IO $ \s0 -> case newByteArray# (unI (2 * len)) s0 of
-      (# s1, mba #) -> case decodeInto mba src len of
-        IO f -> case f s1 of
-          (# s2, n #)
-            | n < 0 -> case onBad of IO g -> g s2
-            | otherwise -> case shrinkMutableByteArray# mba (unI (2 * n)) s2 of
-                s3 -> case unsafeFreezeByteArray# mba s3 of
-                  (# s4, ba #) -> (# s4, TI.text (TA.Array ba) 0 n #)
-  where
-    unI (I# x) = x
-
-decodeInto :: MutableByteArray# RealWorld -> Ptr Word8 -> Int -> IO Int
-decodeInto mba src len = fromIntegral <$> c_hs_sqlbatch_utf8_to_utf16 mba 0 src (fromIntegral len)
-{-# INLINE decodeInto #-}
 
 -- | Converts a cell with @sqlbatch_value_convert@ (exactly SQLite's conversions) and reads
 -- the result with @rd@, given the address of the out value, which is followed by the

@@ -23,7 +23,7 @@
 -- = Exceptions
 --
 -- An exception thrown by a function, a step or a finish is caught in the callback and
--- becomes the statement's error (@sqlbatch_call_error@ with 'SQLITE_ERROR' and the
+-- becomes the statement's error (@sqlbatch_call_error@ with @SQLITE_ERROR@ and the
 -- exception's 'show'); nothing unwinds through SQLite and the connection stays usable. A
 -- collation must not fail: if it throws, the two strings compare as their bytes do.
 --
