@@ -135,9 +135,9 @@ extern "C" {
  * ====================================================================================== */
 
 /** The version of this header; sqlbatch_version() gives the library's. */
-#define SQLBATCH_VERSION "0.2.0"
-#define SQLBATCH_VERSION_MAJOR 0
-#define SQLBATCH_VERSION_MINOR 2
+#define SQLBATCH_VERSION "1.0.0"
+#define SQLBATCH_VERSION_MAJOR 1
+#define SQLBATCH_VERSION_MINOR 0
 #define SQLBATCH_VERSION_PATCH 0
 
 /**

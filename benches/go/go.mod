@@ -14,10 +14,10 @@ require (
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	github.com/sqlbatch/sqlbatch/bindings/go/lib/darwin-amd64 v0.2.0 // indirect
-	github.com/sqlbatch/sqlbatch/bindings/go/lib/darwin-arm64 v0.2.0 // indirect
-	github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-amd64 v0.2.0 // indirect
-	github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-arm64 v0.2.0 // indirect
+	github.com/sqlbatch/sqlbatch/bindings/go/lib/darwin-amd64 v1.0.0 // indirect
+	github.com/sqlbatch/sqlbatch/bindings/go/lib/darwin-arm64 v1.0.0 // indirect
+	github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-amd64 v1.0.0 // indirect
+	github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-arm64 v1.0.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect

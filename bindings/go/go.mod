@@ -6,10 +6,10 @@ go 1.24
 // internal/capi imports the one of the GOOS/GOARCH it is built for, and the go command
 // downloads only that one.
 require (
-	github.com/sqlbatch/sqlbatch/bindings/go/lib/darwin-amd64 v0.2.0
-	github.com/sqlbatch/sqlbatch/bindings/go/lib/darwin-arm64 v0.2.0
-	github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-amd64 v0.2.0
-	github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-arm64 v0.2.0
+	github.com/sqlbatch/sqlbatch/bindings/go/lib/darwin-amd64 v1.0.0
+	github.com/sqlbatch/sqlbatch/bindings/go/lib/darwin-arm64 v1.0.0
+	github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-amd64 v1.0.0
+	github.com/sqlbatch/sqlbatch/bindings/go/lib/linux-arm64 v1.0.0
 )
 
 // In the repository they are the directories under lib/, whose libsqlbatch.a is a link to
