@@ -35,6 +35,6 @@ pub use codes::*;
 pub use engine::mem;
 pub use engine::{
     backup::*, blob::*, call::*, callback::*, config::*, conn::*, extension::*, fetch::*, function::*,
-    hooks::*, script::*, serialize::*, session::*, stmt::*, value::*, write::*,
+    hooks::*, script::*, serialize::*, session::*, stmt::*, value::*, vtab::*, write::*,
 };
 pub use error::sqlbatch_error;

@@ -47,7 +47,9 @@ fn declared_name(item: &str) -> String {
         return ident(rest);
     }
     if decl.starts_with("typedef") {
-        if let Some(at) = decl.find("(*") {
+        let aggregate =
+            ["typedef struct", "typedef enum", "typedef union"].iter().any(|p| decl.starts_with(p));
+        if let (false, Some(at)) = (aggregate, decl.find("(*")) {
             return ident(&decl[at + 2..]);
         }
         // `typedef struct X {...} X;` or `typedef struct X X;` or `typedef T X;`

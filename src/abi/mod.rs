@@ -87,6 +87,7 @@ pub mod fetch;
 pub mod exec;
 pub mod write;
 pub mod function;
+pub mod vtab;
 pub mod hooks;
 pub mod config;
 pub mod extension;
@@ -98,5 +99,5 @@ pub mod convert;
 
 pub use self::{
     backup::*, blob::*, codes::*, config::*, conn::*, convert::*, exec::*, extension::*, fetch::*,
-    function::*, hooks::*, serialize::*, session::*, stmt::*, write::*,
+    function::*, hooks::*, serialize::*, session::*, stmt::*, vtab::*, write::*,
 };

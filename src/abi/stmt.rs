@@ -4,6 +4,7 @@ use std::ffi::c_char;
 use std::ptr;
 
 use crate::codes::*;
+use crate::error::Error;
 use crate::ffi::*;
 use crate::panic::boundary_value;
 
@@ -121,6 +122,51 @@ pub unsafe extern "C" fn sqlbatch_stmt_bind(stmt: *mut sqlbatch_stmt, params: *c
         // SAFETY: the caller vouches for `params`.
         let params = unsafe { Params::from_c(params)? };
         s.bind(db, params)?;
+        Ok(SQLBATCH_OK)
+    })
+}
+
+/// sqlbatch_stmt_bind_rows binds a whole table to parameter `index` (counted from 1) of
+/// `stmt`, for the SQL to read as a table: `rows` holds `n_rows * n_cols` values, row-major,
+/// `n_cols` a row (so `rows->n_values` must be a multiple of `n_cols`), of any kinds but
+/// `SQLBATCH_UNDEFINED`, with NULLs; `rows->names` must be NULL.
+///
+/// The SQL reads it through the `sqlbatch_rows` virtual table module, which every connection
+/// has: the eponymous table `sqlbatch_rows` has one column, `value` (`WHERE id IN
+/// sqlbatch_rows(?)`, `SELECT value FROM sqlbatch_rows(?)`); a table of several columns is
+/// declared once per shape, with the columns as its arguments (`CREATE VIRTUAL TABLE
+/// temp.points USING sqlbatch_rows(id INTEGER, name TEXT)`), and read as a table-valued
+/// function (`INSERT INTO t SELECT * FROM points(?)`). A scan fails with `SQLITE_ERROR` when
+/// the parameter holds no bound table or one of another column count than the table's.
+///
+/// Ownership: the values and their bytes are copied (once, into one allocation): `rows` and
+/// what it points to may be freed as soon as this returns. The copy lives until the
+/// parameter is bound again, the bindings are cleared (`sqlbatch_stmt_clear_bindings`) or
+/// the statement is finalized; it survives resets, as every binding does. If the statement
+/// has run since its last reset, it is reset first (its current batch becomes invalid). Bind
+/// the statement's other parameters first: `sqlbatch_stmt_bind` binds every parameter, the
+/// table's included (give it any value, e.g. NULL), and a later `sqlbatch_stmt_bind`
+/// replaces the table.
+/// NULL: `stmt` or `rows` NULL, or a NULL array with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (`index` is not a parameter of `stmt`, or bytes
+/// outside `data_len`); `SQLBATCH_E_PARAM_COUNT` (`n_values` is not whole rows of `n_cols`,
+/// or `n_cols` is 0); `SQLBATCH_E_INVALID_ARGUMENT` (names, an unknown kind, bytes without a
+/// base, bad flags); `SQLBATCH_E_CLOSED`; `SQLITE_NOMEM`.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_bind_rows(
+    stmt: *mut sqlbatch_stmt,
+    index: usize,
+    rows: *const sqlbatch_params,
+    n_cols: usize,
+) -> i32 {
+    ffi_boundary!(stmt: stmt => |s| {
+        let (db, _) = s.handles()?;
+        if rows.is_null() {
+            return Err(Error::null("rows"));
+        }
+        // SAFETY: the caller vouches for `rows`.
+        let rows = unsafe { Params::from_c(rows)? };
+        s.bind_rows(db, index, rows, n_cols)?;
         Ok(SQLBATCH_OK)
     })
 }

@@ -7,8 +7,12 @@ use std::ffi::c_int;
 
 use libsqlite3_sys as ffi;
 
+use crate::codes::*;
 use crate::engine::mem::{self, Direct};
-use crate::engine::value::sqlbatch_value;
+use crate::engine::value::{
+    sqlbatch_value, Params, SQLBATCH_BLOB, SQLBATCH_FLOAT, SQLBATCH_INTEGER, SQLBATCH_NULL, SQLBATCH_TEXT,
+};
+use crate::error::Error;
 
 /// Cells, row after row, and the bytes their TEXT and BLOB values point into (by offset).
 #[derive(Default)]
@@ -138,6 +142,76 @@ impl Cells {
         sqlbatch_value::bytes(kind, at as u64, len as u32)
     }
 
+    /// Appends a copy of the values of `p` (positional, of the five kinds of a cell), their
+    /// bytes re-based onto this buffer; nothing is appended when one of them is refused.
+    /// Allocation failure is `SQLITE_NOMEM`, not an abort.
+    ///
+    /// # Safety
+    /// As for [`Params::bytes_of`].
+    pub unsafe fn append_params(&mut self, p: &Params) -> Result<(), Error> {
+        if !p.names.is_empty() {
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                "these values have no names: names must be NULL",
+            ));
+        }
+        // Every value checked first (its kind, its bytes within `data`), and the span of
+        // `data` their bytes lie in: when it is not much more than the bytes themselves (the
+        // usual case: rows written one after another), it is copied in one piece.
+        let (mut lo, mut hi, mut total) = (u64::MAX, 0u64, 0usize);
+        for v in p.values {
+            match v.kind {
+                SQLBATCH_INTEGER | SQLBATCH_FLOAT | SQLBATCH_NULL => {}
+                SQLBATCH_TEXT | SQLBATCH_BLOB => {
+                    // SAFETY: the caller's contract.
+                    total += unsafe { p.bytes_of(v)? }.len();
+                    if v.len > 0 {
+                        lo = lo.min(v.bits);
+                        hi = hi.max(v.bits + u64::from(v.len));
+                    }
+                }
+                k => return Err(Error::new(SQLBATCH_E_INVALID_ARGUMENT, format!("unknown value kind {k}"))),
+            }
+        }
+        let span =
+            !p.addresses() && lo < hi && (hi - lo) as usize <= total.saturating_mul(2).saturating_add(4096);
+        let no_memory = |_| Error::new(ffi::SQLITE_NOMEM, "out of memory copying values");
+        self.bytes.try_reserve(if span { (hi - lo) as usize } else { total }).map_err(no_memory)?;
+        self.cells.try_reserve(p.values.len()).map_err(no_memory)?;
+        let base = self.bytes.len() as u64;
+        if span {
+            // SAFETY: every range within lo..hi was checked above, so lo..hi is in `data`.
+            self.bytes.extend_from_slice(unsafe { p.data_range(lo, hi) });
+            // The cells in one copy, then each one made canonical, its bytes' offset moved.
+            let first = self.cells.len();
+            self.cells.extend_from_slice(p.values);
+            for c in &mut self.cells[first..] {
+                match c.kind {
+                    SQLBATCH_TEXT | SQLBATCH_BLOB => {
+                        c.bits = if c.len == 0 { base } else { c.bits - lo + base }
+                    }
+                    SQLBATCH_NULL => c.bits = 0,
+                    _ => c.len = 0,
+                }
+                c._pad = [0; 3];
+            }
+            return Ok(());
+        }
+        for v in p.values {
+            let cell = match v.kind {
+                // SAFETY: checked above; the room is reserved.
+                SQLBATCH_TEXT | SQLBATCH_BLOB => unsafe {
+                    let b = p.bytes_of(v)?;
+                    self.push_bytes(v.kind, b.as_ptr(), b.len())
+                },
+                SQLBATCH_NULL => sqlbatch_value::NULL,
+                _ => sqlbatch_value { bits: v.bits, len: 0, kind: v.kind, _pad: [0; 3] },
+            };
+            self.cells.push(cell);
+        }
+        Ok(())
+    }
+
     /// The cells from index `from` on (NULL when there are none).
     pub fn cells_from(&self, from: usize) -> *const sqlbatch_value {
         crate::ffi::non_empty(&self.cells[from.min(self.cells.len())..])
@@ -149,5 +223,36 @@ impl Cells {
 
     pub fn data_ptr(&self) -> *const u8 {
         crate::ffi::non_empty(&self.bytes)
+    }
+}
+
+/// Sets the result of `ctx` (a column of a virtual table, a function) to the value of
+/// `cell`, whose bytes are at `base + cell.bits`; SQLite copies them.
+///
+/// # Safety
+/// `ctx` is a live result context; a TEXT or BLOB cell's bytes lie at `base + cell.bits`.
+pub(crate) unsafe fn result_cell(ctx: *mut ffi::sqlite3_context, cell: &sqlbatch_value, base: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let bytes = || base.add(cell.bits as usize);
+        match cell.kind {
+            SQLBATCH_INTEGER => ffi::sqlite3_result_int64(ctx, cell.bits as i64),
+            SQLBATCH_FLOAT => ffi::sqlite3_result_double(ctx, f64::from_bits(cell.bits)),
+            SQLBATCH_TEXT if cell.len == 0 => {
+                ffi::sqlite3_result_text(ctx, c"".as_ptr(), 0, ffi::SQLITE_STATIC())
+            }
+            SQLBATCH_TEXT => ffi::sqlite3_result_text64(
+                ctx,
+                bytes().cast(),
+                u64::from(cell.len),
+                ffi::SQLITE_TRANSIENT(),
+                ffi::SQLITE_UTF8 as u8,
+            ),
+            SQLBATCH_BLOB if cell.len == 0 => ffi::sqlite3_result_zeroblob(ctx, 0),
+            SQLBATCH_BLOB => {
+                ffi::sqlite3_result_blob64(ctx, bytes().cast(), u64::from(cell.len), ffi::SQLITE_TRANSIENT())
+            }
+            _ => ffi::sqlite3_result_null(ctx),
+        }
     }
 }

@@ -292,6 +292,14 @@ impl ConnShared {
             fetch_ahead: flags & SQLBATCH_OPEN_FETCH_AHEAD != 0,
         });
         if rc == ffi::SQLITE_OK {
+            // SAFETY: `db` is open and used by this thread only.
+            let rc = unsafe { crate::engine::rows::register(db) };
+            if rc != ffi::SQLITE_OK {
+                // SAFETY: as above; the handle goes with the error.
+                let e = unsafe { Error::from_db(db, rc) };
+                shared.record(&e);
+                return Ok((shared, Err(e)));
+            }
             // The bundled SQLite turns C-API extension loading on for every connection
             // (SQLITE_ENABLE_LOAD_EXTENSION); off until sqlbatch_conn_enable_load_extension.
             // SAFETY: `db` is open.

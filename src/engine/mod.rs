@@ -5,7 +5,8 @@
 //! - values and SQL text: [`value`] (cells, parameter sets, binding), [`mem`] (direct reads
 //!   of SQLite's result registers), [`sql_text`] (where statements start in SQL text),
 //!   [`convert`] (one value as `sqlite3_column_*` would convert it), [`run`] (stepping a
-//!   statement to its end), [`cells`] (rows of values copied out as cells);
+//!   statement to its end), [`cells`] (rows of values copied out as cells), [`rows`] (tables
+//!   bound to a parameter, and the `sqlbatch_rows` virtual table that reads them);
 //! - callbacks: [`callback`] (the destructor type, the guard a callback runs under),
 //!   [`call`] (what a function's callback sets), [`hooks`] (the hook dispatcher, the update
 //!   events in batches, tracing);
@@ -16,7 +17,7 @@
 //!   write and its row loop), [`stmt`] (the statement handle), [`bulk`] (bulk writes on a
 //!   statement, now or behind the caller), [`script`] (multi-statement exec);
 //! - the rest of SQLite's surface over a connection: [`function`] (SQL functions,
-//!   aggregates, collations), [`config`], [`extension`], [`backup`], [`serialize`], [`blob`],
+//!   aggregates, collations), [`vtab`] (virtual table modules whose cursors fill batches), [`config`], [`extension`], [`backup`], [`serialize`], [`blob`],
 //!   [`session`].
 
 pub mod value;
@@ -25,6 +26,7 @@ pub(crate) mod sql_text;
 pub mod convert;
 pub(crate) mod run;
 pub(crate) mod cells;
+pub(crate) mod rows;
 
 pub mod callback;
 pub mod call;
@@ -42,6 +44,7 @@ pub(crate) mod bulk;
 pub mod script;
 
 pub mod function;
+pub mod vtab;
 pub mod config;
 pub mod extension;
 pub mod backup;

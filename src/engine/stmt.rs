@@ -16,6 +16,7 @@ use crate::codes::*;
 use crate::engine::ahead::{self, Ahead};
 use crate::engine::conn::{ConnShared, StmtOps, StmtRef, StmtSlot};
 use crate::engine::fetch::{fetch_now, sqlbatch_batch, Bound};
+use crate::engine::rows::BoundRows;
 use crate::engine::sql_text::{second_statement_error, StackSql};
 use crate::engine::state::FetchState;
 use crate::engine::value::{
@@ -305,6 +306,35 @@ impl sqlbatch_stmt {
         }
         // SAFETY: `raw` is a live statement of `db`; the bytes are copied.
         unsafe { Binder::new(params).bind_single(db, raw, Lifetime::Copy).map(drop) }
+    }
+
+    /// Binds the table `rows` (`n_cols` values a row) to parameter `index` (from 1), for the
+    /// `sqlbatch_rows` virtual table to read (see `sqlbatch_stmt_bind_rows`); rewinds the
+    /// statement first. The caller checked `handles`.
+    pub(crate) fn bind_rows(
+        &mut self,
+        db: *mut ffi::sqlite3,
+        index: usize,
+        rows: Params,
+        n_cols: usize,
+    ) -> Result<(), Error> {
+        let count = self.param_count();
+        if index == 0 || index > count {
+            return Err(Error::new(
+                SQLBATCH_E_RANGE,
+                format!("parameter {index} out of range (the statement has {count})"),
+            ));
+        }
+        // SAFETY: `rows` came from `Params::from_c`, whose contract the caller kept.
+        let table = unsafe { BoundRows::copy(&rows, n_cols)? };
+        self.rewind();
+        // SAFETY: `raw` is live (it has parameters) and rewound; `index` is in range.
+        let rc = unsafe { table.bind(self.raw, index as c_int) };
+        if rc != ffi::SQLITE_OK {
+            // SAFETY: `db` is open.
+            return Err(unsafe { Error::from_db(db, rc) });
+        }
+        Ok(())
     }
 
     /// Sets every parameter to NULL. The caller checked `handles`.

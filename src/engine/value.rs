@@ -244,6 +244,23 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// Whether the values' bytes are addressed by pointers (`SQLBATCH_PARAMS_ADDRESSES`)
+    /// rather than by offsets into `data`.
+    pub fn addresses(&self) -> bool {
+        self.addresses
+    }
+
+    /// The bytes `lo..hi` of `data`.
+    ///
+    /// # Safety
+    /// `lo..hi` lies within `data_len` (as the ranges [`Params::bytes_of`] accepted do), and
+    /// the values are not addressed by pointers.
+    pub unsafe fn data_range(&self, lo: u64, hi: u64) -> &'a [u8] {
+        debug_assert!(!self.addresses && lo <= hi && hi <= self.data_len as u64);
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(self.data.add(lo as usize), (hi - lo) as usize) }
+    }
+
     /// The text of a TEXT value, checked to be UTF-8 (used for parameter names).
     ///
     /// # Safety

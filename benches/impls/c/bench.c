@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "native_loop.h"
+#include "native_vtab.h"
 #include "sqlbatch.h"
 
 #define BATCH_ROWS 256
@@ -800,6 +801,196 @@ static rep b_backup(sqlbatch_conn *src) {
 
 /* ---------------- driver ---------------- */
 
+/* ---------------- virtual tables (vtab_scan, tvf_join, in_list) ---------------- */
+
+/* One query's two integers through the native API (untimed statements are prepared here). */
+static rep n_query2(sqlite3 *db, const char *sql) {
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
+  n_check(nb_scalar2(db, sql, &r.count, &r.checksum), sql);
+  stop_clock(&r, t0);
+  return r;
+}
+
+/* vtab_scan and tvf_join report count(*) and the sum; the checksum is count + sum. */
+static rep n_vtab(sqlite3 *db, const char *sql) {
+  rep r = n_query2(db, sql);
+  r.checksum += r.count;
+  return r;
+}
+
+static rep n_in_list(sqlite3_stmt *s) {
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
+  n_check(nb_in_list(s, NB_IN_LIST_QUERIES, &r.count, &r.checksum), "in_list");
+  stop_clock(&r, t0);
+  return r;
+}
+
+/* vtab_scan through sqlbatch: the same rows as cells, built before the clock starts, and a
+ * module whose fill pushes them a batch at a time (one sqlbatch_vtab_push per fill). */
+typedef struct {
+  sqlbatch_value *cells; /* 4 a row */
+  const nb_vdata *data;
+} b_vsource;
+
+typedef struct {
+  int64_t row, n; /* pairs: the row and the count; scan: the row */
+} b_vcursor;
+
+static int32_t bv_connect(void *user, sqlbatch_vtab_call *call, bool create, const sqlbatch_str *args, size_t n_args,
+                          void **out_table) {
+  (void)create, (void)args, (void)n_args;
+  const char *sql = user ? "CREATE TABLE x(a INTEGER, b REAL, c TEXT, d INTEGER)" : "CREATE TABLE x(k INTEGER, w INTEGER, n HIDDEN)";
+  *out_table = user;
+  return sqlbatch_vtab_declare(call, sql, strlen(sql));
+}
+
+static int32_t bv_open(void *user, sqlbatch_vtab_call *call, void *table, void **out_cursor) {
+  (void)user, (void)call, (void)table;
+  b_vcursor *c = calloc(1, sizeof *c);
+  if (!c) return SQLBATCH_E_RANGE;
+  *out_cursor = c;
+  return SQLBATCH_OK;
+}
+
+static void bv_close(void *user, void *cursor) {
+  (void)user;
+  free(cursor);
+}
+
+static void bv_disconnect(void *user, void *table, bool destroy) { (void)user, (void)table, (void)destroy; }
+
+static int32_t bv_scan_filter(void *user, sqlbatch_vtab_call *call, void *cursor, int32_t idx_num,
+                              const sqlbatch_vtab_arg *args, size_t n_args, const uint8_t *data) {
+  (void)user, (void)call, (void)idx_num, (void)args, (void)n_args, (void)data;
+  ((b_vcursor *)cursor)->row = 0;
+  return SQLBATCH_OK;
+}
+
+static int32_t bv_scan_fill(void *user, sqlbatch_vtab_call *call, void *cursor, size_t max_rows) {
+  const b_vsource *src = user;
+  b_vcursor *c = cursor;
+  int64_t left = src->data->n - c->row;
+  size_t take = left < (int64_t)max_rows ? (size_t)left : max_rows;
+  if (take > 0) {
+    sqlbatch_params rows = {.values = src->cells + c->row * 4, .n_values = take * 4,
+                            .data = (const uint8_t *)src->data->text, .data_len = (size_t)src->data->at[src->data->n - 1] + 4};
+    int32_t rc = sqlbatch_vtab_push(call, &rows, 4, NULL);
+    if (rc != SQLBATCH_OK) return rc;
+  }
+  c->row += (int64_t)take;
+  return c->row < src->data->n ? SQLBATCH_ROW : SQLBATCH_DONE;
+}
+
+static int32_t bv_pairs_plan(void *user, sqlbatch_vtab_call *call, void *table, sqlbatch_vtab_index *ix) {
+  (void)user, (void)call, (void)table;
+  for (size_t i = 0; i < ix->n_constraints; i++) {
+    if (ix->constraints[i].column == 2 && ix->constraints[i].op == SQLBATCH_INDEX_EQ) {
+      if (!ix->constraints[i].usable) return 19; /* SQLITE_CONSTRAINT: not this plan */
+      ix->uses[i].arg_index = 1;
+      ix->uses[i].omit = true;
+      ix->idx_num = 1;
+      ix->estimated_cost = 1e5;
+      return SQLBATCH_OK;
+    }
+  }
+  ix->estimated_cost = 1e12;
+  return SQLBATCH_OK;
+}
+
+static int32_t bv_pairs_filter(void *user, sqlbatch_vtab_call *call, void *cursor, int32_t idx_num,
+                               const sqlbatch_vtab_arg *args, size_t n_args, const uint8_t *data) {
+  (void)user, (void)call, (void)data;
+  b_vcursor *c = cursor;
+  c->row = 0;
+  c->n = idx_num == 1 && n_args > 0 && args[0].value.kind == SQLBATCH_INTEGER ? sqlbatch_value_int64(&args[0].value) : 0;
+  return SQLBATCH_OK;
+}
+
+/* pairs' rows are made in the fill, as the native module makes them in xColumn. */
+static int32_t bv_pairs_fill(void *user, sqlbatch_vtab_call *call, void *cursor, size_t max_rows) {
+  (void)user;
+  b_vcursor *c = cursor;
+  sqlbatch_value cells[2 * 256];
+  size_t take = 0;
+  for (; take < max_rows && take < 256 && c->row < c->n; take++, c->row++) {
+    cells[2 * take] = (sqlbatch_value){.bits = (uint64_t)NB_PAIR_KEY(c->row), .kind = SQLBATCH_INTEGER};
+    cells[2 * take + 1] = (sqlbatch_value){.bits = (uint64_t)NB_PAIR_WEIGHT(c->row), .kind = SQLBATCH_INTEGER};
+  }
+  if (take > 0) {
+    sqlbatch_params rows = {.values = cells, .n_values = take * 2};
+    int32_t rc = sqlbatch_vtab_push(call, &rows, 2, NULL);
+    if (rc != SQLBATCH_OK) return rc;
+  }
+  return c->row < c->n ? SQLBATCH_ROW : SQLBATCH_DONE;
+}
+
+static void b_vtab_register(sqlbatch_conn *c, b_vsource *scan) {
+  sqlbatch_vtab_module m = {.connect = bv_connect, .open = bv_open, .filter = bv_scan_filter, .fill = bv_scan_fill,
+                            .close = bv_close, .disconnect = bv_disconnect};
+  if (scan) b_check(c, sqlbatch_conn_create_module(c, "bvtab", 5, &m, SQLBATCH_VTAB_EPONYMOUS_ONLY, scan, NULL), "module");
+  m.best_index = bv_pairs_plan;
+  m.filter = bv_pairs_filter;
+  m.fill = bv_pairs_fill;
+  b_check(c, sqlbatch_conn_create_module(c, "bpairs", 6, &m, SQLBATCH_VTAB_EPONYMOUS_ONLY, NULL, NULL), "module");
+}
+
+static b_vsource *b_vsource_make(const nb_vdata *d) {
+  b_vsource *s = calloc(1, sizeof *s);
+  if (!s || !(s->cells = calloc((size_t)d->n * 4, sizeof *s->cells))) die("malloc", "cells");
+  s->data = d;
+  for (int64_t i = 0; i < d->n; i++) {
+    sqlbatch_value *v = s->cells + i * 4;
+    double b = (double)i * 0.5;
+    v[0] = (sqlbatch_value){.bits = (uint64_t)i, .kind = SQLBATCH_INTEGER};
+    memcpy(&v[1].bits, &b, sizeof b);
+    v[1].kind = SQLBATCH_FLOAT;
+    v[2] = (sqlbatch_value){.bits = d->at[i], .len = d->len[i], .kind = SQLBATCH_TEXT};
+    v[3] = i % 7 == 0 ? (sqlbatch_value){.kind = SQLBATCH_NULL} : (sqlbatch_value){.bits = (uint64_t)(i % 100), .kind = SQLBATCH_INTEGER};
+  }
+  return s;
+}
+
+/* The query's two integers through sqlbatch: prepare, one fetch, finalize, all timed (as
+ * nb_scalar2 does natively). */
+static rep b_vtab(sqlbatch_conn *c, const char *sql) {
+  rep r = {0, 0, 0, 0};
+  stamp t0 = now_ns();
+  sqlbatch_stmt *s = b_prepare(c, sql);
+  sqlbatch_batch b;
+  int32_t rc = sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &b);
+  if (rc != SQLBATCH_DONE || b.n_rows != 1) b_check(c, rc == SQLBATCH_DONE ? SQLBATCH_E_RANGE : rc, sql);
+  r.count = sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 0));
+  r.checksum = r.count + sqlbatch_value_int64(sqlbatch_batch_cell(&b, 0, 1));
+  sqlbatch_stmt_finalize(s);
+  stop_clock(&r, t0);
+  return r;
+}
+
+/* in_list through sqlbatch: per query, the 100 ids bound as one table (sqlbatch_stmt_bind_rows,
+ * read by `IN sqlbatch_rows(?)`), one fetch of the one row. */
+static rep b_in_list(sqlbatch_conn *c, sqlbatch_stmt *s) {
+  rep r = {0, 0, 0, 0};
+  sqlbatch_value ids[NB_IN_LIST_IDS];
+  uint64_t sum = 0;
+  stamp t0 = now_ns();
+  for (int64_t q = 0; q < NB_IN_LIST_QUERIES; q++) {
+    for (int j = 0; j < NB_IN_LIST_IDS; j++) ids[j] = (sqlbatch_value){.bits = (uint64_t)NB_IN_LIST_ID(q, j), .kind = SQLBATCH_INTEGER};
+    sqlbatch_params list = {.values = ids, .n_values = NB_IN_LIST_IDS};
+    int32_t rc = sqlbatch_stmt_bind_rows(s, 1, &list, 1);
+    if (rc != SQLBATCH_OK) b_check(c, rc, "bind_rows");
+    sqlbatch_batch b;
+    rc = sqlbatch_stmt_fetch(s, 1, SIZE_MAX, &b);
+    if (rc != SQLBATCH_DONE || b.n_rows != 1) b_check(c, rc == SQLBATCH_DONE ? SQLBATCH_E_RANGE : rc, "fetch");
+    sum += b.cells[0].bits + b.cells[1].bits;
+  }
+  stop_clock(&r, t0);
+  r.count = NB_IN_LIST_QUERIES;
+  r.checksum = (int64_t)sum;
+  return r;
+}
+
 int main(int argc, char **argv) {
   const char *impl = NULL, *workload = NULL, *input = NULL;
   int reps = 5, warmup = 1;
@@ -833,6 +1024,8 @@ int main(int argc, char **argv) {
   sqlbatch_conn *conn = NULL;
   char *script = NULL;
   nb_rows *rows = NULL;
+  nb_vdata *vdata = NULL;
+  b_vsource *vsource = NULL;
   sqlbatch_value *values = NULL, *behind[3] = {NULL, NULL, NULL};
   sqlite3_stmt *nstmt = NULL;
   sqlbatch_stmt *bstmt = NULL;
@@ -853,7 +1046,10 @@ int main(int argc, char **argv) {
     LARGE_VALUES,
     BLOB_READ,
     BLOB_MANY,
-    BACKUP
+    BACKUP,
+    VTAB_SCAN,
+    TVF_JOIN,
+    IN_LIST
   } kind;
   if (!strncmp(workload, "fetch_narrow", 12)) kind = NARROW;
   else if (!strcmp(workload, "fetch_wide")) kind = WIDE;
@@ -871,6 +1067,9 @@ int main(int argc, char **argv) {
   else if (!strcmp(workload, "blob_read")) kind = BLOB_READ;
   else if (!strcmp(workload, "blob_many")) kind = BLOB_MANY;
   else if (!strcmp(workload, "backup")) kind = BACKUP;
+  else if (!strcmp(workload, "vtab_scan")) kind = VTAB_SCAN;
+  else if (!strcmp(workload, "tvf_join")) kind = TVF_JOIN;
+  else if (!strcmp(workload, "in_list")) kind = IN_LIST;
   else {
     fprintf(stderr, "c-bench: workload %s not supported\n", workload);
     return 3;
@@ -910,6 +1109,22 @@ int main(int argc, char **argv) {
       set_backup_path();
       atexit(remove_backup_files);
     }
+  } else if (kind == VTAB_SCAN) {
+    /* The table's rows, made before the clock starts; the database is a private one. */
+    if (!(vdata = nb_vdata_make(churn_count(input)))) die("malloc", "vtab rows");
+    if (native) n_check(nb_vtab_register(db = n_open(":memory:"), vdata), "module");
+    else b_vtab_register(conn = b_open(":memory:"), vsource = b_vsource_make(vdata));
+  } else if (kind == TVF_JOIN || kind == IN_LIST) {
+    /* app.db's items, opened read-write (WAL), synchronous=NORMAL, untimed. */
+    if (native) {
+      n_check(nb_synchronous_normal(db = n_open(input)), "synchronous");
+      if (kind == TVF_JOIN) n_check(nb_pairs_register(db), "module");
+      else n_check(nb_prepare(db, NB_IN_LIST_SQL("carray(?)"), &nstmt), "prepare");
+    } else {
+      b_exec(conn = b_open(input), "PRAGMA synchronous=NORMAL");
+      if (kind == TVF_JOIN) b_vtab_register(conn, NULL);
+      else bstmt = b_prepare(conn, NB_IN_LIST_SQL("sqlbatch_rows(?)"));
+    }
   } else if (kind == SCRIPT) {
     script = read_file(input);
   } else {
@@ -938,6 +1153,9 @@ int main(int argc, char **argv) {
       case BLOB_READ: r = native ? n_blob(db, 0) : b_blob_read(conn); break;
       case BLOB_MANY: r = native ? n_blob(db, 1) : b_blob_many(conn); break;
       case BACKUP: r = native ? n_backup(db) : b_backup(conn); break;
+      case VTAB_SCAN: r = native ? n_vtab(db, NB_VTAB_SQL("nvtab")) : b_vtab(conn, NB_VTAB_SQL("bvtab")); break;
+      case TVF_JOIN: r = native ? n_vtab(db, NB_TVF_SQL("pairs")) : b_vtab(conn, NB_TVF_SQL("bpairs")); break;
+      case IN_LIST: r = native ? n_in_list(nstmt) : b_in_list(conn, bstmt); break;
       default: r = native ? n_bulk_insert(rows) : ahead ? b_bulk_insert_behind(rows, behind) : b_bulk_insert(rows, values); break;
     }
     if (i >= warmup)
@@ -954,5 +1172,8 @@ int main(int argc, char **argv) {
   free(behind[1]);
   free(behind[2]);
   nb_free_rows(rows);
+  if (vsource) free(vsource->cells);
+  free(vsource);
+  nb_vdata_free(vdata);
   return 0;
 }

@@ -325,6 +325,21 @@ def backup(con, path):
     return ns, count, total
 
 
+# ---- in_list: one placeholder per id, as Python's sqlite3 users write it ----
+
+IN_LIST_SQL = "SELECT count(*), coalesce(sum(qty), 0) FROM items WHERE id IN (%s)" % ", ".join("?" * 100)
+
+
+def in_list(con):
+    t0 = clock()
+    total = 0
+    for q in range(20_000):
+        ids = [((q * 100 + j) * 7919) % 100_000 + 1 for j in range(100)]
+        n, s = con.execute(IN_LIST_SQL, ids).fetchone()
+        total += n + s
+    return since(t0), 20_000, wrap(total)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--impl", required=True)
@@ -350,10 +365,10 @@ def main():
     elif w in ("udf_scalar", "udf_aggregate"):
         udf = Udf(sqlite3.connect(a.input, isolation_level=None))
         run = udf.scalar if w == "udf_scalar" else udf.aggregate
-    elif w in ("point_query", "few_rows", "large_values"):
+    elif w in ("point_query", "few_rows", "large_values", "in_list"):
         con = sqlite3.connect(a.input, isolation_level=None)
         con.execute("PRAGMA synchronous=NORMAL")
-        run = {"point_query": point_query, "few_rows": few_rows, "large_values": large_values}[w]
+        run = {"point_query": point_query, "few_rows": few_rows, "large_values": large_values, "in_list": in_list}[w]
         run = (lambda f: lambda: f(con))(run)
     elif w in ("prepare_churn", "small_tx"):
         path, n = churn_path(), int(a.input)

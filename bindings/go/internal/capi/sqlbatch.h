@@ -9,13 +9,13 @@
  *
  * This header is the manual. Its sections come in the order a program meets them:
  *
- *    1. versions, status codes and errors      8. limits, switches, checkpoints, counters
- *    2. connections                            9. extensions
- *    3. statements, values and parameters     10. backup and serialization
- *    4. batched fetch                         11. incremental blob I/O
- *    5. scripts and bulk writes               12. sessions and changesets
- *    6. SQL functions and collations          13. conversions of single values
- *    7. hooks and tracing
+ *    1. versions, status codes and errors      8. hooks and tracing
+ *    2. connections                            9. limits, switches, checkpoints, counters
+ *    3. statements, values and parameters     10. extensions
+ *    4. batched fetch                         11. backup and serialization
+ *    5. scripts and bulk writes               12. incremental blob I/O
+ *    6. SQL functions and collations          13. sessions and changesets
+ *    7. virtual tables                        14. conversions of single values
  *
  * Status codes
  * - Every fallible function returns an int32_t status: SQLBATCH_OK (0), SQLBATCH_ROW and
@@ -480,6 +480,8 @@ int32_t sqlbatch_conn_last_error(const struct sqlbatch_conn *conn,
  * offsets count from, optionally with names: what sqlbatch_stmt_bind, sqlbatch_conn_exec and
  * sqlbatch_stmt_execute_many take. sqlbatch_stmt_prepare compiles one statement;
  * sqlbatch_stmt_columns and sqlbatch_stmt_params describe it in one call each.
+ * sqlbatch_stmt_bind_rows binds a whole table to one parameter, which the SQL reads through
+ * the sqlbatch_rows virtual table: `WHERE id IN sqlbatch_rows(?)`.
  * ====================================================================================== */
 
 /**
@@ -744,6 +746,39 @@ int32_t sqlbatch_stmt_clear_bindings(struct sqlbatch_stmt *stmt);
  */
 int32_t sqlbatch_stmt_bind(struct sqlbatch_stmt *stmt,
                            const struct sqlbatch_params *params);
+
+/**
+ * sqlbatch_stmt_bind_rows binds a whole table to parameter `index` (counted from 1) of
+ * `stmt`, for the SQL to read as a table: `rows` holds `n_rows * n_cols` values, row-major,
+ * `n_cols` a row (so `rows->n_values` must be a multiple of `n_cols`), of any kinds but
+ * `SQLBATCH_UNDEFINED`, with NULLs; `rows->names` must be NULL.
+ *
+ * The SQL reads it through the `sqlbatch_rows` virtual table module, which every connection
+ * has: the eponymous table `sqlbatch_rows` has one column, `value` (`WHERE id IN
+ * sqlbatch_rows(?)`, `SELECT value FROM sqlbatch_rows(?)`); a table of several columns is
+ * declared once per shape, with the columns as its arguments (`CREATE VIRTUAL TABLE
+ * temp.points USING sqlbatch_rows(id INTEGER, name TEXT)`), and read as a table-valued
+ * function (`INSERT INTO t SELECT * FROM points(?)`). A scan fails with `SQLITE_ERROR` when
+ * the parameter holds no bound table or one of another column count than the table's.
+ *
+ * Ownership: the values and their bytes are copied (once, into one allocation): `rows` and
+ * what it points to may be freed as soon as this returns. The copy lives until the
+ * parameter is bound again, the bindings are cleared (`sqlbatch_stmt_clear_bindings`) or
+ * the statement is finalized; it survives resets, as every binding does. If the statement
+ * has run since its last reset, it is reset first (its current batch becomes invalid). Bind
+ * the statement's other parameters first: `sqlbatch_stmt_bind` binds every parameter, the
+ * table's included (give it any value, e.g. NULL), and a later `sqlbatch_stmt_bind`
+ * replaces the table.
+ * NULL: `stmt` or `rows` NULL, or a NULL array with a non-zero count: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_RANGE` (`index` is not a parameter of `stmt`, or bytes
+ * outside `data_len`); `SQLBATCH_E_PARAM_COUNT` (`n_values` is not whole rows of `n_cols`,
+ * or `n_cols` is 0); `SQLBATCH_E_INVALID_ARGUMENT` (names, an unknown kind, bytes without a
+ * base, bad flags); `SQLBATCH_E_CLOSED`; `SQLITE_NOMEM`.
+ */
+int32_t sqlbatch_stmt_bind_rows(struct sqlbatch_stmt *stmt,
+                                size_t index,
+                                const struct sqlbatch_params *rows,
+                                size_t n_cols);
 
 /**
  * sqlbatch_stmt_columns gives the metadata of every result column in one call: `*out_n`
@@ -1506,7 +1541,451 @@ void sqlbatch_call_error(struct sqlbatch_call *call,
                          size_t message_len);
 
 /* ======================================================================================
- * 7. Hooks and tracing
+ * 7. Virtual tables
+ *
+ * A module the caller implements (sqlbatch_conn_create_module) serves its rows in batches:
+ * its cursor's fill pushes up to N rows at once (sqlbatch_vtab_push), and the library answers
+ * SQLite's per-row and per-value calls from them. Planning is one call with every constraint
+ * and ORDER BY term; an IN list can reach filter whole.
+ * ====================================================================================== */
+
+/**
+ * Module flag: the module is also an eponymous table: its name reads as a table (or a
+ * table-valued function) without `CREATE VIRTUAL TABLE`, and `CREATE VIRTUAL TABLE` makes
+ * tables of it too. `connect`'s `create` is then always false.
+ */
+#define SQLBATCH_VTAB_EPONYMOUS 1
+
+/**
+ * Module flag: the module is only an eponymous table; `CREATE VIRTUAL TABLE` refuses it.
+ */
+#define SQLBATCH_VTAB_EPONYMOUS_ONLY 2
+
+/**
+ * Constraint operator (`sqlbatch_vtab_constraint.op`): `column = value` (SQLite's
+ * `SQLITE_INDEX_CONSTRAINT_EQ`; an `IN (...)` is an EQ whose whole list `filter` can take).
+ */
+#define SQLBATCH_INDEX_EQ 2
+
+/**
+ * Constraint operator: `>` (`SQLITE_INDEX_CONSTRAINT_GT`).
+ */
+#define SQLBATCH_INDEX_GT 4
+
+/**
+ * Constraint operator: `<=` (`SQLITE_INDEX_CONSTRAINT_LE`).
+ */
+#define SQLBATCH_INDEX_LE 8
+
+/**
+ * Constraint operator: `<` (`SQLITE_INDEX_CONSTRAINT_LT`).
+ */
+#define SQLBATCH_INDEX_LT 16
+
+/**
+ * Constraint operator: `>=` (`SQLITE_INDEX_CONSTRAINT_GE`).
+ */
+#define SQLBATCH_INDEX_GE 32
+
+/**
+ * Constraint operator: `MATCH` (`SQLITE_INDEX_CONSTRAINT_MATCH`).
+ */
+#define SQLBATCH_INDEX_MATCH 64
+
+/**
+ * Constraint operator: `LIKE` (`SQLITE_INDEX_CONSTRAINT_LIKE`).
+ */
+#define SQLBATCH_INDEX_LIKE 65
+
+/**
+ * Constraint operator: `GLOB` (`SQLITE_INDEX_CONSTRAINT_GLOB`).
+ */
+#define SQLBATCH_INDEX_GLOB 66
+
+/**
+ * Constraint operator: `REGEXP` (`SQLITE_INDEX_CONSTRAINT_REGEXP`).
+ */
+#define SQLBATCH_INDEX_REGEXP 67
+
+/**
+ * Constraint operator: `!=` or `<>` (`SQLITE_INDEX_CONSTRAINT_NE`).
+ */
+#define SQLBATCH_INDEX_NE 68
+
+/**
+ * Constraint operator: `IS NOT` (`SQLITE_INDEX_CONSTRAINT_ISNOT`).
+ */
+#define SQLBATCH_INDEX_ISNOT 69
+
+/**
+ * Constraint operator: `IS NOT NULL` (`SQLITE_INDEX_CONSTRAINT_ISNOTNULL`).
+ */
+#define SQLBATCH_INDEX_ISNOTNULL 70
+
+/**
+ * Constraint operator: `IS NULL` (`SQLITE_INDEX_CONSTRAINT_ISNULL`).
+ */
+#define SQLBATCH_INDEX_ISNULL 71
+
+/**
+ * Constraint operator: `IS` (`SQLITE_INDEX_CONSTRAINT_IS`).
+ */
+#define SQLBATCH_INDEX_IS 72
+
+/**
+ * Constraint "operator": the query's `LIMIT` (`column` is -1): a module that takes it as an
+ * argument of `filter` knows how many rows the query can use at most.
+ */
+#define SQLBATCH_INDEX_LIMIT 73
+
+/**
+ * Constraint "operator": the query's `OFFSET` (`column` is -1).
+ */
+#define SQLBATCH_INDEX_OFFSET 74
+
+/**
+ * A change to a writable table (`sqlbatch_vtab_change.op`): a row inserted.
+ */
+#define SQLBATCH_VTAB_INSERT 1
+
+/**
+ * A change: a row updated (its rowid may change).
+ */
+#define SQLBATCH_VTAB_UPDATE 2
+
+/**
+ * A change: a row deleted.
+ */
+#define SQLBATCH_VTAB_DELETE 3
+
+/**
+ * One call of a module's callback: what it may do besides returning (declare the table,
+ * push rows, say why it failed). Opaque; the library's, valid only during the callback it
+ * was passed to.
+ */
+typedef struct sqlbatch_vtab_call sqlbatch_vtab_call;
+
+/**
+ * One constraint of a query on a virtual table, for `best_index` (SQLite's
+ * `sqlite3_index_constraint`, with what SQLite can tell about it at planning time).
+ */
+typedef struct sqlbatch_vtab_constraint {
+  /**
+   * The column (from 0, hidden ones counted); -1 for the rowid, and for LIMIT and OFFSET.
+   */
+  int32_t column;
+  /**
+   * `SQLBATCH_INDEX_*`.
+   */
+  uint8_t op;
+  /**
+   * Whether this plan can use it (false: its value comes from a table later in the join
+   * order SQLite is costing; a plan that needs it should return `SQLITE_CONSTRAINT`).
+   */
+  bool usable;
+  /**
+   * An EQ constraint that is an `IN (...)`, which `filter` can take as the whole list (set
+   * `whole_list` in its use).
+   */
+  bool in_list;
+  /**
+   * Its value, if SQLite knows it already (a literal; `SQLBATCH_UNDEFINED` otherwise), the
+   * bytes at `sqlbatch_vtab_index.data + bits`.
+   */
+  struct sqlbatch_value value;
+} sqlbatch_vtab_constraint;
+
+/**
+ * One ORDER BY term.
+ */
+typedef struct sqlbatch_vtab_order {
+  /**
+   * The column (from 0; -1 for the rowid).
+   */
+  int32_t column;
+  bool desc;
+} sqlbatch_vtab_order;
+
+/**
+ * What `best_index` decides for one constraint (SQLite's `sqlite3_index_constraint_usage`).
+ */
+typedef struct sqlbatch_vtab_use {
+  /**
+   * 0: not used; otherwise the constraint's value becomes argument `arg_index` of `filter`
+   * (the ones used count 1, 2, ... with no gap).
+   */
+  int32_t arg_index;
+  /**
+   * Whether SQLite may skip checking the constraint on the rows (the table applies it).
+   */
+  bool omit;
+  /**
+   * For an `in_list` constraint: `filter` gets the whole list (`sqlbatch_vtab_arg.list`),
+   * and one scan, instead of one scan per value.
+   */
+  bool whole_list;
+} sqlbatch_vtab_use;
+
+/**
+ * A planning call of `best_index`: the query's constraints and order on the table, and the
+ * plan the module chooses. The input fields and arrays are valid during the call; the
+ * module writes the output fields (their defaults: no constraint used, plan 0, a full scan's
+ * cost).
+ */
+typedef struct sqlbatch_vtab_index {
+  /**
+   * In: the constraints.
+   */
+  const struct sqlbatch_vtab_constraint *constraints;
+  size_t n_constraints;
+  /**
+   * In: the ORDER BY terms.
+   */
+  const struct sqlbatch_vtab_order *order_by;
+  size_t n_order_by;
+  /**
+   * In: the columns the query reads: bit `i` for column `i` (bit 63 for column 63 and up).
+   */
+  uint64_t columns_used;
+  /**
+   * In: the base of the bytes of the constraints' TEXT and BLOB values.
+   */
+  const uint8_t *data;
+  /**
+   * Out: one use per constraint (`n_constraints` of them), all zero on entry.
+   */
+  struct sqlbatch_vtab_use *uses;
+  /**
+   * Out: the plan's number, handed to `filter`.
+   */
+  int32_t idx_num;
+  /**
+   * Out: whether the rows come in the ORDER BY's order (SQLite then does not sort them).
+   */
+  bool order_by_consumed;
+  /**
+   * Out: whether the plan returns at most one row.
+   */
+  bool unique;
+  /**
+   * Out: the plan's estimated cost (compared between plans; a disk page read is 1).
+   */
+  double estimated_cost;
+  /**
+   * Out: the estimated number of rows.
+   */
+  int64_t estimated_rows;
+} sqlbatch_vtab_index;
+
+/**
+ * An argument of `filter`: a constraint's value, or, for an IN constraint taken whole, its
+ * whole list.
+ */
+typedef struct sqlbatch_vtab_arg {
+  /**
+   * The value (`SQLBATCH_UNDEFINED` for a list).
+   */
+  struct sqlbatch_value value;
+  /**
+   * The list's values (NULL when this is not a list, or an empty one).
+   */
+  const struct sqlbatch_value *list;
+  size_t n_list;
+} sqlbatch_vtab_arg;
+
+/**
+ * A change to a writable table, for `update`.
+ */
+typedef struct sqlbatch_vtab_change {
+  /**
+   * `SQLBATCH_VTAB_INSERT`, `_UPDATE` or `_DELETE`.
+   */
+  int32_t op;
+  /**
+   * The rowid of the row updated or deleted (0 for an insert).
+   */
+  int64_t old_rowid;
+  /**
+   * The new row's rowid: INTEGER, or NULL when the table should choose one (an insert
+   * without one); for a delete, NULL.
+   */
+  struct sqlbatch_value new_rowid;
+  /**
+   * The new row's columns (hidden ones included), for an insert or an update; none for a
+   * delete. The bytes of TEXT and BLOB values are at `data + bits`.
+   */
+  const struct sqlbatch_value *values;
+  size_t n_values;
+  const uint8_t *data;
+} sqlbatch_vtab_change;
+
+/**
+ * A table's module, as the caller implements it. Every callback gets the module's
+ * `user_data` and a call context; every callback that can fail returns `SQLBATCH_OK` (or, for
+ * `fill`, `SQLBATCH_ROW` / `SQLBATCH_DONE`) or an error code, whose message it may give with
+ * `sqlbatch_vtab_error`. Callbacks run on the thread stepping the statement (see "Thread
+ * model"); they may use the connection, as SQLite allows.
+ */
+typedef struct sqlbatch_vtab_module {
+  /**
+   * Required. Makes a table: declares its columns with `sqlbatch_vtab_declare` (once) and
+   * sets `*out_table` to the caller's state for it (any pointer, NULL too). `args` are the
+   * module arguments of `CREATE VIRTUAL TABLE t USING m(args...)`, as written (none for an
+   * eponymous table); `create` is true when `CREATE VIRTUAL TABLE` makes the table (false
+   * when it is connected again, after the database was reopened, and for an eponymous
+   * table). The strings are valid during the call.
+   */
+  int32_t (*connect)(void *user_data,
+                     struct sqlbatch_vtab_call *call,
+                     bool create,
+                     const struct sqlbatch_str *args,
+                     size_t n_args,
+                     void **out_table);
+  /**
+   * Optional. Plans a scan: reads the constraints and ORDER BY terms of `index` and writes
+   * its outputs (which constraints become arguments of `filter`, a plan number, a cost).
+   * NULL: every scan reads the whole table, with no arguments.
+   */
+  int32_t (*best_index)(void *user_data,
+                        struct sqlbatch_vtab_call *call,
+                        void *table,
+                        struct sqlbatch_vtab_index *index);
+  /**
+   * Required. Opens a cursor on `table`: sets `*out_cursor` to the caller's state for it.
+   */
+  int32_t (*open)(void *user_data, struct sqlbatch_vtab_call *call, void *table, void **out_cursor);
+  /**
+   * Required. Starts (or restarts) a scan of `cursor` with the plan `best_index` chose
+   * (`idx_num`) and the constraints' values it asked for, in the order of their `arg_index`
+   * (`args[0]` is argument 1); the bytes of TEXT and BLOB values are at `data + bits`.
+   * Everything is valid during the call.
+   */
+  int32_t (*filter)(void *user_data,
+                    struct sqlbatch_vtab_call *call,
+                    void *cursor,
+                    int32_t idx_num,
+                    const struct sqlbatch_vtab_arg *args,
+                    size_t n_args,
+                    const uint8_t *data);
+  /**
+   * Required. Hands over the scan's next rows: calls `sqlbatch_vtab_push` with up to
+   * `max_rows` rows in all (once or several times), then returns `SQLBATCH_ROW` if more rows
+   * may follow (it pushed at least one) or `SQLBATCH_DONE` if these are the last (possibly
+   * none). Called after `filter`, and again when SQLite has read every row pushed.
+   */
+  int32_t (*fill)(void *user_data, struct sqlbatch_vtab_call *call, void *cursor, size_t max_rows);
+  /**
+   * Required. Frees a cursor's state: its scan ended (the statement finished, was reset or
+   * finalized, or its connection closed). Called once per cursor `open` made.
+   */
+  void (*close)(void *user_data, void *cursor);
+  /**
+   * Required. Frees a table's state; `destroy` is true when the table is dropped (`DROP
+   * TABLE`: its data may go too), false when the connection closes. Called once per table
+   * `connect` made.
+   */
+  void (*disconnect)(void *user_data, void *table, bool destroy);
+  /**
+   * Optional: a writable table. Makes one change (`INSERT`, `UPDATE`, `DELETE` of one row),
+   * one call per row; for an insert that leaves the rowid to the table, sets `*out_rowid`.
+   * NULL: the table is read-only (SQLite refuses changes).
+   */
+  int32_t (*update)(void *user_data,
+                    struct sqlbatch_vtab_call *call,
+                    void *table,
+                    const struct sqlbatch_vtab_change *change,
+                    int64_t *out_rowid);
+  /**
+   * How many rows a `fill` is asked for at most (0: 256).
+   */
+  size_t batch_rows;
+} sqlbatch_vtab_module;
+
+/**
+ * sqlbatch_conn_create_module registers a virtual table module named `name` (`name_len`
+ * bytes of UTF-8) on `conn`, implemented by the callbacks of `module` (copied: `module` may
+ * be freed when this returns), which the library calls in batches: `fill` hands over up to
+ * `batch_rows` rows at once, and SQLite's calls for each row and each value are served by
+ * the library from them.
+ *
+ * `flags` is 0 (tables made by `CREATE VIRTUAL TABLE t USING name(args...)`),
+ * `SQLBATCH_VTAB_EPONYMOUS` (also the table `name` itself, without CREATE; with hidden
+ * columns, a table-valued function: `SELECT * FROM name(1, 2)`), or
+ * `SQLBATCH_VTAB_EPONYMOUS_ONLY` (only that). `module` NULL removes the module of that
+ * name (tables that use it stop working).
+ *
+ * Planning (`best_index`) is one call per plan SQLite considers, with every constraint and
+ * ORDER BY term; a constraint the plan uses becomes an argument of `filter`, an IN list
+ * taken whole becomes one argument holding the whole list, and LIMIT and OFFSET are
+ * constraints a plan may take (`SQLBATCH_INDEX_LIMIT`). Changes to a writable table
+ * (`update`) come one row per call, as SQLite makes them: each needs its own outcome (an
+ * insert's rowid, a constraint error) before SQLite goes on, and a table read within the
+ * same transaction must see them; no transaction callbacks are called.
+ *
+ * Threads: the callbacks run on the thread stepping the statement (the connection's worker
+ * for a statement that fetches ahead); they may use the connection, as SQLite allows, but
+ * not the statement that is reading the table. An error a callback returns ends the
+ * statement with it (a library code as `SQLITE_ERROR`), with the message it gave
+ * (`sqlbatch_vtab_error`); a panic must not cross back.
+ * Ownership: `destroy` (if not NULL) is called with `user_data` exactly once: when the
+ * module is replaced or removed, when `conn` closes, or at once if this call fails.
+ * `close` is called once for every cursor `open` made, and `disconnect` once for every table
+ * `connect` made, also when a statement is finalized in the middle of a scan or the
+ * connection closes.
+ * NULL: `conn` NULL, or `name` NULL with `name_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_INVALID_ARGUMENT` (bad flags, a required callback
+ * NULL, an empty name or one with a NUL byte); `SQLBATCH_E_INVALID_UTF8`;
+ * `SQLBATCH_E_CLOSED`; `SQLITE_NOMEM`.
+ */
+int32_t sqlbatch_conn_create_module(struct sqlbatch_conn *conn,
+                                    const char *name,
+                                    size_t name_len,
+                                    const struct sqlbatch_vtab_module *module,
+                                    uint32_t flags,
+                                    void *user_data,
+                                    sqlbatch_destroy_fn destroy);
+
+/**
+ * sqlbatch_vtab_declare declares the columns of the table a module's `connect` makes, as a
+ * `CREATE TABLE` statement (`sql_len` bytes of UTF-8): `"CREATE TABLE x(a INTEGER, b TEXT,
+ * arg HIDDEN)"` (the table's name is ignored; hidden columns are the arguments of a
+ * table-valued function, in order). Only from `connect`, once, through its `call`.
+ * @return `SQLBATCH_OK`; `SQLITE_MISUSE` (not from `connect`, or twice);
+ * `SQLBATCH_E_INVALID_UTF8`; SQLite's error for a statement it refuses (`connect` should
+ * return it); `SQLBATCH_E_NULL_PARAMETER`.
+ */
+int32_t sqlbatch_vtab_declare(struct sqlbatch_vtab_call *call, const char *sql, size_t sql_len);
+
+/**
+ * sqlbatch_vtab_push hands rows over to the cursor a module's `fill` fills: `rows` holds
+ * whole rows of `n_cols` values each, row-major (`rows->names` NULL), and `rowids` NULL
+ * (rows numbered 1, 2, ... in each scan) or one rowid per row. Called from `fill`, through
+ * its `call`, any number of times, with no more rows in all than `fill` was asked for, and
+ * the same `n_cols` throughout a scan (columns past `n_cols`, a table's hidden argument
+ * columns say, read as NULL).
+ *
+ * Ownership: the values, their bytes and the rowids are copied; everything may be freed (or
+ * reused for the next rows) as soon as this returns.
+ * @return `SQLBATCH_OK`; `SQLITE_MISUSE` (not from `fill`); `SQLBATCH_E_RANGE` (more rows
+ * than asked, or bytes outside `data_len`); `SQLBATCH_E_PARAM_COUNT` (not whole rows, or
+ * another `n_cols`); `SQLBATCH_E_INVALID_ARGUMENT` (names, an unknown kind, bytes without a
+ * base); `SQLITE_NOMEM`; `SQLBATCH_E_NULL_PARAMETER`. A failure also becomes the message of
+ * `fill`'s error, which `fill` should return.
+ */
+int32_t sqlbatch_vtab_push(struct sqlbatch_vtab_call *call,
+                           const struct sqlbatch_params *rows,
+                           size_t n_cols,
+                           const int64_t *rowids);
+
+/**
+ * sqlbatch_vtab_error gives the message (`message_len` bytes of UTF-8; invalid bytes are
+ * replaced) of the error the current callback returns; SQLite reports it as the
+ * statement's error message. NULL `call` or `message`: a no-op.
+ */
+void sqlbatch_vtab_error(struct sqlbatch_vtab_call *call, const char *message, size_t message_len);
+
+/* ======================================================================================
+ * 8. Hooks and tracing
  *
  * SQLite's hooks, one registration each, with the changed rows of the preupdate hook as
  * cells; the update events also in batches (sqlbatch_conn_change_feed,
@@ -1962,7 +2441,7 @@ int32_t sqlbatch_conn_trace(struct sqlbatch_conn *conn,
                             sqlbatch_destroy_fn destroy);
 
 /* ======================================================================================
- * 8. Limits, switches, checkpoints and counters
+ * 9. Limits, switches, checkpoints and counters
  * ====================================================================================== */
 
 /**
@@ -2117,7 +2596,7 @@ int32_t sqlbatch_conn_filename(const struct sqlbatch_conn *conn,
                                const char **out_filename);
 
 /* ======================================================================================
- * 9. Extensions
+ * 10. Extensions
  *
  * Loading from shared libraries is off until sqlbatch_conn_enable_load_extension; statically
  * linked extensions need no switch (sqlbatch_conn_init_extension, sqlbatch_auto_extension).
@@ -2195,7 +2674,7 @@ int32_t sqlbatch_auto_extension(sqlbatch_extension_init_fn init);
 int32_t sqlbatch_cancel_auto_extension(sqlbatch_extension_init_fn init);
 
 /* ======================================================================================
- * 10. Backup and serialization
+ * 11. Backup and serialization
  * ====================================================================================== */
 
 /**
@@ -2346,7 +2825,7 @@ int32_t sqlbatch_conn_deserialize(struct sqlbatch_conn *conn,
 void sqlbatch_free(void *p);
 
 /* ======================================================================================
- * 11. Incremental blob I/O
+ * 12. Incremental blob I/O
  * ====================================================================================== */
 
 /**
@@ -2483,7 +2962,7 @@ int32_t sqlbatch_blob_read_many(struct sqlbatch_blob *blob,
 void sqlbatch_blob_close(struct sqlbatch_blob *blob);
 
 /* ======================================================================================
- * 12. Sessions and changesets
+ * 13. Sessions and changesets
  * ====================================================================================== */
 
 /**
@@ -2880,7 +3359,7 @@ int32_t sqlbatch_changeset_read(const uint8_t *data,
                                 void *user_data);
 
 /* ======================================================================================
- * 13. Conversions of single values
+ * 14. Conversions of single values
  *
  * sqlbatch_value_convert converts one value to another storage class exactly as
  * sqlite3_column_* would, for bindings that read cells as another type than they hold.
