@@ -93,7 +93,7 @@ test-haskell: lib
 # error or definite leak fails. --fair-sched=yes: valgrind runs one thread at a time, and its
 # default lock can starve a thread (the interrupting thread of the interrupt tests) until the
 # busy one ends.
-VALGRIND_TESTS := capi_ahead capi_conn capi_fetch capi_script capi_direct_reads capi_functions capi_backup capi_blob capi_config capi_hooks capi_update_batched capi_session faults misuse concurrency
+VALGRIND_TESTS := capi_ahead capi_conn capi_fetch capi_script capi_direct_reads capi_functions capi_backup capi_blob capi_config capi_hooks capi_update_batched capi_session capi_rows capi_vtab faults misuse concurrency
 test-valgrind:
 	@set -e; for t in $(VALGRIND_TESTS); do \
 	  bin=$$($(CARGO) test --release --test $$t --no-run 2>&1 | sed -n 's/.*Executable.*(\(.*\))/\1/p'); \
