@@ -8,8 +8,7 @@
 # bundled amalgamation with its -D flags and cargo's -O level, which rustc put into
 # libsqlbatch.a unchanged. When target/release/build holds one libsqlite3-sys build, that is
 # it; when it holds several, cargo is asked which one the current `cargo build --release
-# --lib` uses (its build-script-executed message). Not always asking cargo: any cargo build
-# puts the unprocessed libsqlbatch.a back in target/release, undoing `make lib`'s hiding.
+# --lib` uses (its build-script-executed message).
 # When libsqlbatch.a still has its members (before hide-symbols), the script checks that its
 # SQLite member is byte for byte the archive's object.
 set -euo pipefail
