@@ -206,3 +206,29 @@ pub(crate) fn primary(code: i32) -> i32 {
         code & 0xff
     }
 }
+
+/// A copy of `message` that SQLite frees (`sqlite3_free`): what its `zErrMsg`-style
+/// out-parameters take (a virtual table's error, a module's failed connect).
+pub(crate) fn sqlite_message(message: &str) -> *mut std::ffi::c_char {
+    let text = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: a NUL-terminated format and argument.
+    unsafe { libsqlite3_sys::sqlite3_mprintf(c"%s".as_ptr(), text.as_ptr()) }
+}
+
+/// Fails the current call on the virtual table `vtab` with `message`, which SQLite reports
+/// as the statement's error; returns `rc`.
+///
+/// # Safety
+/// `vtab` is a live virtual table of a module of this library.
+pub(crate) unsafe fn vtab_error(
+    vtab: *mut libsqlite3_sys::sqlite3_vtab,
+    rc: std::ffi::c_int,
+    message: &str,
+) -> std::ffi::c_int {
+    // SAFETY: the caller's contract; SQLite frees the previous message and this one.
+    unsafe {
+        libsqlite3_sys::sqlite3_free((*vtab).zErrMsg.cast());
+        (*vtab).zErrMsg = sqlite_message(message);
+    }
+    rc
+}

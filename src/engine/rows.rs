@@ -18,7 +18,7 @@ use libsqlite3_sys as ffi;
 use crate::codes::*;
 use crate::engine::cells::{result_cell, Cells};
 use crate::engine::value::Params;
-use crate::error::Error;
+use crate::error::{sqlite_message, vtab_error, Error};
 use crate::panic::boundary_value;
 
 /// The module's name, and the pointer type of the parameter values it reads.
@@ -128,13 +128,6 @@ static MODULE: ffi::sqlite3_module = ffi::sqlite3_module {
     xIntegrity: None,
 };
 
-/// An error message SQLite frees (`sqlite3_free`), for its `zErrMsg`-style out-parameters.
-fn sqlite_message(message: &str) -> *mut c_char {
-    let text = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
-    // SAFETY: a NUL-terminated format and argument.
-    unsafe { ffi::sqlite3_mprintf(c"%s".as_ptr(), text.as_ptr()) }
-}
-
 unsafe extern "C" fn connect(
     db: *mut ffi::sqlite3,
     _aux: *mut c_void,
@@ -238,13 +231,8 @@ unsafe extern "C" fn close(cursor: *mut ffi::sqlite3_vtab_cursor) -> c_int {
 /// # Safety
 /// `cursor` is a live cursor whose `pVtab` SQLite set.
 unsafe fn fail(cursor: *mut ffi::sqlite3_vtab_cursor, message: &str) -> c_int {
-    // SAFETY: the caller's contract; SQLite frees a previous message and this one.
-    unsafe {
-        let vtab = (*cursor).pVtab;
-        ffi::sqlite3_free((*vtab).zErrMsg.cast());
-        (*vtab).zErrMsg = sqlite_message(message);
-    }
-    ffi::SQLITE_ERROR
+    // SAFETY: the caller's contract.
+    unsafe { vtab_error((*cursor).pVtab, ffi::SQLITE_ERROR, message) }
 }
 
 unsafe extern "C" fn filter(

@@ -20,7 +20,7 @@ use crate::engine::callback::{sqlbatch_destroy_fn, InCallback};
 use crate::engine::cells::{result_cell, Cells};
 use crate::engine::hooks::Hooks;
 use crate::engine::value::{sqlbatch_str, sqlbatch_value, Params};
-use crate::error::Error;
+use crate::error::{sqlite_message, vtab_error, Error};
 use crate::panic::{boundary_value, catch};
 
 /// Module flag: the module is also an eponymous table: its name reads as a table (or a
@@ -527,26 +527,6 @@ fn sqlite_code(rc: i32) -> c_int {
     }
 }
 
-/// An error message SQLite frees (`sqlite3_free`).
-fn sqlite_message(message: &str) -> *mut c_char {
-    let text = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
-    // SAFETY: a NUL-terminated format and argument.
-    unsafe { ffi::sqlite3_mprintf(c"%s".as_ptr(), text.as_ptr()) }
-}
-
-/// Fails the current call on `vtab` with `message`: SQLite reports it as the statement's.
-///
-/// # Safety
-/// `vtab` is a live table of this module.
-unsafe fn fail(vtab: *mut ffi::sqlite3_vtab, rc: c_int, message: &str) -> c_int {
-    // SAFETY: the caller's contract; SQLite frees the previous message and this one.
-    unsafe {
-        ffi::sqlite3_free((*vtab).zErrMsg.cast());
-        (*vtab).zErrMsg = sqlite_message(message);
-    }
-    rc
-}
-
 unsafe extern "C" fn create(
     db: *mut ffi::sqlite3,
     aux: *mut c_void,
@@ -734,7 +714,9 @@ unsafe extern "C" fn best_index(vtab: *mut ffi::sqlite3_vtab, info: *mut ffi::sq
         }
         if rc != SQLBATCH_OK {
             // SAFETY: SQLite's live table.
-            return unsafe { fail(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's best_index")) };
+            return unsafe {
+                vtab_error(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's best_index"))
+            };
         }
         // The arguments must count 1, 2, ... with no gap and no repeat, from usable
         // constraints; SQLite would call the plan a malfunction with less to go on.
@@ -746,7 +728,7 @@ unsafe extern "C" fn best_index(vtab: *mut ffi::sqlite3_vtab, info: *mut ffi::sq
         if bad_use {
             // SAFETY: SQLite's live table.
             return unsafe {
-                fail(
+                vtab_error(
                     vtab,
                     ffi::SQLITE_ERROR,
                     "the module's best_index gave arg_index values that are not 1, 2, ... over usable constraints",
@@ -802,7 +784,7 @@ unsafe extern "C" fn open(vtab: *mut ffi::sqlite3_vtab, out: *mut *mut ffi::sqli
         };
         if rc != SQLBATCH_OK {
             // SAFETY: SQLite's live table.
-            return unsafe { fail(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's open")) };
+            return unsafe { vtab_error(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's open")) };
         }
         let cursor = Box::new(Cursor {
             // SAFETY: a zeroed sqlite3_vtab_cursor is what SQLite expects to fill in.
@@ -872,7 +854,7 @@ impl Cursor {
             SQLBATCH_ROW => {
                 // SAFETY: SQLite's live table.
                 unsafe {
-                    fail(
+                    vtab_error(
                         vtab,
                         ffi::SQLITE_ERROR,
                         "the module's fill returned SQLBATCH_ROW without pushing a row",
@@ -883,7 +865,7 @@ impl Cursor {
                 c.batch.clear();
                 c.rowids.clear();
                 // SAFETY: SQLite's live table.
-                unsafe { fail(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's fill")) }
+                unsafe { vtab_error(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's fill")) }
             }
         }
     }
@@ -925,7 +907,9 @@ unsafe extern "C" fn filter(
                     // SAFETY: a live value of the list.
                     if !unsafe { values.push(item) } {
                         // SAFETY: SQLite's live table.
-                        return unsafe { fail(vtab, ffi::SQLITE_NOMEM, "out of memory reading an IN list") };
+                        return unsafe {
+                            vtab_error(vtab, ffi::SQLITE_NOMEM, "out of memory reading an IN list")
+                        };
                     }
                     // SAFETY: as above.
                     rc = unsafe { ffi::sqlite3_vtab_in_next(v, &mut item) };
@@ -938,7 +922,9 @@ unsafe extern "C" fn filter(
                 // SAFETY: a live value.
                 if !unsafe { values.push(v) } {
                     // SAFETY: SQLite's live table.
-                    return unsafe { fail(vtab, ffi::SQLITE_NOMEM, "out of memory reading an argument") };
+                    return unsafe {
+                        vtab_error(vtab, ffi::SQLITE_NOMEM, "out of memory reading an argument")
+                    };
                 }
                 spans.push((from, None));
             }
@@ -979,7 +965,9 @@ unsafe extern "C" fn filter(
         };
         if rc != SQLBATCH_OK {
             // SAFETY: SQLite's live table.
-            return unsafe { fail(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's filter")) };
+            return unsafe {
+                vtab_error(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's filter"))
+            };
         }
         // SAFETY: SQLite's live cursor.
         unsafe { Cursor::refill(this) }
@@ -1055,7 +1043,7 @@ unsafe extern "C" fn update(
             } else {
                 let mut new = Cells::default();
                 if !new.push(*argv.add(1)) {
-                    return fail(vtab, ffi::SQLITE_NOMEM, "out of memory reading a change");
+                    return vtab_error(vtab, ffi::SQLITE_NOMEM, "out of memory reading a change");
                 }
                 if ffi::sqlite3_value_type(first) == ffi::SQLITE_NULL {
                     (SQLBATCH_VTAB_INSERT, 0, new.cells[0])
@@ -1069,7 +1057,7 @@ unsafe extern "C" fn update(
             // SAFETY: as above.
             if !unsafe { values.push(*argv.add(i)) } {
                 // SAFETY: SQLite's live table.
-                return unsafe { fail(vtab, ffi::SQLITE_NOMEM, "out of memory reading a change") };
+                return unsafe { vtab_error(vtab, ffi::SQLITE_NOMEM, "out of memory reading a change") };
             }
         }
         let change = sqlbatch_vtab_change {
@@ -1090,7 +1078,9 @@ unsafe extern "C" fn update(
         };
         if rc != SQLBATCH_OK {
             // SAFETY: SQLite's live table.
-            return unsafe { fail(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's update")) };
+            return unsafe {
+                vtab_error(vtab, sqlite_code(rc), &message_of(&call, rc, "the module's update"))
+            };
         }
         if op == SQLBATCH_VTAB_INSERT {
             // SAFETY: SQLite's out-parameter.
