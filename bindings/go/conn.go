@@ -228,9 +228,24 @@ func (c *Conn) ExecScript(sql string, args ...any) (ExecResult, error) {
 }
 
 // ExecScriptParams is ExecScript with parameters already laid out in p.
+//
+// A table value (Array, Table) binds one statement: with one in p, sql must hold a single
+// statement (ErrMultipleStatements otherwise), which is prepared, run and finalized.
 func (c *Conn) ExecScriptParams(sql string, p *Params) (ExecResult, error) {
 	if p.err != nil {
 		return ExecResult{}, p.err
+	}
+	if len(p.tables) > 0 {
+		s, err := c.Prepare(sql)
+		if err != nil {
+			return ExecResult{}, err
+		}
+		defer s.Close()
+		r, err := s.ExecParams(p)
+		if err != nil {
+			return ExecResult{}, err
+		}
+		return ExecResult{Statements: 1, ParamsUsed: p.Len(), Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, nil
 	}
 	r, rc := c.h.Exec(sql, p.vals, p.names, p.data)
 	if rc != capi.OK {

@@ -39,6 +39,10 @@ type Params struct {
 	name  string // name for the next value, set by Named
 	named bool
 	err   error
+	// The table values (TableValue), each a NULL in vals at its parameter and its cells and
+	// bytes in tab (see appendTable).
+	tables []capi.TableRef
+	tab    *Params
 }
 
 // Reset empties p, keeping its memory.
@@ -48,6 +52,10 @@ func (p *Params) Reset() {
 	p.data = p.data[:0]
 	p.named = false
 	p.err = nil
+	if p.tab != nil {
+		p.tables = p.tables[:0]
+		p.tab.Reset()
+	}
 }
 
 // Len returns the number of values in p.
@@ -179,8 +187,9 @@ type NamedArg struct {
 func Named(name string, value any) NamedArg { return NamedArg{Name: name, Value: value} }
 
 // Any appends v according to its Go type: nil (NULL), bool, every integer type (a uint64
-// above MaxInt64 is an error), float32, float64, string, []byte, time.Time, a NamedArg, or a
-// driver.Valuer whose value is one of those. Other types are an error.
+// above MaxInt64 is an error), float32, float64, string, []byte, time.Time, a NamedArg, a
+// TableValue (Array, Table: a whole table bound to its parameter), or a driver.Valuer whose
+// value is one of those. Other types are an error.
 func (p *Params) Any(v any) error {
 	switch x := v.(type) {
 	case nil:
@@ -223,6 +232,8 @@ func (p *Params) Any(v any) error {
 		p.Int64(int64(x))
 	case float32:
 		p.Float64(float64(x))
+	case TableValue:
+		return p.appendTable(x)
 	case NamedArg:
 		if _, nested := x.Value.(NamedArg); nested {
 			return fmt.Errorf("sqlbatch: NamedArg %q holds another NamedArg", x.Name)

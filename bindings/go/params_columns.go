@@ -221,11 +221,18 @@ func (p *Params) anyCells(at, k int, x []any) error {
 		if a, ok := v.(NamedArg); ok {
 			return fmt.Errorf("sqlbatch: AppendColumns: NamedArg %q in a column: columns are positional", a.Name)
 		}
+		if _, ok := v.(TableValue); ok {
+			return fmt.Errorf("sqlbatch: AppendColumns: the value of row %d is a table value: a cell holds one value", i)
+		}
+		tables := len(p.tables)
 		if err := p.Any(v); err != nil {
 			return err
 		}
 		if p.err != nil {
 			return p.err
+		}
+		if len(p.tables) != tables {
+			return fmt.Errorf("sqlbatch: AppendColumns: the value of row %d is a table value: a cell holds one value", i)
 		}
 		if p.names != nil {
 			return fmt.Errorf("sqlbatch: AppendColumns: the value of row %d is a NamedArg: columns are positional", i)

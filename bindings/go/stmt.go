@@ -400,6 +400,21 @@ func (s *Stmt) BindParams(p *Params) error {
 	if p.err != nil {
 		return p.err
 	}
+	if len(p.tables) > 0 {
+		if p.names != nil {
+			return errTablesNamed
+		}
+		refs, cells, data := p.tableParts()
+		bindRC, rc, failed := s.h.BindTables(p.vals, p.data, refs, cells, data)
+		if bindRC != capi.OK {
+			return s.err(bindRC)
+		}
+		s.stepped = false
+		if rc != capi.OK {
+			return s.tableError(rc, p, failed)
+		}
+		return nil
+	}
 	if rc := s.h.Bind(p.vals, p.names, p.data); rc != capi.OK {
 		return s.err(rc)
 	}
@@ -465,9 +480,31 @@ func (s *Stmt) QueryParams(p *Params) (*Rows, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	b, reprepares, bindRC, rc := s.h.BindFetchFirst(p.vals, p.names, p.data, s.batchRows, DefaultBatchBytes)
-	if bindRC != capi.OK {
-		return nil, s.err(bindRC)
+	var b capi.Batch
+	var reprepares int64
+	var rc int32
+	if len(p.tables) > 0 {
+		if p.names != nil {
+			return nil, errTablesNamed
+		}
+		refs, cells, data := p.tableParts()
+		var bindRC, tablesRC int32
+		var failed int
+		b, reprepares, bindRC, tablesRC, failed, rc = s.h.BindTablesFetchFirst(p.vals, p.data, refs, cells, data,
+			s.batchRows, DefaultBatchBytes)
+		if bindRC != capi.OK {
+			return nil, s.err(bindRC)
+		}
+		if tablesRC != capi.OK {
+			s.stepped = false
+			return nil, s.tableError(tablesRC, p, failed)
+		}
+	} else {
+		var bindRC int32
+		b, reprepares, bindRC, rc = s.h.BindFetchFirst(p.vals, p.names, p.data, s.batchRows, DefaultBatchBytes)
+		if bindRC != capi.OK {
+			return nil, s.err(bindRC)
+		}
 	}
 	s.ranFirst(reprepares)
 	r := s.newRows()
@@ -507,6 +544,9 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 			p.Null()
 		}
 	}
+	if len(p.tables) > 0 {
+		return s.execTables(p)
+	}
 	r, rc := s.h.ExecuteMany(p.vals, nil, 1, p.data)
 	s.stepped, s.colsCheck = false, true
 	if rc != capi.OK {
@@ -525,12 +565,36 @@ func (s *Stmt) ExecParams(p *Params) (Result, error) {
 	if p.err != nil {
 		return Result{}, p.err
 	}
+	if len(p.tables) > 0 {
+		if p.names != nil {
+			return Result{}, errTablesNamed
+		}
+		return s.execTables(p)
+	}
 	r, rc := s.h.ExecuteMany(p.vals, p.names, 1, p.data)
 	s.stepped, s.colsCheck = false, true
 	if rc != capi.OK {
 		return Result{}, s.errOne(rc)
 	}
 	return Result{Changes: r.Changes, LastInsertRowID: r.LastInsertRowID}, s.conn.takePanic(nil)
+}
+
+// execTables runs the statement once with the values of p, which holds table values: the
+// bind, the tables and the run in one call into C (sqlbatch_stmt_execute_many binds every
+// parameter of each row itself, which would replace the tables).
+func (s *Stmt) execTables(p *Params) (Result, error) {
+	refs, cells, data := p.tableParts()
+	changes, last, bindRC, tablesRC, failed, rc := s.h.BindTablesExec(s.conn.h, p.vals, p.data, refs, cells, data)
+	s.stepped, s.colsCheck = false, true
+	switch {
+	case bindRC != capi.OK:
+		return Result{}, s.errOne(bindRC)
+	case tablesRC != capi.OK:
+		return Result{}, s.tableError(tablesRC, p, failed)
+	case rc != capi.OK:
+		return Result{}, s.errOne(rc)
+	}
+	return Result{Changes: changes, LastInsertRowID: last}, s.conn.takePanic(nil)
 }
 
 func hasNamed(args []any) bool {
@@ -566,6 +630,9 @@ func (s *Stmt) ExecMany(p *Params) (WriteResult, error) {
 	}
 	if p.err != nil {
 		return WriteResult{}, p.err
+	}
+	if len(p.tables) > 0 {
+		return WriteResult{}, errTablesMany
 	}
 	n := s.ParamCount()
 	if n == 0 {
@@ -628,6 +695,9 @@ func (s *Stmt) ExecManyFunc(fill func(p *Params) error) (WriteResult, error) {
 		}
 		if p.err != nil {
 			return 0, p.err
+		}
+		if len(p.tables) > 0 {
+			return 0, errTablesMany
 		}
 		if p.Len()%n != 0 {
 			return 0, errorf(ErrParamCount,

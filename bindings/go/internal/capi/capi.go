@@ -61,7 +61,47 @@ static inline int32_t gosb_stmt_execute_many(sqlbatch_stmt *stmt, const sqlbatch
 	return sqlbatch_stmt_execute_many(stmt, &p, n_rows, out_result);
 }
 
-// The calls that can call back into Go (see below) must not be given pointers to the Go
+// Table-valued parameters (sqlbatch_stmt_bind_rows): the tables of one run are bound in the
+// crossing that binds its other parameters. Each gosb_table_ref says where a table's cells are
+// in one array of cells shared by every table of the run (cells[first .. first + n]), whose
+// TEXT and BLOB bytes are in one block (data); the refs, cells and bytes are Go memory that
+// holds no Go pointer, read during the call only. The table's parameter was bound to NULL by
+// the sqlbatch_stmt_bind before (the ABI binds every parameter there).
+typedef struct { uint64_t index, first, n, n_cols; } gosb_table_ref;
+typedef struct { int32_t rc; size_t failed; } gosb_tables_ret;
+
+static inline gosb_tables_ret gosb_bind_tables(sqlbatch_stmt *stmt, const gosb_table_ref *refs, size_t n_refs,
+		const sqlbatch_value *cells, const uint8_t *data, size_t data_len) {
+	gosb_tables_ret out = {SQLBATCH_OK, 0};
+	for (size_t i = 0; i < n_refs; i++) {
+		sqlbatch_params p = {refs[i].n ? cells + refs[i].first : NULL, NULL, (size_t)refs[i].n, data, data_len, 0};
+		out.rc = sqlbatch_stmt_bind_rows(stmt, (size_t)refs[i].index, &p, (size_t)refs[i].n_cols);
+		if (out.rc != SQLBATCH_OK) {
+			out.failed = i;
+			return out;
+		}
+	}
+	return out;
+}
+
+// gosb_stmt_bind_tables is gosb_stmt_bind and then the tables, in one crossing; failed is the
+// index of the table whose bind failed (bind_rc is the parameters' bind, rc the tables').
+typedef struct { int32_t bind_rc; int32_t rc; size_t failed; } gosb_bind_tables_ret;
+static inline gosb_bind_tables_ret gosb_stmt_bind_tables(sqlbatch_stmt *stmt, const sqlbatch_value *values,
+		size_t n_values, const uint8_t *data, size_t data_len, const gosb_table_ref *refs, size_t n_refs,
+		const sqlbatch_value *tcells, const uint8_t *tdata, size_t tdata_len) {
+	gosb_bind_tables_ret out = {0};
+	sqlbatch_params p = {values, NULL, n_values, data, data_len, 0};
+	out.bind_rc = sqlbatch_stmt_bind(stmt, &p);
+	if (out.bind_rc == SQLBATCH_OK) {
+		gosb_tables_ret t = gosb_bind_tables(stmt, refs, n_refs, tcells, tdata, tdata_len);
+		out.rc = t.rc;
+		out.failed = t.failed;
+	}
+	return out;
+}
+
+
 // stack: a callback may grow the goroutine's stack and move it under C. Their out-parameters
 // are therefore on the C stack of these helpers, which return them by value.
 typedef struct { int32_t rc; sqlbatch_batch b; } gosb_fetch_ret;
@@ -123,6 +163,64 @@ static inline gosb_bind_fetch_ret gosb_stmt_bind_fetch_first(sqlbatch_stmt *stmt
 	return out;
 }
 
+// gosb_stmt_bind_tables_fetch_first is gosb_stmt_bind_tables and, if both succeeded,
+// gosb_stmt_fetch_first, in one crossing.
+typedef struct { int32_t bind_rc; int32_t tables_rc; size_t failed; int32_t rc; sqlbatch_batch b; int64_t reprepares; } gosb_bind_tables_fetch_ret;
+static inline gosb_bind_tables_fetch_ret gosb_stmt_bind_tables_fetch_first(sqlbatch_stmt *stmt,
+		const sqlbatch_value *values, size_t n_values, const uint8_t *data, size_t data_len,
+		const gosb_table_ref *refs, size_t n_refs, const sqlbatch_value *tcells, const uint8_t *tdata,
+		size_t tdata_len, size_t max_rows, size_t max_bytes) {
+	gosb_bind_tables_fetch_ret out = {0};
+	gosb_bind_tables_ret b = gosb_stmt_bind_tables(stmt, values, n_values, data, data_len, refs, n_refs, tcells, tdata, tdata_len);
+	out.bind_rc = b.bind_rc;
+	out.tables_rc = b.rc;
+	out.failed = b.failed;
+	if (b.bind_rc == SQLBATCH_OK && b.rc == SQLBATCH_OK) {
+		gosb_fetch_first_ret f = gosb_stmt_fetch_first(stmt, max_rows, max_bytes);
+		out.rc = f.rc;
+		out.b = f.b;
+		out.reprepares = f.reprepares;
+	}
+	return out;
+}
+
+// gosb_stmt_bind_tables_exec is gosb_stmt_bind_tables and, if both succeeded, a run of the
+// statement to its end (rows it returns are dropped), in one crossing: a run with a bound
+// table cannot go through sqlbatch_stmt_execute_many, which binds every parameter per row.
+// Then the statement is reset and its bindings cleared (the tables' copies freed), as
+// execute_many leaves it. changes is the statement's (sqlbatch_conn_changes) if the
+// connection's total moved during the run, else 0, as execute_many counts a run.
+typedef struct { int32_t bind_rc; int32_t tables_rc; size_t failed; int32_t rc; int64_t changes; int64_t last_rowid; } gosb_bind_tables_exec_ret;
+static inline gosb_bind_tables_exec_ret gosb_stmt_bind_tables_exec(sqlbatch_conn *conn, sqlbatch_stmt *stmt,
+		const sqlbatch_value *values, size_t n_values, const uint8_t *data, size_t data_len,
+		const gosb_table_ref *refs, size_t n_refs, const sqlbatch_value *tcells, const uint8_t *tdata,
+		size_t tdata_len) {
+	gosb_bind_tables_exec_ret out = {0};
+	gosb_bind_tables_ret b = gosb_stmt_bind_tables(stmt, values, n_values, data, data_len, refs, n_refs, tcells, tdata, tdata_len);
+	out.bind_rc = b.bind_rc;
+	out.tables_rc = b.rc;
+	out.failed = b.failed;
+	if (b.bind_rc == SQLBATCH_OK && b.rc == SQLBATCH_OK) {
+		int64_t before = 0, after = 0;
+		sqlbatch_conn_total_changes(conn, &before);
+		sqlbatch_batch batch;
+		do {
+			out.rc = sqlbatch_stmt_fetch(stmt, 256, (size_t)-1, &batch);
+		} while (out.rc == SQLBATCH_ROW);
+		if (out.rc == SQLBATCH_DONE) {
+			out.rc = SQLBATCH_OK;
+			sqlbatch_conn_total_changes(conn, &after);
+			if (after != before) {
+				sqlbatch_conn_changes(conn, &out.changes);
+			}
+			sqlbatch_conn_last_insert_rowid(conn, &out.last_rowid);
+		}
+	}
+	sqlbatch_stmt_reset(stmt);
+	sqlbatch_stmt_clear_bindings(stmt);
+	return out;
+}
+
 static inline gosb_fetch_ret gosb_stmt_fetch_into(sqlbatch_stmt *stmt, size_t max_rows, uint8_t *buf, size_t buf_len) {
 	gosb_fetch_ret out = {0};
 	out.rc = sqlbatch_stmt_fetch_into(stmt, max_rows, buf, buf_len, &out.b);
@@ -164,7 +262,6 @@ static inline gosb_write_ret gosb_stmt_execute_many_v(sqlbatch_stmt *stmt, const
 // not escape. The calls that can call back (exec, execute_many, fetch, fetch_into) are not
 // listed: the Go memory they are given (SQL text, parameter values, a fetch buffer) must stay
 // put during a callback, so it escapes to the heap, where it already is in practice.
-#cgo noescape gosb_stmt_bind
 #cgo noescape sqlbatch_conn_open
 #cgo noescape sqlbatch_conn_last_error
 #cgo noescape sqlbatch_conn_changes
@@ -181,13 +278,15 @@ static inline gosb_write_ret gosb_stmt_execute_many_v(sqlbatch_stmt *stmt, const
 #cgo noescape sqlbatch_value_convert
 
 // The calls that cannot call back into Go. The others can, once a Go function, aggregate,
-// collation or hook is registered on the connection (function.go, hooks.go): fetch,
-// fetch_into, exec and execute_many run SQL that calls them (and every hook); reset and
-// finalize end a statement mid-aggregate, which runs the groups' finish callbacks; close runs
+// collation, virtual table module or hook is registered on the connection (function.go,
+// vtab.go, hooks.go): fetch, fetch_into, exec and execute_many run SQL that calls them (and
+// every hook); reset and finalize end a statement mid-aggregate, which runs the groups'
+// finish callbacks, or mid-scan, which closes a virtual table's cursor; bind resets a
+// statement that ran (gosb_stmt_bind is therefore neither listed here nor noescape: the
+// values it is given are heap memory, Params'); close runs
 // the registrations' destroy callbacks and may roll back (the rollback hook); prepare runs the
 // authorizer, and reading the schema runs the busy and progress handlers (so it is neither
 // nocallback nor noescape: its out-parameters are on the C stack of gosb_stmt_prepare).
-#cgo nocallback gosb_stmt_bind
 #cgo nocallback sqlbatch_code_str
 #cgo nocallback sqlbatch_code_name
 #cgo nocallback sqlbatch_version
@@ -482,9 +581,58 @@ func (s Stmt) Reset() int32 { return int32(C.sqlbatch_stmt_reset(s.p)) }
 func (s Stmt) ClearBindings() int32 { return int32(C.sqlbatch_stmt_clear_bindings(s.p)) }
 
 // Bind is sqlbatch_stmt_bind with the parameter set (values, names, data): names is nil
-// (values[i] to parameter i+1) or has len(values) entries.
+// (values[i] to parameter i+1) or has len(values) entries. It may call back into Go (a bind
+// resets a statement that ran, closing its virtual table cursors), so values and data must
+// be heap memory.
 func (s Stmt) Bind(values, names []Value, data []byte) int32 {
 	return int32(C.gosb_stmt_bind(s.p, vptr(values), vptr(names), C.size_t(len(values)), bptr(data), C.size_t(len(data))))
+}
+
+// TableRef mirrors gosb_table_ref: a table bound to parameter Index (from 1), whose N cells,
+// row-major, NCols a row, start at cell First of the cells passed beside it.
+type TableRef struct {
+	Index, First, N, NCols uint64
+}
+
+var (
+	_ [unsafe.Sizeof(TableRef{}) - unsafe.Sizeof(C.gosb_table_ref{})]struct{}
+	_ [unsafe.Sizeof(C.gosb_table_ref{}) - unsafe.Sizeof(TableRef{})]struct{}
+)
+
+func refsPtr(r []TableRef) *C.gosb_table_ref {
+	return (*C.gosb_table_ref)(unsafe.Pointer(unsafe.SliceData(r)))
+}
+
+// BindTables is Bind (positional values only) and then sqlbatch_stmt_bind_rows for each of
+// refs, in one call into C: bindRC is the bind's status, rc the tables' (0 if the bind
+// failed), failed the index in refs of the table that failed. The tables' cells are tcells,
+// their bytes tdata; all of it must be heap memory.
+func (s Stmt) BindTables(values []Value, data []byte, refs []TableRef, tcells []Value, tdata []byte) (bindRC, rc int32, failed int) {
+	out := C.gosb_stmt_bind_tables(s.p, vptr(values), C.size_t(len(values)), bptr(data), C.size_t(len(data)),
+		refsPtr(refs), C.size_t(len(refs)), vptr(tcells), bptr(tdata), C.size_t(len(tdata)))
+	return int32(out.bind_rc), int32(out.rc), int(out.failed)
+}
+
+// BindTablesFetchFirst is BindTables and then, if both succeeded, FetchFirst, in one call
+// into C.
+func (s Stmt) BindTablesFetchFirst(values []Value, data []byte, refs []TableRef, tcells []Value, tdata []byte,
+	maxRows int, maxBytes uint) (b Batch, reprepares int64, bindRC, tablesRC int32, failed int, rc int32) {
+	out := C.gosb_stmt_bind_tables_fetch_first(s.p, vptr(values), C.size_t(len(values)), bptr(data), C.size_t(len(data)),
+		refsPtr(refs), C.size_t(len(refs)), vptr(tcells), bptr(tdata), C.size_t(len(tdata)),
+		C.size_t(maxRows), C.size_t(maxBytes))
+	if out.bind_rc != OK || out.tables_rc != OK {
+		return Batch{}, 0, int32(out.bind_rc), int32(out.tables_rc), int(out.failed), 0
+	}
+	return batchOf(&out.b), int64(out.reprepares), OK, OK, 0, int32(out.rc)
+}
+
+// BindTablesExec is BindTables and then, if both succeeded, a run of the statement to its
+// end, in one call into C; the statement is then reset and its bindings cleared. rc is the
+// run's status (OK when it ran to its end); changes and lastRowID are those of the run.
+func (s Stmt) BindTablesExec(c Conn, values []Value, data []byte, refs []TableRef, tcells []Value, tdata []byte) (changes, lastRowID int64, bindRC, tablesRC int32, failed int, rc int32) {
+	out := C.gosb_stmt_bind_tables_exec(c.p, s.p, vptr(values), C.size_t(len(values)), bptr(data), C.size_t(len(data)),
+		refsPtr(refs), C.size_t(len(refs)), vptr(tcells), bptr(tdata), C.size_t(len(tdata)))
+	return int64(out.changes), int64(out.last_rowid), int32(out.bind_rc), int32(out.tables_rc), int(out.failed), int32(out.rc)
 }
 
 // Batch is a Go copy of sqlbatch_batch. Cells and Data point at C memory owned by the
