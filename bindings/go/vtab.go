@@ -276,8 +276,8 @@ type RowWriter struct {
 	p        Params
 	max      int
 	rows     int
-	nCols    int   // values per row in this fill; 0 before its first row
-	rowStart int   // index in p.vals where the current row starts
+	nCols    int // values per row in this fill; 0 before its first row
+	rowStart int // index in p.vals where the current row starts
 	rowids   []int64
 	explicit bool  // rowids holds one rowid a row (EndRowID was used)
 	scanRows int64 // rows handed over in this scan before this fill
@@ -342,6 +342,10 @@ func (w *RowWriter) fail(err error) {
 		w.err = err
 	}
 }
+
+// DropRow discards the values written since the last row ended (a row that cannot be
+// finished, say).
+func (w *RowWriter) DropRow() { w.p.vals = w.p.vals[:w.rowStart] }
 
 // EndRow ends the row whose values were written since the last one ended.
 func (w *RowWriter) EndRow() { w.endRow(0, false) }

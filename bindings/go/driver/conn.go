@@ -37,6 +37,9 @@ type Conn struct {
 	queryOnlySet bool
 	bad          bool
 	closed       bool
+	// declaring is the table a virtual table module's Create or Connect is making
+	// (DeclareVTab records its schema there); nil outside them.
+	declaring *declaration
 }
 
 var (
@@ -125,11 +128,15 @@ func ctxErr(ctx context.Context, err error) error {
 
 // CheckNamedValue accepts the types the driver binds natively and converts the other
 // integer and float types, sparing database/sql's reflection-based converter; everything
-// else (driver.Valuer, pointers, named types) goes to database/sql's default converter.
+// else (driver.Valuer, pointers, named types) goes to database/sql's default converter. A
+// table value (sqlbatch.Array, sqlbatch.Table) is accepted as it is, once its columns are
+// checked: a whole table bound to one parameter.
 func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
 	switch v := nv.Value.(type) {
 	case nil, int64, float64, string, []byte, bool, time.Time:
 		return nil
+	case sqlbatch.TableValue:
+		return v.Err()
 	case int:
 		nv.Value = int64(v)
 	case int32:
@@ -236,6 +243,15 @@ func (c *Conn) prepareOne(query string, flags sqlbatch.PrepareFlags) (s *sqlbatc
 	return s, true, nil
 }
 
+func hasTable(args []driver.NamedValue) bool {
+	for i := range args {
+		if _, ok := args[i].Value.(sqlbatch.TableValue); ok {
+			return true
+		}
+	}
+	return false
+}
+
 func positionalLeft(args []driver.NamedValue, from int) bool {
 	for i := from; i < len(args); i++ {
 		if args[i].Name == "" {
@@ -273,6 +289,18 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		if e != nil && e.s != nil && !e.busy {
 			return c.execStmt(ctx, e.s, query, args)
 		}
+	}
+	if hasTable(args) {
+		// A table value binds one statement, prepared here (the script path binds by name).
+		s, single, err := c.prepareOne(query, 0)
+		if err != nil {
+			return nil, err
+		}
+		if !single {
+			return nil, errors.New("sqlbatch: a table value (sqlbatch.Array, sqlbatch.Table) binds a single statement, not a script")
+		}
+		defer s.Close()
+		return c.execStmt(ctx, s, query, args)
 	}
 	p, err := c.encodeAll(args)
 	if err != nil {
