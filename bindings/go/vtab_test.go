@@ -696,7 +696,9 @@ func (p *probe) BestIndex(ix *sqlbatch.IndexInfo) error {
 	return nil
 }
 
-func (p *probe) Open() (sqlbatch.Cursor, error) { return &seriesCursor{s: &series{}, at: 1, stop: 0}, nil }
+func (p *probe) Open() (sqlbatch.Cursor, error) {
+	return &seriesCursor{s: &series{}, at: 1, stop: 0}, nil
+}
 
 func TestVTabBestIndexSeesEveryConstraint(t *testing.T) {
 	c := vtabDB(t)

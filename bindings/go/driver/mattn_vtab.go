@@ -236,14 +236,17 @@ func (c *Conn) DeclareVTab(sql string) error {
 //     rows it never uses. With a LIMIT (and OFFSET) that SQLite hands the table, the batch
 //     stops there: the driver takes the LIMIT as a Filter argument of its own (not in vals,
 //     unless BestIndex used it) for that.
-//   - Rowid is called for every row, and Column for every column the query reads on every
-//     row, whether SQLite would ask or not (SQLite calls xRowid only when the query needs
-//     rowids); an error from them, or from Next, ends the statement after the rows before
-//     it.
+//   - Rowid is called for every row, and Column for every column the query reads (SQLite's
+//     colUsed) on every row, whether SQLite would ask or not (it calls xRowid only when the
+//     query needs rowids); an error from them, or from Next, ends the statement after the
+//     rows before it. The column of a constraint BestIndex used is read too, in case the
+//     query also selects it, but a Column that fails or panics for it gives NULL (SQLite
+//     reads such a column, a hidden argument column say, only when it is selected).
 //   - The args of Create and Connect carry the module's name and the module arguments, but
 //     not the database's and the table's names, which the C ABI does not pass on: args[1]
-//     is "main" and args[2] the module's name for an EponymousOnlyModule, both "" for a
-//     table of CREATE VIRTUAL TABLE.
+//     is always "main" (which a schema declared as CREATE TABLE "main"."x"(...) accepts for
+//     a table of any database), and args[2] is the module's name for an
+//     EponymousOnlyModule, "" for a table of CREATE VIRTUAL TABLE.
 //   - DeclareVTab records the schema, which SQLite reads when Create or Connect returns (so
 //     its error, for a schema SQLite refuses, is the statement's).
 //   - Disconnect's and Destroy's errors are not reported: a DROP TABLE of the table succeeds
@@ -274,11 +277,11 @@ func (mm *mattnModule) Connect(_ *sqlbatch.Conn, args []string, create bool) (st
 	prev := mm.c.declaring
 	mm.c.declaring = d
 	defer func() { mm.c.declaring = prev }()
-	db, table := "", ""
+	table := ""
 	if mm.eponymous {
-		db, table = "main", mm.name
+		table = mm.name
 	}
-	full := append([]string{mm.name, db, table}, args...)
+	full := append([]string{mm.name, "main", table}, args...)
 	var vt VTab
 	var err error
 	if create {
@@ -316,7 +319,10 @@ type mattnPlan struct {
 	idxNum int
 	idxStr string
 	used   uint64 // the columns the query reads (SQLite's colUsed)
-	nArgs  int    // the arguments the VTab's Filter gets: the first ones
+	// maybe are the columns of the constraints the plan omits, which SQLite reads only if the
+	// query reads them elsewhere too (a hidden argument column is usually not read at all).
+	maybe uint64
+	nArgs int // the arguments the VTab's Filter gets: the first ones
 	// The driver's own arguments (after the VTab's) or the VTab's: where the LIMIT is and,
 	// when SQLite skips the OFFSET's rows itself, where the OFFSET is (-1: none).
 	limitArg, offsetArg int
@@ -351,6 +357,9 @@ func (t *mattnTable) BestIndex(ix *sqlbatch.IndexInfo) error {
 			continue
 		}
 		ix.Constraints[i].ArgIndex, ix.Constraints[i].Omit = next, true
+		if col := ix.Constraints[i].Column; col >= 0 {
+			plan.maybe |= colBit(col)
+		}
 		switch ix.Constraints[i].Op {
 		case sqlbatch.IndexLimit:
 			plan.limitArg = next - 1
@@ -393,6 +402,9 @@ func (t *mattnTable) BestIndex(ix *sqlbatch.IndexInfo) error {
 	}
 	return nil
 }
+
+// colBit is column col's bit in SQLite's colUsed (bit 63 for column 63 and up).
+func colBit(col int) uint64 { return 1 << min(col, 63) }
 
 // planID is the number under which plan is kept (the same for the same plan).
 func (t *mattnTable) planID(plan mattnPlan) int {
@@ -474,6 +486,9 @@ func (c *mattnCursor) Filter(idxNum int, args sqlbatch.FilterArgs) error {
 		if p.used&(1<<63) != 0 {
 			c.nCols = max(c.nCols, c.t.nCols)
 		}
+		if c.t.nCols > 0 {
+			c.nCols = max(min(c.nCols, c.t.nCols), 1)
+		}
 	}
 	if p.limitArg >= 0 && p.limitArg < args.Len() && args.Type(p.limitArg) == sqlbatch.Integer {
 		if lim := args.Int64(p.limitArg); lim >= 0 {
@@ -491,14 +506,6 @@ func (c *mattnCursor) Filter(idxNum int, args sqlbatch.FilterArgs) error {
 		vals[i] = args.Value(i)
 	}
 	return c.vc.Filter(p.idxNum, p.idxStr, vals)
-}
-
-// used reports whether the query reads column col.
-func (c *mattnCursor) used(col int) bool {
-	if col >= 63 {
-		return c.plan.used&(1<<63) != 0
-	}
-	return c.plan.used&(1<<col) != 0
 }
 
 func (c *mattnCursor) Fill(w *sqlbatch.RowWriter) (bool, error) {
@@ -531,18 +538,35 @@ func (c *mattnCursor) row(w *sqlbatch.RowWriter) error {
 		return err
 	}
 	for col := range c.nCols {
-		if !c.used(col) {
-			w.Null()
-			continue
-		}
+		bit := colBit(col)
 		c.ctx.kind = ctxNull
-		if err := c.vc.Column(&c.ctx, col); err != nil {
-			return err
+		switch {
+		case c.plan.used&bit == 0:
+		case c.plan.maybe&bit != 0:
+			// A column of an omitted constraint, which SQLite may never read: a Column
+			// that fails (or panics) for it gives NULL rather than ending the scan.
+			if c.maybeColumn(col) != nil {
+				c.ctx.kind = ctxNull
+			}
+		default:
+			if err := c.vc.Column(&c.ctx, col); err != nil {
+				return err
+			}
 		}
 		c.ctx.write(w)
 	}
 	w.EndRowID(rowid)
 	return nil
+}
+
+// maybeColumn calls Column for a column SQLite may not read, a panic being an error.
+func (c *mattnCursor) maybeColumn(col int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return c.vc.Column(&c.ctx, col)
 }
 
 // fail reports err after the rows of the batch so far: at once if there are none.
