@@ -122,11 +122,13 @@ fuzz: lib
 # The release artifacts (make dist, built once) installed as a user installs them, each in a
 # temporary directory outside the repository with no cargo or rustc on PATH: the Go module
 # with `go get` from the module proxy tree, the Debian packages with dpkg -i (removed after),
-# the tarball unpacked into a prefix (packaging/install-test-*.sh).
+# the tarball unpacked into a prefix, the Haskell package from its local package repository
+# against that tarball (packaging/install-test-*.sh).
 test-dist: dist
 	./packaging/install-test-go.sh
 	./packaging/install-test-c.sh deb
 	./packaging/install-test-c.sh tarball
+	./packaging/install-test-haskell.sh
 
 # The ABI against the baseline committed for the library's SONAME (abi/check.sh: abidiff of
 # the exported symbols and of the header's types, and the header's constants).
