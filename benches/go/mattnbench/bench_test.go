@@ -48,3 +48,9 @@ func BenchmarkFetchWork(b *testing.B) {
 
 // Backup (issue 11); mattn has no blob I/O (blob_read and blob_many are skipped).
 func BenchmarkBackup(b *testing.B) { workload.Bench(b, workload.Backup, "mattn", Driver.Impl()) }
+
+// Virtual tables (with the sqlite_vtable tag; skipped without it) and an IN list of one
+// placeholder per id.
+func BenchmarkVtabScan(b *testing.B) { workload.Bench(b, workload.VtabScan, "mattn", Driver.Impl()) }
+func BenchmarkTVFJoin(b *testing.B)  { workload.Bench(b, workload.TVFJoin, "mattn", Driver.Impl()) }
+func BenchmarkInList(b *testing.B)   { workload.Bench(b, workload.InList, "mattn", Driver.Impl()) }

@@ -26,12 +26,14 @@ func init() {
 
 // Driver is mattn/go-sqlite3 with its default options; bulk_insert is a prepared statement
 // loop. It has no incremental blob I/O (blob_read and blob_many are n/a); backup is its
-// SQLiteConn.Backup through sql.Conn.Raw.
+// SQLiteConn.Backup through sql.Conn.Raw; vtab_scan and tvf_join are its virtual tables
+// (the sqlite_vtable tag, vtab.go), in_list one placeholder per id.
 var Driver = sqlwork.Driver{
 	Name:   "sqlite3",
 	DSN:    func(path string) string { return path },
 	UDF:    udfDriver,
 	Backup: backup,
+	VTab:   vtabHook,
 }
 
 // backup copies src's main database over dest's with mattn's online backup: the

@@ -50,3 +50,10 @@ func BenchmarkFetchWork(b *testing.B) {
 
 // Backup (issue 11); modernc has no blob I/O.
 func BenchmarkBackup(b *testing.B) { workload.Bench(b, workload.Backup, "modernc", Driver.Impl()) }
+
+// Virtual tables (modernc.org/sqlite/vtab) and an IN list of one placeholder per id.
+func BenchmarkVtabScan(b *testing.B) {
+	workload.Bench(b, workload.VtabScan, "modernc", Driver.Impl())
+}
+func BenchmarkTVFJoin(b *testing.B) { workload.Bench(b, workload.TVFJoin, "modernc", Driver.Impl()) }
+func BenchmarkInList(b *testing.B)  { workload.Bench(b, workload.InList, "modernc", Driver.Impl()) }

@@ -17,7 +17,8 @@ import (
 // statement loop. It has no incremental blob I/O (blob_read and blob_many are n/a); backup
 // is its connection's NewBackup, which opens the destination itself. Its functions are registered for every connection the driver opens
 // afterwards (modernc has no per-connection registration), so the udf workloads register
-// f and sumsq once, before they open their database.
+// f and sumsq once, before they open their database; so are its virtual table modules
+// (vtab.go), for vtab_scan and tvf_join. in_list has one placeholder per id.
 var Driver = sqlwork.Driver{
 	Name:           "sqlite",
 	DSN:            func(path string) string { return path },
@@ -25,6 +26,8 @@ var Driver = sqlwork.Driver{
 	UDF:            "sqlite",
 	UDFSetup:       registerUDF,
 	BackupToFile:   backupToFile,
+	VTabSetup:      vtabSetup,
+	VTab:           modernVTab,
 }
 
 // Impls are the implementations of this package, by the names the runner knows them by.

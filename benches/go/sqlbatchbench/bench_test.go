@@ -50,3 +50,13 @@ func BenchmarkLargeValues(b *testing.B)  { runApp(b, workload.LargeValues) }
 func BenchmarkBlobRead(b *testing.B) { runApp(b, workload.BlobRead) }
 func BenchmarkBlobMany(b *testing.B) { runApp(b, workload.BlobMany) }
 func BenchmarkBackup(b *testing.B)   { runApp(b, workload.Backup) }
+
+// Virtual tables and table-valued parameters: the low-level package (vtab_scan's rows
+// prepared in advance, the floor of a Go module; sqlbatch-writer writes them value by value
+// in each Fill) and the driver (mattn/go-sqlite3's module shape, sqlbatch.Array).
+func BenchmarkVtabScan(b *testing.B) {
+	runApp(b, workload.VtabScan)
+	workload.Bench(b, workload.VtabScan, "sqlbatch-writer", LowLevelWriter)
+}
+func BenchmarkTVFJoin(b *testing.B) { runApp(b, workload.TVFJoin) }
+func BenchmarkInList(b *testing.B)  { runApp(b, workload.InList) }

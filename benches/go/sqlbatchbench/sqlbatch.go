@@ -12,16 +12,20 @@ import (
 
 // Impls are the implementations of this package, by the names the runner knows them by.
 var Impls = map[string]workload.Impl{
-	"go-sqlbatch":       LowLevel,
-	"go-sqlbatch-event": sbwork.LowLevelEvent,
-	"go-sqlbatch-sql":   SQL.Impl(),
-	"go-native-c":       Native,
-	"go-c-sqlbatch":     CSqlbatch,
+	"go-sqlbatch": LowLevel,
+	// vtab_scan with the rows written value by value in each Fill (go-sqlbatch hands over
+	// rows prepared in advance: the floor); not a runner row.
+	"go-sqlbatch-writer": LowLevelWriter,
+	"go-sqlbatch-event":  sbwork.LowLevelEvent,
+	"go-sqlbatch-sql":    SQL.Impl(),
+	"go-native-c":        Native,
+	"go-c-sqlbatch":      CSqlbatch,
 }
 
 // The sqlbatch implementations (see internal/sbwork).
 var (
-	LowLevel    = sbwork.LowLevel
-	SQL         = sbwork.SQL
-	SQLStmtLoop = sbwork.SQLStmtLoop
+	LowLevel       = sbwork.LowLevel
+	LowLevelWriter = sbwork.LowLevelWriter
+	SQL            = sbwork.SQL
+	SQLStmtLoop    = sbwork.SQLStmtLoop
 )

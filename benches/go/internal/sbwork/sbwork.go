@@ -37,10 +37,13 @@ var SQL = sqlwork.Driver{
 		}
 		return path
 	},
-	UDF:    sqlUDF,
-	Cached: true,
-	Blob:   sqlBlob,
-	Backup: sqlBackup,
+	UDF:     sqlUDF,
+	Cached:  true,
+	Blob:    sqlBlob,
+	Backup:  sqlBackup,
+	VTab:    sqlVTab,
+	ListArg: sqlListArg,
+	ListSQL: "sqlbatch_rows(?)",
 	Bulk: func(ctx context.Context, conn *sql.Conn, rows *workload.BulkRows) error {
 		if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
 			return err
@@ -156,6 +159,14 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 		return blobs(w, input)
 	case workload.Backup:
 		return backup(input)
+	case workload.VtabScan, workload.TVFJoin, workload.InList:
+		if workload.Ahead {
+			return nil, nil, workload.ErrUnsupported
+		}
+		if w == workload.InList {
+			return inList(input)
+		}
+		return vtab(w, input, true)
 	}
 	return nil, nil, workload.ErrUnsupported
 }

@@ -53,6 +53,18 @@ type Driver struct {
 	// (modernc.org/sqlite's NewBackup), copies the main database of the driver connection
 	// src into a new file at path, with workload.BackupSynchronous's setting on it.
 	BackupToFile func(src any, path string) error
+	// VTab, if set, makes the virtual table of vtab_scan (rows its rows) or the table-valued
+	// function of tvf_join (rows nil) on conn, through sql.Conn.Raw and the driver's module
+	// API, and returns the name the query reads; nil: the two workloads are unsupported.
+	VTab func(ctx context.Context, conn *sql.Conn, w string, rows *workload.VRows) (name string, err error)
+	// VTabSetup, if set, runs before the database of vtab_scan or tvf_join is opened: for a
+	// driver whose modules are registered for the connections it opens afterwards
+	// (modernc.org/sqlite).
+	VTabSetup func(w string, rows *workload.VRows) error
+	// ListArg, if set, is in_list's argument: the whole list as one value, read by the SQL
+	// ListSQL (sqlbatch.Array and "sqlbatch_rows(?)"); nil: one placeholder per id.
+	ListArg func(ids []int64) any
+	ListSQL string
 }
 
 // Impl returns the workload.Impl of the driver.
@@ -121,6 +133,10 @@ func (d Driver) Impl() workload.Impl {
 			return d.blob(w, input)
 		case workload.Backup:
 			return d.backup(input)
+		case workload.VtabScan, workload.TVFJoin:
+			return d.vtab(w, input)
+		case workload.InList:
+			return d.inList(input)
 		}
 		return nil, nil, workload.ErrUnsupported
 	}

@@ -193,7 +193,7 @@ func IsUDF(w string) bool { return w == UDFScalar || w == UDFAggregate }
 // least one unmeasured repetition: the fetch and udf workloads.
 func WarmsCache(w string) bool {
 	return IsFetch(w) || IsUDF(w) || w == UpdateHook || w == PointQuery || w == FewRows || w == LargeValues ||
-		IsBlob(w)
+		IsBlob(w) || w == TVFJoin || w == InList
 }
 
 // The counters of update_hook: the rows the hook saw and the sum of their rowids, added to
@@ -404,8 +404,10 @@ func Input(w string) string {
 		return filepath.Join(Dir(), w+".sql")
 	case UDFScalar, UDFAggregate, UpdateHook:
 		return filepath.Join(Dir(), "udf.db")
-	case PointQuery, FewRows:
+	case PointQuery, FewRows, TVFJoin, InList:
 		return filepath.Join(Dir(), "app.db")
+	case VtabScan:
+		return strconv.Itoa(DefaultVtabRows)
 	case LargeValues:
 		return filepath.Join(Dir(), "big.db")
 	case BlobRead, BlobMany:
@@ -436,7 +438,7 @@ func Unit(w string) string {
 	switch {
 	case strings.HasPrefix(w, "exec_script"), w == PrepareChurn:
 		return "stmts/s"
-	case w == PointQuery || w == FewRows:
+	case w == PointQuery || w == FewRows || w == InList:
 		return "queries/s"
 	case w == SmallTx:
 		return "tx/s"
