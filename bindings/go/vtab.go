@@ -296,29 +296,69 @@ func (w *RowWriter) Len() int { return w.rows }
 // Full reports whether the Fill has written Max rows.
 func (w *RowWriter) Full() bool { return w.rows >= w.max }
 
+// The writers append cells to w.p directly (a RowWriter's Params never has names), small
+// enough to be inlined into a Fill's loop.
+
 // Null writes NULL.
-func (w *RowWriter) Null() *RowWriter { w.p.Null(); return w }
+func (w *RowWriter) Null() *RowWriter {
+	w.p.vals = append(w.p.vals, capi.Value{Kind: capi.KindNull})
+	return w
+}
 
 // Int64 writes an INTEGER.
-func (w *RowWriter) Int64(v int64) *RowWriter { w.p.Int64(v); return w }
+func (w *RowWriter) Int64(v int64) *RowWriter {
+	w.p.vals = append(w.p.vals, capi.Value{Bits: uint64(v), Kind: capi.KindInteger})
+	return w
+}
 
 // Int writes an INTEGER.
-func (w *RowWriter) Int(v int) *RowWriter { w.p.Int64(int64(v)); return w }
+func (w *RowWriter) Int(v int) *RowWriter { return w.Int64(int64(v)) }
 
 // Bool writes an INTEGER, 1 for true and 0 for false.
-func (w *RowWriter) Bool(v bool) *RowWriter { w.p.Bool(v); return w }
+func (w *RowWriter) Bool(v bool) *RowWriter {
+	var b int64
+	if v {
+		b = 1
+	}
+	return w.Int64(b)
+}
 
 // Float64 writes a REAL.
-func (w *RowWriter) Float64(v float64) *RowWriter { w.p.Float64(v); return w }
+func (w *RowWriter) Float64(v float64) *RowWriter {
+	w.p.vals = append(w.p.vals, capi.Value{Bits: math.Float64bits(v), Kind: capi.KindFloat})
+	return w
+}
 
 // Text writes TEXT.
-func (w *RowWriter) Text(s string) *RowWriter { w.p.Text(s); return w }
+func (w *RowWriter) Text(s string) *RowWriter {
+	if uint64(len(s)) > math.MaxUint32 {
+		return w.tooBig(len(s))
+	}
+	w.p.vals = append(w.p.vals, capi.Value{Bits: uint64(len(w.p.data)), Len: uint32(len(s)), Kind: capi.KindText})
+	w.p.data = append(w.p.data, s...)
+	return w
+}
 
 // TextBytes writes TEXT holding the bytes b.
-func (w *RowWriter) TextBytes(b []byte) *RowWriter { w.p.TextBytes(b); return w }
+func (w *RowWriter) TextBytes(b []byte) *RowWriter { return w.Text(unsafeString(b)) }
 
 // Blob writes a BLOB; a nil slice writes NULL.
-func (w *RowWriter) Blob(b []byte) *RowWriter { w.p.Blob(b); return w }
+func (w *RowWriter) Blob(b []byte) *RowWriter {
+	if b == nil {
+		return w.Null()
+	}
+	if uint64(len(b)) > math.MaxUint32 {
+		return w.tooBig(len(b))
+	}
+	w.p.vals = append(w.p.vals, capi.Value{Bits: uint64(len(w.p.data)), Len: uint32(len(b)), Kind: capi.KindBlob})
+	w.p.data = append(w.p.data, b...)
+	return w
+}
+
+func (w *RowWriter) tooBig(n int) *RowWriter {
+	w.fail(errorf(ErrTooBig, fmt.Sprintf("a value of %d bytes is too large", n)))
+	return w.Null()
+}
 
 // Time writes t as TEXT in TimeFormat.
 func (w *RowWriter) Time(t time.Time) *RowWriter { w.p.Time(t); return w }
