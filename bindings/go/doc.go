@@ -64,6 +64,31 @@
 //	}
 //	_, err := stmt.ExecMany(&p)
 //
+// # Table-valued parameters
+//
+// Array and Table bind a whole table (one column, or several of equal length, from Go
+// slices) to one parameter, which the SQL reads through the sqlbatch_rows virtual table:
+// an IN list of any length is one statement and one argument, bound in the call that runs
+// it.
+//
+//	rows, err := c.Query("SELECT name FROM item WHERE id IN sqlbatch_rows(?)", sqlbatch.Array(ids))
+//
+// A table of several columns is declared once per connection (CREATE VIRTUAL TABLE
+// temp.incoming USING sqlbatch_rows(id INTEGER, name TEXT)) and read as a table-valued
+// function: INSERT INTO item SELECT * FROM incoming(?) with sqlbatch.Table(ids, names)
+// inserts the rows in one statement. See TableValue.
+//
+// # Virtual tables
+//
+// Conn.CreateModule registers a virtual table module written in Go whose cursors fill
+// batches: Cursor.Fill writes up to RowWriter.Max rows into Go buffers, they cross into C in
+// one call, and the library answers SQLite's calls for each row and each value from them.
+// BestIndexer plans scans with every constraint and ORDER BY term in one call (an IN list
+// can reach Filter whole, and the LIMIT too); Updater makes a table writable;
+// ModuleOptions.Eponymous and EponymousOnly make table-valued functions. A panic in a
+// module's method ends the statement with its message. The driver subpackage serves
+// mattn/go-sqlite3's virtual table interfaces on top of this.
+//
 // # Errors
 //
 // Every error from the database is an *Error with SQLite's primary and extended codes, the
@@ -132,6 +157,9 @@
 // built on the C stack (never in Go memory), and SQL text is passed as string bytes that C
 // reads during the call only; the one exception is a write-behind's parameter memory, which
 // C reads until the write is waited for, and which is pinned (runtime.Pinner) until then.
+// A table value's cells and bytes, and a virtual table's rows (RowWriter), are flat Go
+// slices the library copies during the call that hands them over. The states of virtual
+// tables and cursors cross to C as cgo.Handle integers.
 // What C hands back is NULL where it is empty (the cells and
 // bytes of a batch, column and parameter arrays), so Go may keep it in pointer fields across
 // stack growth and garbage collection. The package is tested with GODEBUG=cgocheck=1 and

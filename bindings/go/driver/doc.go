@@ -78,6 +78,19 @@
 // multi-statement Exec, each of them); positional ones (?, ?NNN), and named ones no argument
 // names, take the others in order.
 //
+// A table value binds a whole table to one parameter, which the SQL reads through the
+// sqlbatch_rows virtual table: sqlbatch.Array(ids) is a table of one column (an IN list of
+// any length, one placeholder, bound in the call that runs the statement), sqlbatch.Table(ids,
+// names) one of several columns, read as a table-valued function of a table declared once
+// per connection (in a ConnectHook):
+//
+//	rows, err := db.Query("SELECT name FROM item WHERE id IN sqlbatch_rows(?)", sqlbatch.Array(ids))
+//	// with CREATE VIRTUAL TABLE temp.incoming USING sqlbatch_rows(id INTEGER, name TEXT):
+//	res, err := db.Exec("INSERT INTO item SELECT * FROM incoming(?)", sqlbatch.Table(ids, names))
+//
+// The driver's CheckNamedValue accepts them (and reports columns of other types or lengths
+// at once); a table value binds a single statement, not a script.
+//
 // Results: INTEGER as int64, REAL as float64, TEXT as string, BLOB as []byte, NULL as nil.
 // Columns declared DATE, DATETIME or TIMESTAMP give time.Time for TEXT in one of
 // sqlbatch.TimeFormats and for INTEGER Unix times (seconds, or milliseconds above 1e12);
@@ -226,6 +239,15 @@
 //     kept and read after the callback (mattn's asks SQLite, during the callback only), and
 //     Old and New scan into the pointers they are given (mattn replaces a pointer in dest
 //     with the value, leaving the variable unchanged; values in dest are replaced by both).
+//   - Virtual tables (CreateModule, DeclareVTab, Module, VTab, VTabCursor, ...; mattn needs
+//     its sqlite_vtable tag) are served in batches: the driver calls the cursor's EOF,
+//     Rowid, Column and Next for up to 256 rows and hands them to SQLite in one call, so the
+//     cursor runs ahead of SQLite by up to a batch (stopping at a LIMIT SQLite gives the
+//     table), Rowid is called for every row, errors come after the rows before them, and a
+//     panic ends the statement instead of the program. In the args of Create and Connect,
+//     the database's name is always "main" and the table's is there only for an
+//     eponymous-only module ("" otherwise): the C ABI does not pass them. Disconnect's and
+//     Destroy's errors are not reported. See Conn.CreateModule.
 //   - SetTrace's TraceInfo has no DBError: mattn samples the connection's last error code at
 //     each profile event, which is not the statement's (100 after a query's rows, 0 after a
 //     failed insert); the statement's own call returns its error.
@@ -248,6 +270,15 @@
 // or on one connection through sql.Conn.Raw. A Go panic in a function becomes an SQL error
 // of the statement. The package sqlbatch has the same without reflection, and aggregates
 // whose Step takes a batch of rows per call (Conn.CreateAggregate).
+//
+// # Virtual tables
+//
+// Conn (SQLiteConn) has mattn's CreateModule and DeclareVTab, with its Module,
+// EponymousOnlyModule, VTab, VTabUpdater, VTabCursor, SQLiteContext, InfoConstraint,
+// InfoOrderBy, IndexResult and Op: a virtual table written for mattn/go-sqlite3 works as it
+// is. Register a module in a ConnectHook, or on one connection through sql.Conn.Raw. The
+// package sqlbatch has the batched interface underneath (Conn.CreateModule there: a cursor
+// whose Fill writes whole batches of rows), reached through c.Raw().
 //
 // # Backup, serialize, blob I/O, limits
 //
