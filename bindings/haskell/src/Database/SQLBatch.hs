@@ -1,5 +1,4 @@
 {-# LANGUAGE TypeOperators #-}
-{-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE BangPatterns #-}
 {-# LANGUAGE GeneralizedNewtypeDeriving #-}
 {-# LANGUAGE OverloadedStrings #-}
@@ -162,7 +161,7 @@ import Database.SQLBatch.Internal
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
-import Database.SQLBatch.Raw.Types (CConn, CTraceEvent, ExecResult (..), TraceView (..), peekTraceEvent, execResultSize, peekExecResult,
+import Database.SQLBatch.Raw.Types (ExecResult (..), TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
                                     sqlbatchOk, sqlbatchESkipped, sqlbatchEMultipleStatements,
                                     sqlbatchEParamCount, paramsSingle, valueSize,
                                     withCParams, writeResultSize)
@@ -173,6 +172,7 @@ import Data.Word (Word32, Word8)
 import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, castPtrToFunPtr, freeHaskellFunPtr,
                     nullFunPtr, nullPtr, plusPtr)
 import System.IO (hPutStrLn, stderr)
+import Database.SQLBatch.Raw.Extra (c_sqlbatch_conn_trace, mkDestroy, mkTrace)
 import Database.SQLBatch.ToField
 import Database.SQLBatch.ToRow
 import Database.SQLBatch.Types
@@ -271,7 +271,7 @@ setTrace conn Nothing = withConn conn "setTrace" $ \c -> do
   rc <- c_sqlbatch_conn_trace c 0 nullFunPtr nullPtr nullFunPtr
   unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc "setTrace"
 setTrace conn (Just logger) = mask_ $ do
-  fp <- mkTraceFn $ \_ ev ->
+  fp <- mkTrace $ \_ ev ->
     (do TraceView _ sql len _ _ <- peekTraceEvent ev
         bs <- BU.unsafePackCStringLen (sql, len)
         -- Decoding copies, so the text outlives the call.
@@ -288,24 +288,9 @@ setTrace conn (Just logger) = mask_ $ do
       unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc "setTrace")
     `onException` (readIORef called >>= \b -> unless b (freeHaskellFunPtr fp))
 
--- | @sqlbatch_trace_fn@.
-type TraceFn = Ptr () -> Ptr CTraceEvent -> IO ()
-
--- | @sqlbatch_conn_trace@ (safe: replacing a logger runs the old one's destroy callback,
--- which is Haskell).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_trace"
-  c_sqlbatch_conn_trace
-    :: Ptr CConn -> Word32 -> FunPtr TraceFn -> Ptr () -> FunPtr (Ptr () -> IO ()) -> IO Int32
-
-foreign import capi "hs_sqlbatch.h value SQLBATCH_TRACE_STMT" traceStmt :: Word32
-foreign import capi "hs_sqlbatch.h value SQLBATCH_TRACE_EXPANDED" traceExpanded :: Word32
-
-foreign import ccall "wrapper" mkTraceFn :: TraceFn -> IO (FunPtr TraceFn)
-foreign import ccall "wrapper" mkTraceDestroy :: (Ptr () -> IO ()) -> IO (FunPtr (Ptr () -> IO ()))
-
 -- | The destroy callback of a trace: its user data is the logger's wrapper, freed here.
 traceDestroy :: FunPtr (Ptr () -> IO ())
-traceDestroy = unsafePerformIO $ mkTraceDestroy $ \ud -> freeHaskellFunPtr (castPtrToFunPtr ud)
+traceDestroy = unsafePerformIO $ mkDestroy $ \ud -> freeHaskellFunPtr (castPtrToFunPtr ud)
 {-# NOINLINE traceDestroy #-}
 
 ------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+{-# LANGUAGE GeneralizedNewtypeDeriving #-}
 {-# LANGUAGE BangPatterns #-}
 {-# LANGUAGE OverloadedStrings #-}
 -- |
@@ -13,6 +14,7 @@
 module Database.SQLBatch.Direct
   ( -- * Text
     Utf8 (..)
+  , fromUtf8
     -- * Connections
   , Database (..)
   , OpenFlag (..)
@@ -109,12 +111,23 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Types
 
--- | UTF-8 text in a ByteString: SQL, paths, names.
-newtype Utf8 = Utf8 { fromUtf8 :: B.ByteString }
-  deriving (Eq, Ord, Show)
+-- | UTF-8 text in a ByteString: SQL, paths, names. The one type of the package
+-- (direct-sqlite's @Utf8@, which "Database.SQLite3.Direct" re-exports), shown as the text
+-- it holds.
+newtype Utf8 = Utf8 B.ByteString
+  deriving (Eq, Ord, Semigroup, Monoid)
 
+-- | Shows the text (decoded leniently), as direct-sqlite does.
+instance Show Utf8 where
+  show (Utf8 s) = show (TE.decodeUtf8With TE.lenientDecode s)
+
+-- | @fromString = Utf8 . 'TE.encodeUtf8' . 'T.pack'@
 instance IsString Utf8 where
   fromString = Utf8 . TE.encodeUtf8 . T.pack
+
+-- | The bytes of a 'Utf8'.
+fromUtf8 :: Utf8 -> B.ByteString
+fromUtf8 (Utf8 b) = b
 
 -- | A connection handle. Valid until 'close'.
 newtype Database = Database { databasePtr :: Ptr CConn }

@@ -1,5 +1,4 @@
 {-# LANGUAGE BangPatterns #-}
-{-# LANGUAGE DeriveGeneric #-}
 {-# LANGUAGE GeneralizedNewtypeDeriving #-}
 {-# LANGUAGE MagicHash #-}
 {-# LANGUAGE OverloadedStrings #-}
@@ -117,14 +116,13 @@ import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int32, Int64)
 import Data.IORef
 import qualified Data.IntMap.Strict as IM
-import Data.String (IsString (..))
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
-import Foreign.C.Types (CBool (..), CInt, CSize, CUInt)
+import Foreign.C.Types (CBool (..), CInt, CSize)
 import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
@@ -135,31 +133,23 @@ import GHC.Float (castWord64ToDouble)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, fetchAddIntArray#, newByteArray#,
                  readIntArray#, writeIntArray#, (+#))
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
-import GHC.Generics (Generic)
 import GHC.IO (IO (..))
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performMajorGC)
 import System.Mem.Weak (Weak, deRefWeak)
 import qualified System.Mem.Weak as Weak
 
+import Database.SQLBatch.Direct (Utf8 (..))
 import qualified Database.SQLBatch.Direct as D
+import Database.SQLBatch.Error (Error (..), decodeError)
+import Database.SQLBatch.Types (ColumnType (..), SQLData (..))
 import Database.SQLBatch.Internal.Text (decodeUtf8Fresh)
 import Database.SQLBatch.Raw
+import Database.SQLBatch.Raw.Extra (rtsCapabilities)
 import Database.SQLBatch.Raw.Types
 
 ------------------------------------------------------------------------------------------
 -- Types (direct-sqlite's)
-
--- | A 'B.ByteString' containing UTF-8 encoded text with no NUL characters.
-newtype Utf8 = Utf8 B.ByteString
-  deriving (Eq, Ord, Semigroup, Monoid)
-
-instance Show Utf8 where
-  show (Utf8 s) = show (TE.decodeUtf8With TE.lenientDecode s)
-
--- | @fromString = Utf8 . 'TE.encodeUtf8' . 'T.pack'@
-instance IsString Utf8 where
-  fromString = Utf8 . TE.encodeUtf8 . T.pack
 
 -- | Index of a parameter of a prepared statement, from 1. 'bindParameterCount' gives the
 -- largest index (@SELECT ?1, ?5@ has 5 parameters).
@@ -197,167 +187,13 @@ data StepResult
   | Done  -- ^ the statement has finished
   deriving (Eq, Show)
 
--- | The storage class of a value (<https://www.sqlite.org/c3ref/c_blob.html>).
-data ColumnType
-  = IntegerColumn
-  | FloatColumn
-  | TextColumn
-  | BlobColumn
-  | NullColumn
-  deriving (Eq, Show)
-
--- | SQLite's result codes, with direct-sqlite's names
--- (<https://www.sqlite.org/rescode.html>). As with direct-sqlite, whose connections do not
--- turn on extended result codes, failures report the primary code ('ErrorConstraint', not
--- 'ErrorConstraintUnique'); the extended constructors are here so that code matching on them
--- compiles.
-data Error
-  = ErrorOK                      -- ^ Successful result
-  | ErrorError                   -- ^ SQL error or missing database
-  | ErrorInternal                -- ^ Internal logic error in SQLite
-  | ErrorPermission              -- ^ Access permission denied
-  | ErrorAbort                   -- ^ Callback routine requested an abort
-  | ErrorBusy                    -- ^ The database file is locked
-  | ErrorLocked                  -- ^ A table in the database is locked
-  | ErrorNoMemory                -- ^ A @malloc()@ failed
-  | ErrorReadOnly                -- ^ Attempt to write a readonly database
-  | ErrorInterrupt               -- ^ Operation terminated by @sqlite3_interrupt()@
-  | ErrorIO                      -- ^ Some kind of disk I/O error occurred
-  | ErrorCorrupt                 -- ^ The database disk image is malformed
-  | ErrorNotFound                -- ^ Unknown opcode in @sqlite3_file_control()@
-  | ErrorFull                    -- ^ Insertion failed because database is full
-  | ErrorCan'tOpen               -- ^ Unable to open the database file
-  | ErrorProtocol                -- ^ Database lock protocol error
-  | ErrorEmpty                   -- ^ Database is empty
-  | ErrorSchema                  -- ^ The database schema changed
-  | ErrorTooBig                  -- ^ String or BLOB exceeds size limit
-  | ErrorConstraint              -- ^ Abort due to constraint violation
-  | ErrorMismatch                -- ^ Data type mismatch
-  | ErrorMisuse                  -- ^ Library used incorrectly
-  | ErrorNoLargeFileSupport      -- ^ Uses OS features not supported on host
-  | ErrorAuthorization           -- ^ Authorization denied
-  | ErrorFormat                  -- ^ Auxiliary database format error
-  | ErrorRange                   -- ^ 2nd parameter to sqlite3_bind out of range
-  | ErrorNotADatabase            -- ^ File opened that is not a database file
-  | ErrorNotice                  -- ^ Notifications from sqlite3_log()
-  | ErrorWarning                 -- ^ Warnings from sqlite3_log()
-  | ErrorRow                     -- ^ @sqlite3_step()@ has another row ready
-  | ErrorDone                    -- ^ @sqlite3_step()@ has finished executing
-  | ErrorErrorMissingCollatingSquence
-  | ErrorErrorRetry
-  | ErrorErrorSnapshot
-  | ErrorIORead
-  | ErrorIOShortRead
-  | ErrorIOWrite
-  | ErrorIOFsync
-  | ErrorIODirectoryFsync
-  | ErrorIOTruncate
-  | ErrorIOFstat
-  | ErrorIOUnlock
-  | ErrorIOReadLock
-  | ErrorIOBlocked
-  | ErrorIODelete
-  | ErrorIONoMemory
-  | ErrorIOAccess
-  | ErrorIOCheckReservedLock
-  | ErrorIOLock
-  | ErrorIOClose
-  | ErrorIODirectoryClose
-  | ErrorIOShmOpen
-  | ErrorIOShmSize
-  | ErrorIOShmLock
-  | ErrorIOShmMap
-  | ErrorIOSeek
-  | ErrorIODeleteNoEntity
-  | ErrorIOMmap
-  | ErrorIOGetTempPath
-  | ErrorIOConvertedPath
-  | ErrorIOVNode
-  | ErrorIOAuth
-  | ErrorIOBeginAtomic
-  | ErrorIOCommitAtomic
-  | ErrorIORollbackAtomic
-  | ErrorIOData
-  | ErrorIOCorruptFilesystem
-  | ErrorLockedSharedCache
-  | ErrorLockedVirtualTable
-  | ErrorBusyRecovery
-  | ErrorBusySnapshot
-  | ErrorBusyTimeout
-  | ErrorCan'tOpenNotTempDirectory
-  | ErrorCan'tOpenIsDirectory
-  | ErrorCan'tOpenFullPath
-  | ErrorCan'tOpenConvertedPath
-  | ErrorCan'tOpenDirtyWriteAheadLog
-  | ErrorCan'tOpenSymlink
-  | ErrorCorruptVirtualTable
-  | ErrorCorruptSequence
-  | ErrorCorruptIndex
-  | ErrorReadOnlyRecovery
-  | ErrorReadOnlyCan'tLock
-  | ErrorReadOnlyRollback
-  | ErrorReadOnlyDatabaseMoved
-  | ErrorReadOnlyCan'tInit
-  | ErrorReadOnlyDirectory
-  | ErrorAbortRollback
-  | ErrorConstraintCheck
-  | ErrorConstraintCommitHook
-  | ErrorConstraintForeignKey
-  | ErrorConstraintFunction
-  | ErrorConstraintNotNull
-  | ErrorConstraintPrimaryKey
-  | ErrorConstraintTrigger
-  | ErrorConstraintUnique
-  | ErrorConstraintVirtualTable
-  | ErrorConstraintRowId
-  | ErrorConstraintPinned
-  | ErrorConstraintDataType
-  | ErrorNoticeRecoverWriteAheadLog
-  | ErrorNoticeRecoverRollback
-  | ErrorWarningAutoIndex
-  | ErrorAuthUser
-  | ErrorOkLoadPermanently
-  deriving (Eq, Show, Generic)
-
 -- | The 'Error' of a status code: SQLite's primary code (direct-sqlite's connections report
 -- no extended codes), and for sqlbatch's own codes (1000 to 1023) the SQLite code a direct
 -- call would have given.
 decodeCode :: Int32 -> Error
 decodeCode rc
   | rc >= 1000 && rc <= 1023 = library   -- sqlbatch's range, which no SQLite code falls in
-  | otherwise = case rc .&. 0xff of
-      0 -> ErrorOK
-      1 -> ErrorError
-      2 -> ErrorInternal
-      3 -> ErrorPermission
-      4 -> ErrorAbort
-      5 -> ErrorBusy
-      6 -> ErrorLocked
-      7 -> ErrorNoMemory
-      8 -> ErrorReadOnly
-      9 -> ErrorInterrupt
-      10 -> ErrorIO
-      11 -> ErrorCorrupt
-      12 -> ErrorNotFound
-      13 -> ErrorFull
-      14 -> ErrorCan'tOpen
-      15 -> ErrorProtocol
-      16 -> ErrorEmpty
-      17 -> ErrorSchema
-      18 -> ErrorTooBig
-      19 -> ErrorConstraint
-      20 -> ErrorMismatch
-      21 -> ErrorMisuse
-      22 -> ErrorNoLargeFileSupport
-      23 -> ErrorAuthorization
-      24 -> ErrorFormat
-      25 -> ErrorRange
-      26 -> ErrorNotADatabase
-      27 -> ErrorNotice
-      28 -> ErrorWarning
-      100 -> ErrorRow
-      101 -> ErrorDone
-      _ -> ErrorError
+  | otherwise = decodeError rc
   where
     library
       | rc == sqlbatchEPanic = ErrorInternal
@@ -551,16 +387,6 @@ inHook db c act = mask $ \restore -> do
 
 ------------------------------------------------------------------------------------------
 -- Values
-
--- | A value of a column or parameter (direct-sqlite's type, re-exported by
--- "Database.SQLite3").
-data SQLData
-  = SQLInteger !Int64
-  | SQLFloat !Double
-  | SQLText !Text
-  | SQLBlob !B.ByteString
-  | SQLNull
-  deriving (Eq, Show)
 
 -- | Copies @n@ cells (@sqlbatch_value@s at the pointer, their bytes at the base, or at the
 -- address in @bits@ when the base is NULL) into values: 'Nothing' for a cell of kind
@@ -813,9 +639,6 @@ advancePos (Pos mba) = do
     else case fetchAddIntArray# mba 0# 1# s of
       (# s1, i #) -> (# s1, I# (i +# 1#) #)
 {-# INLINE advancePos #-}
-
--- | The RTS's count of capabilities (@n_capabilities@, rts/Threads.h).
-foreign import ccall "&n_capabilities" rtsCapabilities :: Ptr CUInt
 
 -- | What a statement needs that never changes, and its mutable parts guarded by the
 -- connection's lock.

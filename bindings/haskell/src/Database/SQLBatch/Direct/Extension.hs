@@ -1,4 +1,3 @@
-{-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE OverloadedStrings #-}
 -- |
 -- Module      : Database.SQLBatch.Direct.Extension
@@ -55,40 +54,12 @@ module Database.SQLBatch.Direct.Extension
 import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int32)
 import Data.Text (Text)
-import Foreign.C.Types (CBool (..), CChar, CInt (..), CSize (..))
-import Foreign.Ptr (FunPtr, Ptr, nullPtr)
+import Foreign.C.Types (CBool (..), CChar)
+import Foreign.Ptr (Ptr, nullPtr)
 
 import Database.SQLBatch.Direct
+import Database.SQLBatch.Raw.Extra
 import Database.SQLBatch.Raw.Types
-
--- | The C type of an extension's entry point (@sqlbatch_extension_init_fn@):
--- @int (*)(void *db, char **err_msg, const void *api)@. On failure it sets @*err_msg@ to a
--- message from @sqlite3_malloc@ and returns an SQLite error code.
-type ExtensionInit = Ptr () -> Ptr (Ptr CChar) -> Ptr () -> IO CInt
-
--- | The address of an entry point, as @foreign import ccall \"&sqlite3_NAME_init\"@ gives it.
-type ExtensionEntry = FunPtr ExtensionInit
-
--- | @sqlbatch_conn_enable_load_extension@.
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_enable_load_extension"
-  c_sqlbatch_conn_enable_load_extension :: Ptr CConn -> CBool -> IO Int32
-
--- | @sqlbatch_conn_load_extension@ (safe: opens a file and runs the entry point).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_load_extension"
-  c_sqlbatch_conn_load_extension
-    :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CChar -> CSize -> IO Int32
-
--- | @sqlbatch_conn_init_extension@ (safe: runs the entry point).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_init_extension"
-  c_sqlbatch_conn_init_extension :: Ptr CConn -> ExtensionEntry -> IO Int32
-
--- | @sqlbatch_auto_extension@ (safe: takes SQLite's global mutex).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_auto_extension"
-  c_sqlbatch_auto_extension :: ExtensionEntry -> IO Int32
-
--- | @sqlbatch_cancel_auto_extension@ (safe: takes SQLite's global mutex).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_cancel_auto_extension"
-  c_sqlbatch_cancel_auto_extension :: ExtensionEntry -> IO Int32
 
 result :: Database -> Text -> Int32 -> IO (Either SQLError ())
 result db ctx rc

@@ -1,5 +1,4 @@
 {-# LANGUAGE BangPatterns #-}
-{-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 -- |
@@ -94,7 +93,7 @@ import Data.Bits ((.|.))
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import Data.Word (Word32, Word64, Word8)
-import Foreign.C.Types (CChar, CSize (..))
+import Foreign.C.Types (CSize (..))
 import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Ptr (FunPtr, Ptr, castPtr, nullFunPtr, nullPtr, plusPtr)
 import Foreign.StablePtr
@@ -103,50 +102,8 @@ import GHC.Float (castDoubleToWord64)
 import System.IO.Unsafe (unsafePerformIO)
 
 import Database.SQLBatch.Direct
-import Database.SQLBatch.Raw (CValue)
+import Database.SQLBatch.Raw.Extra
 import Database.SQLBatch.Raw.Types
-
--- | @sqlbatch_call@: where the result of one callback goes.
-data CCall
-
--- | @sqlbatch_conn_create_function@ (safe: replacing a registration runs its destroy).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_create_function"
-  c_sqlbatch_conn_create_function
-    :: Ptr CConn -> Ptr CChar -> CSize -> Int32 -> Word32 -> FunPtr ScalarFn -> Ptr ()
-    -> FunPtr DestroyFn -> IO Int32
-
--- | @sqlbatch_conn_create_aggregate@ (safe: as create_function). The struct is
--- @sqlbatch_aggregate@ (step, finish, inverse, value, batch_rows, batch_bytes).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_create_aggregate"
-  c_sqlbatch_conn_create_aggregate
-    :: Ptr CConn -> Ptr CChar -> CSize -> Int32 -> Word32 -> Ptr () -> Ptr ()
-    -> FunPtr DestroyFn -> IO Int32
-
--- | @sqlbatch_conn_create_collation@ (safe: as create_function).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_create_collation"
-  c_sqlbatch_conn_create_collation
-    :: Ptr CConn -> Ptr CChar -> CSize -> FunPtr CollationFn -> Ptr () -> FunPtr DestroyFn
-    -> IO Int32
-
--- | @sqlbatch_call_result@ (unsafe: copies one value into SQLite's result).
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_call_result"
-  c_sqlbatch_call_result :: Ptr CCall -> Ptr CValue -> Ptr Word8 -> CSize -> IO Int32
-
--- | @sqlbatch_call_error@ (unsafe: copies the message).
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_call_error"
-  c_sqlbatch_call_error :: Ptr CCall -> Int32 -> Ptr CChar -> CSize -> IO ()
-
-type ScalarFn = Ptr CCall -> Ptr () -> Ptr CValue -> CSize -> Ptr Word8 -> IO ()
-type StepFn = Ptr CCall -> Ptr () -> Ptr (Ptr ()) -> Ptr CValue -> CSize -> CSize -> Ptr Word8 -> IO ()
-type FinishFn = Ptr CCall -> Ptr () -> Ptr () -> IO ()
-type CollationFn = Ptr () -> Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> IO Int32
-type DestroyFn = Ptr () -> IO ()
-
-foreign import ccall "wrapper" mkScalar :: ScalarFn -> IO (FunPtr ScalarFn)
-foreign import ccall "wrapper" mkStep :: StepFn -> IO (FunPtr StepFn)
-foreign import ccall "wrapper" mkFinish :: FinishFn -> IO (FunPtr FinishFn)
-foreign import ccall "wrapper" mkCollation :: CollationFn -> IO (FunPtr CollationFn)
-foreign import ccall "wrapper" mkDestroy :: DestroyFn -> IO (FunPtr DestroyFn)
 
 ------------------------------------------------------------------------------------------
 -- Arguments and results

@@ -12,6 +12,10 @@ module Database.SQLBatch.Raw.Types
   ( -- * Opaque handles
     CConn
   , CStmt
+  , CBlob
+  , CBackup
+  , CSession
+  , CCall
     -- * Status codes
   , sqlbatchOk, sqlbatchRow, sqlbatchDone
   , -- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
@@ -43,7 +47,7 @@ openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
   , strSize, peekStr, columnSize, columnNameOff, columnDeclTypeOff, columnDatabaseOff
   , columnTableOff, columnOriginOff
     -- * @sqlbatch_trace_event@
-  , CTraceEvent, TraceView (..), peekTraceEvent
+  , CTraceEvent, TraceView (..), peekTraceEvent, traceStmt, traceExpanded
   ) where
 
 import Data.Int (Int32, Int64)
@@ -63,6 +67,18 @@ data CConn
 
 -- | @sqlbatch_stmt@: a prepared statement handle (opaque).
 data CStmt
+
+-- | @sqlbatch_blob@: an incremental blob I/O handle (opaque).
+data CBlob
+
+-- | @sqlbatch_backup@: an online backup (opaque).
+data CBackup
+
+-- | @sqlbatch_session@: a session recording changes (opaque).
+data CSession
+
+-- | @sqlbatch_call@: where the result of one SQL function callback goes (opaque).
+data CCall
 
 -- | @SQLBATCH_OK@, @SQLBATCH_ROW@, @SQLBATCH_DONE@: success, and the two fetch statuses.
 sqlbatchOk, sqlbatchRow, sqlbatchDone :: Int32
@@ -325,3 +341,9 @@ peekTraceEvent p = do
              <*> (#{peek sqlbatch_trace_event, sql.len} p :: IO CSize)
   ns <- #{peek sqlbatch_trace_event, nanoseconds} p
   return $! TraceView ev sp (fromIntegral sl) ns (ac /= 0)
+
+-- | @SQLBATCH_TRACE_STMT@ and @SQLBATCH_TRACE_EXPANDED@: the trace mask of a statement
+-- logger with its parameters' values in place.
+traceStmt, traceExpanded :: Word32
+traceStmt = #{const SQLBATCH_TRACE_STMT}
+traceExpanded = #{const SQLBATCH_TRACE_EXPANDED}

@@ -1,5 +1,4 @@
 {-# LANGUAGE BangPatterns #-}
-{-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE OverloadedStrings #-}
 -- |
 -- Module      : Database.SQLite3.Internal.Extra
@@ -141,83 +140,15 @@ import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem.Weak (Weak)
 
-import Database.SQLBatch.Raw.Types (CConn, CTraceEvent, TraceView (..), peekTraceEvent, sqlbatchDone, sqlbatchEBufferTooSmall,
+import Database.SQLBatch.Raw.Types (CBackup, CBlob, CConn, CTraceEvent, TraceView (..), peekTraceEvent, sqlbatchDone, sqlbatchEBufferTooSmall,
                                     sqlbatchERange, sqlbatchOk)
+import Database.SQLBatch.Raw.Extra
 import Database.SQLite3.Internal
 
 #include "sqlbatch.h"
 
 ------------------------------------------------------------------------------------------
 -- Foreign imports
-
--- | @sqlbatch_blob@ (opaque).
-data CBlob
-
--- | @sqlbatch_backup@ (opaque).
-data CBackup
-
-foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_open"
-  c_blob_open :: Ptr CConn -> CString -> CSize -> CString -> CSize -> CString -> CSize -> Int64
-              -> CBool -> Ptr (Ptr CBlob) -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_blob_size"
-  c_blob_size :: Ptr CBlob -> Ptr Word64 -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_read"
-  c_blob_read :: Ptr CBlob -> Word64 -> Ptr Word8 -> CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_write"
-  c_blob_write :: Ptr CBlob -> Word64 -> Ptr Word8 -> CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_reopen"
-  c_blob_reopen :: Ptr CBlob -> Int64 -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_read_many"
-  c_blob_read_many :: Ptr CBlob -> Ptr () -> CSize -> Ptr Word8 -> CSize -> Ptr CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_blob_close"
-  c_blob_close :: Ptr CBlob -> IO ()
-
-foreign import capi safe "hs_sqlbatch.h sqlbatch_backup_init"
-  c_backup_init :: Ptr CConn -> CString -> CSize -> Ptr CConn -> CString -> CSize
-                -> Ptr (Ptr CBackup) -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_backup_step"
-  c_backup_step :: Ptr CBackup -> Int32 -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_backup_remaining"
-  c_backup_remaining :: Ptr CBackup -> Ptr Int64 -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_backup_pagecount"
-  c_backup_pagecount :: Ptr CBackup -> Ptr Int64 -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_backup_finish"
-  c_backup_finish :: Ptr CBackup -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_backup_to_file"
-  c_backup_to_file :: Ptr CConn -> CString -> CSize -> CString -> CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_restore_from_file"
-  c_restore_from_file :: Ptr CConn -> CString -> CSize -> CString -> CSize -> IO Int32
-
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_serialize"
-  c_serialize :: Ptr CConn -> CString -> CSize -> Ptr (Ptr Word8) -> Ptr CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_deserialize"
-  c_deserialize :: Ptr CConn -> CString -> CSize -> Ptr Word8 -> CSize -> Word32 -> IO Int32
-foreign import capi "hs_sqlbatch.h &sqlbatch_free"
-  p_sqlbatch_free :: FunPtr (Ptr Word8 -> IO ())
-
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_limit"
-  c_limit :: Ptr CConn -> Int32 -> Int32 -> Ptr Int32 -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_db_config"
-  c_db_config :: Ptr CConn -> Int32 -> Int32 -> Ptr Int32 -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_checkpoint"
-  c_checkpoint :: Ptr CConn -> CString -> CSize -> Int32 -> Ptr Int32 -> Ptr Int32 -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_status"
-  c_status :: Ptr CConn -> Int32 -> CBool -> Ptr Int64 -> Ptr Int64 -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_txn_state"
-  c_txn_state :: Ptr CConn -> CString -> CSize -> Ptr Int32 -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_readonly"
-  c_readonly :: Ptr CConn -> CString -> CSize -> Ptr CBool -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_filename"
-  c_filename :: Ptr CConn -> CString -> CSize -> Ptr CString -> IO Int32
-
-type DestroyFn = Ptr () -> IO ()
-type UpdateBatchFn = Ptr () -> Ptr () -> CSize -> Ptr () -> CSize -> IO Int32
-type CommitFn = Ptr () -> IO Int32
-type RollbackFn = Ptr () -> IO ()
-type WalFn = Ptr () -> CString -> Int32 -> IO Int32
-type BusyFn = Ptr () -> Int32 -> IO Int32
-type AuthFn = Ptr () -> Int32 -> CString -> CString -> CString -> CString -> IO Int32
-type FeedFn = Ptr () -> Ptr () -> CSize -> Ptr () -> CSize -> Int32 -> IO ()
 
 -- | The Haskell closures behind each kind (the C signature without the user data).
 type UpdateBatchH = Ptr () -> CSize -> Ptr () -> CSize -> IO Int32
@@ -228,33 +159,6 @@ type FeedH = Ptr () -> CSize -> Ptr () -> CSize -> Int32 -> IO ()
 
 -- | A hook kind's static 'FunPtr', tagged with the type of closure its user data holds.
 newtype HookFP f h = HookFP (FunPtr f)
-
--- Registration calls are safe: replacing or removing a hook runs the old one's destroy.
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_update_hook_batched"
-  c_update_hook_batched :: Ptr CConn -> CSize -> FunPtr UpdateBatchFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_commit_hook"
-  c_commit_hook :: Ptr CConn -> FunPtr CommitFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_rollback_hook"
-  c_rollback_hook :: Ptr CConn -> FunPtr RollbackFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_wal_hook"
-  c_wal_hook :: Ptr CConn -> FunPtr WalFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_progress_handler"
-  c_progress_handler :: Ptr CConn -> Int32 -> FunPtr CommitFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_busy_handler"
-  c_busy_handler :: Ptr CConn -> FunPtr BusyFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_authorizer"
-  c_authorizer :: Ptr CConn -> FunPtr AuthFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_change_feed"
-  c_change_feed :: Ptr CConn -> CSize -> FunPtr FeedFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-
-foreign import ccall "wrapper" mkDestroy :: DestroyFn -> IO (FunPtr DestroyFn)
-foreign import ccall "wrapper" mkUpdateBatch :: UpdateBatchFn -> IO (FunPtr UpdateBatchFn)
-foreign import ccall "wrapper" mkCommit :: CommitFn -> IO (FunPtr CommitFn)
-foreign import ccall "wrapper" mkRollback :: RollbackFn -> IO (FunPtr RollbackFn)
-foreign import ccall "wrapper" mkWal :: WalFn -> IO (FunPtr WalFn)
-foreign import ccall "wrapper" mkBusy :: BusyFn -> IO (FunPtr BusyFn)
-foreign import ccall "wrapper" mkAuth :: AuthFn -> IO (FunPtr AuthFn)
-foreign import ccall "wrapper" mkFeed :: FeedFn -> IO (FunPtr FeedFn)
 
 ------------------------------------------------------------------------------------------
 -- Helpers
@@ -322,13 +226,13 @@ blobOpen :: Database -> Utf8 -> Utf8 -> Utf8 -> Int64 -> Bool -> IO (Either Erro
 blobOpen db schema table column rowid rw = mask_ $ withOpen db $ \c ->
   withName schema $ \sp sn -> withName table $ \tp tn -> withName column $ \cp cn ->
   alloca $ \out -> do
-    rc <- c_blob_open c sp sn tp tn cp cn rowid (CBool (if rw then 1 else 0)) out
+    rc <- c_sqlbatch_blob_open c sp sn tp tn cp cn rowid (CBool (if rw then 1 else 0)) out
     if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
       h <- peek out
       ref <- newIORef h
       i <- nextHandleId
       size <- alloca $ \p -> do
-        src <- c_blob_size h p
+        src <- c_sqlbatch_blob_size h p
         if src == sqlbatchOk then fromIntegral <$> peek p else return 0
       guess <- newIORef (initialGuess size)
       let b = Blob db ref i guess
@@ -342,7 +246,7 @@ blobClose b = mask_ $ withLock (blDb b) $ \_ -> do
   h <- readIORef (blHandle b)
   when (h /= nullPtr) $ do
     writeIORef (blHandle b) nullPtr
-    c_blob_close h
+    c_sqlbatch_blob_close h
   return (Right ())
 
 -- | Runs @k@ with the blob's handle (and the connection's lock), or fails with 'ErrorMisuse'
@@ -363,13 +267,13 @@ blobResult db x rc
 -- | <https://www.sqlite.org/c3ref/blob_reopen.html>: moves the handle to row @rowid@ (same
 -- table and column). Also revives a handle whose row changed ('ErrorAbort').
 blobReopen :: Blob -> Int64 -> IO (Either Error ())
-blobReopen b rowid = withBlobHandle b $ \h -> c_blob_reopen h rowid >>= result (blDb b) ()
+blobReopen b rowid = withBlobHandle b $ \h -> c_sqlbatch_blob_reopen h rowid >>= result (blDb b) ()
 
 -- | <https://www.sqlite.org/c3ref/blob_bytes.html>: the value's size in bytes (0 once the
 -- handle is closed).
 blobBytes :: Blob -> IO Int
 blobBytes b = either (const 0) id <$> withBlobHandle b (\h -> alloca $ \p -> do
-  rc <- c_blob_size h p
+  rc <- c_sqlbatch_blob_size h p
   if rc == sqlbatchOk then Right . fromIntegral <$> peek p else return (Right 0))
 
 -- | <https://www.sqlite.org/c3ref/blob_read.html>: @blobRead blob len offset@ reads @len@
@@ -391,7 +295,7 @@ blobReadBuf :: Blob -> Ptr a -> Int -> Int -> IO (Either Error ())
 blobReadBuf b buf len off
   | len < 0 || off < 0 = rangeError (blDb b)
   | otherwise = withBlobHandle b $ \h ->
-      c_blob_read h (fromIntegral off) (castPtr buf) (fromIntegral len) >>= blobResult (blDb b) ()
+      c_sqlbatch_blob_read h (fromIntegral off) (castPtr buf) (fromIntegral len) >>= blobResult (blDb b) ()
 
 -- | <https://www.sqlite.org/c3ref/blob_write.html>: @blobWrite blob bytes offset@ writes the
 -- bytes over the value at @offset@ (in one call); the handle must be writable and the range
@@ -400,7 +304,7 @@ blobWrite :: Blob -> B.ByteString -> Int -> IO (Either Error ())
 blobWrite b bs off
   | off < 0 = rangeError (blDb b)
   | otherwise = withBlobHandle b $ \h -> BU.unsafeUseAsCStringLen bs $ \(p, n) ->
-      c_blob_write h (fromIntegral off) (castPtr p) (fromIntegral n) >>= blobResult (blDb b) ()
+      c_sqlbatch_blob_write h (fromIntegral off) (castPtr p) (fromIntegral n) >>= blobResult (blDb b) ()
 
 -- | Reads many ranges, each @(rowid, offset, length)@ of the handle's column ('Nothing': to
 -- the end of that row's value), in as few library calls as the bytes allow (usually one):
@@ -438,7 +342,7 @@ blobReadMany b reqs0
       let bufLen = max 64 (known + guessed + guessed `quot` 8)
       fp <- mallocPlainForeignPtrBytes bufLen
       r <- withBlobHandle b $ \h -> withForeignPtr fp $ \buf -> alloca $ \pdone -> do
-        rc <- c_blob_read_many h (castPtr rs) (fromIntegral n) buf (fromIntegral bufLen) pdone
+        rc <- c_sqlbatch_blob_read_many h (castPtr rs) (fromIntegral n) buf (fromIntegral bufLen) pdone
         done <- fromIntegral <$> peek pdone
         if rc == sqlbatchOk then return (Right (done, False))
           else if rc == sqlbatchEBufferTooSmall && done < n then return (Right (done, True))
@@ -568,7 +472,7 @@ backupInit dest dn src sn
   | otherwise = mask_ $ withLocks dest src $ \cd cs ->
       if cd == nullPtr || cs == nullPtr then misuse dest else
       withName dn $ \dp dl -> withName sn $ \sp sl -> alloca $ \out -> do
-        rc <- c_backup_init cd dp dl cs sp sl out
+        rc <- c_sqlbatch_backup_init cd dp dl cs sp sl out
         if rc /= sqlbatchOk then Left <$> libraryFailure dest rc else do
           h <- peek out
           ref <- newIORef h
@@ -588,7 +492,7 @@ withBackupHandle bk k = withLocks (bkDest bk) (bkSrc bk) $ \_ _ -> do
 -- remains). The message is the destination's ('Database.SQLite3.Direct.errmsg').
 backupStep :: Backup -> Int -> IO (Either Error BackupStepResult)
 backupStep bk pages = withBackupHandle bk $ \h -> do
-  rc <- c_backup_step h (fromIntegral (max (-1) (min 0x7fffffff pages)))
+  rc <- c_sqlbatch_backup_step h (fromIntegral (max (-1) (min 0x7fffffff pages)))
   if rc == sqlbatchOk then return (Right BackupOK)
     else if rc == sqlbatchDone then return (Right BackupDone)
     else Left <$> libraryFailure (bkDest bk) rc
@@ -596,12 +500,12 @@ backupStep bk pages = withBackupHandle bk $ \h -> do
 -- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backupremaining>: pages still
 -- to copy as of the last step (0 once finished).
 backupRemaining :: Backup -> IO Int
-backupRemaining bk = backupGetter bk c_backup_remaining
+backupRemaining bk = backupGetter bk c_sqlbatch_backup_remaining
 
 -- | <https://www.sqlite.org/c3ref/backup_finish.html#sqlite3backuppagecount>: the source's
 -- pages as of the last step (0 before the first, and once finished).
 backupPagecount :: Backup -> IO Int
-backupPagecount bk = backupGetter bk c_backup_pagecount
+backupPagecount bk = backupGetter bk c_sqlbatch_backup_pagecount
 
 backupGetter :: Backup -> (Ptr CBackup -> Ptr Int64 -> IO Int32) -> IO Int
 backupGetter bk f = either (const 0) id <$> withBackupHandle bk (\h -> alloca $ \p -> do
@@ -617,7 +521,7 @@ backupFinish bk = mask_ $ withLocks (bkDest bk) (bkSrc bk) $ \_ _ -> do
   h <- readIORef (bkHandle bk)
   if h == nullPtr then return (Right ()) else do
     writeIORef (bkHandle bk) nullPtr
-    rc <- c_backup_finish h
+    rc <- c_sqlbatch_backup_finish h
     if rc == sqlbatchOk then return (Right ()) else Left <$> libraryFailure (bkDest bk) rc
 
 -- | Copies database @schema@ (empty: @\"main\"@) of the connection into the file at the
@@ -625,13 +529,13 @@ backupFinish bk = mask_ $ withLocks (bkDest bk) (bkSrc bk) $ \_ _ -> do
 -- 'ErrorNotADatabase'), in one call.
 backupToFile :: Database -> Utf8 -> Utf8 -> IO (Either Error ())
 backupToFile db schema path = withOpen db $ \c -> withName schema $ \sp sl ->
-  withName path $ \pp pl -> c_backup_to_file c sp sl pp pl >>= result db ()
+  withName path $ \pp pl -> c_sqlbatch_conn_backup_to_file c sp sl pp pl >>= result db ()
 
 -- | Replaces database @schema@ (empty: @\"main\"@) of the connection with the database in
 -- the file at the path, in one call.
 restoreFromFile :: Database -> Utf8 -> Utf8 -> IO (Either Error ())
 restoreFromFile db schema path = withOpen db $ \c -> withName schema $ \sp sl ->
-  withName path $ \pp pl -> c_restore_from_file c sp sl pp pl >>= result db ()
+  withName path $ \pp pl -> c_sqlbatch_conn_restore_from_file c sp sl pp pl >>= result db ()
 
 ------------------------------------------------------------------------------------------
 -- Serialization
@@ -648,7 +552,7 @@ data DeserializeFlag
 serialize :: Database -> Utf8 -> IO (Either Error B.ByteString)
 serialize db schema = mask_ $ withOpen db $ \c -> withName schema $ \sp sl ->
   alloca $ \pd -> alloca $ \pl -> do
-    rc <- c_serialize c sp sl pd pl
+    rc <- c_sqlbatch_conn_serialize c sp sl pd pl
     if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
       d <- peek pd
       n <- fromIntegral <$> peek pl
@@ -662,7 +566,7 @@ serialize db schema = mask_ $ withOpen db $ \c -> withName schema $ \sp sl ->
 deserialize :: Database -> Utf8 -> B.ByteString -> [DeserializeFlag] -> IO (Either Error ())
 deserialize db schema bytes flags = withOpen db $ \c -> withName schema $ \sp sl ->
   BU.unsafeUseAsCStringLen bytes $ \(p, n) ->
-    c_deserialize c sp sl (castPtr p) (fromIntegral n) (foldr ((.|.) . bit) 0 flags) >>= result db ()
+    c_sqlbatch_conn_deserialize c sp sl (castPtr p) (fromIntegral n) (foldr ((.|.) . bit) 0 flags) >>= result db ()
   where
     bit DeserializeReadOnly = #{const SQLBATCH_DESERIALIZE_READONLY}
     bit DeserializeResizeable = #{const SQLBATCH_DESERIALIZE_RESIZEABLE}
@@ -688,7 +592,7 @@ setLimit db l v = limitCall db l (fromIntegral (max (-1) (min 0x7fffffff v)))
 
 limitCall :: Database -> Limit -> Int32 -> IO (Either Error Int)
 limitCall db l v = withOpen db $ \c -> alloca $ \p -> do
-  rc <- c_limit c (fromIntegral (fromEnum l)) v p
+  rc <- c_sqlbatch_conn_limit c (fromIntegral (fromEnum l)) v p
   if rc == sqlbatchOk then Right . fromIntegral <$> peek p else Left <$> libraryFailure db rc
 
 -- | On/off switches of @sqlite3_db_config@
@@ -729,7 +633,7 @@ setDbConfig db o v = dbConfigCall db o (if v then 1 else 0)
 
 dbConfigCall :: Database -> DbConfig -> Int32 -> IO (Either Error Bool)
 dbConfigCall db o v = withOpen db $ \c -> alloca $ \p -> do
-  rc <- c_db_config c (dbConfigOp o) v p
+  rc <- c_sqlbatch_conn_db_config c (dbConfigOp o) v p
   if rc == sqlbatchOk then Right . (/= 0) <$> peek p else Left <$> libraryFailure db rc
 
 -- | Modes of 'walCheckpoint' (<https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>).
@@ -743,7 +647,7 @@ data CheckpointMode = CheckpointPassive | CheckpointFull | CheckpointRestart | C
 walCheckpoint :: Database -> Maybe Utf8 -> CheckpointMode -> IO (Either Error (Int, Int))
 walCheckpoint db schema mode = withOpen db $ \c -> withMaybeName schema $ \sp sl ->
   alloca $ \pl -> alloca $ \pc -> do
-    rc <- c_checkpoint c sp sl (fromIntegral (fromEnum mode)) pl pc
+    rc <- c_sqlbatch_conn_checkpoint c sp sl (fromIntegral (fromEnum mode)) pl pc
     if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
       l <- peek pl
       k <- peek pc
@@ -761,7 +665,7 @@ data DbStatus
 -- resetting it (the high-water mark, or for hits and misses the counter) if asked.
 dbStatus :: Database -> DbStatus -> Bool -> IO (Either Error (Int64, Int64))
 dbStatus db op rst = withOpen db $ \c -> alloca $ \pc -> alloca $ \ph -> do
-  rc <- c_status c (fromIntegral (fromEnum op)) (CBool (if rst then 1 else 0)) pc ph
+  rc <- c_sqlbatch_conn_status c (fromIntegral (fromEnum op)) (CBool (if rst then 1 else 0)) pc ph
   if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
     cur <- peek pc
     hi <- peek ph
@@ -774,7 +678,7 @@ data TxnState = TxnNone | TxnRead | TxnWrite
 -- | The transaction state of database @schema@ ('Nothing': the most advanced of all).
 txnState :: Database -> Maybe Utf8 -> IO (Either Error TxnState)
 txnState db schema = withOpen db $ \c -> withMaybeName schema $ \sp sl -> alloca $ \p -> do
-  rc <- c_txn_state c sp sl p
+  rc <- c_sqlbatch_conn_txn_state c sp sl p
   if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
     v <- peek p
     return (Right (toEnum (fromIntegral (max 0 (min 2 v)))))
@@ -783,7 +687,7 @@ txnState db schema = withOpen db $ \c -> withMaybeName schema $ \sp sl -> alloca
 -- @\"main\"@) is read-only.
 dbReadOnly :: Database -> Utf8 -> IO (Either Error Bool)
 dbReadOnly db schema = withOpen db $ \c -> withName schema $ \sp sl -> alloca $ \p -> do
-  rc <- c_readonly c sp sl p
+  rc <- c_sqlbatch_conn_readonly c sp sl p
   if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
     CBool v <- peek p
     return (Right (v /= 0))
@@ -792,7 +696,7 @@ dbReadOnly db schema = withOpen db $ \c -> withName schema $ \sp sl -> alloca $ 
 -- database @schema@ (empty: @\"main\"@); empty for an in-memory or temporary database.
 dbFilename :: Database -> Utf8 -> IO (Either Error Utf8)
 dbFilename db schema = withOpen db $ \c -> withName schema $ \sp sl -> alloca $ \p -> do
-  rc <- c_filename c sp sl p
+  rc <- c_sqlbatch_conn_filename c sp sl p
   if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
     s <- peek p
     if s == nullPtr then return (Right (Utf8 B.empty)) else Right . Utf8 <$> B.packCString s
@@ -866,7 +770,7 @@ updateBatchFP = HookFP $ unsafePerformIO $ mkUpdateBatch $ \ud cs n ts nt -> do
 -- per-event hook's was: the change stands, the statement goes on, and the function is still
 -- called for the events after it.
 setUpdateHook :: Database -> Maybe (ChangeOp -> Utf8 -> Utf8 -> Int64 -> IO ()) -> IO (Either Error ())
-setUpdateHook db mf = register db (\c -> c_update_hook_batched c 0) updateBatchFP $
+setUpdateHook db mf = register db (\c -> c_sqlbatch_conn_update_hook_batched c 0) updateBatchFP $
   fmap (\f _ cs n ts nt -> 0 <$ updateBatch db f cs (fromIntegral n) ts nt) mf
 
 -- | One batch of the update hook: the function for each event in order, each of them as
@@ -915,7 +819,7 @@ commitFP = HookFP $ unsafePerformIO $ mkCommit $ \ud -> callSP ud >>= id
 -- 'True' turns the commit into a rollback (as a non-zero return of SQLite's hook does; the
 -- statement then fails with 'ErrorConstraint'). An exception vetoes too.
 setCommitHook :: Database -> Maybe (IO Bool) -> IO (Either Error ())
-setCommitHook db mf = register db c_commit_hook commitFP $ fmap (\f _ ->
+setCommitHook db mf = register db c_sqlbatch_conn_commit_hook commitFP $ fmap (\f _ ->
   runHook db Nothing 1 (fromBool <$> f)) mf
 
 fromBool :: Bool -> Int32
@@ -928,7 +832,7 @@ rollbackFP = HookFP $ unsafePerformIO $ mkRollback $ \ud -> callSP ud >>= id
 -- | <https://www.sqlite.org/c3ref/commit_hook.html>: called when a transaction rolls back
 -- (not for @ROLLBACK TO@, nor when the connection closes with a transaction open).
 setRollbackHook :: Database -> Maybe (IO ()) -> IO (Either Error ())
-setRollbackHook db mf = register db c_rollback_hook rollbackFP $ fmap (\f _ ->
+setRollbackHook db mf = register db c_sqlbatch_conn_rollback_hook rollbackFP $ fmap (\f _ ->
   runHook db Nothing () f) mf
 
 walFP :: HookFP WalFn WalH
@@ -943,7 +847,7 @@ walFP = HookFP $ unsafePerformIO $ mkWal $ \ud s n -> do
 -- @PRAGMA wal_autocheckpoint@ after removing it). An exception makes the committing
 -- statement fail with 'ErrorError' (the commit stands).
 setWalHook :: Database -> Maybe (Utf8 -> Int -> IO ()) -> IO (Either Error ())
-setWalHook db mf = register db c_wal_hook walFP $ fmap (\f c s n ->
+setWalHook db mf = register db c_sqlbatch_conn_wal_hook walFP $ fmap (\f c s n ->
   runHook db (Just c) 1 $ do
     sb <- B.packCString s
     f (Utf8 sb) (fromIntegral n)
@@ -957,7 +861,7 @@ progressFP = HookFP $ unsafePerformIO $ mkCommit $ \ud -> callSP ud >>= id
 -- machine steps of a running statement; returning 'True' interrupts it
 -- ('ErrorInterrupt'), and so does an exception. 'Nothing' or @n < 1@ removes it.
 setProgressHandler :: Database -> Int -> Maybe (IO Bool) -> IO (Either Error ())
-setProgressHandler db n mf = register db (\c -> c_progress_handler c every) progressFP $
+setProgressHandler db n mf = register db (\c -> c_sqlbatch_conn_progress_handler c every) progressFP $
   fmap (\f _ -> runHook db Nothing 1 (fromBool <$> f)) (if n < 1 then Nothing else mf)
   where
     every = fromIntegral (max 0 (min 0x7fffffff n))
@@ -973,7 +877,7 @@ busyFP = HookFP $ unsafePerformIO $ mkBusy $ \ud k -> do
 -- 'False' (or an exception) gives up with 'ErrorBusy'. It replaces the busy timeout, and a
 -- later busy timeout replaces it.
 setBusyHandler :: Database -> Maybe (Int -> IO Bool) -> IO (Either Error ())
-setBusyHandler db mf = register db c_busy_handler busyFP $ fmap (\f _ k ->
+setBusyHandler db mf = register db c_sqlbatch_conn_busy_handler busyFP $ fmap (\f _ k ->
   runHook db Nothing 0 (fromBool <$> f (fromIntegral k))) mf
 
 -- | An authorizer action code (@SQLITE_CREATE_INDEX@ 1 ... @SQLITE_RECURSIVE@ 33;
@@ -1002,7 +906,7 @@ authFP = HookFP $ unsafePerformIO $ mkAuth $ \ud a x y s t -> do
 setAuthorizer :: Database
               -> Maybe (AuthAction -> Maybe Utf8 -> Maybe Utf8 -> Maybe Utf8 -> Maybe Utf8 -> IO AuthResult)
               -> IO (Either Error ())
-setAuthorizer db mf = register db c_authorizer authFP $ fmap (\f _ a x y s t ->
+setAuthorizer db mf = register db c_sqlbatch_conn_authorizer authFP $ fmap (\f _ a x y s t ->
   runHook db Nothing 1 $ do
     x' <- opt x
     y' <- opt y
@@ -1046,7 +950,7 @@ feedFP = HookFP $ unsafePerformIO $ mkFeed $ \ud cs n ts nt why -> do
 -- replaced are dropped; @ROLLBACK TO@ a savepoint is not reported (SQLite reports none).
 setChangeFeed :: Database -> Int -> Maybe ([Change] -> FeedReason -> IO ()) -> IO (Either Error ())
 setChangeFeed db maxChanges mf =
-  register db (\c -> c_change_feed c (fromIntegral (max 0 maxChanges))) feedFP $
+  register db (\c -> c_sqlbatch_conn_change_feed c (fromIntegral (max 0 maxChanges))) feedFP $
     fmap (\f _ cs n ts nt why -> runHook db Nothing () $ do
       tables <- peekChangeTables (TE.decodeUtf8With TE.lenientDecode) ts nt
       evs <- forM [0 .. fromIntegral n - 1] $ \i -> do
@@ -1129,13 +1033,6 @@ data PreUpdate = PreUpdate
   }
   deriving (Eq, Show)
 
-type PreUpdateFn = Ptr () -> Ptr () -> IO ()
-
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_preupdate_hook"
-  c_preupdate_hook :: Ptr CConn -> Word32 -> FunPtr PreUpdateFn -> Ptr () -> FunPtr DestroyFn
-                   -> IO Int32
-foreign import ccall "wrapper" mkPreUpdate :: PreUpdateFn -> IO (FunPtr PreUpdateFn)
-
 preUpdateFP :: HookFP PreUpdateFn (Ptr () -> IO ())
 preUpdateFP = HookFP $ unsafePerformIO $ mkPreUpdate $ \ud p -> do
   f <- callSP ud
@@ -1156,7 +1053,7 @@ setPreUpdateHook db = setPreUpdateHookWith db [PreUpdateOld, PreUpdateNew]
 -- ('preUpdateOld' and 'preUpdateNew' are then 'Nothing'), the cheapest hook.
 setPreUpdateHookWith :: Database -> [PreUpdateFlag] -> Maybe (PreUpdate -> IO ()) -> IO (Either Error ())
 setPreUpdateHookWith db which mf =
-  register db (\c -> c_preupdate_hook c flags) preUpdateFP $
+  register db (\c -> c_sqlbatch_conn_preupdate_hook c flags) preUpdateFP $
     fmap (\f _ p -> runHook db Nothing () (peekPreUpdate p >>= f)) mf
   where
     flags = foldr ((.|.) . bit) 0 which :: Word32
@@ -1198,7 +1095,7 @@ peekStrText p = do
 ------------------------------------------------------------------------------------------
 -- Tracing
 
--- | What 'setTraceEvents' reports (<https://www.sqlite.org/c3ref/c_trace.html>).
+-- | What 'setTraceEvents' reports (<https://www.sqlite.org/c3ref/c_sqlbatch_conn_trace.html>).
 data TraceFlag
   = TraceStatements  -- ^ 'TraceStatement' events
   | TraceProfiles    -- ^ 'TraceProfile' events
@@ -1221,12 +1118,7 @@ data TraceEvent
     -- ^ the connection closes
   deriving (Eq, Show)
 
-type TraceFn = Ptr () -> Ptr CTraceEvent -> IO ()
 type TraceH = Ptr CTraceEvent -> IO ()
-
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_trace"
-  c_trace :: Ptr CConn -> Word32 -> FunPtr TraceFn -> Ptr () -> FunPtr DestroyFn -> IO Int32
-foreign import ccall "wrapper" mkTrace :: TraceFn -> IO (FunPtr TraceFn)
 
 traceFP :: HookFP TraceFn TraceH
 traceFP = HookFP $ unsafePerformIO $ mkTrace $ \ud e -> do
@@ -1235,7 +1127,7 @@ traceFP = HookFP $ unsafePerformIO $ mkTrace $ \ud e -> do
 {-# NOINLINE traceFP #-}
 
 traceRaw :: Database -> Word32 -> Maybe (Word32 -> B.ByteString -> Int64 -> IO ()) -> IO (Either Error ())
-traceRaw db mask' mf = register db (\c -> c_trace c mask') traceFP $
+traceRaw db mask' mf = register db (\c -> c_sqlbatch_conn_trace c mask') traceFP $
   fmap (\f _ e -> runHook db Nothing () $ do
     TraceView ev s n ns _ <- peekTraceEvent e
     sql <- if s == nullPtr then return B.empty else B.packCStringLen (s, n)

@@ -1,4 +1,3 @@
-{-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 -- |
@@ -90,7 +89,8 @@ import Foreign.Storable (peek, peekByteOff, poke)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem.Weak (Weak)
 
-import Database.SQLBatch.Raw.Types (CConn, sqlbatchOk)
+import Database.SQLBatch.Raw.Types (CConn, CSession, sqlbatchOk)
+import Database.SQLBatch.Raw.Extra
 import Database.SQLite3.Internal
 import Database.SQLite3.Internal.Extra (ChangeOp (..))
 
@@ -98,54 +98,6 @@ import Database.SQLite3.Internal.Extra (ChangeOp (..))
 
 ------------------------------------------------------------------------------------------
 -- Foreign imports
-
--- | @sqlbatch_session@ (opaque).
-data CSession
-
--- Creating, attaching, diffing and taking a changeset read the schema or the tables (I/O),
--- and applying runs Haskell callbacks: safe calls. Switching recording on or off, the
--- indirect mark and the emptiness test only touch the session's memory: unsafe.
-foreign import capi safe "hs_sqlbatch.h sqlbatch_session_create"
-  c_session_create :: Ptr CConn -> CString -> CSize -> Ptr (Ptr CSession) -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_session_attach"
-  c_session_attach :: Ptr CSession -> CString -> CSize -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_session_set_enabled"
-  c_session_set_enabled :: Ptr CSession -> CBool -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_session_set_indirect"
-  c_session_set_indirect :: Ptr CSession -> CBool -> IO Int32
-foreign import capi unsafe "hs_sqlbatch.h sqlbatch_session_is_empty"
-  c_session_is_empty :: Ptr CSession -> Ptr CBool -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_session_changeset"
-  c_session_changeset :: Ptr CSession -> Ptr (Ptr Word8) -> Ptr CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_session_patchset"
-  c_session_patchset :: Ptr CSession -> Ptr (Ptr Word8) -> Ptr CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_session_diff"
-  c_session_diff :: Ptr CSession -> CString -> CSize -> CString -> CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_session_delete"
-  c_session_delete :: Ptr CSession -> IO Int32
-
-type ConflictFn = Ptr () -> Ptr () -> IO Int32
-type FilterFn = Ptr () -> CString -> IO Int32
-
-foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_apply_changeset"
-  c_apply_changeset :: Ptr CConn -> Ptr Word8 -> CSize -> Word32 -> Int32 -> FunPtr ConflictFn
-                    -> FunPtr FilterFn -> Ptr () -> IO Int32
--- Inverting and concatenating walk the whole changeset (no callbacks, no connection).
-foreign import capi safe "hs_sqlbatch.h sqlbatch_changeset_invert"
-  c_changeset_invert :: Ptr Word8 -> CSize -> Ptr (Ptr Word8) -> Ptr CSize -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_changeset_concat"
-  c_changeset_concat :: Ptr Word8 -> CSize -> Ptr Word8 -> CSize -> Ptr (Ptr Word8) -> Ptr CSize
-                     -> IO Int32
--- Reading calls back into Haskell: safe.
-type ReadFn = Ptr () -> Ptr () -> CSize -> Ptr Word8 -> IO Int32
-foreign import capi safe "hs_sqlbatch.h sqlbatch_changeset_read"
-  c_changeset_read :: Ptr Word8 -> CSize -> Word32 -> CSize -> FunPtr ReadFn -> Ptr () -> IO Int32
-foreign import capi "hs_sqlbatch.h &sqlbatch_free"
-  p_sqlbatch_free :: FunPtr (Ptr Word8 -> IO ())
-
-foreign import ccall "wrapper" mkConflict :: ConflictFn -> IO (FunPtr ConflictFn)
-foreign import ccall "wrapper" mkFilter :: FilterFn -> IO (FunPtr FilterFn)
-foreign import ccall "wrapper" mkRead :: ReadFn -> IO (FunPtr ReadFn)
 
 ------------------------------------------------------------------------------------------
 -- Helpers
@@ -222,7 +174,7 @@ sessionDatabase = seDb
 sessionCreate :: Database -> Utf8 -> IO (Either Error Session)
 sessionCreate db schema = mask_ $ withOpen db $ \c -> withName schema $ \sp sl ->
   alloca $ \out -> do
-    rc <- c_session_create c sp sl out
+    rc <- c_sqlbatch_session_create c sp sl out
     if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
       h <- peek out
       ref <- newIORef h
@@ -237,7 +189,7 @@ sessionDelete :: Session -> IO (Either Error ())
 sessionDelete s = mask_ $ withLock (seDb s) $ \_ -> do
   h <- readIORef (seHandle s)
   if h == nullPtr then return (Right ()) else do
-    rc <- c_session_delete h
+    rc <- c_sqlbatch_session_delete h
     -- The library refuses only from inside a hook (the lock rules that out but for the
     -- WAL hook); the session then lives on.
     when (rc == sqlbatchOk) $ writeIORef (seHandle s) nullPtr
@@ -255,22 +207,22 @@ withSession s k = withLock (seDb s) $ \_ -> do
 -- too). Only tables with a PRIMARY KEY are recorded; the table need not exist yet.
 sessionAttach :: Session -> Maybe Utf8 -> IO (Either Error ())
 sessionAttach s mt = withSession s $ \h -> case mt of
-  Nothing -> c_session_attach h nullPtr 0 >>= result (seDb s) ()
+  Nothing -> c_sqlbatch_session_attach h nullPtr 0 >>= result (seDb s) ()
   -- NUL-terminated, so that even an empty name has a pointer (NULL means every table).
   Just (Utf8 t) -> BU.unsafeUseAsCString (B.snoc t 0) $ \p ->
-    c_session_attach h p (fromIntegral (B.length t)) >>= result (seDb s) ()
+    c_sqlbatch_session_attach h p (fromIntegral (B.length t)) >>= result (seDb s) ()
 
 -- | <https://www.sqlite.org/session/sqlite3session_enable.html>: turns recording on (the
 -- default) or off; changes made while it is off are not recorded.
 sessionEnable :: Session -> Bool -> IO (Either Error ())
-sessionEnable s on = withSession s $ \h -> c_session_set_enabled h (cbool on) >>= result (seDb s) ()
+sessionEnable s on = withSession s $ \h -> c_sqlbatch_session_set_enabled h (cbool on) >>= result (seDb s) ()
 
 -- | <https://www.sqlite.org/session/sqlite3session_indirect.html>: marks the changes
 -- recorded from now on as indirect (or not, the default); a conflict handler sees the mark
 -- ('conflictIndirect'). Changes made by triggers and foreign key actions are always
 -- indirect.
 sessionSetIndirect :: Session -> Bool -> IO (Either Error ())
-sessionSetIndirect s on = withSession s $ \h -> c_session_set_indirect h (cbool on) >>= result (seDb s) ()
+sessionSetIndirect s on = withSession s $ \h -> c_sqlbatch_session_set_indirect h (cbool on) >>= result (seDb s) ()
 
 cbool :: Bool -> CBool
 cbool b = CBool (if b then 1 else 0)
@@ -279,7 +231,7 @@ cbool b = CBool (if b then 1 else 0)
 -- recorded no change (its changeset would be empty).
 sessionIsEmpty :: Session -> IO (Either Error Bool)
 sessionIsEmpty s = withSession s $ \h -> alloca $ \p -> do
-  rc <- c_session_is_empty h p
+  rc <- c_sqlbatch_session_is_empty h p
   if rc /= sqlbatchOk then Left <$> libraryFailure (seDb s) rc else do
     CBool v <- peek p
     return (Right (v /= 0))
@@ -291,14 +243,14 @@ sessionIsEmpty s = withSession s $ \h -> alloca $ \p -> do
 -- the library's buffer, handed over without a copy.
 sessionChangeset :: Session -> IO (Either Error B.ByteString)
 sessionChangeset s = mask_ $ withSession s $ \h ->
-  takeBuffer (c_session_changeset h) >>= either (fmap Left . libraryFailure (seDb s)) (return . Right)
+  takeBuffer (c_sqlbatch_session_changeset h) >>= either (fmap Left . libraryFailure (seDb s)) (return . Right)
 
 -- | <https://www.sqlite.org/session/sqlite3session_patchset.html>: like 'sessionChangeset',
 -- smaller: it leaves out the old values but the primary key's, so applying it finds a
 -- conflict only where a row to change is missing or a key is taken. It cannot be inverted.
 sessionPatchset :: Session -> IO (Either Error B.ByteString)
 sessionPatchset s = mask_ $ withSession s $ \h ->
-  takeBuffer (c_session_patchset h) >>= either (fmap Left . libraryFailure (seDb s)) (return . Right)
+  takeBuffer (c_sqlbatch_session_patchset h) >>= either (fmap Left . libraryFailure (seDb s)) (return . Right)
 
 -- | <https://www.sqlite.org/session/sqlite3session_diff.html>: @sessionDiff s from table@
 -- records in the session the changes that would make the table of that name in database
@@ -310,7 +262,7 @@ sessionDiff :: Session -> Utf8 -> Utf8 -> IO (Either Error ())
 sessionDiff s (Utf8 from) (Utf8 table) = withSession s $ \h ->
   BU.unsafeUseAsCStringLen (B.snoc from 0) $ \(fp, _) ->
   BU.unsafeUseAsCStringLen (B.snoc table 0) $ \(tp, _) ->
-    c_session_diff h fp (fromIntegral (B.length from)) tp (fromIntegral (B.length table))
+    c_sqlbatch_session_diff h fp (fromIntegral (B.length from)) tp (fromIntegral (B.length table))
       >>= result (seDb s) ()
 
 ------------------------------------------------------------------------------------------
@@ -453,7 +405,7 @@ applyChangeset db cs opts = do
   -- (a negative answer: the library's savepoint then undoes the tables applied before it).
   r <- mask_ $ withOpen db $ \c -> do
     rc <- withCtx failure $ \ud -> withBytes cs $ \p n ->
-      c_apply_changeset c p n flags (actionCode (applyPolicy opts))
+      c_sqlbatch_conn_apply_changeset c p n flags (actionCode (applyPolicy opts))
         (maybe nullFunPtr (const conflictFP) (applyOnConflict opts))
         (maybe nullFunPtr (const filterFP) (applyFilter opts)) ud
     if rc /= sqlbatchOk then Left <$> libraryFailure db rc else return (Right ())
@@ -615,7 +567,7 @@ foldChangeset flags cs z f = do
       foldlM' a [] = return a
       foldlM' a (c : more) = f a c >>= evaluate >>= \a' -> foldlM' a' more
   rc <- bracket (newStablePtr ctx) freeStablePtr $ \sp -> withBytes cs $ \d len ->
-    c_changeset_read d len bits 0 readFP (castStablePtrToPtr sp)
+    c_sqlbatch_changeset_read d len bits 0 readFP (castStablePtrToPtr sp)
   readIORef failure >>= maybe (return ()) throwIO
   if rc /= sqlbatchOk then return (failed rc) else Right <$> readIORef acc
   where
@@ -656,7 +608,7 @@ peekChange base p = do
 -- not a changeset. The error comes with SQLite's text of its code.
 invertChangeset :: B.ByteString -> Either (Error, Utf8) B.ByteString
 invertChangeset cs = unsafePerformIO $ mask_ $ withBytes cs $ \p n ->
-  either failed Right <$> takeBuffer (c_changeset_invert p n)
+  either failed Right <$> takeBuffer (c_sqlbatch_changeset_invert p n)
 {-# NOINLINE invertChangeset #-}
 
 -- | <https://www.sqlite.org/session/sqlite3changeset_concat.html>: the changeset that does
@@ -665,7 +617,7 @@ invertChangeset cs = unsafePerformIO $ mask_ $ withBytes cs $ \p n ->
 -- columns).
 concatChangesets :: B.ByteString -> B.ByteString -> Either (Error, Utf8) B.ByteString
 concatChangesets a b = unsafePerformIO $ mask_ $ withBytes a $ \pa na -> withBytes b $ \pb nb ->
-  either failed Right <$> takeBuffer (c_changeset_concat pa na pb nb)
+  either failed Right <$> takeBuffer (c_sqlbatch_changeset_concat pa na pb nb)
 {-# NOINLINE concatChangesets #-}
 
 failed :: Int32 -> Either (Error, Utf8) a
