@@ -528,10 +528,18 @@ unsafe fn step_batches(
         // SAFETY: as above.
         match unsafe { step_one(&mut next, db, raw, max_rows, bound, stride) } {
             Ok(filled) => {
-                append(job, &mut next);
-                total.rows += filled.rows;
-                total.status = filled.status;
-                stepped += 1;
+                if append(job, &mut next).is_err() {
+                    // Those rows were stepped and cannot be kept: the statement fails there,
+                    // after the job's rows, as a step that ran out of memory would.
+                    next.fail(&Error::new(ffi::SQLITE_NOMEM, "out of memory collecting rows fetched ahead"));
+                    next.cells.clear();
+                    next.arena.clear();
+                    total.status = SQLBATCH_ROW;
+                } else {
+                    total.rows += filled.rows;
+                    total.status = filled.status;
+                    stepped += 1;
+                }
             }
             Err(Stop::TooSmall(_)) => break,
             // No row (out of memory on the first): the error comes with the next fetch.
@@ -549,17 +557,25 @@ unsafe fn step_batches(
 /// along a result): then the job's rows are moved in front of it, within its buffers, and the
 /// buffers swapped, rather than the large batch copied into the job's, which would hold it
 /// twice for a while.
-fn append(job: &mut FetchState, next: &mut FetchState) {
+/// `Err` if the room for the two cannot be allocated (nothing moved then).
+fn append(job: &mut FetchState, next: &mut FetchState) -> Result<(), std::collections::TryReserveError> {
+    let into_next =
+        next.arena.len() + cell_bytes(next.cells.len()) > cell_bytes(job.cells.len()) + job.arena.len();
+    if into_next {
+        next.arena.try_reserve_exact(job.arena.len())?;
+        next.cells.try_reserve_exact(job.cells.len())?;
+    } else {
+        job.cells.try_reserve(next.cells.len())?;
+        job.arena.try_reserve(next.arena.len())?;
+    }
     let base = job.arena.len() as u64;
     for v in next.cells.iter_mut() {
         if v.has_bytes() {
             v.bits += base;
         }
     }
-    if next.arena.len() + cell_bytes(next.cells.len()) > cell_bytes(job.cells.len()) + job.arena.len() {
-        next.arena.reserve_exact(job.arena.len());
+    if into_next {
         next.arena.splice(0..0, job.arena.drain(..));
-        next.cells.reserve_exact(job.cells.len());
         next.cells.splice(0..0, job.cells.drain(..));
         std::mem::swap(&mut job.arena, &mut next.arena);
         std::mem::swap(&mut job.cells, &mut next.cells);
@@ -567,6 +583,7 @@ fn append(job: &mut FetchState, next: &mut FetchState) {
         job.cells.extend_from_slice(&next.cells);
         job.arena.extend_from_slice(&next.arena);
     }
+    Ok(())
 }
 
 /// Hands the statement to the worker to step its next batch; runs nothing if no thread can

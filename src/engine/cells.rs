@@ -30,13 +30,16 @@ impl Cells {
         self.rows = 0;
     }
 
-    /// Appends one row of SQLite values; false if SQLite ran out of memory producing one.
+    /// Appends one row of SQLite values; false if memory ran out (SQLite's producing one, or
+    /// the room to copy it).
     ///
     /// # Safety
     /// `argv` must hold `argc` live values.
     pub unsafe fn push_row(&mut self, argc: c_int, argv: *mut *mut ffi::sqlite3_value) -> bool {
         let n = argc.max(0) as usize;
-        self.cells.reserve(n);
+        if self.cells.try_reserve(n).is_err() {
+            return false;
+        }
         for i in 0..n {
             // SAFETY: `argv` holds `argc` live values (the caller's contract).
             if !unsafe { self.push(*argv.add(i)) } {
@@ -67,7 +70,10 @@ impl Cells {
             Direct::Real(x) => sqlbatch_value::float(x),
             Direct::Null => sqlbatch_value::NULL,
             // SAFETY: `p` holds `len` bytes of the live value.
-            Direct::Bytes(kind, p, len) => unsafe { self.push_bytes(kind, p, len) },
+            Direct::Bytes(kind, p, len) => match unsafe { self.push_bytes(kind, p, len) } {
+                Some(cell) => cell,
+                None => return false,
+            },
             // SAFETY: `v` is a live value.
             Direct::Other => match unsafe { self.api_cell(v) } {
                 Some(cell) => cell,
@@ -122,7 +128,7 @@ impl Cells {
                     if p.is_null() && n > 0 {
                         return None;
                     }
-                    self.push_bytes(kind as u8, p, n)
+                    self.push_bytes(kind as u8, p, n)?
                 }
                 _ => sqlbatch_value::NULL,
             })
@@ -133,13 +139,14 @@ impl Cells {
     ///
     /// # Safety
     /// `p` must hold `len` readable bytes (any pointer when `len` is 0).
-    unsafe fn push_bytes(&mut self, kind: u8, p: *const u8, len: usize) -> sqlbatch_value {
+    unsafe fn push_bytes(&mut self, kind: u8, p: *const u8, len: usize) -> Option<sqlbatch_value> {
         let at = self.bytes.len();
         if len > 0 {
+            self.bytes.try_reserve(len).ok()?;
             // SAFETY: the caller's contract.
             self.bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(p, len) });
         }
-        sqlbatch_value::bytes(kind, at as u64, len as u32)
+        Some(sqlbatch_value::bytes(kind, at as u64, len as u32))
     }
 
     /// Appends a copy of the values of `p` (positional, of the five kinds of a cell), their
@@ -203,6 +210,7 @@ impl Cells {
                 SQLBATCH_TEXT | SQLBATCH_BLOB => unsafe {
                     let b = p.bytes_of(v)?;
                     self.push_bytes(v.kind, b.as_ptr(), b.len())
+                        .ok_or_else(|| Error::new(ffi::SQLITE_NOMEM, "out of memory copying values"))?
                 },
                 SQLBATCH_NULL => sqlbatch_value::NULL,
                 _ => sqlbatch_value { bits: v.bits, len: 0, kind: v.kind, _pad: [0; 3] },

@@ -67,11 +67,12 @@ pub(crate) enum Bound {
 /// Where a batch's TEXT and BLOB bytes go.
 pub(crate) trait Sink {
     fn len(&self) -> usize;
-    /// Appends `n` bytes from `p`, returning their offset, or None if they do not fit.
+    /// Appends `n` bytes from `p`, returning their offset; `RowError::Full` if they do not
+    /// fit, `RowError::NoMem` if the room for them cannot be allocated.
     ///
     /// # Safety
     /// `p` must point to `n` readable bytes.
-    unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize>;
+    unsafe fn push(&mut self, p: *const u8, n: usize) -> Result<usize, RowError>;
     fn truncate(&mut self, len: usize);
     /// Whether a batch holding `cells` cells and these bytes has reached its bound.
     fn full(&self, cells: usize) -> bool;
@@ -110,14 +111,17 @@ impl Sink for Arena<'_> {
     }
     /// # Safety
     /// As for [`Sink::push`].
-    unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize> {
+    unsafe fn push(&mut self, p: *const u8, n: usize) -> Result<usize, RowError> {
         // SAFETY: the contract in this function's # Safety section covers each operation.
         unsafe {
             let at = self.buf.len();
             if n > 0 {
+                // A value too large for the memory left fails the fetch; it must not abort the
+                // host program.
+                self.buf.try_reserve(n).map_err(|_| RowError::NoMem)?;
                 self.buf.extend_from_slice(std::slice::from_raw_parts(p, n));
             }
-            Some(at)
+            Ok(at)
         }
     }
     fn truncate(&mut self, len: usize) {
@@ -151,18 +155,18 @@ impl Sink for Caller {
     }
     /// # Safety
     /// As for [`Sink::push`]; `base` holds `cap` writable bytes.
-    unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize> {
+    unsafe fn push(&mut self, p: *const u8, n: usize) -> Result<usize, RowError> {
         // SAFETY: the contract in this function's # Safety section covers each operation.
         unsafe {
             let at = self.len;
             if n > self.cap - at {
-                return None;
+                return Err(RowError::Full);
             }
             if n > 0 {
                 std::ptr::copy_nonoverlapping(p, self.base.add(at), n);
             }
             self.len += n;
-            Some(at)
+            Ok(at)
         }
     }
     fn truncate(&mut self, len: usize) {
@@ -194,16 +198,17 @@ impl Sink for Capped<'_> {
     }
     /// # Safety
     /// As for [`Sink::push`].
-    unsafe fn push(&mut self, p: *const u8, n: usize) -> Option<usize> {
+    unsafe fn push(&mut self, p: *const u8, n: usize) -> Result<usize, RowError> {
         let at = self.buf.len();
         if n > self.cap - at {
-            return None;
+            return Err(RowError::Full);
         }
         if n > 0 {
+            self.buf.try_reserve(n).map_err(|_| RowError::NoMem)?;
             // SAFETY: `p` points to `n` readable bytes (the caller's contract).
             self.buf.extend_from_slice(unsafe { std::slice::from_raw_parts(p, n) });
         }
-        Some(at)
+        Ok(at)
     }
     fn truncate(&mut self, len: usize) {
         self.buf.truncate(len)
@@ -222,10 +227,11 @@ impl Sink for Capped<'_> {
 
 /// Why a row could not be added (small and `Copy`, so the hot loop passes it in a register).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum RowError {
+pub(crate) enum RowError {
     /// The sink is full (caller buffer).
     Full,
-    /// SQLite could not produce a value (out of memory).
+    /// Out of memory: SQLite could not produce a value, or the room for it could not be
+    /// allocated.
     NoMem,
 }
 
@@ -257,7 +263,7 @@ unsafe fn push_row<S: Sink>(
                     Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
                     Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
                     Direct::Bytes(kind, p, n) => {
-                        let at = sink.push(p, n).ok_or(RowError::Full)?;
+                        let at = sink.push(p, n)?;
                         write_cell(cell, at as u64, n as u32, kind);
                     }
                     Direct::Other => {
@@ -304,7 +310,7 @@ unsafe fn api_cell<S: Sink>(
             if p.is_null() && n > 0 {
                 return Err(RowError::NoMem);
             }
-            let at = sink.push(p, n).ok_or(RowError::Full)?;
+            let at = sink.push(p, n)?;
             write_cell(out, at as u64, n as u32, kind as u8);
         } else {
             write_cell(out, 0, 0, SQLBATCH_NULL);
@@ -332,11 +338,11 @@ unsafe fn write_cell(out: *mut sqlbatch_value, bits: u64, len: u32, kind: u8) {
 }
 
 /// Makes room for `rows` more rows of `ncols` cells, at most 1024 rows at a time (out of the
-/// hot loop).
+/// hot loop); false if it cannot be allocated.
 #[cold]
 #[inline(never)]
-fn grow(cells: &mut Vec<sqlbatch_value>, ncols: usize, rows: usize) {
-    cells.reserve(ncols.saturating_mul(rows.clamp(1, 1024)));
+fn grow(cells: &mut Vec<sqlbatch_value>, ncols: usize, rows: usize) -> bool {
+    cells.try_reserve(ncols.saturating_mul(rows.clamp(1, 1024))).is_ok()
 }
 
 /// The bytes the TEXT and BLOB values of the current row take.
@@ -356,6 +362,13 @@ unsafe fn row_bytes(raw: *mut ffi::sqlite3_stmt, ncols: usize) -> usize {
             })
             .sum()
     }
+}
+
+/// The error of a row that could not be read into the batch for lack of memory (SQLite could
+/// not produce a value, or the batch could not grow): the fetch fails, the host lives.
+#[cold]
+fn out_of_memory() -> Error {
+    Error::new(ffi::SQLITE_NOMEM, "out of memory reading a row into the batch")
 }
 
 /// Why a fill produced no batch.
@@ -440,12 +453,12 @@ unsafe fn fill_direct<S: Sink>(
                     Direct::Real(r) => write_cell(cell, r.to_bits(), 0, SQLBATCH_FLOAT),
                     Direct::Null => write_cell(cell, 0, 0, SQLBATCH_NULL),
                     Direct::Bytes(kind, p, n) => match sink.push(p, n) {
-                        Some(at) => {
+                        Ok(at) => {
                             write_cell(cell, at as u64, n as u32, kind);
                             // The bytes count toward the bound: check it before the next row.
                             limit = 0;
                         }
-                        None => {
+                        Err(_) => {
                             // Does not fit: the general path decides what happens to this row.
                             sink.truncate(mark);
                             return (rows, FastStop::Slow);
@@ -573,7 +586,14 @@ pub(crate) unsafe fn fill<S: Sink>(
             }
             if room < (rows + 1) * ncols {
                 st.cells.set_len(rows * ncols);
-                grow(&mut st.cells, ncols, max_rows - rows);
+                if !grow(&mut st.cells, ncols, max_rows - rows) {
+                    let e = out_of_memory();
+                    st.fail(&e);
+                    if rows == 0 {
+                        return Err(e.into());
+                    }
+                    break SQLBATCH_ROW;
+                }
                 (base, room) = (st.cells.as_mut_ptr(), st.cells.capacity());
             }
             if stride != 0 && ncols != 0 {
@@ -608,7 +628,7 @@ pub(crate) unsafe fn fill<S: Sink>(
                 }
                 Err(RowError::NoMem) => {
                     sink.truncate(byte_mark);
-                    let e = Error::from_db(db, ffi::SQLITE_NOMEM);
+                    let e = out_of_memory();
                     st.fail(&e);
                     if rows == 0 {
                         return Err(e.into());

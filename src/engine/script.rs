@@ -65,7 +65,8 @@ pub(crate) unsafe fn exec_script(
     let terminated: &[u8] = match room.terminate(script) {
         Some(t) => t,
         None => {
-            long.reserve_exact(len + 1);
+            long.try_reserve_exact(len + 1)
+                .map_err(|_| Error::new(ffi::SQLITE_NOMEM, "out of memory copying the script"))?;
             long.extend_from_slice(script);
             long.push(0);
             &long

@@ -162,6 +162,9 @@ impl sqlbatch_vtab_call {
                 ),
             ));
         }
+        c.rowids
+            .try_reserve(n_rows)
+            .map_err(|_| Error::new(ffi::SQLITE_NOMEM, "out of memory copying rows"))?;
         // SAFETY: the caller's contract.
         unsafe { c.batch.append_params(rows)? };
         if !rowids.is_null() {
