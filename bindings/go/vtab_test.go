@@ -650,6 +650,7 @@ func TestVTabCloseFromACallbackIsRefused(t *testing.T) {
 type prebuilt struct {
 	batches []sqlbatch.Params
 	mix     bool
+	twice   bool // two batches per Fill
 }
 
 type prebuiltCursor struct {
@@ -669,6 +670,12 @@ func (c *prebuiltCursor) Fill(w *sqlbatch.RowWriter) (bool, error) {
 	}
 	if err := w.AppendRows(&c.p.batches[c.at], 2); err != nil {
 		return false, err
+	}
+	if c.p.twice && c.at+1 < len(c.p.batches) {
+		c.at++
+		if err := w.AppendRows(&c.p.batches[c.at], 2); err != nil {
+			return false, err
+		}
 	}
 	if c.p.mix {
 		w.Int64(-2) // a row begun after the prebuilt rows...
@@ -698,6 +705,12 @@ func TestVTabRowsPreparedInAdvance(t *testing.T) {
 	if got := allRows(t, c, "SELECT a, b, rowid FROM pre"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
+	// Two prepared batches in one Fill: the first one is copied once the second comes.
+	p.twice = true
+	if got := allRows(t, c, "SELECT a, b, rowid FROM pre"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("twice: got %v, want %v", got, want)
+	}
+	p.twice = false
 	// Mixed with rows written one by one, and with explicit rowids among numbered rows.
 	p.mix = true
 	got := allRows(t, c, "SELECT a, b, rowid FROM pre LIMIT 7")
