@@ -21,6 +21,7 @@ type genModule struct {
 	// Misbehaviour.
 	fillErr, fillPanic, filterErr, tooMany, unended, noRowNotDone, badWidth, connectErr bool
 	schema                                                                              string // "" the default
+	panicIn                                                                             string // a method to panic in
 	// What it saw.
 	connects, disconnects, destroyed, opens, closes, filters, fills int
 	lastArgs                                                        [][]any
@@ -40,6 +41,9 @@ type genCursor struct {
 func (m *genModule) Connect(c *sqlbatch.Conn, args []string, create bool) (string, sqlbatch.VirtualTable, error) {
 	m.connects++
 	m.conn = c
+	if m.panicIn == "Connect" {
+		panic("in Connect")
+	}
 	if m.connectErr {
 		return "", nil, errors.New("the module refuses to connect")
 	}
@@ -52,9 +56,17 @@ func (m *genModule) Connect(c *sqlbatch.Conn, args []string, create bool) (strin
 
 func (m *genModule) DestroyModule() { m.destroyed++ }
 
-func (t *genTable) Disconnect(destroy bool) { t.m.disconnects++ }
+func (t *genTable) Disconnect(destroy bool) {
+	t.m.disconnects++
+	if t.m.panicIn == "Disconnect" {
+		panic("in Disconnect")
+	}
+}
 
 func (t *genTable) BestIndex(ix *sqlbatch.IndexInfo) error {
+	if t.m.panicIn == "BestIndex" {
+		panic("in BestIndex")
+	}
 	plan := 0
 	for i, c := range ix.Constraints {
 		if t.m.takeInLists && c.Column == 0 && c.Op == sqlbatch.IndexEQ && c.Usable && c.InList {
@@ -75,6 +87,9 @@ func (t *genTable) BestIndex(ix *sqlbatch.IndexInfo) error {
 }
 
 func (t *genTable) Open() (sqlbatch.Cursor, error) {
+	if t.m.panicIn == "Open" {
+		panic("in Open")
+	}
 	t.m.opens++
 	return &genCursor{m: t.m}, nil
 }
@@ -82,6 +97,9 @@ func (t *genTable) Open() (sqlbatch.Cursor, error) {
 func (c *genCursor) Filter(idxNum int, args sqlbatch.FilterArgs) error {
 	m := c.m
 	m.filters++
+	if m.panicIn == "Filter" {
+		panic("in Filter")
+	}
 	m.lastArgs = nil
 	for i := range args.Len() {
 		if args.IsList(i) {
@@ -152,7 +170,12 @@ func (c *genCursor) Fill(w *sqlbatch.RowWriter) (bool, error) {
 	return c.at == len(c.ids), nil
 }
 
-func (c *genCursor) Close() { c.m.closes++ }
+func (c *genCursor) Close() {
+	c.m.closes++
+	if c.m.panicIn == "Close" {
+		panic("in Close")
+	}
+}
 
 func genRow(i int64) []any {
 	return []any{i, float64(i) * 0.5, fmt.Sprintf("row %d", i), make([]byte, i%4)}
@@ -441,13 +464,29 @@ func TestVTabWritable(t *testing.T) {
 	}
 }
 
+// scanErr scans the eponymous table of m and returns the scan's error; the connection is
+// closed before it returns, and every handle it made given back.
 func scanErr(t *testing.T, m *genModule) error {
 	t.Helper()
-	c := vtabDB(t)
+	before := capi.LiveHandles()
+	c, err := sqlbatch.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := c.CreateModule("gen", m, sqlbatch.ModuleOptions{Eponymous: true, BatchRows: 10}); err != nil {
 		t.Fatal(err)
 	}
-	return queryErr(c, "SELECT * FROM gen")
+	err = queryErr(c, "SELECT * FROM gen")
+	if cerr := c.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if got := capi.LiveHandles() - before; got != 0 {
+		t.Errorf("%v: %d live handles after Close", err, got)
+	}
+	if m.destroyed != 1 {
+		t.Errorf("%v: module destroyed %d times", err, m.destroyed)
+	}
+	return err
 }
 
 func TestVTabErrorsEndTheStatementWithTheirMessage(t *testing.T) {
@@ -475,6 +514,20 @@ func TestVTabErrorsEndTheStatementWithTheirMessage(t *testing.T) {
 		}
 		if tc.m.schema != "" && tc.m.connects != tc.m.disconnects {
 			t.Errorf("refused schema: %d connects, %d disconnects", tc.m.connects, tc.m.disconnects)
+		}
+	}
+	// A panic in any method: the statement's error where there is a statement, swallowed in
+	// Close and Disconnect (nothing to report it to), and never a crash or a leak (scanErr
+	// checks the handles).
+	for _, in := range []string{"Connect", "BestIndex", "Open", "Filter"} {
+		if err := scanErr(t, &genModule{n: 10, panicIn: in}); err == nil || !strings.Contains(err.Error(), "panic: in "+in) {
+			t.Errorf("panic in %s: %v", in, err)
+		}
+	}
+	for _, in := range []string{"Close", "Disconnect"} {
+		m := &genModule{n: 10, panicIn: in}
+		if err := scanErr(t, m); err != nil || m.closes != m.opens || m.disconnects != m.connects {
+			t.Errorf("panic in %s: %v, %d opens %d closes %d connects %d disconnects", in, err, m.opens, m.closes, m.connects, m.disconnects)
 		}
 	}
 	// A filter's *Error keeps its code.
@@ -597,6 +650,7 @@ func TestVTabCloseFromACallbackIsRefused(t *testing.T) {
 type prebuilt struct {
 	batches []sqlbatch.Params
 	mix     bool
+	twice   bool // two batches per Fill
 }
 
 type prebuiltCursor struct {
@@ -616,6 +670,12 @@ func (c *prebuiltCursor) Fill(w *sqlbatch.RowWriter) (bool, error) {
 	}
 	if err := w.AppendRows(&c.p.batches[c.at], 2); err != nil {
 		return false, err
+	}
+	if c.p.twice && c.at+1 < len(c.p.batches) {
+		c.at++
+		if err := w.AppendRows(&c.p.batches[c.at], 2); err != nil {
+			return false, err
+		}
 	}
 	if c.p.mix {
 		w.Int64(-2) // a row begun after the prebuilt rows...
@@ -645,6 +705,12 @@ func TestVTabRowsPreparedInAdvance(t *testing.T) {
 	if got := allRows(t, c, "SELECT a, b, rowid FROM pre"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
+	// Two prepared batches in one Fill: the first one is copied once the second comes.
+	p.twice = true
+	if got := allRows(t, c, "SELECT a, b, rowid FROM pre"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("twice: got %v, want %v", got, want)
+	}
+	p.twice = false
 	// Mixed with rows written one by one, and with explicit rowids among numbered rows.
 	p.mix = true
 	got := allRows(t, c, "SELECT a, b, rowid FROM pre LIMIT 7")

@@ -697,6 +697,10 @@ func TestVTabLimitBoundsTheBatch(t *testing.T) {
 	if m.nexts < 256 {
 		t.Errorf("one row read: %d Next", m.nexts)
 	}
+	// Each scan's cursor was closed, the last one's with its rows left unread.
+	if m.opens != 3 || m.closes != 3 {
+		t.Errorf("%d opens, %d closes", m.opens, m.closes)
+	}
 }
 
 func TestVTabUsedConstraintsAreFilterValues(t *testing.T) {

@@ -42,6 +42,7 @@ var repsOf = map[string]int{
 	"fetch_narrow": 10, "fetch_narrow_1m": 2, "fetch_wide": 2,
 	"exec_script": 5, "exec_script_10k": 2, "bulk_insert": 1,
 	"udf_scalar": 5, "udf_aggregate": 5,
+	"vtab_scan": 5, "tvf_join": 5, "in_list": 1,
 }
 
 func main() {
@@ -79,6 +80,10 @@ func main() {
 				input = "1000000"
 			case strings.HasPrefix(w, "udf_"):
 				input = filepath.Join(wdir, "udf.db")
+			case w == "vtab_scan":
+				input = "1000000"
+			case w == "tvf_join" || w == "in_list":
+				input = filepath.Join(wdir, "app.db")
 			}
 			// Rotate the order every round, so that no implementation always runs first
 			// (right after the previous workload, often a memory-hungry bulk insert).
