@@ -1829,11 +1829,13 @@ typedef struct sqlbatch_vtab_change {
 typedef struct sqlbatch_vtab_module {
   /**
    * Required. Makes a table: declares its columns with `sqlbatch_vtab_declare` (once) and
-   * sets `*out_table` to the caller's state for it (any pointer, NULL too). `args` are the
-   * module arguments of `CREATE VIRTUAL TABLE t USING m(args...)`, as written (none for an
-   * eponymous table); `create` is true when `CREATE VIRTUAL TABLE` makes the table (false
-   * when it is connected again, after the database was reopened, and for an eponymous
-   * table). The strings are valid during the call.
+   * sets `*out_table` to the caller's state for it (any pointer, NULL too). `args` are
+   * SQLite's (`xCreate`'s and `xConnect`'s argv): `args[0]` the module's name, `args[1]`
+   * the database's ("main", "temp", an attached one), `args[2]` the table's (the module's
+   * own for an eponymous table), then the module arguments of `CREATE VIRTUAL TABLE t
+   * USING m(args...)` as written; `n_args` is at least 3. `create` is true when `CREATE
+   * VIRTUAL TABLE` makes the table (false when it is connected again, after the database
+   * was reopened, and for an eponymous table). The strings are valid during the call.
    */
   int32_t (*connect)(void *user_data,
                      struct sqlbatch_vtab_call *call,

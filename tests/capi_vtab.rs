@@ -97,12 +97,15 @@ unsafe extern "C" fn connect(
                 .to_owned()
         })
         .collect();
+    // SQLite's argv: the module's name, the database's, the table's, then the arguments.
+    assert!(args.len() >= 3 && (args[1] == "main" || args[1] == "temp"), "{args:?}");
+    h.last_args.lock().unwrap().push(args.iter().map(|a| Val::Text(a.clone().into_bytes())).collect());
     if h.skip_declare {
         return SQLBATCH_OK;
     }
     let sql = if h.series {
         "CREATE TABLE x(value INTEGER, start HIDDEN, stop HIDDEN)".to_string()
-    } else if let Some(cols) = args.first().filter(|a| a.starts_with("cols:")) {
+    } else if let Some(cols) = args.get(3).filter(|a| a.starts_with("cols:")) {
         format!("CREATE TABLE x({})", &cols[5..])
     } else {
         "CREATE TABLE x(id INTEGER, half REAL, name TEXT, raw BLOB)".to_string()
@@ -468,6 +471,11 @@ fn a_writable_table_gets_each_change_with_its_rowid() {
     let m = sqlbatch_vtab_module { update: Some(update), ..module(0) };
     assert_eq!(register(&c, "kv", &h, &m, 0), SQLBATCH_OK);
     c.exec("CREATE VIRTUAL TABLE temp.kv USING kv('cols:v TEXT')");
+    assert_eq!(
+        h.last_args.lock().unwrap().last().cloned(),
+        Some(vec![t("kv"), t("temp"), t("kv"), t("cols:v TEXT")]),
+        "connect's args: the module, the database, the table, the arguments (their quotes trimmed here)"
+    );
     c.exec("INSERT INTO kv(v) VALUES ('a'), ('b')");
     c.exec("INSERT INTO kv(rowid, v) VALUES (10, 'c')");
     let mut rowid = 0i64;

@@ -25,9 +25,11 @@ import (
 type Module interface {
 	// Connect makes a table. It returns the table's schema, a CREATE TABLE statement whose
 	// table name is ignored ("CREATE TABLE x(a INTEGER, b TEXT, arg HIDDEN)": hidden columns
-	// are the arguments of a table-valued function, in order), and the table. args are the
-	// module arguments of CREATE VIRTUAL TABLE t USING module(args...), as written (none for
-	// an eponymous table); create is true when CREATE VIRTUAL TABLE makes the table, false
+	// are the arguments of a table-valued function, in order), and the table. args are
+	// SQLite's: args[0] the module's name, args[1] the database's ("main", "temp", an
+	// attached one), args[2] the table's (the module's own for an eponymous table), then the
+	// module arguments of CREATE VIRTUAL TABLE t USING module(args...), as written; create is
+	// true when CREATE VIRTUAL TABLE makes the table, false
 	// when an existing one is connected again (a database reopened) and for an eponymous
 	// table. c is the connection the module is registered on: Connect may use it, as every
 	// method of the module may (not to close it, which is refused, nor to run the statement

@@ -373,7 +373,7 @@ type kvCursor struct {
 type kvModule struct{ t *kvTable }
 
 func (m kvModule) Connect(_ *sqlbatch.Conn, args []string, _ bool) (string, sqlbatch.VirtualTable, error) {
-	return "CREATE TABLE x(" + strings.Join(args, ", ") + ")", m.t, nil
+	return "CREATE TABLE x(" + strings.Join(args[3:], ", ") + ")", m.t, nil
 }
 
 func (t *kvTable) Open() (sqlbatch.Cursor, error) { return &kvCursor{t: t}, nil }

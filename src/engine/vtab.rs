@@ -146,7 +146,7 @@ impl sqlbatch_vtab_call {
                 format!("{n} value(s) are not whole rows of {n_cols} column(s)"),
             ));
         }
-        if c.batch.rows > 0 && n_cols != c.n_cols {
+        if c.n_cols != 0 && n_cols != c.n_cols {
             return Err(Error::new(
                 SQLBATCH_E_PARAM_COUNT,
                 format!("rows of {n_cols} column(s) pushed after rows of {}", c.n_cols),
@@ -189,11 +189,13 @@ impl sqlbatch_vtab_call {
 #[derive(Clone, Copy)]
 pub struct sqlbatch_vtab_module {
     /// Required. Makes a table: declares its columns with `sqlbatch_vtab_declare` (once) and
-    /// sets `*out_table` to the caller's state for it (any pointer, NULL too). `args` are the
-    /// module arguments of `CREATE VIRTUAL TABLE t USING m(args...)`, as written (none for an
-    /// eponymous table); `create` is true when `CREATE VIRTUAL TABLE` makes the table (false
-    /// when it is connected again, after the database was reopened, and for an eponymous
-    /// table). The strings are valid during the call.
+    /// sets `*out_table` to the caller's state for it (any pointer, NULL too). `args` are
+    /// SQLite's (`xCreate`'s and `xConnect`'s argv): `args[0]` the module's name, `args[1]`
+    /// the database's ("main", "temp", an attached one), `args[2]` the table's (the module's
+    /// own for an eponymous table), then the module arguments of `CREATE VIRTUAL TABLE t
+    /// USING m(args...)` as written; `n_args` is at least 3. `create` is true when `CREATE
+    /// VIRTUAL TABLE` makes the table (false when it is connected again, after the database
+    /// was reopened, and for an eponymous table). The strings are valid during the call.
     pub connect: Option<
         unsafe extern "C" fn(
             user_data: *mut c_void,
@@ -570,8 +572,9 @@ unsafe fn make_table(
     boundary_value(ffi::SQLITE_ERROR, || {
         // SAFETY: the registration's pAux, alive while the module is registered.
         let module = unsafe { &*aux.cast::<Module>() };
-        // argv: the module's name, the database's, the table's, then the module's arguments.
-        let args: Vec<sqlbatch_str> = (3..argc.max(3) as usize)
+        // argv: the module's name, the database's, the table's, then the module's arguments,
+        // handed on as they are.
+        let args: Vec<sqlbatch_str> = (0..argc.max(0) as usize)
             .map(|i| {
                 // SAFETY: SQLite passes `argc` NUL-terminated strings.
                 let s = unsafe { CStr::from_ptr(*argv.add(i)) };
@@ -948,6 +951,7 @@ unsafe extern "C" fn filter(
         c.pos = 0;
         c.more = false;
         c.next_rowid = 1;
+        c.n_cols = 0;
         let filter = module.host.filter.expect("checked at registration");
         let mut call = sqlbatch_vtab_call::new(Phase::Other);
         let host = c.host;

@@ -244,10 +244,8 @@
 //     Rowid, Column and Next for up to 256 rows and hands them to SQLite in one call, so the
 //     cursor runs ahead of SQLite by up to a batch (stopping at a LIMIT SQLite gives the
 //     table), Rowid is called for every row, errors come after the rows before them, and a
-//     panic ends the statement instead of the program. In the args of Create and Connect,
-//     the database's name is always "main" and the table's is there only for an
-//     eponymous-only module ("" otherwise): the C ABI does not pass them. Disconnect's and
-//     Destroy's errors are not reported. See Conn.CreateModule.
+//     panic ends the statement instead of the program. Disconnect's and Destroy's errors
+//     are not reported. See Conn.CreateModule.
 //   - SetTrace's TraceInfo has no DBError: mattn samples the connection's last error code at
 //     each profile event, which is not the statement's (100 after a query's rows, 0 after a
 //     failed insert); the statement's own call returns its error.

@@ -242,11 +242,6 @@ func (c *Conn) DeclareVTab(sql string) error {
 //     rows before it. The column of a constraint BestIndex used is read too, in case the
 //     query also selects it, but a Column that fails or panics for it gives NULL (SQLite
 //     reads such a column, a hidden argument column say, only when it is selected).
-//   - The args of Create and Connect carry the module's name and the module arguments, but
-//     not the database's and the table's names, which the C ABI does not pass on: args[1]
-//     is always "main" (which a schema declared as CREATE TABLE "main"."x"(...) accepts for
-//     a table of any database), and args[2] is the module's name for an
-//     EponymousOnlyModule, "" for a table of CREATE VIRTUAL TABLE.
 //   - DeclareVTab records the schema, which SQLite reads when Create or Connect returns (so
 //     its error, for a schema SQLite refuses, is the statement's).
 //   - Disconnect's and Destroy's errors are not reported: a DROP TABLE of the table succeeds
@@ -261,15 +256,14 @@ func (c *Conn) CreateModule(moduleName string, module Module) error {
 	}
 	opts := sqlbatch.ModuleOptions{BatchRows: vtabBatchRows}
 	_, opts.EponymousOnly = module.(EponymousOnlyModule)
-	return c.c.CreateModule(moduleName, &mattnModule{c: c, name: moduleName, m: module, eponymous: opts.EponymousOnly}, opts)
+	return c.c.CreateModule(moduleName, &mattnModule{c: c, name: moduleName, m: module}, opts)
 }
 
 // mattnModule serves a mattn-shaped Module as a batched sqlbatch.Module.
 type mattnModule struct {
-	c         *Conn
-	name      string
-	m         Module
-	eponymous bool
+	c    *Conn
+	name string
+	m    Module
 }
 
 func (mm *mattnModule) Connect(_ *sqlbatch.Conn, args []string, create bool) (string, sqlbatch.VirtualTable, error) {
@@ -277,17 +271,12 @@ func (mm *mattnModule) Connect(_ *sqlbatch.Conn, args []string, create bool) (st
 	prev := mm.c.declaring
 	mm.c.declaring = d
 	defer func() { mm.c.declaring = prev }()
-	table := ""
-	if mm.eponymous {
-		table = mm.name
-	}
-	full := append([]string{mm.name, "main", table}, args...)
 	var vt VTab
 	var err error
 	if create {
-		vt, err = mm.m.Create(mm.c, full)
+		vt, err = mm.m.Create(mm.c, args)
 	} else {
-		vt, err = mm.m.Connect(mm.c, full)
+		vt, err = mm.m.Connect(mm.c, args)
 	}
 	if err != nil {
 		return "", nil, err

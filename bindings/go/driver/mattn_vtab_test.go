@@ -1,8 +1,7 @@
 package driver_test
 
 // Tests of mattn/go-sqlite3's virtual table API (mattn_vtab.go): mattn's own tests with the
-// types changed (and the database and table names the ABI does not pass), then what the
-// batches change.
+// types changed, then what the batches change.
 
 import (
 	"context"
@@ -33,9 +32,7 @@ type testVTabCursor struct {
 }
 
 func (m testModule) Create(c *driver.SQLiteConn, args []string) (driver.VTab, error) {
-	// mattn's test also has the names "main" and "vtab" in args[1] and args[2]: the ABI
-	// passes neither (args[1] is "main" always, args[2] empty).
-	want := []string{"test", "main", "", "'1'", "2", "three"}
+	want := []string{"test", "main", "vtab", "'1'", "2", "three"}
 	if !reflect.DeepEqual(args, want) {
 		m.t.Errorf("args %q, want %q", args, want)
 	}
@@ -164,13 +161,13 @@ func TestVUpdate(t *testing.T) {
 		t.Fatalf("could not create updatetest vtable vt, got: %v", err)
 	}
 
-	// check that table is defined properly (under "", the table name the ABI does not pass)
+	// check that table is defined properly
 	if len(updateMod.tables) != 1 {
 		t.Fatalf("expected exactly 1 table to exist, got: %d", len(updateMod.tables))
 	}
-	vt, ok := updateMod.tables[""]
+	vt, ok := updateMod.tables["vt"]
 	if !ok {
-		t.Fatalf("expected table `` to exist in tables")
+		t.Fatalf("expected table `vt` to exist in tables")
 	}
 
 	// check nothing in updatetest
