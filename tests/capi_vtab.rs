@@ -21,6 +21,8 @@ struct Host {
     declare_twice: Option<i32>,
     push_in_filter: Option<i32>,
     mismatched_push: Option<i32>,
+    /// Rows of one column less from the second fill on.
+    narrower_later: bool,
     /// The series table-valued function: hidden columns start, stop.
     series: bool,
     /// The writable table: scans read `store`.
@@ -294,7 +296,8 @@ unsafe extern "C" fn fill(
             let pc = p.as_c();
             let rowids =
                 if c.rowids.is_empty() { std::ptr::null() } else { c.rowids[c.at + ids.start..].as_ptr() };
-            let cols = if h.mismatched_push.is_some() && ids.start > 0 { n_cols - 1 } else { n_cols };
+            let narrower = (h.mismatched_push.is_some() && ids.start > 0) || (h.narrower_later && c.at > 0);
+            let cols = if narrower { n_cols - 1 } else { n_cols };
             let p2;
             let pc = if cols != n_cols {
                 p2 = Params::of(&part.iter().flat_map(|r| r[..cols].to_vec()).collect::<Vec<_>>());
@@ -534,6 +537,9 @@ fn a_misbehaving_host_ends_the_statement_with_a_message() {
     let (rc, msg) = scan_error(&Host { n: 100, mismatched_push: Some(1), ..Default::default() });
     assert_eq!(rc, sq::SQLITE_ERROR);
     assert!(msg.contains("pushed after rows of 4"), "{msg}");
+    let (rc, msg) = scan_error(&Host { n: 100, narrower_later: true, ..Default::default() });
+    assert_eq!(rc, sq::SQLITE_ERROR);
+    assert!(msg.contains("rows of 3 column(s) pushed after rows of 4"), "{msg}");
     // A connect that declares nothing.
     let h = Host { skip_declare: true, ..Default::default() };
     let (rc, msg) = scan_error(&h);
