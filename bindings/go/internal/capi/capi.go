@@ -10,11 +10,12 @@
 // offsets into a []byte instead of addresses, SQL text is passed as the bytes of a Go string,
 // and out-parameters are Go stack variables that C fills in before returning. The
 // sqlbatch_params struct, which does hold pointers, is never Go memory: small static C
-// helpers of the preamble take its arrays as arguments and build it on the C stack. Every
+// helpers of the preamble take its arrays as arguments and build it on the C stack. A
 // function that takes a pointer is declared "#cgo noescape" (C keeps no Go pointer after the
-// call, so the out-parameters stay on the stack), and every one "#cgo nocallback" (C never
-// calls back into Go). Batches point at C memory owned by the statement; Go reads it with
-// unsafe.Slice.
+// call, so the out-parameters stay on the stack), and one that never calls back into Go
+// "#cgo nocallback"; those that may call back (a step that runs an SQL function, a hook or a
+// virtual table's methods; a bind that closes a virtual table's cursor) are declared neither
+// way. Batches point at C memory owned by the statement; Go reads it with unsafe.Slice.
 //
 // Empty arrays the ABI hands out (the cells and bytes of a batch, the column and parameter
 // arrays) are NULL: a pointer field of Go type may hold them across a stack growth or a
