@@ -23,7 +23,7 @@ import qualified Test.QuickCheck.Monadic as QM
 import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Function as F
-import Database.SQLBatch.Internal (Job (..), connJob)
+import Database.SQLBatch.Internal (Job (..), connDatabase, connJob)
 
 -- | A fresh database file, removed afterwards.
 withDbFile :: String -> (FilePath -> IO a) -> IO a
@@ -390,7 +390,7 @@ propSameRows p t@(Table rs) bounds = QM.monadicIO $ QM.run $ do
 -- (max_rows, max_bytes) of the list, cycled.
 directRows :: Connection -> Bool -> Query -> [(Q.Positive Int, Q.Positive Int)] -> IO [[SQLData]]
 directRows c on (Query q) bounds = do
-  let db = connectionHandle c
+  let db = connDatabase c
       bs = cycle (if null bounds then [(1000, 65536)] else [(1 + r `mod` 700, 1 + b `mod` 100000) | (Q.Positive r, Q.Positive b) <- bounds])
   Right st <- D.prepare db (D.Utf8 (TE.encodeUtf8 q))
   Right () <- D.setFetchAhead st on

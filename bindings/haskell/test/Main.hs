@@ -41,6 +41,7 @@ import qualified Test.QuickCheck as Q
 import Extensions (extensionTests)
 import Functions (functionTests)
 import SimpleCompat (simpleCompatTests)
+import Mixing (mixingTests)
 import Foreign.Ptr (castPtr, nullPtr)
 import GHC.Float (castDoubleToWord64, castWord64ToDouble)
 import Numeric (readHex)
@@ -90,6 +91,7 @@ tests = TestList
   , TestLabel "ConversionVectors" conversionVectorTests
   , TestLabel "Functions" functionTests
   , TestLabel "SimpleCompat" simpleCompatTests
+  , TestLabel "Mixing" mixingTests
   , TestLabel "Extensions" extensionTests
   , TestLabel "Ahead" aheadTests
   ]

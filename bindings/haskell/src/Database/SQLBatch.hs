@@ -48,7 +48,7 @@
 --   few hundred KiB of cells plus a buffer of up to 1 MiB) whatever the size of the result.
 module Database.SQLBatch
   ( -- * Connections
-    Connection
+    Connection (..)
   , open
   , openWith
   , D.OpenFlag (..)
@@ -94,7 +94,7 @@ module Database.SQLBatch
   , totalChanges
   , isAutocommit
     -- * Prepared statements
-  , Statement
+  , Statement (..)
   , openStatement
   , closeStatement
   , withStatement
@@ -109,7 +109,6 @@ module Database.SQLBatch
   , columnName
   , columnCount
   , columnNames
-  , connectionHandle
     -- * Types
   , Query (..)
   , Only (..)
@@ -140,7 +139,6 @@ module Database.SQLBatch
   ) where
 
 import Control.Concurrent.MVar (withMVar)
-import Database.SQLBatch.Direct (Database (..))
 import Control.Exception
 import Control.Monad (forM, forM_, unless, when)
 import Data.Maybe (catMaybes, listToMaybe)
@@ -158,6 +156,8 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
+import Database.SQLBatch.Internal.Core (Database (..), interruptDatabase, rawDatabase, withDb, withDbAhead)
+import qualified Database.SQLBatch.Internal.Core as C
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
@@ -202,9 +202,7 @@ withConnection path = bracket (open path) close
 -- soon as possible. Safe to call from any thread at any time; a no-op if nothing runs.
 -- (Asynchronous exceptions do this for you; see the module header.)
 interrupt :: Connection -> IO ()
-interrupt c = withMVar (connGuard c) $ \_ -> do
-  o <- readIORef (connOpen c)
-  when o $ D.interrupt (connDatabase c)
+interrupt = interruptDatabase . connectionHandle
 
 -- | Makes SQLite wait up to this many milliseconds for locks held by other connections,
 -- instead of failing at once with 'ErrorBusy'. 0 turns waiting off.
@@ -444,7 +442,7 @@ namedPositional st params = do
 runOnce :: T.Text -> Statement -> [SQLData] -> IO ()
 runOnce ctx st vs =
   withParams vs [] (\cells _ dat len ->
-    bulkWrite (stmtConn st) ctx st (castPtr cells) 1 (length vs) dat len 0)
+    bulkWrite (stmtDb st) ctx st (castPtr cells) 1 (length vs) dat len 0)
   `catch` \e -> throwIO e { sqlErrorRowIndex = Nothing }
 
 ------------------------------------------------------------------------------------------
@@ -565,7 +563,7 @@ executeMany conn q rows@(r0 : _)
   withPrepared conn q $ \st -> checkPositional st (toRow r0) >>= \() ->
   bracket (mallocBytes (max 1 (chunkRows * ncols) * valueSize)) free $ \cells ->
   bracket (mallocBytes initialData >>= newIORef . flip (,) initialData) (\ref -> readIORef ref >>= free . fst) $ \dataRef -> do
-    let send !base !n !dat !used = when (n > 0) $ bulkWrite conn ctx st cells n ncols dat used base
+    let send !base !n !dat !used = when (n > 0) $ bulkWrite (connectionHandle conn) ctx st cells n ncols dat used base
         -- The chunk being filled starts at row @base@ and holds @n@ rows; the next row's
         -- cells go to @cell@, its bytes to @dat@ (of @cap@ bytes) from @used@ on.
         fill :: Int -> Int -> Ptr Word8 -> Ptr Word8 -> Int -> Int -> [q] -> IO ()
@@ -626,12 +624,12 @@ executeManyBehind conn q rows@(r0 : _) =
     -- comes in between, cleanup waits for every chunk the library may still be reading (a
     -- wait with nothing queued returns SQLITE_MISUSE, which cleanup ignores).
     pending <- newIORef ([] :: [Int])
-    let h = D.statementPtr (stmtHandle st)
+    let h = stmtPtr st
         -- Waits for the oldest chunk in flight.
         waitOldest = readIORef pending >>= \m -> case m of
           [] -> return ()
           base : rest -> do
-            bulkWait conn ctx st base (not (null rest))
+            bulkWait (connectionHandle conn) ctx st base (not (null rest))
             writeIORef pending rest
         waitAll = readIORef pending >>= \m -> unless (null m) (waitOldest >> waitAll)
         -- Sends the chunk being filled (once at most one other is in flight).
@@ -640,7 +638,7 @@ executeManyBehind conn q rows@(r0 : _) =
           inFlight <- readIORef pending
           when (length inFlight >= 2) waitOldest
           modifyIORef' pending (++ [base])
-          bulkStart conn ctx st (slotCells slot) n ncols dat used base
+          bulkStart (connectionHandle conn) ctx st (slotCells slot) n ncols dat used base
         other slot = case slotId slot of
           0 -> slotB
           1 -> slotC
@@ -684,12 +682,13 @@ executeManyBehind conn q rows@(r0 : _) =
           let async = case fromException e of
                 Just (_ :: SomeAsyncException) -> True
                 Nothing -> False
-          failed <- withMVar (connLock conn) $ \_ -> do
-            isOpen <- readIORef (connOpen conn)
+          let db = connectionHandle conn
+          failed <- withMVar (dbLock db) $ \_ -> do
+            isOpen <- readIORef (dbOpen db)
             if not isOpen || null m then return Nothing else do
-              job <- readIORef (connJob conn)
+              job <- readIORef (dbJob db)
               when (async && job == WriteJob h) $ D.interrupt (connDatabase conn)
-              let p = databasePtr (connDatabase conn)
+              let p = dbHandle db
               errs <- allocaBytes writeResultSize $ \pr -> forM m $ \base -> do
                 rc <- c_hs_sqlbatch_execute_many_wait p h (castPtr pr)
                 if rc == sqlbatchOk || rc == sqliteMisuse || rc == sqlbatchESkipped || async
@@ -698,7 +697,7 @@ executeManyBehind conn q rows@(r0 : _) =
                     err <- D.errorFrom (connDatabase conn) rc ctx
                     return (Just err { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex err })
               -- Whatever the waits found, the worker is idle after this (NoJob is then true).
-              settle conn p
+              settle db
               return (listToMaybe (catMaybes errs))
           case failed of
             Just err -> throwIO err
@@ -733,33 +732,34 @@ sqliteMisuse = 21
 
 -- | Queues a chunk of 'executeManyBehind' (see 'bulkWrite' for the arguments); errors found
 -- before any row runs are thrown here.
-bulkStart :: Connection -> T.Text -> Statement -> Ptr Word8 -> Int -> Int -> Ptr Word8 -> Int -> Int -> IO ()
-bulkStart conn ctx st cells n ncols dat used base =
+bulkStart :: Database -> T.Text -> Statement -> Ptr Word8 -> Int -> Int -> Ptr Word8 -> Int -> Int -> IO ()
+bulkStart db ctx st cells n ncols dat used base =
   withCParams cells nullPtr (n * ncols) dat used 0 $ \pp ->
-    withConnAhead conn ctx $ \c -> do
-      writeIORef (stmtRan st) 2 -- may be left running: its next bind or reset is a safe call
-      let h = D.statementPtr (stmtHandle st)
+    withDbAhead db ctx $ \c -> do
+      -- May be left running: its next bind or reset is a safe call.
+      writeIORef (C.stRun (unStatement st)) C.Running
+      let h = stmtPtr st
       -- It waits for the worker's job, if any, itself.
       rc <- c_hs_sqlbatch_execute_many_start c h pp (fromIntegral n)
       -- A start that fails queues nothing but leaves a write queued before it running.
-      when (rc == sqlbatchOk) $ writeIORef (connJob conn) (WriteJob h)
+      when (rc == sqlbatchOk) $ writeIORef (dbJob db) (WriteJob h)
       when (rc /= 0) $ do
-        e <- D.errorFrom (connDatabase conn) rc ctx
+        e <- D.errorFrom (rawDatabase db) rc ctx
         throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
 {-# NOINLINE bulkStart #-}
 
 -- | Waits for the oldest chunk 'bulkStart' queued, whose first row is row @base@ of the
 -- list, and throws its error; @more@ says that another chunk is still queued behind it.
-bulkWait :: Connection -> T.Text -> Statement -> Int -> Bool -> IO ()
-bulkWait conn ctx st base more =
+bulkWait :: Database -> T.Text -> Statement -> Int -> Bool -> IO ()
+bulkWait db ctx st base more =
   allocaBytes writeResultSize $ \pr ->
-    withConnAhead conn ctx $ \c -> do
-      let h = D.statementPtr (stmtHandle st)
+    withDbAhead db ctx $ \c -> do
+      let h = stmtPtr st
       rc <- c_hs_sqlbatch_execute_many_wait c h (castPtr pr)
       -- The wait of the last write queued waits for the worker to be idle.
-      writeIORef (connJob conn) $! if more then WriteJob h else NoJob
+      writeIORef (dbJob db) $! if more then WriteJob h else NoJob
       when (rc /= 0) $ do
-        e <- D.errorFrom (connDatabase conn) rc ctx
+        e <- D.errorFrom (rawDatabase db) rc ctx
         throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
 {-# NOINLINE bulkWait #-}
 
@@ -775,20 +775,20 @@ growData ref need = do
 
 -- | Runs a chunk of 'executeMany': @n@ rows of @ncols@ cells at @cells@, their bytes the
 -- first @used@ of @dat@, the first of them row @base@ of the whole list.
-bulkWrite :: Connection -> T.Text -> Statement -> Ptr Word8 -> Int -> Int -> Ptr Word8 -> Int -> Int -> IO ()
-bulkWrite conn ctx st cells n ncols dat used base =
+bulkWrite :: Database -> T.Text -> Statement -> Ptr Word8 -> Int -> Int -> Ptr Word8 -> Int -> Int -> IO ()
+bulkWrite db ctx st cells n ncols dat used base =
   withCParams cells nullPtr (n * ncols) dat used 0 $ \pp ->
   allocaBytes writeResultSize $ \pr ->
-    withConn conn ctx $ \c -> do
+    withDb db ctx $ \c -> do
       -- May be left running: its next bind, reset or finalize is a safe call.
-      writeIORef (stmtRan st) stmtRunning
-      rc <- c_hs_sqlbatch_execute_many c (D.statementPtr (stmtHandle st)) pp (fromIntegral n)
-              (castPtr pr)
+      let run = C.stRun (unStatement st)
+      writeIORef run C.Running
+      rc <- c_hs_sqlbatch_execute_many c (stmtPtr st) pp (fromIntegral n) (castPtr pr)
       when (rc /= 0) $ do
-        e <- D.errorFrom (connDatabase conn) rc ctx
+        e <- D.errorFrom (rawDatabase db) rc ctx
         throwIO e { sqlErrorRowIndex = (+ base) <$> sqlErrorRowIndex e }
       -- Every row ran to its end, and the library reset the statement after each.
-      writeIORef (stmtRan st) stmtReset
+      writeIORef run C.Ready
 {-# NOINLINE bulkWrite #-}
 
 ------------------------------------------------------------------------------------------
@@ -863,7 +863,12 @@ isAutocommit c = withConnDirect c "isAutocommit" D.autocommit
 -- 'foldStatement'). Close it with 'closeStatement', or use 'withStatement'. SQL holding a
 -- second statement is refused with 'ErrorMultipleStatements' (as by 'query' and 'fold').
 openStatement :: Connection -> Query -> IO Statement
-openStatement = prepareStatement
+openStatement conn q = mask_ $ do
+  st <- prepareStatement conn q
+  -- Kept by the caller: registered with the connection ("Database.SQLite3"'s close counts
+  -- it) and finalized by the garbage collector if the caller forgets it.
+  C.registerStatement (unStatement st)
+  return st
 
 -- | Finalizes a statement. Call it once.
 closeStatement :: Statement -> IO ()
@@ -876,16 +881,12 @@ withStatement = withPrepared
 -- | Binds positional parameters (resetting the statement if it has run), checked as by
 -- 'query' ('FormatError').
 bind :: ToRow q => Statement -> q -> IO ()
-bind st params = do
-  dropCursor st
-  bindParams st (toRow params)
+bind st params = bindParams st (toRow params)
 
 -- | Binds named parameters (resetting the statement if it has run), checked as by
 -- 'queryNamed' ('FormatError').
 bindNamed :: Statement -> [NamedParam] -> IO ()
-bindNamed st params = do
-  dropCursor st
-  bindNamedChecked st params
+bindNamed st params = bindNamedChecked st params
 
 -- | Binds the parameters, runs the action and then 'reset's the statement, also on
 -- exceptions (so that an unfinished statement does not hold a transaction open).
@@ -903,39 +904,9 @@ nextRow :: FromRow r => Statement -> IO (Maybe r)
 nextRow = nextRowWith fromRow
 {-# INLINE nextRow #-}
 
--- | 'nextRow' with an explicit row parser.
-nextRowWith :: RowParser r -> Statement -> IO (Maybe r)
-nextRowWith rp st = do
-  cur <- readIORef (stmtCursor st)
-  Cursor f posRef <- case cur of
-    Just c -> return c
-    Nothing -> mask_ $ do
-      f <- acquireFetcher foldBudget st
-      pr <- newIORef Nothing
-      let c = Cursor f pr
-      writeIORef (stmtCursor st) (Just c)
-      return c
-  let step = do
-        pos <- readIORef posRef
-        case pos of
-          Just (bv, i)
-            | i < bvRows bv -> do
-                let cell = bvCells bv `plusPtr` (i * bvCols bv * valueSize)
-                r <- runRow rp (Row cell (bvCols bv) (bvCtx bv))
-                writeIORef posRef (Just (bv, i + 1))
-                return (Just r)
-            | bvDone bv -> return Nothing
-          _ -> do
-            bv <- nextBatch f
-            writeIORef posRef (Just (bv, 0))
-            step
-  step
-
 -- | Folds over the remaining rows of a statement (see 'fold').
 foldStatement :: FromRow r => Statement -> a -> (a -> r -> IO a) -> IO a
-foldStatement st z f = do
-  dropCursor st
-  foldStatementWith fromRow st z f
+foldStatement st z f = foldStatementWith fromRow st z f
 {-# INLINE foldStatement #-}
 
 -- | The index of a result column, from 0.
@@ -957,12 +928,6 @@ columnCount st = ColumnIndex . length <$> columnNamesOf st
 -- | Extension: the names of all result columns.
 columnNames :: Statement -> IO [T.Text]
 columnNames = columnNamesOf
-
--- | The connection's handle in the layer below ("Database.SQLBatch.Direct"), for what this
--- API does not offer. Use it only while the connection is open, and not while another
--- thread uses the connection.
-connectionHandle :: Connection -> D.Database
-connectionHandle = connDatabase
 
 ------------------------------------------------------------------------------------------
 -- Library

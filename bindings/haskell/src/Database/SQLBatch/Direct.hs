@@ -18,6 +18,7 @@ module Database.SQLBatch.Direct
     -- * Connections
   , Database (..)
   , OpenFlag (..)
+  , openFlagBits
   , open
   , openWith
   , close
@@ -164,8 +165,9 @@ data OpenFlag
     -- rows on the connection's worker thread while the next is laid out).
   deriving (Eq, Ord, Show, Enum, Bounded)
 
-flagBits :: OpenFlag -> Word32
-flagBits f = case f of
+-- | The library's bit of an 'OpenFlag' (0 for 'OpenWriteBehind', which is not one).
+openFlagBits :: OpenFlag -> Word32
+openFlagBits f = case f of
   OpenReadOnly -> openReadOnly
   OpenReadWrite -> openReadWrite
   OpenCreate -> openCreate
@@ -228,7 +230,7 @@ open path = openWith path []
 openWith :: Utf8 -> [OpenFlag] -> IO (Either SQLError Database)
 openWith (Utf8 path) flags =
   BU.unsafeUseAsCStringLen path $ \(p, n) -> alloca $ \out -> do
-    rc <- c_sqlbatch_conn_open p (fromIntegral n) (foldl' (.|.) 0 (map flagBits flags)) out
+    rc <- c_sqlbatch_conn_open p (fromIntegral n) (foldl' (.|.) 0 (map openFlagBits flags)) out
     c <- peek out
     if rc == sqlbatchOk
       then return (Right (Database c))

@@ -29,7 +29,6 @@ module Database.SQLBatch.Function
   , deleteFunction
   ) where
 
-import Control.Concurrent.MVar (newMVar)
 import Control.Exception (evaluate, throwIO)
 import Control.Monad (forM_, when)
 import Data.IORef (newIORef)
@@ -40,15 +39,16 @@ import Data.Word (Word32, Word64, Word8)
 import Foreign.ForeignPtr (ForeignPtr, mallocForeignPtrBytes, withForeignPtr)
 import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
-import Foreign.Ptr (Ptr, nullPtr, plusPtr)
+import Foreign.Ptr (Ptr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
 import System.IO.Unsafe (unsafePerformIO)
 
-import Database.SQLBatch.Direct (Database (..), Utf8 (..))
-import qualified Database.SQLBatch.Direct as D
+import Database.SQLBatch.Direct (Utf8 (..))
 import qualified Database.SQLBatch.Direct.Function as DF
 import Database.SQLBatch.FromField (FromField (..))
 import Database.SQLBatch.Internal
+import Database.SQLBatch.Internal.Core (detachedStatement)
+import qualified Database.SQLBatch.Internal.Core as C
 import Database.SQLBatch.Ok (Ok (..), ManyErrors (..))
 import Database.SQLBatch.Raw.Types
 import Database.SQLBatch.ToField (ToField (..))
@@ -85,28 +85,11 @@ instance {-# OVERLAPPING #-} (FromField a, Function f) => Function (a -> f) wher
       Errors [e] -> throwIO e
       Errors es -> throwIO (ManyErrors es)
 
--- | A connection that is always closed: the 'Statement' of argument fields points at it, so
--- that a conversion error that looks up a "column name" gets none at once (instead of
--- waiting for the lock of the connection whose statement is running).
-noConnection :: Connection
-noConnection = unsafePerformIO $ do
-  lock <- newMVar ()
-  openRef <- newIORef False
-  guard <- newMVar ()
-  job <- newIORef NoJob
-  return (Connection (Database nullPtr) lock openRef guard "function arguments" False False job)
-{-# NOINLINE noConnection #-}
-
-noStatement :: Statement
-noStatement = unsafePerformIO $ do
-  cur <- newIORef Nothing
-  params <- newIORef (Just [])
-  count <- newIORef 0
-  idle <- newIORef Nothing
-  ran <- newIORef 0
-  ahead <- newIORef False
-  return (Statement (D.Statement nullPtr (Database nullPtr)) noConnection
-            (Query "function arguments") cur params count False ran ahead idle)
+-- | The statement of argument fields: of no connection, so that a conversion error that
+-- looks up a "column name" gets none at once (instead of waiting for the lock of the
+-- connection whose statement is running).
+noStatement :: C.Statement
+noStatement = unsafePerformIO (detachedStatement (Query "function arguments"))
 {-# NOINLINE noStatement #-}
 
 -- | Scratch of a 'BatchCtx': flag at 64, units used at 72, conversion scratch at 80.

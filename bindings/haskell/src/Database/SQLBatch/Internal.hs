@@ -11,6 +11,12 @@
 -- The machinery behind "Database.SQLBatch". Exposed for writing new combinators and for the
 -- benchmark; the names here may change between versions.
 --
+-- A 'Connection' is sqlite-simple's record around the package's one connection
+-- ('connectionHandle', a "Database.SQLite3" @Database@), and a 'Statement' a view of the one
+-- statement ('unStatement', a "Database.SQLite3" @Statement@): see
+-- "Database.SQLBatch.Internal.Core", which holds the lock, the run state and the batch
+-- readers both APIs share.
+--
 -- = How a result is read
 --
 -- A statement is run by 'nextBatch', which makes one (interruptible, @safe@) call to
@@ -19,12 +25,17 @@
 -- a pinned buffer allocated here, so that a 'B.ByteString' field is a zero-copy slice of it
 -- and 'Data.Text.Text' is decoded straight from it. A buffer is reused for the next batch
 -- unless a slice of it was handed out; then the next batch goes to the rest of the buffer,
--- or to a fresh one, and the old buffer lives exactly as long as its slices.
+-- or to a fresh one, and the old buffer lives exactly as long as its slices. 'nextRowWith'
+-- reads rows one at a time through the statement's cursor (the snapshot direct-sqlite's
+-- @step@ reads), so that the two APIs see one position.
 module Database.SQLBatch.Internal
   ( -- * Connections
     Connection (..)
   , openConnection
   , closeConnection
+  , connDatabase
+  , connJob
+  , connWriteBehind
   , withConn
   , withConnDirect
   , withConnAhead
@@ -34,10 +45,9 @@ module Database.SQLBatch.Internal
   , throwSQL
     -- * Statements
   , Statement (..)
-  , stmtReset
-  , stmtRunning
-  , Cursor (..)
-  , dropCursor
+  , stmtQuery
+  , stmtDb
+  , stmtPtr
   , statementParamNames
   , statementParamCount
   , statementMayNameParams
@@ -106,6 +116,7 @@ module Database.SQLBatch.Internal
   , rowsToList
   , foldStatementWith
   , collectStatementWith
+  , nextRowWith
     -- * Values
   , toValue
   , encodeParams
@@ -119,8 +130,6 @@ module Database.SQLBatch.Internal
   ) where
 
 import Control.Applicative (Alternative (..))
-import Control.Concurrent (rtsSupportsBoundThreads)
-import Control.Concurrent.MVar
 import Control.Monad (MonadPlus)
 import Control.Exception
 import Control.Monad (filterM, unless, when)
@@ -128,30 +137,29 @@ import Data.Bits (shiftL, testBit, (.|.))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
-import Data.Either (fromRight)
-import Data.IORef
 import Data.Int (Int32, Int64)
+import Data.IORef
+import qualified Data.IntMap.Strict as IM
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word16, Word32, Word64, Word8)
-import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
-import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
-import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes)
+import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
-import Foreign.C.Types (CBool (..))
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
 import GHC.Exts (oneShot, raiseIO#, Array#, Int (..), Int#, RealWorld, State#, indexArray#, isTrue#, newArray#, unsafeFreezeArray#, writeArray#, (+#), (-#), (<#), (==#), (>=#))
 import GHC.ByteOrder (ByteOrder (..), targetByteOrder)
-import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 
 import GHC.IO (IO (..), unIO)
 
-import Database.SQLBatch.Direct (Database (..), Utf8 (..), Value (..))
+import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error
+import Database.SQLBatch.Internal.Core hiding (Statement, cancelAhead, setStatementFetchAhead, statementMayNameParams,
+                                               statementParamCount, statementParamNames, throwSQL)
+import qualified Database.SQLBatch.Internal.Core as C
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw
@@ -161,137 +169,76 @@ import Database.SQLBatch.Types
 ------------------------------------------------------------------------------------------
 -- Connections
 
--- | A connection to a database. Safe to share between threads: calls into the library are
--- serialized by a lock that is held for one call at a time (one batch, one script), so a
--- connection can be used by a fold's callback while the fold is running.
+-- | A connection to a database (sqlite-simple's record). All its state is in its
+-- 'connectionHandle', the package's one connection, which "Database.SQLite3" uses as its
+-- @Database@: a program may mix the two APIs on one connection. Safe to share between
+-- threads: calls into the library are serialized by a lock that is held for one call at a
+-- time (one batch, one script), so a connection can be used by a fold's callback while the
+-- fold is running.
 data Connection = Connection
-  { connDatabase :: {-# UNPACK #-} !Database
-    -- ^ The handle; valid while 'connOpen' is True.
-  , connLock :: {-# UNPACK #-} !(MVar ())
-    -- ^ Held during every call into the library (the header's thread model).
-  , connOpen :: {-# UNPACK #-} !(IORef Bool)
-    -- ^ False once closed; written with both locks held.
-  , connGuard :: {-# UNPACK #-} !(MVar ())
-    -- ^ Held by 'closeConnection' and by interrupt, which must not run at the same time.
-  , connPath :: !Text
-  , connFetchAhead :: !Bool
-    -- ^ Opened with 'D.OpenFetchAhead' (and the threaded RTS): statements start fetching
-    -- ahead.
-  , connWriteBehind :: !Bool
-    -- ^ Opened with 'D.OpenWriteBehind' (and the threaded RTS): bulk writes write behind.
-  , connJob :: {-# UNPACK #-} !(IORef Job)
-    -- ^ What the connection's worker thread may be running; written with 'connLock' held.
+  { connectionHandle :: !Database
+    -- ^ The connection as "Database.SQLite3" (direct-sqlite's API) takes it.
+  , connectionTempNameCounter :: !(IORef Word64)
+    -- ^ sqlite-simple's counter of names for savepoints.
   }
 
--- | What a connection's worker thread may be running (see "Database.SQLBatch.Raw",
--- \"Fetch-ahead and write-behind\"): while it may run anything, the next call on the
--- connection first waits for it with one interruptible call, so that no @unsafe@ call ever
--- waits.
-data Job
-  = NoJob
-    -- ^ nothing: every call since the last job was launched waited for it
-  | AheadJob {-# UNPACK #-} !(Ptr CStmt)
-    -- ^ the next batch of this statement, stepped ahead by its last fetch
-  | WriteJob {-# UNPACK #-} !(Ptr CStmt)
-    -- ^ a bulk write queued on this statement
-  deriving (Eq, Show)
-
--- | Whether fetch-ahead and write-behind can be used: only under the threaded RTS
--- ('rtsSupportsBoundThreads'). Callbacks the worker thread runs (SQL functions, collations,
--- the trace, progress and busy handlers) are calls into Haskell from a thread the RTS did
--- not start, which the non-threaded RTS cannot take; there the options are accepted and
--- ignored, and everything runs synchronously.
-fetchAheadAvailable :: Bool
-fetchAheadAvailable = rtsSupportsBoundThreads
-
 instance Eq Connection where
-  a == b = connLock a == connLock b
+  a == b = connectionHandle a == connectionHandle b
 
 instance Show Connection where
-  show c = "<sqlbatch connection " ++ show (connPath c) ++ ">"
+  show c = "<sqlbatch connection " ++ show (dbPath (connectionHandle c)) ++ ">"
+
+-- | The connection's handle in the layer below ("Database.SQLBatch.Direct"): valid while
+-- the connection is open; calls on it must hold the lock ('withConn').
+connDatabase :: Connection -> D.Database
+connDatabase = rawDatabase . connectionHandle
+{-# INLINE connDatabase #-}
+
+-- | What the connection's worker may be running.
+connJob :: Connection -> IORef Job
+connJob = dbJob . connectionHandle
+
+-- | Whether 'Database.SQLBatch.executeMany' writes behind on the connection.
+connWriteBehind :: Connection -> Bool
+connWriteBehind = dbWriteBehind . connectionHandle
 
 -- | Throws an 'SQLError' built from the connection's last error. Call it with the lock held.
-throwSQL :: Database -> Int32 -> Text -> IO a
+throwSQL :: D.Database -> Int32 -> Text -> IO a
 throwSQL db rc ctx = D.errorFrom db rc ctx >>= throwIO
 
 -- | Opens a connection; throws 'SQLError' on failure.
 openConnection :: Text -> [D.OpenFlag] -> IO Connection
-openConnection path flags0 = do
-  _ <- c_hs_sqlbatch_ensure_handler
-  let flags
-        | fetchAheadAvailable = flags0
-        | otherwise = filter (`notElem` [D.OpenFetchAhead, D.OpenWriteBehind]) flags0
-  r <- D.openWith (Utf8 (TE.encodeUtf8 path)) flags
+openConnection path flags = do
+  let bits = foldr ((.|.) . D.openFlagBits) 0 flags
+      Utf8 p = Utf8 (TE.encodeUtf8 path)
+  r <- openDatabase p bits (D.OpenFetchAhead `elem` flags) (D.OpenWriteBehind `elem` flags)
   case r of
-    Left e -> throwIO e
-    Right db -> do
-      lock <- newMVar ()
-      openRef <- newIORef True
-      guard <- newMVar ()
-      job <- newIORef NoJob
-      let conn = Connection db lock openRef guard path (D.OpenFetchAhead `elem` flags)
-                   (D.OpenWriteBehind `elem` flags) job
-      -- A backstop only: connections should be closed with 'close' or 'withConnection'.
-      _ <- mkWeakIORef openRef (closeConnection conn)
-      return conn
+    Right db -> Connection db <$> newIORef 0
+    Left (rc, msg) -> throwIO SQLError
+      { sqlError = decodeError rc, sqlErrorCode = rc
+      , sqlErrorDetails = TE.decodeUtf8With TE.lenientDecode msg
+      , sqlErrorContext = "open " <> path
+      , sqlErrorOffset = Nothing, sqlErrorStatementIndex = Nothing
+      , sqlErrorStatementOffset = Nothing, sqlErrorRowIndex = Nothing }
 
 -- | Closes the connection (waiting for a call running on it to end). Idempotent.
 closeConnection :: Connection -> IO ()
-closeConnection c = uninterruptibleMask_ $ do
-  takeMVar (connLock c)
-  takeMVar (connGuard c)
-  open <- readIORef (connOpen c)
-  when open $ do
-    writeIORef (connOpen c) False
-    -- A batch stepped ahead is dropped with its statement: stop its stepping rather than
-    -- wait for it (the statements of a closing connection need no SQLite state kept). A
-    -- queued write runs to its end, as a synchronous one holding the lock would have.
-    job <- readIORef (connJob c)
-    case job of
-      AheadJob _ -> D.interrupt (connDatabase c)
-      _ -> return ()
-    D.close (connDatabase c)
-    writeIORef (connJob c) NoJob
-  putMVar (connGuard c) ()
-  putMVar (connLock c) ()
+closeConnection = closeDatabase . connectionHandle
 
 -- | Runs one call into the library with the connection's lock held; throws 'SQLError'
 -- 'ErrorClosed' if the connection is closed. The action runs with asynchronous exceptions
 -- unmasked, so that an interruptible call in it can be interrupted.
 withConn :: Connection -> Text -> (Ptr CConn -> IO a) -> IO a
-withConn c ctx act = withConnAhead c ctx $ \p -> do
-  job <- readIORef (connJob c)
-  case job of
-    NoJob -> return ()
-    _ -> settle c p
-  act p
+withConn c = withDb (connectionHandle c)
 {-# INLINE withConn #-}
 
--- | Waits (one interruptible call) for the job the connection's worker may be running.
--- With the lock held.
-settle :: Connection -> Ptr CConn -> IO ()
-settle c p = do
-  _ <- c_hs_sqlbatch_settle p
-  writeIORef (connJob c) NoJob
-{-# NOINLINE settle #-}
-
--- | 'withConn' that does not wait for the connection's worker first: for calls that are
--- @safe@ (interruptible) and wait for it themselves, and that keep 'connJob' up to date
--- (the fetch, the bulk write's start and wait).
+-- | 'withConn' that does not wait for the connection's worker first (see 'withDbAhead').
 withConnAhead :: Connection -> Text -> (Ptr CConn -> IO a) -> IO a
-withConnAhead c ctx act = mask $ \restore -> do
-  takeMVar (connLock c)
-  r <- restore (do
-         open <- readIORef (connOpen c)
-         unless open $ throwIO (closedError ctx)
-         act (databasePtr (connDatabase c)))
-       `onException` putMVar (connLock c) ()
-  putMVar (connLock c) ()
-  return r
+withConnAhead c = withDbAhead (connectionHandle c)
 {-# INLINE withConnAhead #-}
 
 -- | 'withConn' for a "Database.SQLBatch.Direct" call returning 'Either': throws the error.
-withConnDirect :: Connection -> Text -> (Database -> IO (Either SQLError a)) -> IO a
+withConnDirect :: Connection -> Text -> (D.Database -> IO (Either SQLError a)) -> IO a
 withConnDirect c ctx act = do
   r <- withConn c ctx (\_ -> act (connDatabase c))
   case r of
@@ -299,51 +246,34 @@ withConnDirect c ctx act = do
     Left e -> throwIO e { sqlErrorContext = ctx }
 {-# INLINE withConnDirect #-}
 
-closedError :: Text -> SQLError
-closedError ctx =
-  SQLError ErrorClosed 1006 "the connection is closed" ctx Nothing Nothing Nothing Nothing
-
 ------------------------------------------------------------------------------------------
 -- Statements
 
--- | A prepared statement of a 'Connection'.
-data Statement = Statement
-  { stmtHandle :: {-# UNPACK #-} !D.Statement
-  , stmtConn :: !Connection
-  , stmtQuery :: !Query
-  , stmtCursor :: !(IORef (Maybe Cursor))
-    -- ^ Row-at-a-time reading state ('Database.SQLBatch.nextRow').
-  , stmtParams :: !(IORef (Maybe [Maybe Text]))
-    -- ^ The parameter names, asked of the library once, when first needed
-    -- ('statementParamNames').
-  , stmtParamCount :: !(IORef Int)
-    -- ^ The parameter count, asked of the library once ('statementParamCount'); -1 until
-    -- then.
-  , stmtMayName :: Bool
-    -- ^ Lazy: whether the SQL might hold a named or numbered parameter
-    -- ('statementMayNameParams').
-  , stmtRan :: !(IORef Int)
-    -- ^ 'stmtReset' (reset or never run), 'stmtDone' (ran to its end), 'stmtRewind' (ran to
-    -- its end, then reset here only) or 'stmtRunning' (may be in the middle of a run): a
-    -- bind or reset of a statement that is not running is an unsafe call (it does no I/O),
-    -- one of a running statement a safe call.
-  , stmtAhead :: !(IORef Bool)
-    -- ^ Whether the statement fetches ahead (the connection's 'connFetchAhead' until
-    -- 'setStatementFetchAhead').
-  , stmtIdle :: !(IORef (Maybe Fetcher))
-    -- ^ The fetcher of the last run, kept for the next one ('acquireFetcher'): a statement
-    -- run again and again (a point query) allocates no new scratch memory, batch buffer or
-    -- text chunk per run.
+-- | A prepared statement (sqlite-simple's newtype): a view of the package's one statement,
+-- which "Database.SQLite3" uses as its @Statement@. Both APIs see one run: rows read by
+-- 'Database.SQLBatch.nextRow' and direct-sqlite's @step@ come from one cursor.
+newtype Statement = Statement
+  { unStatement :: C.Statement
+    -- ^ The statement as "Database.SQLite3" (direct-sqlite's API) takes it.
   }
 
--- | Where 'Database.SQLBatch.nextRow' stands.
-data Cursor = Cursor !Fetcher !(IORef (Maybe (BatchView, Int)))
+instance Eq Statement where
+  Statement a == Statement b = a == b
 
--- | The text used in error contexts: the call and (the start of) the SQL.
-contextOf :: Text -> Query -> Text
-contextOf what (Query q)
-  | T.length q > 200 = what <> " " <> T.pack (show (T.take 200 q <> "..."))
-  | otherwise = what <> " " <> T.pack (show q)
+-- | The SQL as given, for error contexts and 'FormatError'.
+stmtQuery :: Statement -> Query
+stmtQuery = C.stQuery . unStatement
+{-# INLINE stmtQuery #-}
+
+-- | The statement's connection.
+stmtDb :: Statement -> Database
+stmtDb = C.stDb . unStatement
+{-# INLINE stmtDb #-}
+
+-- | The statement's handle (valid until finalized).
+stmtPtr :: Statement -> Ptr CStmt
+stmtPtr = C.stPtr . unStatement
+{-# INLINE stmtPtr #-}
 
 -- | The UTF-8 bytes of a query.
 queryUtf8 :: Query -> Utf8
@@ -358,60 +288,21 @@ prepareStatement :: Connection -> Query -> IO Statement
 prepareStatement conn q = mask_ $ do
   let ctx = contextOf "prepare" q
       Utf8 sql = queryUtf8 q
-  -- The parameter count in the same locked section (an unsafe call): every bind checks it.
-  (st, n) <- withConnDirect conn ctx $ \db -> do
-    r <- D.prepareWith db [D.PrepareSingle] (Utf8 sql)
+      db = connectionHandle conn
+  withDb db ctx $ \c -> do
+    r <- prepareCore db c q sql prepareSingle
     case r of
-      Left e -> return (Left e)
-      Right (s, _) -> Right . (,) s . fromRight (-1) <$> D.paramCount s
-  cur <- newIORef Nothing
-  params <- newIORef Nothing
-  count <- newIORef n
-  idle <- newIORef Nothing
-  ran <- newIORef stmtReset
-  ahead <- newIORef (connFetchAhead conn)
-  return (Statement st conn q cur params count (mayNameParams sql) ran ahead idle)
+      Left rc -> throwSQL (rawDatabase db) rc ctx
+      Right (Nothing, _) -> throwSQL (rawDatabase db) sqlbatchENullParameter ctx
+      Right (Just st, _) -> do
+        -- The parameter count in the same locked section (an unsafe call): every bind
+        -- checks it.
+        _ <- C.statementParamCount st
+        return (Statement st)
 
--- | Whether SQL text might hold a parameter with a name (@:a@, @\@a@, @$a@, @#a@) or a
--- number (@?3@): False only if none of the bytes that start one (@:@ @\@@ @$@ @#@, @?@
--- followed by a digit) occurs anywhere in it. A pre-check only, erring on the side of
--- True (a colon in a string literal counts): when it is True, the parameters' names are
--- asked of the library, which alone says what the parameters are.
-mayNameParams :: B.ByteString -> Bool
-mayNameParams b = any (`B.elem` b) [58, 64, 36, 35] || numbered b
-  where
-    -- memchr for each byte (B.elem, B.elemIndex): a few instructions per 16 bytes, where a
-    -- loop over the bytes in Haskell took about 35 a byte.
-    numbered s = case B.elemIndex 63 s of
-      Nothing -> False
-      Just i ->
-        let rest = BU.unsafeDrop (i + 1) s
-        in (not (B.null rest) && BU.unsafeHead rest - 48 < 10) || numbered rest
-
--- | Finalizes a statement (and frees its row cursor, if any). Idempotent per statement only
--- through 'withPrepared'; call it once.
+-- | Finalizes a statement (and frees its buffers). Idempotent.
 finalizeStatement :: Statement -> IO ()
-finalizeStatement st = uninterruptibleMask_ $ do
-  cur <- readIORef (stmtCursor st)
-  writeIORef (stmtCursor st) Nothing
-  case cur of
-    Just (Cursor f _) -> freeFetcher f
-    Nothing -> return ()
-  idle <- atomicModifyIORef' (stmtIdle st) (\m -> (Nothing, m))
-  maybe (return ()) freeFetcher idle
-  -- Finalizing works after close too, so no open check here.
-  -- It waits for the connection's worker (a batch of this statement stepped ahead is
-  -- dropped, a write queued on it runs to its end first). Without a job there, a statement
-  -- that is not in the middle of a run is finalized by an unsafe call: it does no I/O.
-  let c = stmtConn st
-  takeMVar (connLock c)
-  job <- readIORef (connJob c)
-  ran <- readIORef (stmtRan st)
-  let h = D.statementPtr (stmtHandle st)
-  (if job == NoJob && ran /= stmtRunning
-     then c_sqlbatch_stmt_finalize_unsafe h
-     else D.finalize (stmtHandle st) >> writeIORef (connJob c) NoJob)
-    `finally` putMVar (connLock c) ()
+finalizeStatement st = () <$ finalizeCore (unStatement st)
 
 -- | Prepares, runs the action and finalizes, also on exceptions.
 withPrepared :: Connection -> Query -> (Statement -> IO a) -> IO a
@@ -561,30 +452,36 @@ bindValues :: Statement -> [SQLData] -> IO ()
 bindValues st vs = bindRaw st (contextOf "bind" (stmtQuery st)) vs []
 
 -- | One @sqlbatch_stmt_bind@ of values (and, if not empty, as many names): an unsafe call
--- if the statement is not running (the library has nothing to reset) and the values take
--- at most 'unsafeBindBytes' bytes, else a safe one.
+-- if the statement is not in the middle of a run (the library has nothing to reset) and
+-- the values take at most 'unsafeBindBytes' bytes, else a safe one. The values are kept,
+-- lazily, for direct-sqlite's per-parameter binds.
 bindRaw :: Statement -> Text -> [SQLData] -> [SQLData] -> IO ()
-bindRaw st ctx vs names = withParams vs names $ \cells nameCells dat len ->
+bindRaw (Statement st) ctx vs names = withParams vs names $ \cells nameCells dat len ->
   withCParams cells nameCells (length vs) dat len 0 $ \pp ->
-    withConn (stmtConn st) ctx $ \_ -> do
-      ran <- readIORef (stmtRan st)
-      let h = D.statementPtr (stmtHandle st)
-      rc <- if ran /= stmtRunning && len <= unsafeBindBytes
+    withDb db ctx $ \_ -> do
+      h <- statementHandle st
+      when (h == nullPtr) $ throwIO (finalizedErr ctx)
+      run <- readIORef (stRun st)
+      rc <- if not (running run) && len <= unsafeBindBytes
         then c_sqlbatch_stmt_bind_unsafe h pp
         else c_sqlbatch_stmt_bind h pp
-      writeIORef (stmtRan st) stmtReset
-      when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
+      writeIORef (stRun st) Ready
+      when (rc /= sqlbatchOk) $ throwSQL (rawDatabase db) rc ctx
+      known <- if null names then return (Just [1 ..]) else do
+        ps <- readIORef (stParams st)
+        return $ fmap (\ns -> [i | n <- names, i <- indexOf ns n]) ps
+      writeIORef (stBinds st) $! case known of
+        Just is -> Binds (IM.fromList (zip is (map toValue vs))) False
+        Nothing -> Binds IM.empty False
+  where
+    db = stDb st
+    indexOf ns (SQLText n) = [i | (i, Just (Utf8 b)) <- zip [1 ..] ns, TE.decodeUtf8With TE.lenientDecode b == n]
+    indexOf _ _ = []
 
--- | The states of 'stmtRan'. 'stmtRewind': the statement ran to its end (SQLite has
--- already ended its run and released what it held) and was then reset; the library still
--- reports the end, so the next fetch rewinds it first, in the same call
--- (@hs_sqlbatch_rewind_fetch_into@), and a bind rewinds it anyway. So the reset of a point
--- query, after its rows, takes neither the lock nor a call into the library.
-stmtReset, stmtDone, stmtRunning, stmtRewind :: Int
-stmtReset = 0
-stmtDone = 1
-stmtRunning = 2
-stmtRewind = 3
+-- | The error of a call on a finalized statement.
+finalizedErr :: Text -> SQLError
+finalizedErr ctx =
+  SQLError ErrorMisuse 21 "the statement is finalized" ctx Nothing Nothing Nothing Nothing
 
 -- | The most bytes of TEXT and BLOB values an unsafe bind copies.
 unsafeBindBytes :: Int
@@ -598,7 +495,7 @@ unsafeBindBytes = 64 * 1024
 bindNamedValues :: Statement -> [(Text, SQLData)] -> IO ()
 bindNamedValues st named = do
   let ctx = contextOf "bind" (stmtQuery st)
-  unknown <- withConn (stmtConn st) ctx $ \_ -> filterM (isUnknown ctx) (map fst named)
+  unknown <- withDb (stmtDb st) ctx $ \_ -> filterM (isUnknown ctx) (map fst named)
   case unknown of
     [] -> return ()
     (k : _) -> throwIO (SQLError ErrorRange 25 ("the statement has no parameter named " <> k)
@@ -606,297 +503,95 @@ bindNamedValues st named = do
   bindRaw st ctx (map snd named) (if null named then [] else map (SQLText . fst) named)
   where
     isUnknown ctx k = do
-      r <- D.paramIndex (stmtHandle st) (Utf8 (TE.encodeUtf8 k))
+      r <- D.paramIndex (D.Statement (stmtPtr st) (rawDatabase (stmtDb st))) (Utf8 (TE.encodeUtf8 k))
       case r of
         Right i -> return (i == 0)
         Left e -> throwIO e { sqlErrorContext = ctx }
-
--- | Drops the statement's row cursor (before it is bound, reset or run another way). Most
--- calls find none (a fold or a bind leaves none): they mask nothing.
-dropCursor :: Statement -> IO ()
-dropCursor st = do
-  cur <- readIORef (stmtCursor st)
-  case cur of
-    Nothing -> return ()
-    Just _ -> mask_ $ do
-      now <- readIORef (stmtCursor st)
-      writeIORef (stmtCursor st) Nothing
-      maybe (return ()) (\(Cursor f _) -> releaseFetcher st f) now
-{-# INLINE dropCursor #-}
 
 -- | The statement's parameter names by index (from 1), 'Nothing' for a plain @?@: asked of
 -- the library (@sqlbatch_stmt_params@) on first use only, then kept with the statement
 -- (they cannot change), so binding a kept statement again costs no extra call.
 statementParamNames :: Statement -> IO [Maybe Text]
-statementParamNames st = do
-  cached <- readIORef (stmtParams st)
-  case cached of
+statementParamNames (Statement st) = do
+  cached <- readIORef (stParams st)
+  ns <- case cached of
     Just ns -> return ns
-    Nothing -> do
-      ns <- withConnDirect (stmtConn st) (contextOf "params" (stmtQuery st)) $ \_ ->
-        D.paramNames (stmtHandle st)
-      let names = [fmap (\(Utf8 b) -> TE.decodeUtf8With TE.lenientDecode b) n | n <- ns]
-      writeIORef (stmtParams st) (Just names)
-      return names
+    Nothing -> withDb (stDb st) (contextOf "params" (stQuery st)) $ \_ -> C.statementParamNames st
+  return [fmap (\(Utf8 b) -> TE.decodeUtf8With TE.lenientDecode b) n | n <- ns]
 
--- | The statement's parameter count (the largest index): from its names if they were
--- asked for already, else asked of the library (@sqlbatch_stmt_param_count@, which builds
--- no names) on first use only and kept with the statement.
+-- | The statement's parameter count (the largest index): asked of the library
+-- (@sqlbatch_stmt_param_count@, which builds no names) on first use only and kept with the
+-- statement.
 statementParamCount :: Statement -> IO Int
-statementParamCount st = do
-  cached <- readIORef (stmtParamCount st)
-  if cached >= 0
-    then return cached
-    else do
-      names <- readIORef (stmtParams st)
-      n <- case names of
-        Just ns -> return (length ns)
-        Nothing -> withConnDirect (stmtConn st) (contextOf "params" (stmtQuery st)) $ \_ ->
-          D.paramCount (stmtHandle st)
-      writeIORef (stmtParamCount st) n
-      return n
+statementParamCount (Statement st) = do
+  cached <- readIORef (stNParams st)
+  if cached >= 0 then return cached
+    else withDb (stDb st) (contextOf "params" (stQuery st)) $ \_ -> C.statementParamCount st
+
+-- | Rewinds the statement (keeping bindings). A statement that ran to its end is only
+-- marked ('Rewind'): its next run rewinds it in the same call.
+resetStatement :: Statement -> IO ()
+resetStatement (Statement st) = do
+  run <- readIORef (stRun st)
+  let ended = case run of
+        Finished -> True
+        Rewind -> True
+        Rows sn -> snLast sn
+        _ -> False
+  if ended
+    then do
+      open <- readIORef (dbOpen (stDb st))
+      unless open $ throwIO (closedError (contextOf "reset" (stQuery st)))
+      writeIORef (stRun st) Rewind
+    else resetNow st
+{-# INLINE resetStatement #-}
+
+-- | The reset of a statement that may be in the middle of a run: a call into the library.
+resetNow :: C.Statement -> IO ()
+resetNow st = do
+  let ctx = contextOf "reset" (stQuery st)
+      db = stDb st
+  withDb db ctx $ \_ -> do
+    h <- statementHandle st
+    when (h == nullPtr) $ throwIO (finalizedErr ctx)
+    run <- readIORef (stRun st)
+    rc <- if running run then c_sqlbatch_stmt_reset h else c_sqlbatch_stmt_reset_unsafe h
+    writeIORef (stRun st) Ready
+    when (rc /= sqlbatchOk) $ throwSQL (rawDatabase db) rc ctx
 
 -- | False if the statement certainly has only nameless @?@ parameters (or none), judged
 -- from its SQL text without asking the library ('mayNameParams'); True if it might have a
 -- named or numbered one ('statementParamNames' then tells).
 statementMayNameParams :: Statement -> Bool
-statementMayNameParams = stmtMayName
-
--- | Rewinds the statement (keeping bindings) and drops its row cursor. A statement that ran
--- to its end is only marked ('stmtRewind').
-resetStatement :: Statement -> IO ()
-resetStatement st = do
-  dropCursor st
-  ended <- readIORef (stmtRan st)
-  if ended == stmtDone || ended == stmtRewind
-    then do
-      open <- readIORef (connOpen (stmtConn st))
-      unless open $ throwIO (closedError (contextOf "reset" (stmtQuery st)))
-      writeIORef (stmtRan st) stmtRewind
-    else resetNow st
-{-# INLINE resetStatement #-}
-
--- | The reset of a statement that may be in the middle of a run: a call into the library.
-resetNow :: Statement -> IO ()
-resetNow st = do
-  let ctx = contextOf "reset" (stmtQuery st)
-  withConn (stmtConn st) ctx $ \_ -> do
-    ran <- readIORef (stmtRan st)
-    let h = D.statementPtr (stmtHandle st)
-    rc <- if ran == stmtRunning then c_sqlbatch_stmt_reset h else c_sqlbatch_stmt_reset_unsafe h
-    writeIORef (stmtRan st) stmtReset
-    when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
+statementMayNameParams = C.statementMayNameParams . unStatement
 
 -- | Turns fetch-ahead on or off for the statement (@sqlbatch_stmt_set_fetch_ahead@). A
 -- no-op under the non-threaded RTS ('fetchAheadAvailable').
 setStatementFetchAhead :: Statement -> Bool -> IO ()
-setStatementFetchAhead st on
-  | not fetchAheadAvailable = return ()
-  | otherwise = do
-      let ctx = contextOf "setFetchAhead" (stmtQuery st)
-      withConn (stmtConn st) ctx $ \_ -> do
-        rc <- c_sqlbatch_stmt_set_fetch_ahead (D.statementPtr (stmtHandle st))
-                (CBool (if on then 1 else 0))
-        when (rc /= sqlbatchOk) $ throwSQL (connDatabase (stmtConn st)) rc ctx
-        writeIORef (stmtAhead st) on
+setStatementFetchAhead = C.setStatementFetchAhead . unStatement
 
 -- | Stops the stepping of the statement's next batch, if its last fetch left the worker on
--- it: for an asynchronous exception that leaves a query between two fetches (the rows are
--- not wanted; the next call on the statement is its finalize or reset, which drop them).
--- It interrupts the connection, as an asynchronous exception inside a fetch does.
+-- it (see "Database.SQLBatch.Internal.Core").
 cancelAhead :: Statement -> IO ()
-cancelAhead st = uninterruptibleMask_ $ do
-  let c = stmtConn st
-  withMVar (connLock c) $ \_ -> do
-    job <- readIORef (connJob c)
-    open <- readIORef (connOpen c)
-    when (open && job == AheadJob (D.statementPtr (stmtHandle st))) $
-      D.interrupt (connDatabase c)
+cancelAhead = C.cancelAhead . unStatement
 
--- | The names of the result columns.
+-- | The names of the result columns (of the statement as SQLite last prepared it).
 columnNamesOf :: Statement -> IO [Text]
-columnNamesOf st = do
-  cols <- withConnDirect (stmtConn st) (contextOf "columns" (stmtQuery st)) $ \_ ->
-    D.columns (stmtHandle st)
-  return [TE.decodeUtf8With TE.lenientDecode n | D.ColumnInfo (Utf8 n) _ _ _ _ <- cols]
+columnNamesOf (Statement st) = do
+  cached <- readIORef (stCols st)
+  ns <- case cached of
+    Just ns -> return ns
+    Nothing -> withDb (stDb st) (contextOf "columns" (stQuery st)) $ \_ -> statementColumnNames st
+  return [TE.decodeUtf8With TE.lenientDecode n | Utf8 n <- ns]
 
 -- | The name of result column @i@ (from 0), or empty if it cannot be had.
-columnNameAt :: Statement -> Int -> IO Text
+columnNameAt :: C.Statement -> Int -> IO Text
 columnNameAt st i = do
-  r <- try (columnNamesOf st)
+  r <- try (columnNamesOf (Statement st))
   return $ case r of
     Right ns | i >= 0 && i < length ns -> ns !! i
     Right _ -> T.empty
     Left (_ :: SomeException) -> T.empty
-
-------------------------------------------------------------------------------------------
--- Reading batches
-
--- | The state of reading one run of a statement: the batch out-parameter, the current data
--- buffer and the batch size.
-data Fetcher = Fetcher
-  { fStmt :: !Statement
-  , fScratch :: {-# UNPACK #-} !(Ptr Word8)
-    -- ^ malloc'd: the @sqlbatch_batch@ out-parameter, the "slice taken" flag byte (at
-    -- 'flagOff') and the units used in the current text chunk (at 'usedOff').
-  , fText :: {-# UNPACK #-} !(IORef TextChunk)
-    -- ^ Where decoded 'Text' goes.
-  , fBuf :: {-# UNPACK #-} !(IORef Buf)
-  , fMaxRows :: {-# UNPACK #-} !(IORef Int)
-  , fBudget :: {-# UNPACK #-} !Int
-    -- ^ Bytes of cells per batch ('foldBudget' or 'collectBudget').
-  }
-
--- | A data buffer: the first @keep@ bytes hold slices handed out; the previous batch's
--- bytes (@last@ of them, right after @keep@) are kept too if its flag was set. @want@ is the
--- size of the next buffer to allocate.
-data Buf = Buf
-  { _bufFP :: !(ForeignPtr Word8)
-  , _bufSize :: {-# UNPACK #-} !Int
-  , _bufKeep :: {-# UNPACK #-} !Int
-  , _bufLast :: {-# UNPACK #-} !Int
-  , _bufWant :: {-# UNPACK #-} !Int
-  }
-
-flagOff, usedOff, convOff, scratchSize :: Int
-flagOff = 64
-usedOff = 72
-convOff = 80
-scratchSize = convOff + valueSize + convertBufSize
-
--- | Initial and largest data buffer, and the budget for a batch's cells (16 bytes each).
--- | Cell budgets of a batch: small for streaming (the cells stay in the CPU's cache while
--- they are read), larger when every row is collected into a list anyway (fewer batches,
--- fewer list chunks to join).
-foldBudget, collectBudget :: Int
-foldBudget = 64 * 1024
-collectBudget = 1024 * 1024
-
-initialBuf, maxBuf, initialRows :: Int
-initialBuf = 16 * 1024
-maxBuf = 1024 * 1024
-initialRows = 256
-
--- | Starts reading a statement.
-newFetcher :: Int -> Statement -> IO Fetcher
-newFetcher budget st = do
-  scratch <- mallocBytes scratchSize
-  pokeByteOff scratch flagOff (0 :: Word8)
-  pokeByteOff scratch usedOff (0 :: Int)
-  -- The first Text allocates the first real chunk; a query without text allocates none.
-  chunk <- newTextChunk 0 >>= newIORef
-  fp <- mallocPlainForeignPtrBytes initialBuf
-  buf <- newIORef (Buf fp initialBuf 0 0 initialBuf)
-  mr <- newIORef initialRows
-  return (Fetcher st scratch chunk buf mr budget)
-
--- | Frees a fetcher's scratch memory; call once.
-freeFetcher :: Fetcher -> IO ()
-freeFetcher f = free (fScratch f)
-
--- | The statement's idle fetcher if it has one with this budget (the one its last run
--- used: its batch buffer, text chunk and batch size carry over, as from one batch to the
--- next), else a new one. Call with asynchronous exceptions masked.
-acquireFetcher :: Int -> Statement -> IO Fetcher
-acquireFetcher budget st = do
-  idle <- atomicModifyIORef' (stmtIdle st) (\m -> (Nothing, m))
-  case idle of
-    Just f | fBudget f == budget -> return f
-    Just f -> freeFetcher f >> newFetcher budget st
-    Nothing -> newFetcher budget st
-
--- | Gives a fetcher back to its statement for the next run (freeing the one kept before,
--- if another run put one back meanwhile).
-releaseFetcher :: Statement -> Fetcher -> IO ()
-releaseFetcher st f = do
-  old <- atomicModifyIORef' (stmtIdle st) (\m -> (Just f, m))
-  maybe (return ()) freeFetcher old
-
--- | A fetcher of the statement ('acquireFetcher') around an action, given back after.
-withFetcher :: Int -> Statement -> (Fetcher -> IO a) -> IO a
-withFetcher budget st = bracket (acquireFetcher budget st) (releaseFetcher st)
-{-# INLINE withFetcher #-}
-
--- | What a field needs to read a batch's bytes.
-data BatchCtx = BatchCtx
-  { bcBase :: {-# UNPACK #-} !(Ptr Word8)   -- ^ the batch's @data@
-  , bcFP :: !(ForeignPtr Word8)              -- ^ the buffer @data@ points into
-  , bcOff :: {-# UNPACK #-} !Int             -- ^ @data@'s offset in the buffer
-  , bcFlag :: {-# UNPACK #-} !(Ptr Word8)    -- ^ set to 1 when a slice is handed out
-  , bcUsed :: {-# UNPACK #-} !(Ptr Int)      -- ^ units used in the current text chunk
-  , bcConv :: {-# UNPACK #-} !(Ptr Word8)
-    -- ^ scratch of 'fieldDoubleConverted': an out value and a 'convertBufSize' buffer
-  , bcText :: {-# UNPACK #-} !(IORef TextChunk)
-  , bcStmt :: !Statement                     -- ^ for column names in errors
-  }
-
--- | One batch, valid until the next 'nextBatch' on the same fetcher.
-data BatchView = BatchView
-  { bvCells :: {-# UNPACK #-} !(Ptr Word8)
-  , bvRows :: {-# UNPACK #-} !Int
-  , bvCols :: {-# UNPACK #-} !Int
-  , bvDone :: !Bool
-  , bvCtx :: !BatchCtx
-  }
-
--- | Fetches the next batch (one interruptible call). Throws 'SQLError' on failure.
-nextBatch :: Fetcher -> IO BatchView
-nextBatch f = do
-  let scratch = fScratch f
-  Buf fp size keep0 lastLen want <- readIORef (fBuf f)
-  taken <- peekByteOff scratch flagOff :: IO Word8
-  pokeByteOff scratch flagOff (0 :: Word8)
-  let keep = if taken /= 0 then keep0 + lastLen else keep0
-  maxRows <- readIORef (fMaxRows f)
-  if want > size || size - keep < size `quot` 4
-    then do
-      nfp <- mallocPlainForeignPtrBytes want
-      fetchAt f maxRows nfp want 0 want
-    else fetchAt f maxRows fp size keep want
-{-# NOINLINE nextBatch #-}
-
-fetchAt :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> IO BatchView
-fetchAt f maxRows bfp size off want = do
-  let scratch = fScratch f
-      st = fStmt f
-      base = unsafeForeignPtrToPtr bfp `plusPtr` off
-  rc <- withConnAhead (stmtConn st) "fetch" $ \c -> do
-    ran <- readIORef (stmtRan st)
-    writeIORef (stmtRan st) stmtRunning
-    let h = D.statementPtr (stmtHandle st)
-        fetchInto = if ran == stmtRewind then c_hs_sqlbatch_rewind_fetch_into else c_hs_sqlbatch_fetch_into
-    r <- fetchInto c h (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
-    -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
-    -- left it stepping the next one.
-    ahead <- readIORef (stmtAhead st)
-    writeIORef (connJob (stmtConn st)) $! if ahead && r == sqlbatchRow then AheadJob h else NoJob
-    when (r /= sqlbatchRow && r /= sqlbatchDone && r /= sqlbatchEBufferTooSmall) $
-      throwSQL (connDatabase (stmtConn st)) r (contextOf "fetch" (stmtQuery st))
-    return r
-  touchForeignPtr bfp
-  if rc == sqlbatchEBufferTooSmall
-    then do
-      need <- batchDataLen <$> peekBatch (castPtr scratch)
-      let nsize = head [c | c <- iterate (* 2) (max want initialBuf), c >= need]
-      nfp <- mallocPlainForeignPtrBytes nsize
-      fetchAt f maxRows nfp nsize 0 nsize
-    else do
-      when (rc == sqlbatchDone) $ writeIORef (stmtRan st) stmtDone
-      b <- peekBatch (castPtr scratch)
-      let rows = batchRows b
-          cols = batchCols b
-          done = rc == sqlbatchDone
-          -- The buffer, not the row count, ended the batch: use a bigger one next time (up
-          -- to 'maxBuf', but never smaller than @want@, which is at least the largest row
-          -- so far: a row that did not fit set it. So only a row larger than every row
-          -- before costs a second fetch, and no buffer too small for the rows is allocated).
-          want' = if not done && rows < maxRows then max want (min maxBuf (size * 4)) else want
-      writeIORef (fBuf f) $! Buf bfp size off (batchDataLen b) want'
-      when (cols > 0) $
-        writeIORef (fMaxRows f) $! max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
-      return $! BatchView (batchCells b) rows cols done
-        (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff)
-          (scratch `plusPtr` convOff) (fText f) st)
 
 ------------------------------------------------------------------------------------------
 -- Fields
@@ -1360,33 +1055,116 @@ rowsToList = go []
           | otherwise = case indexArray# arr i of
               (# r #) -> fill (r : xs) (i -# 1#)
 
--- | Folds over every remaining row of a statement, batch by batch.
+-- | Reads the rest of the snapshot the statement's cursor stands on, if any (rows that
+-- direct-sqlite's @step@ or 'nextRowWith' fetched and nobody read yet), so that a fold or
+-- a query goes on from the cursor's row: @k view@ with the rows after the current one,
+-- then the run state is what the rest of the statement gives ('Finished' if the snapshot
+-- was the last batch).
+snapshotRest :: Fetcher -> C.Statement -> (BatchView -> IO a) -> IO (Maybe a)
+snapshotRest fr st k = do
+  run <- readIORef (stRun st)
+  case run of
+    Rows sn -> do
+      p <- readPos (snPos sn)
+      writeIORef (stRun st) (if snLast sn then Finished else Running)
+      if p + 1 >= snRows sn then return Nothing else Just <$> k (snapshotView fr sn (p + 1))
+    _ -> return Nothing
+{-# INLINE snapshotRest #-}
+
+-- | Folds over every remaining row of a statement, batch by batch (from the cursor's row
+-- on, if direct-sqlite's @step@ or 'nextRowWith' left it inside a batch).
 foldStatementWith :: RowParser r -> Statement -> a -> (a -> r -> IO a) -> IO a
-foldStatementWith rp st z f = withFetcher foldBudget st $ \fr ->
+foldStatementWith rp (Statement st) z f = withFetcher foldBudget st $ \fr ->
   let loop !acc = do
         bv <- nextBatch fr
         acc' <- foldBatch rp bv f acc
         if bvDone bv then return acc' else loop acc'
-  in onAsync st (catchRowFailure (loop z))
+      start = do
+        rest <- snapshotRest fr st (\bv -> (,) (bvDone bv) <$> foldBatch rp bv f z)
+        case rest of
+          Nothing -> loop z
+          Just (done, acc) -> if done then return acc else loop acc
+  in onAsync st (catchRowFailure start)
 {-# INLINE foldStatementWith #-}
 
--- | Every remaining row of a statement, as a list.
+-- | Every remaining row of a statement, as a list (from the cursor's row on, as
+-- 'foldStatementWith').
 collectStatementWith :: RowParser r -> Statement -> IO [r]
-collectStatementWith rp st = withFetcher collectBudget st $ \fr ->
+collectStatementWith rp (Statement st) = withFetcher collectBudget st $ \fr ->
   let loop batches = do
         bv <- nextBatch fr
         rows <- collectBatch rp bv
         let batches' = rows : batches
         if bvDone bv then return $! rowsToList batches' else loop batches'
-  in onAsync st (catchRowFailure (loop []))
+      start = do
+        rest <- snapshotRest fr st (\bv -> (,) (bvDone bv) <$> collectBatch rp bv)
+        case rest of
+          Nothing -> loop []
+          Just (done, rows) -> if done then return $! rowsToList [rows] else loop [rows]
+  in onAsync st (catchRowFailure start)
 {-# INLINE collectStatementWith #-}
+
+-- | The next row of the statement through its cursor (the one direct-sqlite's @step@
+-- moves), or 'Nothing' after the last: rows still come in batches, copied into a snapshot.
+-- After 'Nothing' the statement stays at its end until it is reset or bound again.
+nextRowWith :: RowParser r -> Statement -> IO (Maybe r)
+nextRowWith rp (Statement st) = do
+  run <- readIORef (stRun st)
+  case run of
+    Rows sn -> do
+      r <- advancePos (snPos sn)
+      if r < snRows sn then Just <$> parseAt sn r else slow
+    Finished -> return Nothing
+    _ -> slow
+  where
+    db = stDb st
+    ctx = contextOf "fetch" (stQuery st)
+    slow = do
+      m <- withDbAhead db ctx $ \c -> do
+        h <- statementHandle st
+        when (h == nullPtr) $ throwIO (finalizedErr ctx)
+        run <- readIORef (stRun st)
+        case run of
+          Rows sn -> do
+            -- Another thread may have fetched meanwhile: the position is taken again.
+            p <- readPos (snPos sn)
+            r <- if p < snRows sn then advancePos (snPos sn) else return p
+            if r < snRows sn then return (Just (sn, r)) else next c h sn
+          Finished -> return Nothing
+          _ -> fetch c h
+      case m of
+        Nothing -> return Nothing
+        Just (sn, r) -> Just <$> parseAt sn r
+    next c h sn
+      | snLast sn = Nothing <$ writeIORef (stRun st) Finished
+      | otherwise = fetch c h
+    fetch c h = do
+      rc <- fetchSnapshot st c h
+      if rc == sqlbatchRow
+        then do
+          run <- readIORef (stRun st)
+          case run of
+            Rows sn -> return (Just (sn, 0))
+            _ -> return Nothing
+        else if rc == sqlbatchDone then return Nothing
+        else throwSQL (rawDatabase db) rc ctx
+    -- Row @r@ of the snapshot, parsed with a fetcher's scratch (whose "slice taken" flag is
+    -- left as it was: a snapshot is never reused).
+    parseAt sn r = mask_ (acquireFetcher foldBudget st) >>= \fr ->
+      (do let bv = snapshotView fr sn r
+              ctxB = bvCtx bv
+          flag <- peekByteOff (bcFlag ctxB) 0 :: IO Word8
+          x <- runRow rp (Row (bvCells bv) (bvCols bv) ctxB)
+          pokeByteOff (bcFlag ctxB) 0 flag
+          return x)
+        `finally` releaseFetcher st fr
 
 -- | Runs a loop over a statement's batches; if an asynchronous exception ends it while the
 -- worker steps the statement's next batch, stops that stepping ('cancelAhead').
-onAsync :: Statement -> IO a -> IO a
+onAsync :: C.Statement -> IO a -> IO a
 onAsync st act = act `catch` \e -> do
   case fromException e of
-    Just (_ :: SomeAsyncException) -> cancelAhead st
+    Just (_ :: SomeAsyncException) -> C.cancelAhead st
     Nothing -> return ()
   throwIO (e :: SomeException)
 {-# INLINE onAsync #-}

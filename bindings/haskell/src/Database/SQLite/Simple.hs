@@ -10,13 +10,13 @@
 -- README (\"What differs from sqlite-simple\").
 module Database.SQLite.Simple
   ( Query (..)
-  , Connection
+  , Connection (..)
   , ToRow (..)
   , FromRow (..)
   , Only (..)
   , (:.) (..)
   , SQLData (..)
-  , Statement
+  , Statement (..)
   , ColumnIndex (..)
   , NamedParam (..)
     -- * Connections
@@ -24,7 +24,6 @@ module Database.SQLite.Simple
   , close
   , withConnection
   , setTrace
-  , connectionHandle
     -- * Queries that return results
   , query
   , query_

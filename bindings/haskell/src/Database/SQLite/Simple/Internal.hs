@@ -7,14 +7,12 @@
 -- 'column', 'ColumnOutOfBounds', 'gettypename'). The row parser's representation differs
 -- (see "Database.SQLBatch.Internal").
 module Database.SQLite.Simple.Internal
-  ( Connection
-  , connectionHandle
+  ( Connection (..)
   , ColumnOutOfBounds (..)
   , Field (..)
   , RowParser
   , gettypename
   ) where
 
-import Database.SQLBatch (connectionHandle)
 import Database.SQLBatch.Error (ColumnOutOfBounds (..))
-import Database.SQLBatch.Internal (Connection, Field (..), RowParser, gettypename)
+import Database.SQLBatch.Internal (Connection (..), Field (..), RowParser, gettypename)

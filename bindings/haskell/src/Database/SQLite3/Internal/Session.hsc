@@ -621,4 +621,4 @@ concatChangesets a b = unsafePerformIO $ mask_ $ withBytes a $ \pa na -> withByt
 {-# NOINLINE concatChangesets #-}
 
 failed :: Int32 -> Either (Error, Utf8) a
-failed rc = Left (decodeCode rc, Utf8 (codeText rc))
+failed rc = Left (decodeCode False rc, Utf8 (codeText rc))

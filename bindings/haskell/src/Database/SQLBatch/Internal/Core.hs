@@ -1,0 +1,1233 @@
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE MagicHash #-}
+{-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
+{-# LANGUAGE UnboxedTuples #-}
+{-# OPTIONS_HADDOCK not-home #-}
+-- |
+-- Module      : Database.SQLBatch.Internal.Core
+-- Description : The one connection and statement under every API of the package
+--
+-- "Database.SQLBatch" (and "Database.SQLite.Simple") and "Database.SQLite3" (and
+-- "Database.SQLite3.Direct") are two faces of the objects defined here: one 'Database' (a
+-- connection: its handle, its one lock, its worker's job, its hooks, its statements) and
+-- one 'Statement' (its handle, its one run state, its metadata, its buffers). Each face
+-- adds only its own shape: direct-sqlite's @Either@s and per-row @step@, sqlite-simple's
+-- row parsers and exceptions. So a connection or statement of one face is usable through the
+-- other (@connectionHandle@, @unStatement@), and both see the same state.
+--
+-- Exposed for the faces and for new combinators; the names here may change between
+-- versions.
+--
+-- = The lock
+--
+-- Connections are opened without SQLite's mutex (the header's thread model: the caller
+-- serializes), so every call into the library on a connection, or on one of its
+-- statements, blobs, backups or sessions, holds the connection's lock ('withLock',
+-- 'withDb') for that one call. The lock is taken under 'mask' and the call runs with
+-- asynchronous exceptions restored, so that an interruptible call can be interrupted and
+-- the lock is never left taken. A hook or SQL function runs while the call that fired it
+-- holds the lock: a hook's thread is registered ('inHook'), and its use of the connection
+-- throws 'HookReentry' instead of waiting for its own lock.
+--
+-- = The run state
+--
+-- A statement's 'Run' says where its run stands, for both faces: 'Ready' (prepared or
+-- reset), 'Rewind' (ran to its end, then reset here only: the next fetch rewinds it in the
+-- same call), 'Rows' (direct-sqlite's @step@ reads a snapshot of a batch), 'Running'
+-- (somewhere in the middle: a fold between batches, a bulk write), 'Finished' (ran to its end)
+-- or 'Failed'. Calls on a statement that is not in the middle of a run do no I/O, and are
+-- @unsafe@ foreign calls; the others are @safe@.
+module Database.SQLBatch.Internal.Core
+  ( -- * Connections
+    Database (..)
+  , Job (..)
+  , fetchAheadAvailable
+  , openDatabase
+  , closeDatabase
+  , interruptDatabase
+  , rawDatabase
+  , dbIdent
+    -- * The lock
+  , withLock
+  , withLocks
+  , withDb
+  , withDbAhead
+  , settle
+  , notInHook
+    -- * Errors
+  , throwSQL
+  , closedError
+  , libraryMessage
+  , libraryFailure
+  , ownFailure
+  , ownFailureMsg
+  , codeText
+  , decodeCode
+  , sqliteMisuse
+  , sqliteRange
+  , sqliteBusy
+    -- * Hooks
+  , HookReentry (..)
+  , runHook
+  , inHook
+  , takeHookException
+    -- * Statements
+  , Statement (..)
+  , Run (..)
+  , Binds (..)
+  , Snap (..)
+  , Pos
+  , newPos
+  , readPos
+  , advancePos
+  , prepareCore
+  , detachedStatement
+  , registerStatement
+  , finalizeHandle
+  , finalizeHandleLocked
+  , finalizeCore
+  , finalizeLocked
+  , liveStatementsWith
+  , statementHandle
+  , statementSql
+  , contextOf
+  , statementParamNames
+  , statementParamCount
+  , statementMayNameParams
+  , mayNameParams
+  , statementColumnNames
+  , statementWrites
+  , setStatementFetchAhead
+  , cancelAhead
+  , running
+    -- * Reading batches
+  , Fetcher
+  , newFetcher
+  , freeFetcher
+  , withFetcher
+  , acquireFetcher
+  , releaseFetcher
+  , foldBudget
+  , collectBudget
+  , BatchView (..)
+  , BatchCtx (..)
+  , nextBatch
+  , snapshotView
+  , fetchSnapshot
+  ) where
+
+import Control.Concurrent (ThreadId, myThreadId, rtsSupportsBoundThreads)
+import Control.Concurrent.MVar
+import Control.Exception
+import Control.Monad (forM, unless, when)
+import Data.Bits (complement, (.&.))
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Unsafe as BU
+import Data.Int (Int32)
+import Data.IORef
+import qualified Data.IntMap.Strict as IM
+import Data.Text (Text)
+import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
+import qualified Data.Text.Encoding.Error as TE
+import Data.Word (Word32, Word8)
+import Foreign.C.String (peekCString)
+import Foreign.C.Types (CBool (..), CSize)
+import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
+import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
+import Foreign.Marshal.Alloc (alloca, allocaBytes, free, mallocBytes)
+import Foreign.Marshal.Utils (copyBytes)
+import Foreign.Ptr (Ptr, castPtr, minusPtr, nullPtr, plusPtr)
+import Foreign.Storable (peek, peekByteOff, pokeByteOff)
+import GHC.Exts (Int (..), MutableByteArray#, RealWorld, fetchAddIntArray#, newByteArray#,
+                 readIntArray#, writeIntArray#, (+#))
+import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
+import GHC.IO (IO (..))
+import System.IO.Unsafe (unsafePerformIO)
+import System.Mem.Weak (Weak, deRefWeak)
+import qualified System.Mem.Weak as Weak
+
+import Database.SQLBatch.Direct (Utf8 (..), Value (..))
+import qualified Database.SQLBatch.Direct as D
+import Database.SQLBatch.Error
+import Database.SQLBatch.Internal.Text
+import Database.SQLBatch.Raw
+import Database.SQLBatch.Raw.Extra (rtsCapabilities)
+import Database.SQLBatch.Raw.Types
+import Database.SQLBatch.Types (Query (..))
+
+------------------------------------------------------------------------------------------
+-- Connections
+
+-- | A connection: the one object behind "Database.SQLBatch"'s @Connection@ (its
+-- @connectionHandle@) and "Database.SQLite3"'s @Database@. Every function on it may be
+-- called from any thread.
+data Database = Database
+  { dbHandle :: {-# UNPACK #-} !(Ptr CConn)
+    -- ^ The library's handle; valid while 'dbOpen' is True.
+  , dbLock :: {-# UNPACK #-} !(MVar ())
+    -- ^ Held during every call into the library (the header's thread model).
+  , dbOpen :: {-# UNPACK #-} !(IORef Bool)
+    -- ^ False once closed; written with the lock and the guard held.
+  , dbGuard :: {-# UNPACK #-} !(MVar ())
+    -- ^ Held by the close and by 'interruptDatabase', which must not run at the same time.
+  , dbJob :: {-# UNPACK #-} !(IORef Job)
+    -- ^ What the connection's worker thread may be running; written with the lock held.
+  , dbHookThreads :: {-# UNPACK #-} !(IORef [(ThreadId, Maybe (Ptr CConn))])
+    -- ^ The Haskell threads running a hook of this connection now, each with the handle it
+    -- may use (the WAL hook's, which SQLite lets run SQL) or 'Nothing' (every other hook:
+    -- using the connection throws 'HookReentry' instead of waiting for its own lock).
+  , dbFetchAhead :: !Bool
+    -- ^ Opened with 'D.OpenFetchAhead' (and the threaded RTS): statements fetch ahead.
+  , dbWriteBehind :: !Bool
+    -- ^ Opened with 'D.OpenWriteBehind' (and the threaded RTS): bulk writes write behind.
+  , dbPath :: !Text
+  , dbId :: {-# UNPACK #-} !Int
+  , dbStmts :: !(IORef (IM.IntMap (Weak (IORef Run), IORef (Ptr CStmt))))
+    -- ^ The registered statements not finalized yet (those of "Database.SQLite3" and
+    -- @openStatement@), by id: the key of the one's finalizer, and its handle.
+  , dbOwnError :: !(IORef (Maybe (Int32, B.ByteString)))
+    -- ^ The last failure detected here (misuse, an index out of range), shown by
+    -- direct-sqlite's @errmsg@ until the library reports a newer one.
+  , dbHookError :: !(IORef (Maybe SomeException))
+    -- ^ The first exception a hook threw that nobody has taken yet.
+  , dbExtended :: !(IORef Bool)
+    -- ^ Whether "Database.SQLite3" reports extended result codes
+    -- (@setExtendedResultCodes@, @SQLOpenExResCode@).
+  }
+
+instance Eq Database where
+  a == b = dbId a == dbId b
+
+instance Show Database where
+  show d = "Database <" ++ show (dbId d) ++ ">"
+
+-- | What a connection's worker thread may be running (see "Database.SQLBatch.Raw",
+-- \"Fetch-ahead and write-behind\"): while it may run anything, the next call on the
+-- connection first waits for it with one interruptible call, so that no @unsafe@ call ever
+-- waits.
+data Job
+  = NoJob
+    -- ^ nothing: every call since the last job was launched waited for it
+  | AheadJob {-# UNPACK #-} !(Ptr CStmt)
+    -- ^ the next batch of this statement, stepped ahead by its last fetch
+  | WriteJob {-# UNPACK #-} !(Ptr CStmt)
+    -- ^ a bulk write queued on this statement
+  deriving (Eq, Show)
+
+-- | Whether fetch-ahead and write-behind can be used: only under the threaded RTS
+-- ('rtsSupportsBoundThreads'). Callbacks the worker thread runs (SQL functions, collations,
+-- the trace, progress and busy handlers) are calls into Haskell from a thread the RTS did
+-- not start, which the non-threaded RTS cannot take; there the options are accepted and
+-- ignored, and everything runs synchronously.
+fetchAheadAvailable :: Bool
+fetchAheadAvailable = rtsSupportsBoundThreads
+
+{-# NOINLINE counter #-}
+counter :: IORef Int
+counter = unsafePerformIO (newIORef 0)
+
+nextId :: IO Int
+nextId = atomicModifyIORef' counter (\n -> (n + 1, n + 1))
+
+-- | Opens a connection: @openDatabase path flags fetchAhead writeBehind@, the flags as the
+-- library takes them (@SQLBATCH_OPEN_*@). On failure, the code and the message (the
+-- library's, or the code's text). A connection nobody references any more is closed by the
+-- garbage collector.
+openDatabase :: B.ByteString -> Word32 -> Bool -> Bool -> IO (Either (Int32, B.ByteString) Database)
+openDatabase path flags0 ahead0 behind0 = do
+  _ <- c_hs_sqlbatch_ensure_handler
+  let ahead = ahead0 && fetchAheadAvailable
+      behind = behind0 && fetchAheadAvailable
+      flags = if ahead then flags0 else flags0 .&. complement openFetchAhead
+  BU.unsafeUseAsCStringLen path $ \(p, n) -> alloca $ \out -> do
+    rc <- c_sqlbatch_conn_open p (fromIntegral n) flags out
+    c <- peek out
+    if rc == sqlbatchOk
+      then do
+        lock <- newMVar ()
+        openRef <- newIORef True
+        guard <- newMVar ()
+        job <- newIORef NoJob
+        hooks <- newIORef []
+        stmts <- newIORef IM.empty
+        own <- newIORef Nothing
+        herr <- newIORef Nothing
+        ext <- newIORef False
+        i <- nextId
+        let db = Database c lock openRef guard job hooks ahead behind
+                   (TE.decodeUtf8With TE.lenientDecode path) i stmts own herr ext
+        -- A backstop only: connections should be closed.
+        _ <- mkWeakIORef openRef (closeDatabase db)
+        return (Right db)
+      else do
+        msg <- if c == nullPtr then return (codeText rc) else libraryMessage c rc
+        c_sqlbatch_conn_close c
+        return (Left (rc, msg))
+
+-- | Closes the connection, waiting for a call running on it to end (a batch stepped ahead
+-- is dropped; a queued write runs to its end). Idempotent. Statements still open on it
+-- then fail ('ErrorClosed', or direct-sqlite's 'ErrorMisuse').
+closeDatabase :: Database -> IO ()
+closeDatabase db = uninterruptibleMask_ $ do
+  takeMVar (dbLock db)
+  takeMVar (dbGuard db)
+  open <- readIORef (dbOpen db)
+  when open $ do
+    writeIORef (dbOpen db) False
+    job <- readIORef (dbJob db)
+    case job of
+      AheadJob _ -> c_sqlbatch_conn_interrupt (dbHandle db)
+      _ -> return ()
+    c_sqlbatch_conn_close (dbHandle db)
+    writeIORef (dbJob db) NoJob
+  putMVar (dbGuard db) ()
+  putMVar (dbLock db) ()
+
+-- | Makes the SQL running on the connection (on any thread) stop with 'ErrorInterrupt' as
+-- soon as possible. Returns at once; a no-op on a closed connection.
+interruptDatabase :: Database -> IO ()
+interruptDatabase db = withMVar (dbGuard db) $ \_ -> do
+  o <- readIORef (dbOpen db)
+  when o $ c_sqlbatch_conn_interrupt (dbHandle db)
+
+-- | The handle in the layer below ("Database.SQLBatch.Direct"): valid while the connection
+-- is open; calls on it must hold the lock.
+rawDatabase :: Database -> D.Database
+rawDatabase = D.Database . dbHandle
+
+-- | The connection's identity (unique in the process).
+dbIdent :: Database -> Int
+dbIdent = dbId
+
+------------------------------------------------------------------------------------------
+-- The lock
+
+-- | Runs an action with the connection's lock, giving it the handle, or 'nullPtr' if the
+-- connection is closed; waits for the worker's job first. Inside a hook of this connection
+-- the lock is not taken: the WAL hook gets the connection's handle, every other hook a
+-- 'HookReentry' exception.
+withLock :: Database -> (Ptr CConn -> IO a) -> IO a
+withLock db k = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs then lockedWith db True (\open -> k (if open then dbHandle db else nullPtr))
+    else inHookThread db hs k (lockedWith db True (\open -> k (if open then dbHandle db else nullPtr)))
+{-# INLINE withLock #-}
+
+-- | The lock's common path: under 'mask', the lock taken, the action run with asynchronous
+-- exceptions restored (given whether the connection is open), the lock put back. With
+-- @wait@, the worker's job is waited for first (an open connection only).
+lockedWith :: Database -> Bool -> (Bool -> IO a) -> IO a
+lockedWith db wait k = mask $ \restore -> do
+  takeMVar (dbLock db)
+  r <- restore (do
+         open <- readIORef (dbOpen db)
+         when (wait && open) $ do
+           job <- readIORef (dbJob db)
+           case job of
+             NoJob -> return ()
+             _ -> settle db
+         k open)
+       `onException` putMVar (dbLock db) ()
+  putMVar (dbLock db) ()
+  return r
+{-# INLINE lockedWith #-}
+
+-- | A call from a thread that runs hooks of some connection: this one's (no lock, the WAL
+-- hook's handle or 'HookReentry'), or another's (the usual path).
+inHookThread :: Database -> [(ThreadId, Maybe (Ptr CConn))] -> (Ptr CConn -> IO a) -> IO a -> IO a
+inHookThread _ hs k usual = do
+  t <- myThreadId
+  case lookup t hs of
+    Nothing -> usual
+    Just (Just c) -> k c
+    Just Nothing -> throwIO HookReentry
+{-# NOINLINE inHookThread #-}
+
+-- | Both connections' locks, always taken in the same order (by id), so that two threads
+-- running backups in opposite directions cannot deadlock. The two must differ.
+withLocks :: Database -> Database -> (Ptr CConn -> Ptr CConn -> IO a) -> IO a
+withLocks a b k
+  | dbId a <= dbId b = withLock a $ \ca -> withLock b $ \cb -> k ca cb
+  | otherwise = withLock b $ \cb -> withLock a $ \ca -> k ca cb
+
+-- | Runs one call into the library with the connection's lock held, after waiting for the
+-- worker's job; throws 'SQLError' 'ErrorClosed' (with this context) if the connection is
+-- closed. The action runs with asynchronous exceptions unmasked, so that an interruptible
+-- call in it can be interrupted.
+withDb :: Database -> Text -> (Ptr CConn -> IO a) -> IO a
+withDb db ctx k = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs then lockedWith db True run else inHookThread db hs k (lockedWith db True run)
+  where
+    run open = if open then k (dbHandle db) else throwIO (closedError ctx)
+{-# INLINE withDb #-}
+
+-- | 'withDb' that does not wait for the connection's worker first: for calls that are
+-- @safe@ (interruptible) and wait for it themselves, and that keep 'dbJob' up to date
+-- (the fetch, the bulk write's start and wait).
+withDbAhead :: Database -> Text -> (Ptr CConn -> IO a) -> IO a
+withDbAhead db ctx k = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs then lockedWith db False run else inHookThread db hs k (lockedWith db False run)
+  where
+    run open = if open then k (dbHandle db) else throwIO (closedError ctx)
+{-# INLINE withDbAhead #-}
+
+-- | Waits (one interruptible call) for the job the connection's worker may be running.
+-- With the lock held.
+settle :: Database -> IO ()
+settle db = do
+  _ <- c_hs_sqlbatch_settle (dbHandle db)
+  writeIORef (dbJob db) NoJob
+{-# NOINLINE settle #-}
+
+-- | Throws 'HookReentry' when called from a hook of the connection.
+notInHook :: Database -> IO ()
+notInHook db = do
+  hs <- readIORef (dbHookThreads db)
+  unless (null hs) $ do
+    t <- myThreadId
+    when (maybe False (const True) (lookup t hs)) (throwIO HookReentry)
+
+------------------------------------------------------------------------------------------
+-- Errors
+
+-- | Throws an 'SQLError' built from the connection's last error. Call it with the lock held.
+throwSQL :: Database -> Int32 -> Text -> IO a
+throwSQL db rc ctx = D.errorFrom (rawDatabase db) rc ctx >>= throwIO
+
+-- | The error of a call on a closed connection.
+closedError :: Text -> SQLError
+closedError ctx =
+  SQLError ErrorClosed 1006 "the connection is closed" ctx Nothing Nothing Nothing Nothing
+
+-- | SQLite's English text of a code, as @sqlite3_errstr@ gives it.
+codeText :: Int32 -> B.ByteString
+codeText rc = unsafePerformIO (TE.encodeUtf8 . T.pack <$> (c_sqlbatch_code_str rc >>= peekCString))
+{-# NOINLINE codeText #-}
+
+-- | The message of the connection's last failure (the code's text if there is none).
+libraryMessage :: Ptr CConn -> Int32 -> IO B.ByteString
+libraryMessage c rc = allocaBytes errorSize $ \pe -> do
+  r <- c_sqlbatch_conn_last_error c (castPtr pe)
+  if r /= sqlbatchOk
+    then return (codeText rc)
+    else do
+      e <- peekError (castPtr pe)
+      return (if cerrCode e == sqlbatchOk || B.null (cerrMessage e) then codeText rc else cerrMessage e)
+
+-- | direct-sqlite's 'Error' of a status code: SQLite's primary code, or its extended one if
+-- the connection reports those ('dbExtended'); for sqlbatch's own codes (1000 to 1023) the
+-- SQLite code a direct call would have given.
+decodeCode :: Bool -> Int32 -> Error
+decodeCode ext rc
+  | rc >= 1000 && rc <= 1023 = library   -- sqlbatch's range, which no SQLite code falls in
+  | ext = decodeExtended rc
+  | otherwise = decodeError rc
+  where
+    library
+      | rc == sqlbatchEPanic = ErrorInternal
+      | rc == sqlbatchERange || rc == sqlbatchEParamCount = ErrorRange
+      | rc == sqlbatchEInvalidUtf8 || rc == sqlbatchEMultipleStatements = ErrorError
+      | rc == sqlbatchEBufferTooSmall = ErrorNoMemory
+      | otherwise = ErrorMisuse  -- NULL parameter, stale batch, closed, invalid argument
+
+-- | A failure of the library on this connection, for direct-sqlite's face: its 'Error', and
+-- @errmsg@ shows the library's message from now on. Call with the lock held.
+libraryFailure :: Database -> Int32 -> IO Error
+libraryFailure db rc = do
+  writeIORef (dbOwnError db) Nothing
+  ext <- readIORef (dbExtended db)
+  return (decodeCode ext rc)
+
+-- | A failure detected here (misuse, an index out of range), recorded for @errmsg@ as
+-- SQLite would record it.
+ownFailure :: Database -> Int32 -> IO (Either Error a)
+ownFailure db rc = ownFailureMsg db rc (codeText rc)
+
+-- | 'ownFailure' with a message.
+ownFailureMsg :: Database -> Int32 -> B.ByteString -> IO (Either Error a)
+ownFailureMsg db rc msg = do
+  writeIORef (dbOwnError db) (Just (rc, msg))
+  return (Left (decodeCode False rc))
+
+-- | SQLite's codes the faces detect themselves.
+sqliteMisuse, sqliteRange, sqliteBusy :: Int32
+sqliteMisuse = 21
+sqliteRange = 25
+sqliteBusy = 5
+
+------------------------------------------------------------------------------------------
+-- Hooks
+
+-- | Thrown inside a hook (update, commit, rollback, progress, busy, authorizer, change feed)
+-- that uses its own connection, which SQLite forbids; the hook's runner catches it like any
+-- other exception of the hook (see "Database.SQLite3.Internal.Extra").
+data HookReentry = HookReentry
+  deriving (Eq)
+
+instance Show HookReentry where
+  show _ = "Database.SQLite3: a hook used its own connection (SQLite forbids it; only the WAL hook may)"
+
+instance Exception HookReentry
+
+-- | Runs a hook's Haskell code: registers the running thread (see 'withLock'), catches every
+-- exception (none may unwind through C), records the first one on the connection and
+-- returns the default instead. The result is forced inside.
+runHook :: Database -> Maybe (Ptr CConn) -> a -> IO a -> IO a
+runHook db c dflt act = do
+  r <- inHook db c act
+  case r of
+    Right x -> return x
+    Left e -> do
+      atomicModifyIORef' (dbHookError db) (\m -> (maybe (Just e) Just m, ()))
+      return dflt
+
+-- | Runs a callback's Haskell code as 'runHook' does (the thread registered as in a hook of
+-- the connection, so that using it throws 'HookReentry'; the result forced), returning its
+-- exception instead of keeping it: for callbacks whose caller reports it (the conflict
+-- handler and filter of a changeset's apply).
+inHook :: Database -> Maybe (Ptr CConn) -> IO a -> IO (Either SomeException a)
+inHook db c act = mask $ \restore -> do
+  t <- myThreadId
+  atomicModifyIORef' (dbHookThreads db) (\hs -> ((t, c) : hs, ()))
+  r <- try (restore (act >>= evaluate))
+  atomicModifyIORef' (dbHookThreads db) (\hs -> (filter ((/= t) . fst) hs, ()))
+  return r
+
+-- | The first exception a hook of the connection threw since the last call, if any (and
+-- forgets it).
+takeHookException :: Database -> IO (Maybe SomeException)
+takeHookException db = atomicModifyIORef' (dbHookError db) (\m -> (Nothing, m))
+
+------------------------------------------------------------------------------------------
+-- Statements
+
+-- | A prepared statement: the one object behind "Database.SQLite3"'s @Statement@ and
+-- "Database.SQLBatch"'s (its @unStatement@). Every function on it may be called from any
+-- thread.
+data Statement = Statement
+  { stPtr :: {-# UNPACK #-} !(Ptr CStmt)
+    -- ^ The library's handle (valid until finalized: see 'stHandle').
+  , stHandle :: {-# UNPACK #-} !(IORef (Ptr CStmt))
+    -- ^ 'stPtr', or 'nullPtr' once finalized (written under the lock).
+  , stDb :: !Database
+  , stId :: {-# UNPACK #-} !Int
+  , stRun :: {-# UNPACK #-} !(IORef Run)
+    -- ^ Where the run stands; also the key of the garbage collector's finalizer of a
+    -- registered statement.
+  , stQuery :: Query
+    -- ^ The SQL as given (lazy), for error contexts and 'Database.SQLBatch.FormatError'.
+  , stMayName :: Bool
+    -- ^ Lazy: whether the SQL might hold a named or numbered parameter ('mayNameParams').
+  , stParams :: {-# UNPACK #-} !(IORef (Maybe [Maybe Utf8]))
+    -- ^ The parameter names, asked of the library once, when first needed.
+  , stNParams :: {-# UNPACK #-} !(IORef Int)
+    -- ^ The parameter count, asked of the library once; -1 until then.
+  , stCols :: {-# UNPACK #-} !(IORef (Maybe [Utf8]))
+    -- ^ The result columns' names, asked of the library when needed and forgotten when a
+    -- run starts: SQLite prepares a statement again when the schema changed, and its
+    -- columns may change with it.
+  , stWrites :: {-# UNPACK #-} !(IORef Int)
+    -- ^ Whether the statement writes (1) or only reads (0); -1 until asked.
+  , stBinds :: {-# UNPACK #-} !(IORef Binds)
+    -- ^ The values bound, for direct-sqlite's per-parameter binds.
+  , stSnapRows :: {-# UNPACK #-} !(IORef Int)
+    -- ^ Rows of the next snapshot (direct-sqlite's @step@).
+  , stSnapBuf :: {-# UNPACK #-} !(IORef Int)
+    -- ^ Bytes for the TEXT and BLOB values of the next snapshot.
+  , stSnapCols :: {-# UNPACK #-} !(IORef Int)
+    -- ^ The columns of the last batch fetched (-1 before the first), the room a snapshot's
+    -- cells are given.
+  , stIdle :: {-# UNPACK #-} !(IORef (Maybe Fetcher))
+    -- ^ The fetcher of the last run, kept for the next one ('acquireFetcher').
+  , stAhead :: {-# UNPACK #-} !(IORef Bool)
+    -- ^ Whether the statement fetches ahead ('dbFetchAhead' until 'setStatementFetchAhead').
+  , stWeak :: !(IORef (Maybe (Weak (IORef Run))))
+    -- ^ The garbage collector's finalizer of a registered statement ('registerStatement').
+  }
+
+instance Eq Statement where
+  a == b = stId a == stId b
+
+instance Show Statement where
+  show s = "Statement <" ++ show (stId s) ++ ">"
+
+-- | Where a statement's run stands.
+data Run
+  = Ready
+    -- ^ prepared or reset: the next fetch starts a run
+  | Rewind
+    -- ^ ran to its end, then reset here only: the library still reports the end, so the
+    -- next fetch rewinds it first, in the same call (@hs_sqlbatch_rewind_fetch_into@), and
+    -- a bind rewinds it anyway
+  | Rows {-# UNPACK #-} !Snap
+    -- ^ direct-sqlite's @step@ (and @nextRow@) read this snapshot; the statement is in the
+    -- middle of its run unless the snapshot is the last batch
+  | Running
+    -- ^ in the middle of its run (a fold between batches, a bulk write, an interrupted call)
+  | Finished
+    -- ^ ran to its end
+  | Failed {-# UNPACK #-} !Int32
+    -- ^ the last fetch failed with this code
+
+-- | Whether a run state is in the middle of a run (a bind, reset or finalize of such a
+-- statement may do I/O: a @safe@ call).
+running :: Run -> Bool
+running r = case r of
+  Ready -> False
+  Rewind -> False
+  Finished -> False
+  Rows sn -> not (snLast sn)
+  _ -> True
+{-# INLINE running #-}
+
+-- | The values bound through direct-sqlite's per-parameter binds (every parameter not in
+-- the map is NULL), and whether the library has them yet. A bind of all parameters at once
+-- ("Database.SQLBatch") sets the map lazily, for a later per-parameter bind.
+data Binds = Binds (IM.IntMap Value) !Bool
+
+-- | A batch copied into Haskell memory, with the index of the current row. Unpacked into
+-- 'Rows' (and its 'ForeignPtr' and 'Pos' into it), so that @step@ and the @column*@
+-- functions reach every field with one load from the run state.
+data Snap = Snap
+  { snFP :: {-# UNPACK #-} !(ForeignPtr Word8)   -- ^ owns the cells and the bytes
+  , snCells :: !(Ptr Word8)
+  , snData :: !(Ptr Word8)
+  , snDataLen :: !Int
+  , snRows :: !Int
+  , snCols :: !Int
+  , snLast :: !Bool               -- ^ the batch ended the result
+  , snPos :: {-# UNPACK #-} !Pos
+  }
+
+-- | The position of a cursor in its snapshot (one machine word, changed atomically).
+data Pos = Pos (MutableByteArray# RealWorld)
+
+-- | A position at 0 (before the snapshot's first row; 'advancePos' makes it 1).
+newPos :: IO Pos
+newPos = IO $ \s -> case newByteArray# 8# s of
+  (# s1, mba #) -> case writeIntArray# mba 0# 0# s1 of
+    s2 -> (# s2, Pos mba #)
+
+-- | The position.
+readPos :: Pos -> IO Int
+readPos (Pos mba) = IO $ \s -> case readIntArray# mba 0# s of
+  (# s1, i #) -> (# s1, I# i #)
+{-# INLINE readPos #-}
+
+-- | Moves to the next row; returns the new position. Each position goes to exactly one
+-- caller, also when several threads step the statement at once.
+--
+-- With one capability (the non-threaded RTS, or @-N1@, the default) only one Haskell thread
+-- runs at a time, and it can only be descheduled at a safe point (a heap check, a call);
+-- the read and the write below are two primitive operations with none between them, so a
+-- plain increment is already atomic with respect to every other Haskell thread. With more
+-- capabilities, threads run in parallel and the add is an atomic one (@lock xadd@, which
+-- costs about as much as the rest of a @step@). The count of capabilities is read from the
+-- RTS's @n_capabilities@: it never decreases, and it only changes while every capability is
+-- stopped at a safe point, so no thread is between the read and the write when it does.
+advancePos :: Pos -> IO Int
+advancePos (Pos mba) = do
+  ncap <- peek rtsCapabilities
+  IO $ \s -> if ncap == 1
+    then case readIntArray# mba 0# s of
+      (# s1, i #) -> case writeIntArray# mba 0# (i +# 1#) s1 of
+        s2 -> (# s2, I# (i +# 1#) #)
+    else case fetchAddIntArray# mba 0# 1# s of
+      (# s1, i #) -> (# s1, I# (i +# 1#) #)
+{-# INLINE advancePos #-}
+
+-- | Prepares the first statement of the SQL: @prepareCore db query sql flags@, with the
+-- lock held and the handle given. 'Left' the library's code; @Right Nothing@ when the SQL
+-- holds no statement (only whitespace and comments), with the offset where the text after
+-- the statement starts.
+prepareCore :: Database -> Ptr CConn -> Query -> B.ByteString -> Word32
+            -> IO (Either Int32 (Maybe Statement, Int))
+prepareCore db c q sql flags =
+  BU.unsafeUseAsCStringLen sql $ \(p, n) -> alloca $ \out -> alloca $ \tailp -> do
+    rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) flags out tailp
+    if rc /= sqlbatchOk then return (Left rc) else do
+      h <- peek out
+      tl <- fromIntegral <$> (peek tailp :: IO CSize)
+      if h == nullPtr then return (Right (Nothing, tl)) else do
+        st <- newStatement db h q sql
+        return (Right (Just st, tl))
+{-# INLINE prepareCore #-}
+
+-- | A statement of no connection (a closed one, without a handle): for reading values that
+-- are not a statement's (the arguments of an SQL function) with the row parsers, whose
+-- errors then name no column.
+detachedStatement :: Query -> IO Statement
+detachedStatement q = do
+  lock <- newMVar ()
+  openRef <- newIORef False
+  guard <- newMVar ()
+  job <- newIORef NoJob
+  hooks <- newIORef []
+  stmts <- newIORef IM.empty
+  own <- newIORef Nothing
+  herr <- newIORef Nothing
+  ext <- newIORef False
+  let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
+             herr ext
+  st <- newStatement db nullPtr q B.empty
+  writeIORef (stParams st) (Just [])
+  writeIORef (stNParams st) 0
+  writeIORef (stCols st) (Just [])
+  return st
+
+newStatement :: Database -> Ptr CStmt -> Query -> B.ByteString -> IO Statement
+newStatement db h q sql = do
+  href <- newIORef h
+  run <- newIORef Ready
+  params <- newIORef Nothing
+  nparams <- newIORef (-1)
+  cols <- newIORef Nothing
+  writes <- newIORef (-1)
+  binds <- newIORef (Binds IM.empty False)
+  rows <- newIORef firstRows
+  buf <- newIORef initialSnapBuf
+  scols <- newIORef (-1)
+  idle <- newIORef Nothing
+  ahead <- newIORef (dbFetchAhead db)
+  weak <- newIORef Nothing
+  i <- nextId
+  return (Statement h href db i run q (mayNameParams sql) params nparams cols writes binds
+            rows buf scols idle ahead weak)
+
+-- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
+-- it a finalizer the garbage collector runs once nobody references it. The statements of
+-- "Database.SQLBatch"'s queries, finalized by 'bracket' within the call, are not
+-- registered.
+registerStatement :: Statement -> IO ()
+registerStatement st = do
+  let db = stDb st
+      href = stHandle st
+  w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
+  writeIORef (stWeak st) (Just w)
+  atomicModifyIORef' (dbStmts db) (\m -> (IM.insert (stId st) (w, href) m, ()))
+
+firstRows, initialSnapBuf :: Int
+firstRows = 16
+initialSnapBuf = 16 * 1024
+
+-- | Finalizes a statement's handle unless that was done already (the garbage collector's
+-- finalizer, and direct-sqlite's @close@ for statements nobody references). Takes the
+-- connection's lock.
+finalizeHandle :: Database -> Int -> IORef (Ptr CStmt) -> IO ()
+finalizeHandle db i href = mask_ $ lockedWith db True $ \_ -> finalizeHandleLocked db i href
+
+finalizeHandleLocked :: Database -> Int -> IORef (Ptr CStmt) -> IO ()
+finalizeHandleLocked db i href = do
+  h <- readIORef href
+  unless (h == nullPtr) $ do
+    writeIORef href nullPtr
+    atomicModifyIORef' (dbStmts db) (\m -> (IM.delete i m, ()))
+    c_sqlbatch_stmt_finalize h
+
+-- | Finalizes a statement (the handle, its fetchers and its finalizer), returning its run
+-- state before. Idempotent. Works after the connection was closed. Without a job of the
+-- worker, a statement that is not in the middle of a run is finalized by an unsafe call: it
+-- does no I/O.
+finalizeCore :: Statement -> IO Run
+finalizeCore st = do
+  r <- uninterruptibleMask_ $ do
+    idle <- atomicModifyIORef' (stIdle st) (\m -> (Nothing, m))
+    maybe (return ()) freeFetcher idle
+    -- Not interruptible: a statement's finalize must not be lost to a timeout. From a hook
+    -- of the connection, as any other call ('withLock').
+    -- No wait for the worker first: the finalize drops a batch of this statement stepped
+    -- ahead rather than waiting for it.
+    let db = stDb st
+        k _ = finalizeLocked st
+    hs <- readIORef (dbHookThreads db)
+    if null hs then lockedWith db False (const (k ()))
+      else inHookThread db hs k (lockedWith db False (const (k ())))
+  -- The garbage collector's finalizer, now a no-op (the handle is gone), run and dropped
+  -- here: a weak pointer with a finalizer costs the collector, and its run later a thread
+  -- of its own, for every statement prepared and finalized.
+  w <- readIORef (stWeak st)
+  maybe (return ()) Weak.finalize w
+  return r
+
+-- | 'finalizeCore' with the lock held (the fetchers and the weak pointer left).
+finalizeLocked :: Statement -> IO Run
+finalizeLocked st = do
+  let db = stDb st
+  h <- readIORef (stHandle st)
+  run <- readIORef (stRun st)
+  unless (h == nullPtr) $ do
+    writeIORef (stHandle st) nullPtr
+    writeIORef (stRun st) Ready
+    atomicModifyIORef' (dbStmts db) (\m -> (IM.delete (stId st) m, ()))
+    job <- readIORef (dbJob db)
+    if job == NoJob && not (running run)
+      then c_sqlbatch_stmt_finalize_unsafe h
+      else do
+        -- It waits for the connection's worker (a batch of this statement stepped ahead is
+        -- dropped, a write queued on it runs to its end first).
+        c_sqlbatch_stmt_finalize h
+        writeIORef (dbJob db) NoJob
+  return run
+
+-- | The number of registered statements of the connection that are neither finalized nor
+-- unreachable; the unreachable ones are finalized on the way (with @fin@, given the id and
+-- the handle's reference).
+liveStatementsWith :: (Int -> IORef (Ptr CStmt) -> IO ()) -> Database -> IO Int
+liveStatementsWith fin db = do
+  m <- readIORef (dbStmts db)
+  alive <- forM (IM.toList m) $ \(i, (w, href)) -> do
+    k <- deRefWeak w
+    case k of
+      Just _ -> return (1 :: Int)
+      Nothing -> 0 <$ fin i href
+  return (sum alive)
+
+-- | The handle, or 'nullPtr' once finalized.
+statementHandle :: Statement -> IO (Ptr CStmt)
+statementHandle = readIORef . stHandle
+{-# INLINE statementHandle #-}
+
+-- | The statement's SQL as the library holds it (@sqlbatch_stmt_sql@: the first statement
+-- of the text given), with the lock held; empty once finalized.
+statementSql :: Statement -> Ptr CConn -> IO B.ByteString
+statementSql st _ = do
+  h <- readIORef (stHandle st)
+  if h == nullPtr then return B.empty else allocaBytes strSize $ \ps -> do
+    rc <- c_sqlbatch_stmt_sql h (castPtr ps)
+    if rc /= sqlbatchOk then return B.empty else maybe B.empty id <$> peekStr ps
+
+-- | The text used in error contexts: the call and (the start of) the SQL.
+contextOf :: Text -> Query -> Text
+contextOf what (Query q)
+  | T.length q > 200 = what <> " " <> T.pack (show (T.take 200 q <> "..."))
+  | otherwise = what <> " " <> T.pack (show q)
+
+-- | Whether SQL text might hold a parameter with a name (@:a@, @\@a@, @$a@, @#a@) or a
+-- number (@?3@): False only if none of the bytes that start one (@:@ @\@@ @$@ @#@, @?@
+-- followed by a digit) occurs anywhere in it. A pre-check only, erring on the side of
+-- True (a colon in a string literal counts): when it is True, the parameters' names are
+-- asked of the library, which alone says what the parameters are.
+mayNameParams :: B.ByteString -> Bool
+mayNameParams b = any (`B.elem` b) [58, 64, 36, 35] || numbered b
+  where
+    -- memchr for each byte (B.elem, B.elemIndex): a few instructions per 16 bytes, where a
+    -- loop over the bytes in Haskell took about 35 a byte.
+    numbered s = case B.elemIndex 63 s of
+      Nothing -> False
+      Just i ->
+        let rest = BU.unsafeDrop (i + 1) s
+        in (not (B.null rest) && BU.unsafeHead rest - 48 < 10) || numbered rest
+
+-- | False if the statement certainly has only nameless @?@ parameters (or none), judged
+-- from its SQL text without asking the library ('mayNameParams'); True if it might have a
+-- named or numbered one ('statementParamNames' then tells).
+statementMayNameParams :: Statement -> Bool
+statementMayNameParams = stMayName
+
+-- | The statement's parameter names by index (from 1), 'Nothing' for a plain @?@: asked of
+-- the library (@sqlbatch_stmt_params@) on first use only, then kept (they cannot change).
+-- With the lock held; [] once finalized.
+statementParamNames :: Statement -> IO [Maybe Utf8]
+statementParamNames st = do
+  cached <- readIORef (stParams st)
+  case cached of
+    Just ns -> return ns
+    Nothing -> do
+      h <- readIORef (stHandle st)
+      if h == nullPtr then return [] else do
+        r <- D.paramNames (D.Statement h (rawDatabase (stDb st)))
+        case r of
+          Left _ -> return []
+          Right ns -> do
+            writeIORef (stParams st) (Just ns)
+            writeIORef (stNParams st) (length ns)
+            return ns
+
+-- | The statement's parameter count (the largest index): asked of the library
+-- (@sqlbatch_stmt_param_count@, which builds no names) on first use only. With the lock
+-- held; 0 once finalized.
+statementParamCount :: Statement -> IO Int
+statementParamCount st = do
+  cached <- readIORef (stNParams st)
+  if cached >= 0 then return cached else do
+    h <- readIORef (stHandle st)
+    if h == nullPtr then return 0 else do
+      r <- D.paramCount (D.Statement h (rawDatabase (stDb st)))
+      let n = either (const 0) id r
+      writeIORef (stNParams st) n
+      return n
+
+-- | The names of the result columns, with the lock held: kept from the last time they were
+-- asked within the current run (see 'stCols'); [] once finalized.
+statementColumnNames :: Statement -> IO [Utf8]
+statementColumnNames st = do
+  cached <- readIORef (stCols st)
+  case cached of
+    Just ns -> return ns
+    Nothing -> do
+      h <- readIORef (stHandle st)
+      if h == nullPtr then return [] else do
+        r <- D.columns (D.Statement h (rawDatabase (stDb st)))
+        let ns = either (const []) (map D.columnName) r
+        writeIORef (stCols st) (Just ns)
+        return ns
+
+-- | Whether the statement writes (@sqlbatch_stmt_readonly@, asked once). With the lock held.
+statementWrites :: Statement -> IO Bool
+statementWrites st = do
+  cached <- readIORef (stWrites st)
+  if cached >= 0 then return (cached == 1) else do
+    h <- readIORef (stHandle st)
+    ro <- if h == nullPtr then return True else alloca $ \p -> do
+      rc <- c_sqlbatch_stmt_readonly h p
+      if rc /= sqlbatchOk then return False else (\(CBool b) -> b /= 0) <$> peek p
+    writeIORef (stWrites st) (if ro then 0 else 1)
+    return (not ro)
+
+-- | Turns fetch-ahead on or off for the statement (@sqlbatch_stmt_set_fetch_ahead@). A
+-- no-op under the non-threaded RTS ('fetchAheadAvailable').
+setStatementFetchAhead :: Statement -> Bool -> IO ()
+setStatementFetchAhead st on
+  | not fetchAheadAvailable = return ()
+  | otherwise = do
+      let ctx = contextOf "setFetchAhead" (stQuery st)
+          db = stDb st
+      withDb db ctx $ \_ -> do
+        h <- readIORef (stHandle st)
+        rc <- c_sqlbatch_stmt_set_fetch_ahead h (CBool (if on then 1 else 0))
+        when (rc /= sqlbatchOk) $ throwSQL db rc ctx
+        writeIORef (stAhead st) on
+
+-- | Stops the stepping of the statement's next batch, if its last fetch left the worker on
+-- it: for an asynchronous exception that leaves a query between two fetches (the rows are
+-- not wanted; the next call on the statement is its finalize or reset, which drop them).
+-- It interrupts the connection, as an asynchronous exception inside a fetch does.
+cancelAhead :: Statement -> IO ()
+cancelAhead st = uninterruptibleMask_ $ do
+  let db = stDb st
+  withMVar (dbLock db) $ \_ -> do
+    job <- readIORef (dbJob db)
+    open <- readIORef (dbOpen db)
+    when (open && job == AheadJob (stPtr st)) $
+      c_sqlbatch_conn_interrupt (dbHandle db)
+
+------------------------------------------------------------------------------------------
+-- Reading batches in place ("Database.SQLBatch"'s folds and queries)
+
+-- | The state of reading a statement's batches: the batch out-parameter, the current data
+-- buffer and the batch size.
+data Fetcher = Fetcher
+  { fStmt :: !Statement
+  , fScratch :: {-# UNPACK #-} !(Ptr Word8)
+    -- ^ malloc'd: the @sqlbatch_batch@ out-parameter, the "slice taken" flag byte (at
+    -- 'flagOff') and the units used in the current text chunk (at 'usedOff').
+  , fText :: {-# UNPACK #-} !(IORef TextChunk)
+    -- ^ Where decoded 'Text' goes.
+  , fBuf :: {-# UNPACK #-} !(IORef Buf)
+  , fMaxRows :: {-# UNPACK #-} !(IORef Int)
+  , fBudget :: {-# UNPACK #-} !Int
+    -- ^ Bytes of cells per batch ('foldBudget' or 'collectBudget').
+  }
+
+-- | A data buffer: the first @keep@ bytes hold slices handed out; the previous batch's
+-- bytes (@last@ of them, right after @keep@) are kept too if its flag was set. @want@ is the
+-- size of the next buffer to allocate.
+data Buf = Buf
+  { _bufFP :: !(ForeignPtr Word8)
+  , _bufSize :: {-# UNPACK #-} !Int
+  , _bufKeep :: {-# UNPACK #-} !Int
+  , _bufLast :: {-# UNPACK #-} !Int
+  , _bufWant :: {-# UNPACK #-} !Int
+  }
+
+flagOff, usedOff, convOff, scratchSize :: Int
+flagOff = 64
+usedOff = 72
+convOff = 80
+scratchSize = convOff + valueSize + convertBufSize
+
+-- | Cell budgets of a batch: small for streaming (the cells stay in the CPU's cache while
+-- they are read), larger when every row is collected into a list anyway (fewer batches,
+-- fewer list chunks to join).
+foldBudget, collectBudget :: Int
+foldBudget = 64 * 1024
+collectBudget = 1024 * 1024
+
+initialBuf, maxBuf, initialRows :: Int
+initialBuf = 16 * 1024
+maxBuf = 1024 * 1024
+initialRows = 256
+
+-- | Starts reading a statement.
+newFetcher :: Int -> Statement -> IO Fetcher
+newFetcher budget st = do
+  scratch <- mallocBytes scratchSize
+  pokeByteOff scratch flagOff (0 :: Word8)
+  pokeByteOff scratch usedOff (0 :: Int)
+  -- The first Text allocates the first real chunk; a query without text allocates none.
+  chunk <- newTextChunk 0 >>= newIORef
+  fp <- mallocPlainForeignPtrBytes initialBuf
+  buf <- newIORef (Buf fp initialBuf 0 0 initialBuf)
+  mr <- newIORef initialRows
+  return (Fetcher st scratch chunk buf mr budget)
+
+-- | Frees a fetcher's scratch memory; call once.
+freeFetcher :: Fetcher -> IO ()
+freeFetcher f = free (fScratch f)
+
+-- | The statement's idle fetcher if it has one with this budget (the one its last run
+-- used: its batch buffer, text chunk and batch size carry over, as from one batch to the
+-- next), else a new one. Call with asynchronous exceptions masked.
+acquireFetcher :: Int -> Statement -> IO Fetcher
+acquireFetcher budget st = do
+  idle <- atomicModifyIORef' (stIdle st) (\m -> (Nothing, m))
+  case idle of
+    Just f | fBudget f == budget -> return f
+    Just f -> freeFetcher f >> newFetcher budget st
+    Nothing -> newFetcher budget st
+
+-- | Gives a fetcher back to its statement for the next run (freeing the one kept before,
+-- if another run put one back meanwhile, or the fetcher itself if the statement was
+-- finalized meanwhile).
+releaseFetcher :: Statement -> Fetcher -> IO ()
+releaseFetcher st f = do
+  old <- atomicModifyIORef' (stIdle st) (\m -> (Just f, m))
+  maybe (return ()) freeFetcher old
+  -- A statement finalized meanwhile keeps no fetcher: take it back.
+  h <- readIORef (stHandle st)
+  when (h == nullPtr) $ do
+    left <- atomicModifyIORef' (stIdle st) (\m -> (Nothing, m))
+    maybe (return ()) freeFetcher left
+
+-- | A fetcher of the statement ('acquireFetcher') around an action, given back after.
+withFetcher :: Int -> Statement -> (Fetcher -> IO a) -> IO a
+withFetcher budget st = bracket (acquireFetcher budget st) (releaseFetcher st)
+{-# INLINE withFetcher #-}
+
+-- | What a field needs to read a batch's bytes.
+data BatchCtx = BatchCtx
+  { bcBase :: {-# UNPACK #-} !(Ptr Word8)   -- ^ the batch's @data@
+  , bcFP :: !(ForeignPtr Word8)              -- ^ the buffer @data@ points into
+  , bcOff :: {-# UNPACK #-} !Int             -- ^ @data@'s offset in the buffer
+  , bcFlag :: {-# UNPACK #-} !(Ptr Word8)    -- ^ set to 1 when a slice is handed out
+  , bcUsed :: {-# UNPACK #-} !(Ptr Int)      -- ^ units used in the current text chunk
+  , bcConv :: {-# UNPACK #-} !(Ptr Word8)
+    -- ^ scratch of a value's conversion: an out value and a 'convertBufSize' buffer
+  , bcText :: {-# UNPACK #-} !(IORef TextChunk)
+  , bcStmt :: !Statement                     -- ^ for column names in errors
+  }
+
+-- | One batch, valid until the next 'nextBatch' on the same fetcher.
+data BatchView = BatchView
+  { bvCells :: {-# UNPACK #-} !(Ptr Word8)
+  , bvRows :: {-# UNPACK #-} !Int
+  , bvCols :: {-# UNPACK #-} !Int
+  , bvDone :: !Bool
+  , bvCtx :: !BatchCtx
+  }
+
+-- | Fetches the next batch (one interruptible call). Throws 'SQLError' on failure.
+nextBatch :: Fetcher -> IO BatchView
+nextBatch f = do
+  let scratch = fScratch f
+  Buf fp size keep0 lastLen want <- readIORef (fBuf f)
+  taken <- peekByteOff scratch flagOff :: IO Word8
+  pokeByteOff scratch flagOff (0 :: Word8)
+  let keep = if taken /= 0 then keep0 + lastLen else keep0
+  maxRows <- readIORef (fMaxRows f)
+  if want > size || size - keep < size `quot` 4
+    then do
+      nfp <- mallocPlainForeignPtrBytes want
+      fetchAt f maxRows nfp want 0 want
+    else fetchAt f maxRows fp size keep want
+{-# NOINLINE nextBatch #-}
+
+fetchAt :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> IO BatchView
+fetchAt f maxRows bfp size off want = do
+  let scratch = fScratch f
+      st = fStmt f
+      db = stDb st
+      base = unsafeForeignPtrToPtr bfp `plusPtr` off
+  rc <- withDbAhead db "fetch" $ \c -> do
+    h <- readIORef (stHandle st)
+    when (h == nullPtr) $ throwIO (finalizedError (contextOf "fetch" (stQuery st)))
+    run <- readIORef (stRun st)
+    r <- runFetch db st c h run (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
+    when (r /= sqlbatchRow && r /= sqlbatchDone && r /= sqlbatchEBufferTooSmall) $
+      throwSQL db r (contextOf "fetch" (stQuery st))
+    return r
+  touchForeignPtr bfp
+  if rc == sqlbatchEBufferTooSmall
+    then do
+      need <- batchDataLen <$> peekBatch (castPtr scratch)
+      let nsize = head [c | c <- iterate (* 2) (max want initialBuf), c >= need]
+      nfp <- mallocPlainForeignPtrBytes nsize
+      fetchAt f maxRows nfp nsize 0 nsize
+    else do
+      b <- peekBatch (castPtr scratch)
+      let rows = batchRows b
+          cols = batchCols b
+          done = rc == sqlbatchDone
+          -- The buffer, not the row count, ended the batch: use a bigger one next time (up
+          -- to 'maxBuf', but never smaller than @want@, which is at least the largest row
+          -- so far: a row that did not fit set it. So only a row larger than every row
+          -- before costs a second fetch, and no buffer too small for the rows is allocated).
+          want' = if not done && rows < maxRows then max want (min maxBuf (size * 4)) else want
+      writeIORef (fBuf f) $! Buf bfp size off (batchDataLen b) want'
+      when (cols > 0) $
+        writeIORef (fMaxRows f) $! max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
+      return $! BatchView (batchCells b) rows cols done
+        (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff)
+          (scratch `plusPtr` convOff) (fText f) st)
+
+-- | One fetch with the lock held, keeping the run state and the worker's job: from 'Ready'
+-- it starts a run (the column names are asked again), from 'Rewind' it rewinds
+-- first in the same call. A batch that ends the result leaves 'Finished', a failure
+-- 'Failed', anything else 'Running' (the snapshot fetch sets 'Rows' itself).
+runFetch :: Database -> Statement -> Ptr CConn -> Ptr CStmt -> Run -> CSize -> Ptr Word8 -> CSize
+         -> Ptr Batch -> IO Int32
+runFetch db st c h run maxRows base len out = do
+  case run of
+    Ready -> writeIORef (stCols st) Nothing
+    Rewind -> writeIORef (stCols st) Nothing
+    _ -> return ()
+  writeIORef (stRun st) Running
+  let fetchInto = case run of
+        Rewind -> c_hs_sqlbatch_rewind_fetch_into
+        _ -> c_hs_sqlbatch_fetch_into
+  r <- fetchInto c h maxRows base len out
+  -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
+  -- left it stepping the next one.
+  ahead <- readIORef (stAhead st)
+  writeIORef (dbJob db) $! if ahead && r == sqlbatchRow then AheadJob h else NoJob
+  if r == sqlbatchDone then writeIORef (stRun st) Finished
+    else when (r /= sqlbatchRow && r /= sqlbatchEBufferTooSmall) $ writeIORef (stRun st) (Failed r)
+  return r
+{-# INLINE runFetch #-}
+
+-- | The error of a call on a finalized statement ("Database.SQLBatch"'s face).
+finalizedError :: Text -> SQLError
+finalizedError ctx =
+  SQLError ErrorMisuse 21 "the statement is finalized" ctx Nothing Nothing Nothing Nothing
+
+------------------------------------------------------------------------------------------
+-- Snapshots (direct-sqlite's step, and nextRow)
+
+-- | A 'BatchView' of the rest of a snapshot (its rows from the current position on), read
+-- with a fetcher's scratch and text chunk: for the row parsers of "Database.SQLBatch",
+-- which read a snapshot as they read a batch. The rows before @pos@ are left out.
+snapshotView :: Fetcher -> Snap -> Int -> BatchView
+snapshotView f sn pos =
+  let scratch = fScratch f
+      base = unsafeForeignPtrToPtr (snFP sn)
+      n = max 0 (snRows sn - pos)
+  in BatchView (snCells sn `plusPtr` (pos * snCols sn * valueSize)) n (snCols sn) (snLast sn)
+       (BatchCtx (snData sn) (snFP sn) (snData sn `minusPtr` base) (scratch `plusPtr` flagOff)
+          (scratch `plusPtr` usedOff) (scratch `plusPtr` convOff) (fText f) (fStmt f))
+
+-- | Fetches the next batch of a statement into a fresh snapshot, with the lock held
+-- (handle given): the run state becomes 'Rows' (or 'Finished' for a batch without rows, or
+-- 'Failed'). Applies direct-sqlite's pending binds first when a run starts. A read-only
+-- statement fetches 16 rows first, then four times more a batch up to about 64 KiB of
+-- cells; one that writes fetches one row per batch, so that its effects come at the @step@
+-- where direct-sqlite makes them. Returns the status: 'sqlbatchRow' with rows to read,
+-- 'sqlbatchDone', or a failure's code.
+fetchSnapshot :: Statement -> Ptr CConn -> Ptr CStmt -> IO Int32
+fetchSnapshot st c h = do
+  run0 <- readIORef (stRun st)
+  Binds vals dirty <- readIORef (stBinds st)
+  let starting = case run0 of
+        Ready -> True
+        Rewind -> True
+        _ -> False
+  brc <- if not (starting && dirty) then return sqlbatchOk else do
+    n <- statementParamCount st
+    let vs = [IM.findWithDefault VNull i vals | i <- [1 .. n]]
+    -- The statement is not in the middle of a run: the bind does no I/O.
+    rc <- D.withValueParams vs [] $ \pp _ -> c_sqlbatch_stmt_bind_unsafe h pp
+    when (rc == sqlbatchOk) $ writeIORef (stBinds st) (Binds vals False)
+    return rc
+  if brc /= sqlbatchOk then brc <$ writeIORef (stRun st) (Failed brc) else do
+    -- A bind rewinds the statement itself.
+    let run = case run0 of
+          Rewind | dirty -> Ready
+          _ -> run0
+    _ <- statementWrites st
+    go run
+  where
+    db = stDb st
+    go run = do
+      maxRows <- readIORef (stSnapRows st)
+      bufLen <- readIORef (stSnapBuf st)
+      -- Room for the cells of as many columns as the last batch had (the columns' count
+      -- the first time): a schema change that adds columns costs a copy below.
+      cols <- case run of
+        Rows sn -> return (snCols sn)
+        _ -> do
+          k <- readIORef (stSnapCols st)
+          if k >= 0 then return k else length <$> statementColumnNames st
+      let cellRoom = maxRows * cols * valueSize
+      fp <- mallocPlainForeignPtrBytes (cellRoom + bufLen)
+      let base = unsafeForeignPtrToPtr fp
+          dat = base `plusPtr` cellRoom
+      (rc, b) <- allocaBytes batchSize $ \pb -> do
+        rc <- runFetch db st c h run (fromIntegral maxRows) dat (fromIntegral bufLen) (castPtr pb)
+        b <- peekBatch (castPtr pb)
+        return (rc, b)
+      touchForeignPtr fp
+      if rc == sqlbatchEBufferTooSmall
+        then do
+          writeIORef (stSnapBuf st) $! grow bufLen (batchDataLen b)
+          go Running
+        else if rc /= sqlbatchRow && rc /= sqlbatchDone then return rc
+        else do
+          let rows = batchRows b
+              bcols = batchCols b
+              done = rc == sqlbatchDone
+              cellLen = rows * bcols * valueSize
+          writeIORef (stSnapCols st) bcols
+          (fp', cells, dat') <-
+            if cellLen <= cellRoom
+              then do
+                when (cellLen > 0) $ copyBytes base (batchCells b) cellLen
+                return (fp, base, dat)
+              else do
+                -- More columns than room for (SQLite prepared the statement again after a
+                -- schema change): a buffer of the right size, cells and bytes copied.
+                let dlen = batchDataLen b
+                nfp <- mallocPlainForeignPtrBytes (cellLen + dlen)
+                let nbase = unsafeForeignPtrToPtr nfp
+                copyBytes nbase (batchCells b) cellLen
+                copyBytes (nbase `plusPtr` cellLen) dat dlen
+                touchForeignPtr fp
+                return (nfp, nbase, nbase `plusPtr` cellLen)
+          writes <- readIORef (stWrites st)
+          -- The next batch: more rows (up to the budget), and more bytes when the buffer
+          -- ended this one.
+          unless (writes == 1) $
+            writeIORef (stSnapRows st) $! min (maxRowsFor bcols) (maxRows * 4)
+          when (not done && rows < maxRows && bufLen < maxSnapBuf) $
+            writeIORef (stSnapBuf st) $! min maxSnapBuf (bufLen * 4)
+          if rows == 0
+            then do
+              writeIORef (stRun st) Finished
+              return sqlbatchDone
+            else do
+              pos <- newPos
+              writeIORef (stRun st) $! Rows (Snap fp' cells dat' (batchDataLen b) rows bcols done pos)
+              return sqlbatchRow
+    grow have need = head [x | x <- iterate (* 2) (max 1024 have), x >= need]
+
+maxSnapBuf, cellBudget :: Int
+maxSnapBuf = 16 * 1024 * 1024
+cellBudget = 64 * 1024
+
+-- | Rows per snapshot of a statement with this many columns: about 'cellBudget' bytes of
+-- cells.
+maxRowsFor :: Int -> Int
+maxRowsFor cols = max 16 (min 16384 (cellBudget `quot` (valueSize * max 1 cols)))
+
