@@ -153,6 +153,12 @@ UNTRUSTED = {
     "db_sql": (knobs(0, 0), "INSERT INTO t VALUES (7, 'seven', 7, 7.5, zeroblob(5000)); CREATE TABLE w(k PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO w VALUES (1, 2)"),
     "db_damaged_header": (knobs(0, 2, 0, 0, 0, 0, 0, 0, *damaged((16, 0x7f), (18, 9), (28, 0xff), (100, 0x0d))), "INSERT INTO t(a) VALUES (1)"),
     "db_damaged_page": (knobs(0, 1, 0, 0, 0, 0, 0, 0, *damaged((4100, 0), (4101, 0xff), (4200, 7), (8200, 0x42))), "INSERT INTO t SELECT * FROM t; INSERT INTO t SELECT * FROM t"),
+    # Files from anyone (knob 1 bit 2): opened with SQLBATCH_OPEN_UNTRUSTED.
+    "file_sql": (knobs(0, 4), "INSERT INTO t VALUES (7, 'seven', 7, 7.5, zeroblob(5000)); CREATE INDEX tb ON t(b)"),
+    "file_damaged_page": (knobs(0, 4, 0, 0, 0, 0, 0, 0, *damaged((4100, 0), (4101, 0xff), (8200, 0x42))), "INSERT INTO t SELECT * FROM t; INSERT INTO t SELECT * FROM t"),
+    "file_fts5": (knobs(0, 4, 0, 0, 0, 0, 0, 0, *damaged((9000, 0x13), (13000, 0))), "CREATE VIRTUAL TABLE f USING fts5(x, y); INSERT INTO f VALUES ('hello world', 'a b c'), ('sqlite fts', 'x y z'); INSERT INTO f SELECT x || y, y FROM f"),
+    "file_rtree": (knobs(0, 4, 0, 0, 0, 0, 0, 0, *damaged((9000, 0x7f), (12300, 1))), "CREATE VIRTUAL TABLE r USING rtree(id, x0, x1, y0, y1); INSERT INTO r VALUES (1, 0, 1, 0, 1), (2, 5, 9, -3, 4), (3, 0.5, 0.6, 0.5, 0.6)"),
+    "file_fts5_small": (knobs(0, 4), "CREATE VIRTUAL TABLE f USING fts5(x); INSERT INTO f VALUES ('one two three')"),
     "db_raw": (knobs(2, 0), db_image()),
     "db_garbage": (knobs(2, 2), b"SQLite format 3\0" + bytes(range(256)) * 4),
     "cs_sql": (knobs(1, 0, 0x80), CHANGES),

@@ -357,6 +357,21 @@ const char *sqlbatch_sqlite_version(void);
 #define SQLBATCH_OPEN_FETCH_AHEAD 1073741824
 
 /**
+ * Open flag, sqlbatch's own: the file may come from anyone (a download, a user's document):
+ * the open applies SQLite's defenses for untrusted databases
+ * (<https://sqlite.org/security.html>) and checks the file first. It turns on
+ * `SQLITE_DBCONFIG_DEFENSIVE` (no writes to the schema table, no `PRAGMA writable_schema`,
+ * no journal or WAL tricks), turns off `SQLITE_DBCONFIG_TRUSTED_SCHEMA` (the schema's views
+ * and triggers cannot call functions with side effects or virtual tables not marked
+ * innocuous), sets `PRAGMA cell_size_check=ON` (pages are checked as they are read: a little
+ * slower) and `PRAGMA mmap_size=0` (no memory-mapped reads, whose faults SQLite cannot
+ * catch), and runs `PRAGMA quick_check`, which reads the whole file once: the open fails
+ * with `SQLITE_CORRUPT` (and the check's first finding as its message) or `SQLITE_NOTADB`
+ * when the file is not sound. A connection opened so stays as wary for its life.
+ */
+#define SQLBATCH_OPEN_UNTRUSTED 536870912
+
+/**
  * A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
  */
 typedef struct sqlbatch_conn sqlbatch_conn;

@@ -517,3 +517,56 @@ fn code_names_for_sqlite_and_library_codes() {
         assert_eq!(name(code), None, "{code}");
     }
 }
+
+/// A file that may come from anyone: `SQLBATCH_OPEN_UNTRUSTED` checks it before handing out
+/// the connection, and keeps SQLite's defenses on.
+#[test]
+fn an_untrusted_file_is_checked_and_defended() {
+    let dir = std::env::temp_dir().join(format!("sqlbatch-untrusted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("doc.db");
+    let path_s = path.to_str().unwrap();
+    {
+        let c = Conn::open(path_s);
+        c.exec("PRAGMA page_size=1024; CREATE TABLE t(a, b); CREATE INDEX ta ON t(a)");
+        c.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO t SELECT i, hex(randomblob(20)) FROM n");
+    }
+    // A sound file opens, and the defenses hold: no writable schema.
+    let c = Conn::open_flags(path_s, SQLBATCH_OPEN_UNTRUSTED);
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(2000)]]);
+    let (rc, _) =
+        c.try_exec("PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql = 'x' WHERE name = 't'");
+    assert_ne!(rc, SQLBATCH_OK, "defensive mode refuses writes to the schema table");
+    drop(c);
+    // Damage a page of the index: quick_check finds it, and the open fails with its finding.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let len = bytes.len();
+    for b in &mut bytes[len - 3000..len - 2000] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let mut conn = std::ptr::null_mut();
+    let rc = unsafe {
+        sqlbatch_conn_open(path_s.as_ptr().cast(), path_s.len(), SQLBATCH_OPEN_UNTRUSTED, &mut conn)
+    };
+    assert!(rc == libsqlite3_sys::SQLITE_CORRUPT || rc & 0xff == libsqlite3_sys::SQLITE_CORRUPT, "rc {rc}");
+    let (_, msg) = last_error_of(conn);
+    assert!(msg.contains("quick_check") || msg.contains("malformed"), "{msg}");
+    unsafe { sqlbatch_conn_close(conn) };
+    // Without the flag the open succeeds (and the damage shows only where it is read).
+    let c = Conn::open(path_s);
+    drop(c);
+    // Not a database at all.
+    std::fs::write(
+        &path,
+        b"this is not an SQLite database, only text; long enough to be read as a header......",
+    )
+    .unwrap();
+    let mut conn = std::ptr::null_mut();
+    let rc = unsafe {
+        sqlbatch_conn_open(path_s.as_ptr().cast(), path_s.len(), SQLBATCH_OPEN_UNTRUSTED, &mut conn)
+    };
+    assert_eq!(rc, libsqlite3_sys::SQLITE_NOTADB);
+    unsafe { sqlbatch_conn_close(conn) };
+    std::fs::remove_dir_all(&dir).unwrap();
+}

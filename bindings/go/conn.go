@@ -28,6 +28,12 @@ const (
 	// Stmt.SetFetchAhead, which turns it off or on per statement): sqlbatch's own flag
 	// (SQLBATCH_OPEN_FETCH_AHEAD), not SQLite's.
 	OpenFetchAhead OpenFlags = capi.OpenFetchAhead
+	// OpenUntrusted opens a file that may come from anyone (a download, a user's document)
+	// with SQLite's defenses for untrusted databases: defensive mode, the schema not
+	// trusted, cell_size_check on, no memory-mapped reads; and it checks the file first
+	// (PRAGMA quick_check: it reads the whole file once), failing with ErrCorrupt or
+	// ErrNotADB when the file is not sound. sqlbatch's own flag (SQLBATCH_OPEN_UNTRUSTED).
+	OpenUntrusted OpenFlags = capi.OpenUntrusted
 )
 
 // PrepareFlags are the flags of Conn.PrepareTail.

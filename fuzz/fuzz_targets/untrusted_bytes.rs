@@ -8,7 +8,9 @@
 //!   fresh database (the common schema first), whose image is then damaged at the places and
 //!   with the bytes knobs 8.. give (pairs of position and value). It is deserialized (knob 1
 //!   picks read-only / resizeable), then read: the schema, every table (bounded), an integrity
-//!   check, a write, and serialized again.
+//!   check, a write, and serialized again. With knob 1 bit 2 it is written to a file instead
+//!   and opened from there with `SQLBATCH_OPEN_UNTRUSTED` (SQLite's defenses, and the file
+//!   checked at open), then read and written the same way.
 //! - bit 0 set: a changeset. Bit 1: the bytes as they are; otherwise SQL run under a session
 //!   on a database with the common schema, whose changeset (or patchset, knob 1 bit 2) is
 //!   damaged the same way. It is applied to a database with the common schema (knob 2 picks
@@ -76,18 +78,7 @@ fn read_database(image: &[u8], flags: u32) {
     let rc = unsafe { sqlbatch_conn_deserialize(c.0, ptr::null(), 0, image.as_ptr(), image.len(), flags) };
     ok(rc, "deserialize");
     if rc == SQLBATCH_OK {
-        for q in [
-            "SELECT type, name, tbl_name, sql FROM sqlite_schema",
-            "PRAGMA integrity_check",
-            "PRAGMA foreign_key_check",
-        ] {
-            let rc = guarded(c.0, || c.try_rows(q, 1000).err().unwrap_or(SQLBATCH_OK)).0;
-            ok(rc, q);
-        }
-        let write = "INSERT INTO t(a) VALUES (1); CREATE TABLE IF NOT EXISTS z(x); INSERT INTO z VALUES (zeroblob(5000))";
-        let rc = guarded(c.0, || c.try_exec(write).0).0;
-        ok(rc, write);
-        let _ = guarded(c.0, || c.dump(200)).0;
+        use_database(&c);
         let (mut p, mut n) = (ptr::null_mut(), 0);
         let rc = unsafe { sqlbatch_conn_serialize(c.0, ptr::null(), 0, &mut p, &mut n) };
         take(rc, p, n, "serialize again");
@@ -100,6 +91,47 @@ fn read_database(image: &[u8], flags: u32) {
     if rc == SQLBATCH_OK {
         c.check_usable();
     }
+}
+
+/// The reads and the write of a database that opened.
+fn use_database(c: &Conn) {
+    for q in [
+        "SELECT type, name, tbl_name, sql FROM sqlite_schema",
+        "PRAGMA integrity_check",
+        "PRAGMA foreign_key_check",
+    ] {
+        let rc = guarded(c.0, || c.try_rows(q, 1000).err().unwrap_or(SQLBATCH_OK)).0;
+        ok(rc, q);
+    }
+    let write =
+        "INSERT INTO t(a) VALUES (1); CREATE TABLE IF NOT EXISTS z(x); INSERT INTO z VALUES (zeroblob(5000))";
+    let rc = guarded(c.0, || c.try_exec(write).0).0;
+    ok(rc, write);
+    let _ = guarded(c.0, || c.dump(200)).0;
+}
+
+/// The image as a file from anyone: opened with SQLBATCH_OPEN_UNTRUSTED, then used.
+fn read_database_file(image: &[u8]) {
+    let dir =
+        if std::path::Path::new("/dev/shm").is_dir() { "/dev/shm".into() } else { std::env::temp_dir() };
+    let path = dir.join(format!("sqlbatch-fuzz-{}.db", std::process::id()));
+    let remove = || {
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    };
+    remove();
+    std::fs::write(&path, image).expect("write the database file");
+    let p = path.to_str().expect("UTF-8 path");
+    let mut conn = ptr::null_mut();
+    let rc = unsafe { sqlbatch_conn_open(p.as_ptr().cast(), p.len(), SQLBATCH_OPEN_UNTRUSTED, &mut conn) };
+    ok(rc, "open untrusted");
+    let c = Conn(conn);
+    if rc == SQLBATCH_OK {
+        use_database(&c);
+    }
+    drop(c);
+    remove();
 }
 
 fn changeset(sql: &[u8], raw: bool, patchset: bool, k: &mut Knobs<'_>) -> Vec<u8> {
@@ -246,12 +278,16 @@ fuzz_target!(|data: &[u8]| {
         c.exec(SETUP);
         let image = database(&c, bytes, raw, &mut k);
         drop(c);
-        let flags = match knob1 % 3 {
-            0 => 0,
-            1 => SQLBATCH_DESERIALIZE_READONLY,
-            _ => SQLBATCH_DESERIALIZE_RESIZEABLE,
-        };
-        read_database(&image, flags);
+        if knob1 & 4 != 0 {
+            read_database_file(&image);
+        } else {
+            let flags = match knob1 % 3 {
+                0 => 0,
+                1 => SQLBATCH_DESERIALIZE_READONLY,
+                _ => SQLBATCH_DESERIALIZE_RESIZEABLE,
+            };
+            read_database(&image, flags);
+        }
     } else {
         let cs = changeset(bytes, raw, knob1 & 4 != 0, &mut k);
         use_changeset(&cs, knob2);

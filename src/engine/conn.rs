@@ -5,7 +5,7 @@
 
 use std::alloc::Layout;
 use std::collections::HashSet;
-use std::ffi::{c_int, CString};
+use std::ffi::{c_int, CStr, CString};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -41,6 +41,18 @@ pub const SQLBATCH_OPEN_NOFOLLOW: u32 = 0x0100_0000;
 /// Open flag, sqlbatch's own: every statement prepared on the connection fetches ahead (see
 /// `sqlbatch_stmt_set_fetch_ahead`, which turns it off or on per statement).
 pub const SQLBATCH_OPEN_FETCH_AHEAD: u32 = 0x4000_0000;
+/// Open flag, sqlbatch's own: the file may come from anyone (a download, a user's document):
+/// the open applies SQLite's defenses for untrusted databases
+/// (<https://sqlite.org/security.html>) and checks the file first. It turns on
+/// `SQLITE_DBCONFIG_DEFENSIVE` (no writes to the schema table, no `PRAGMA writable_schema`,
+/// no journal or WAL tricks), turns off `SQLITE_DBCONFIG_TRUSTED_SCHEMA` (the schema's views
+/// and triggers cannot call functions with side effects or virtual tables not marked
+/// innocuous), sets `PRAGMA cell_size_check=ON` (pages are checked as they are read: a little
+/// slower) and `PRAGMA mmap_size=0` (no memory-mapped reads, whose faults SQLite cannot
+/// catch), and runs `PRAGMA quick_check`, which reads the whole file once: the open fails
+/// with `SQLITE_CORRUPT` (and the check's first finding as its message) or `SQLITE_NOTADB`
+/// when the file is not sound. A connection opened so stays as wary for its life.
+pub const SQLBATCH_OPEN_UNTRUSTED: u32 = 0x2000_0000;
 
 /// The flags `sqlbatch_conn_open` accepts.
 pub(crate) const OPEN_FLAGS_ALLOWED: u32 = SQLBATCH_OPEN_READONLY
@@ -52,7 +64,8 @@ pub(crate) const OPEN_FLAGS_ALLOWED: u32 = SQLBATCH_OPEN_READONLY
     | SQLBATCH_OPEN_SHAREDCACHE
     | SQLBATCH_OPEN_PRIVATECACHE
     | SQLBATCH_OPEN_NOFOLLOW
-    | SQLBATCH_OPEN_FETCH_AHEAD;
+    | SQLBATCH_OPEN_FETCH_AHEAD
+    | SQLBATCH_OPEN_UNTRUSTED;
 
 /// A database connection. Opaque; created by `sqlbatch_conn_open`, destroyed by `sqlbatch_conn_close`.
 pub struct sqlbatch_conn {
@@ -245,6 +258,80 @@ extern "C" {
     fn sqlite3_close_v2(db: *mut ffi::sqlite3) -> c_int;
 }
 
+/// What every new connection gets before it is handed out: the `sqlbatch_rows` module,
+/// extension loading off, and with `SQLBATCH_OPEN_UNTRUSTED` the defenses and the check of
+/// the file.
+///
+/// # Safety
+/// `db` is open and used by this thread only.
+unsafe fn set_up(db: *mut ffi::sqlite3, flags: u32) -> Result<(), Error> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let rc = crate::engine::rows::register(db);
+        if rc != ffi::SQLITE_OK {
+            return Err(Error::from_db(db, rc));
+        }
+        // The bundled SQLite turns C-API extension loading on for every connection
+        // (SQLITE_ENABLE_LOAD_EXTENSION); off until sqlbatch_conn_enable_load_extension.
+        let off = |op: c_int, on: c_int| ffi::sqlite3_db_config(db, op, on, ptr::null_mut::<c_int>());
+        off(ffi::SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0);
+        if flags & SQLBATCH_OPEN_UNTRUSTED == 0 {
+            return Ok(());
+        }
+        for (op, on) in [(ffi::SQLITE_DBCONFIG_DEFENSIVE, 1), (ffi::SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)] {
+            let rc = off(op, on);
+            if rc != ffi::SQLITE_OK {
+                return Err(Error::from_db(db, rc));
+            }
+        }
+        let rc = ffi::sqlite3_exec(
+            db,
+            c"PRAGMA cell_size_check=ON; PRAGMA mmap_size=0".as_ptr(),
+            None,
+            ptr::null_mut(),
+            ptr::null_mut(),
+        );
+        if rc != ffi::SQLITE_OK {
+            return Err(Error::from_db(db, rc));
+        }
+        quick_check(db)
+    }
+}
+
+/// `PRAGMA quick_check` of every database of `db`: `SQLITE_CORRUPT` with its first finding
+/// unless it says "ok" (or SQLite's error, `SQLITE_NOTADB` for a file that is no database).
+///
+/// # Safety
+/// `db` is open and used by this thread only.
+unsafe fn quick_check(db: *mut ffi::sqlite3) -> Result<(), Error> {
+    // SAFETY: the caller's contract; the statement is finalized on every path.
+    unsafe {
+        let mut stmt = ptr::null_mut();
+        let rc =
+            ffi::sqlite3_prepare_v2(db, c"PRAGMA quick_check(1)".as_ptr(), -1, &mut stmt, ptr::null_mut());
+        if rc != ffi::SQLITE_OK {
+            return Err(Error::from_db(db, rc));
+        }
+        let rc = ffi::sqlite3_step(stmt);
+        let finding = if rc == ffi::SQLITE_ROW {
+            let p = ffi::sqlite3_column_text(stmt, 0);
+            (!p.is_null()).then(|| CStr::from_ptr(p.cast()).to_string_lossy().into_owned())
+        } else {
+            None
+        };
+        let result = match (rc, finding) {
+            (ffi::SQLITE_ROW, Some(f)) if f == "ok" => Ok(()),
+            (ffi::SQLITE_ROW, f) => Err(Error::new(
+                ffi::SQLITE_CORRUPT,
+                format!("the database failed PRAGMA quick_check: {}", f.unwrap_or_default()),
+            )),
+            (rc, _) => Err(Error::from_db(db, rc)),
+        };
+        ffi::sqlite3_finalize(stmt);
+        result
+    }
+}
+
 impl ConnShared {
     /// Opens a connection to `path` (UTF-8, no NUL inside) with `flags` (`SQLBATCH_OPEN_*`,
     /// see `sqlbatch_conn_open`). Like `sqlite3_open_v2`, SQLite's failure to open still
@@ -260,7 +347,7 @@ impl ConnShared {
                 format!("unknown open flags {:#x}", flags & !OPEN_FLAGS_ALLOWED),
             ));
         }
-        let mut f = (flags & !SQLBATCH_OPEN_FETCH_AHEAD) as c_int;
+        let mut f = (flags & !(SQLBATCH_OPEN_FETCH_AHEAD | SQLBATCH_OPEN_UNTRUSTED)) as c_int;
         if flags & (SQLBATCH_OPEN_READONLY | SQLBATCH_OPEN_READWRITE) == 0 {
             f |= ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_CREATE;
         }
@@ -291,35 +378,16 @@ impl ConnShared {
             interrupt_count: AtomicU64::new(0),
             fetch_ahead: flags & SQLBATCH_OPEN_FETCH_AHEAD != 0,
         });
-        if rc == ffi::SQLITE_OK {
-            // SAFETY: `db` is open and used by this thread only.
-            let rc = unsafe { crate::engine::rows::register(db) };
-            if rc != ffi::SQLITE_OK {
-                // SAFETY: as above; the handle goes with the error.
-                let e = unsafe { Error::from_db(db, rc) };
-                shared.record(&e);
-                return Ok((shared, Err(e)));
-            }
-            // The bundled SQLite turns C-API extension loading on for every connection
-            // (SQLITE_ENABLE_LOAD_EXTENSION); off until sqlbatch_conn_enable_load_extension.
-            // SAFETY: `db` is open.
-            unsafe {
-                ffi::sqlite3_db_config(
-                    db,
-                    ffi::SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,
-                    0 as c_int,
-                    ptr::null_mut::<c_int>(),
-                )
-            };
-        }
         let opened = if rc == ffi::SQLITE_OK {
-            Ok(())
+            // SAFETY: `db` is open and used by this thread only.
+            unsafe { set_up(db, flags) }
         } else {
             // SAFETY: `db` is a handle, if a failed one: its error can be read.
-            let e = unsafe { Error::from_db(db, rc) };
-            shared.record(&e);
-            Err(e)
+            Err(unsafe { Error::from_db(db, rc) })
         };
+        if let Err(e) = &opened {
+            shared.record(e);
+        }
         Ok((shared, opened))
     }
 

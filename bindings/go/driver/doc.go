@@ -48,6 +48,9 @@
 //	_fetch_ahead               boolean (default off): queries step their next batch on a
 //	                           worker thread while database/sql reads this one (see
 //	                           "Fetch-ahead and write-behind" below)
+//	_untrusted                 boolean (default off): a file that may come from anyone:
+//	                           SQLite's defenses on, and PRAGMA quick_check at open
+//	                           (sqlbatch.OpenUntrusted)
 //	_stmt_cache, _stmt_cache_size
 //	                           statements kept prepared per connection (default 32; 0: none)
 //	_pragma                    name, name(value) or name=value: PRAGMA name(value), repeatable,

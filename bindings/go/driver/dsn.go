@@ -20,7 +20,7 @@ type Config struct {
 	// URI says that Path is a "file:" URI.
 	URI bool
 	// Flags are extra open flags (OpenReadOnly for mode=ro, OpenFullMutex for _mutex=full,
-	// OpenFetchAhead for _fetch_ahead=1...).
+	// OpenFetchAhead for _fetch_ahead=1, OpenUntrusted for _untrusted=1...).
 	Flags sqlbatch.OpenFlags
 	// BusyTimeout is how long a statement waits for a lock held by another connection
 	// before failing with ErrBusy (_busy_timeout, in milliseconds; default 5000, as mattn).
@@ -267,6 +267,13 @@ func ParseDSN(dsn string) (*Config, error) {
 			if get("_batch_rows") == "" {
 				cfg.BatchRows = AheadBatchRows
 			}
+		}
+		untrusted, err := boolOpt("_untrusted", "_untrusted")
+		if err != nil {
+			return nil, err
+		}
+		if untrusted == 1 {
+			cfg.Flags |= sqlbatch.OpenUntrusted
 		}
 		// _stmt_cache_size is mattn's name (mattn's cache is off by default; this one is on).
 		for _, k := range []string{"_stmt_cache", "_stmt_cache_size"} {

@@ -191,3 +191,36 @@ func TestDSNBatchRowsDefaults(t *testing.T) {
 		}
 	}
 }
+
+func TestUntrustedOption(t *testing.T) {
+	for _, dsn := range []string{"x.db?_untrusted=1", "x.db?_untrusted=true"} {
+		cfg, err := driver.ParseDSN(dsn)
+		if err != nil || cfg.Flags&sqlbatch.OpenUntrusted == 0 {
+			t.Fatalf("%s: flags %v, err %v", dsn, cfg, err)
+		}
+	}
+	if cfg, err := driver.ParseDSN("x.db?_untrusted=0"); err != nil || cfg.Flags&sqlbatch.OpenUntrusted != 0 {
+		t.Fatal("_untrusted=0 sets the flag", err)
+	}
+	if _, err := driver.ParseDSN("x.db?_untrusted=perhaps"); err == nil {
+		t.Fatal("_untrusted=perhaps accepted")
+	}
+	// A file that is not a database: the open's check says so.
+	path := t.TempDir() + "/not.db"
+	if err := os.WriteFile(path, []byte(strings.Repeat("not a database ", 10)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlbatch", path+"?_untrusted=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	var e *sqlbatch.Error
+	if err := db.Ping(); !errors.As(err, &e) || e.Code != sqlbatch.ErrNotADB {
+		t.Fatalf("Ping of a file that is not a database: %v", err)
+	}
+}
