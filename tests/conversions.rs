@@ -764,3 +764,158 @@ impl Rng {
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 }
+
+/// SQLite's answers for BLOBs in a database of encoding `enc` ("UTF-16le"/"UTF-16be"): each text
+/// is stored as `CAST(text AS BLOB)` (its bytes in that encoding) and read back with
+/// `sqlite3_column_blob`, `_int64` and `_double`, each on a fresh step.
+fn utf16_blob_answers(enc: &str, texts: &[Vec<u8>]) -> Vec<(Vec<u8>, i64, u64)> {
+    unsafe {
+        let mut db = ptr::null_mut();
+        let rc = ffi::sqlite3_open_v2(
+            c":memory:".as_ptr(),
+            &mut db,
+            ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_MEMORY,
+            ptr::null(),
+        );
+        assert_eq!(rc, ffi::SQLITE_OK);
+        let setup = std::ffi::CString::new(format!("PRAGMA encoding = '{enc}'; CREATE TABLE t(v)")).unwrap();
+        let rc = ffi::sqlite3_exec(db, setup.as_ptr(), None, ptr::null_mut(), ptr::null_mut());
+        assert_eq!(rc, ffi::SQLITE_OK);
+        let prep = |sql: &std::ffi::CStr| {
+            let mut s = ptr::null_mut();
+            assert_eq!(
+                ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut s, ptr::null_mut()),
+                ffi::SQLITE_OK
+            );
+            s
+        };
+        let insert = prep(c"INSERT INTO t(rowid, v) VALUES (1, CAST(?1 AS BLOB))");
+        let read = prep(c"SELECT v FROM t WHERE rowid = 1");
+        let mut out = Vec::new();
+        for text in texts {
+            let rc = ffi::sqlite3_bind_text64(
+                insert,
+                1,
+                text.as_ptr().cast(),
+                text.len() as u64,
+                ffi::SQLITE_TRANSIENT(),
+                ffi::SQLITE_UTF8 as u8,
+            );
+            assert_eq!(rc, ffi::SQLITE_OK);
+            assert_eq!(ffi::sqlite3_step(insert), ffi::SQLITE_DONE);
+            ffi::sqlite3_reset(insert);
+            let step = || {
+                ffi::sqlite3_reset(read);
+                assert_eq!(ffi::sqlite3_step(read), ffi::SQLITE_ROW);
+            };
+            step();
+            assert_eq!(ffi::sqlite3_column_type(read, 0), ffi::SQLITE_BLOB);
+            let p = ffi::sqlite3_column_blob(read, 0).cast::<u8>();
+            let n = ffi::sqlite3_column_bytes(read, 0) as usize;
+            let blob = if n == 0 { Vec::new() } else { std::slice::from_raw_parts(p, n).to_vec() };
+            step();
+            let int64 = ffi::sqlite3_column_int64(read, 0);
+            step();
+            let double_bits = ffi::sqlite3_column_double(read, 0).to_bits();
+            ffi::sqlite3_reset(read);
+            let rc = ffi::sqlite3_exec(db, c"DELETE FROM t".as_ptr(), None, ptr::null_mut(), ptr::null_mut());
+            assert_eq!(rc, ffi::SQLITE_OK);
+            out.push((blob, int64, double_bits));
+        }
+        ffi::sqlite3_finalize(insert);
+        ffi::sqlite3_finalize(read);
+        ffi::sqlite3_close(db);
+        out
+    }
+}
+
+#[test]
+fn a_utf16_databases_blob_becomes_the_number_sqlite_reads_in_it() {
+    // Every text input of the table, and random numeric-looking ones.
+    let mut texts: Vec<Vec<u8>> = inputs()
+        .into_iter()
+        .filter_map(|i| match i {
+            Input::Text(b) if std::str::from_utf8(&b).is_ok() => Some(b),
+            _ => None,
+        })
+        .collect();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..2000 {
+        let len = (rng.next() % 12) as usize;
+        texts.push((0..len).map(|_| b"0123456789.e-+ x"[(rng.next() % 16) as usize]).collect());
+    }
+    for (enc, flag) in [("UTF-16le", SQLBATCH_CONVERT_UTF16LE), ("UTF-16be", SQLBATCH_CONVERT_UTF16BE)] {
+        let answers = utf16_blob_answers(enc, &texts);
+        let mut differs_without_flag = 0;
+        for (text, (blob, int64, double_bits)) in texts.iter().zip(&answers) {
+            let v = sqlbatch_value::bytes(SQLBATCH_BLOB, 0, blob.len() as u32);
+            let mut out = sqlbatch_value::NULL;
+            assert_eq!(call(&v, blob, SQLBATCH_INTEGER | flag, &mut out, 0), SQLBATCH_OK);
+            assert_eq!(
+                out,
+                sqlbatch_value::int(*int64),
+                "{enc} {:?} to INTEGER",
+                String::from_utf8_lossy(text)
+            );
+            assert_eq!(call(&v, blob, SQLBATCH_FLOAT | flag, &mut out, 0), SQLBATCH_OK);
+            assert!(
+                out.kind == SQLBATCH_FLOAT && out.bits == *double_bits,
+                "{enc} {:?} to FLOAT: {out:?}, SQLite {}",
+                String::from_utf8_lossy(text),
+                f64::from_bits(*double_bits)
+            );
+            // Between TEXT and BLOB the flag changes nothing: the bytes stay.
+            assert_eq!(call(&v, blob, SQLBATCH_TEXT | flag, &mut out, 0), SQLBATCH_OK);
+            assert_eq!(out, sqlbatch_value::bytes(SQLBATCH_TEXT, 0, blob.len() as u32));
+            // Read as UTF-8 bytes (no flag), a UTF-16 digit string is often not its number (in
+            // UTF-16LE "1" is 31 00, which still reads as 1; in UTF-16BE, 00 31 reads as 0).
+            assert_eq!(call(&v, blob, SQLBATCH_INTEGER, &mut out, 0), SQLBATCH_OK);
+            differs_without_flag += usize::from(out != sqlbatch_value::int(*int64));
+        }
+        assert!(
+            differs_without_flag > texts.len() / 5,
+            "{enc}: the flag mattered for {differs_without_flag} values only"
+        );
+        // The example of the header: '12' in UTF-16BE is 00 31 00 32.
+        if flag == SQLBATCH_CONVERT_UTF16BE {
+            let v = sqlbatch_value::bytes(SQLBATCH_BLOB, 0, 4);
+            let mut out = sqlbatch_value::NULL;
+            assert_eq!(call(&v, b"\0\x31\0\x32", SQLBATCH_INTEGER | flag, &mut out, 0), SQLBATCH_OK);
+            assert_eq!(out, sqlbatch_value::int(12));
+            assert_eq!(call(&v, b"\0\x31\0\x32", SQLBATCH_INTEGER, &mut out, 0), SQLBATCH_OK);
+            assert_eq!(out, sqlbatch_value::int(0));
+        }
+    }
+    // Both flags at once are refused.
+    let v = sqlbatch_value::bytes(SQLBATCH_BLOB, 0, 2);
+    let mut out = sqlbatch_value::int(7);
+    let both = SQLBATCH_INTEGER | SQLBATCH_CONVERT_UTF16LE | SQLBATCH_CONVERT_UTF16BE;
+    assert_eq!(call(&v, b"12", both, &mut out, 0), SQLBATCH_E_INVALID_ARGUMENT);
+    assert_eq!(out, sqlbatch_value::NULL);
+}
+
+#[test]
+fn conn_encoding_names_the_databases_encoding() {
+    for (pragma, want) in [
+        ("", SQLBATCH_ENCODING_UTF8),
+        ("PRAGMA encoding = 'UTF-16le';", SQLBATCH_ENCODING_UTF16LE),
+        ("PRAGMA encoding = 'UTF-16be';", SQLBATCH_ENCODING_UTF16BE),
+    ] {
+        unsafe {
+            let mut c = ptr::null_mut();
+            assert_eq!(sqlbatch_conn_open(c":memory:".as_ptr(), 8, 0, &mut c), SQLBATCH_OK);
+            let sql = format!("{pragma} CREATE TABLE t(v)");
+            let mut r = sqlbatch_exec_result::default();
+            assert_eq!(
+                sqlbatch_conn_exec(c, sql.as_ptr().cast(), sql.len(), ptr::null(), &mut r),
+                SQLBATCH_OK
+            );
+            let mut enc = -1;
+            assert_eq!(sqlbatch_conn_encoding(c, &mut enc), SQLBATCH_OK);
+            assert_eq!(enc, want, "{pragma}");
+            assert_eq!(sqlbatch_conn_encoding(c, ptr::null_mut()), SQLBATCH_E_NULL_PARAMETER);
+            sqlbatch_conn_close(c);
+            assert_eq!(sqlbatch_conn_encoding(ptr::null(), &mut enc), SQLBATCH_E_NULL_PARAMETER);
+        }
+    }
+}

@@ -191,6 +191,24 @@ pub unsafe extern "C" fn sqlbatch_stmt_status(
     })
 }
 
+/// sqlbatch_conn_encoding writes to `*out_encoding` the text encoding of `conn`'s main
+/// database (`PRAGMA encoding`): `SQLBATCH_ENCODING_UTF8`, `_UTF16LE` or `_UTF16BE`. A new
+/// database takes its encoding when its first table is made, so ask after that. What it is
+/// for: `sqlbatch_value_convert` of a BLOB to a number in a UTF-16 database
+/// (`SQLBATCH_CONVERT_UTF16LE`, `_BE`).
+/// @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_NULL_PARAMETER`; SQLite's error.
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_conn_encoding(conn: *const sqlbatch_conn, out_encoding: *mut i32) -> i32 {
+    ffi_boundary!(conn: conn => |c| {
+        let db = c.shared.db()?;
+        // SAFETY: the caller vouches for `out_encoding`.
+        let out = unsafe { try_mut(out_encoding, "out_encoding")? };
+        // SAFETY: `db` is open and used by this thread only.
+        *out = unsafe { crate::engine::config::encoding(db)? };
+        Ok(SQLBATCH_OK)
+    })
+}
+
 /// sqlbatch_conn_txn_state writes to `*out_state` the transaction state of database `schema` of
 /// `conn` (NULL: the most advanced state over every attached database): `SQLBATCH_TXN_NONE`,
 /// `_READ` or `_WRITE` (`sqlite3_txn_state`).

@@ -27,6 +27,15 @@ use crate::engine::convert::convert;
 /// - to TEXT or BLOB from TEXT or BLOB: the bytes do not change: `out_value->bits` and
 ///   `out_value->len` are those of `value` (relative to `data`), only the kind changes.
 ///
+/// `to` may carry `SQLBATCH_CONVERT_UTF16LE` or `SQLBATCH_CONVERT_UTF16BE` for a value that
+/// comes from a database of that encoding (`sqlbatch_conn_encoding`): SQLite reads a BLOB's
+/// bytes as text of the database's encoding when it makes a number of them (in a UTF-16BE
+/// database, `CAST('12' AS BLOB)` holds `00 31 00 32`, which converts to 12; without the flag,
+/// as UTF-8 bytes, to 0). The flags change nothing else: TEXT cells are UTF-8 in every
+/// database (fetches read them so), and a conversion between TEXT and BLOB keeps the bytes
+/// (the one case that is not `sqlite3_column_text`'s in a UTF-16 database, which translates a
+/// BLOB's bytes from UTF-16: translate them yourself there).
+///
 /// Zero bytes are a TEXT or BLOB result of `len` 0 (where `sqlite3_column_blob` returns NULL).
 /// TEXT results are not checked to be UTF-8, as SQLite does not check them.
 ///
@@ -41,7 +50,7 @@ use crate::engine::convert::convert;
 /// `SQLBATCH_E_NULL_PARAMETER`. `data` may be NULL when no bytes are read; `buf` may be
 /// NULL otherwise. On error `*out_value` is a NULL-kind value.
 /// @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_INVALID_ARGUMENT` for an
-/// unknown `value->kind` or `to`, or TEXT/BLOB bytes with a NULL `data`; `SQLBATCH_E_RANGE`
+/// unknown `value->kind` or `to` (or both UTF-16 flags), or TEXT/BLOB bytes with a NULL `data`; `SQLBATCH_E_RANGE`
 /// for bytes outside `data_len`; `SQLBATCH_E_BUFFER_TOO_SMALL` when an INTEGER or FLOAT is
 /// converted to TEXT or BLOB and `buf_len < 32`; or SQLite's error for TEXT/BLOB to a number
 /// (`SQLITE_TOOBIG` for bytes over SQLite's length limit, `SQLITE_NOMEM`).

@@ -41,6 +41,13 @@ pub const SQLBATCH_CHECKPOINT_RESTART: i32 = 2;
 /// RESTART, and truncates the log file to zero bytes (`SQLITE_CHECKPOINT_TRUNCATE`).
 pub const SQLBATCH_CHECKPOINT_TRUNCATE: i32 = 3;
 
+/// `sqlbatch_conn_encoding`: the database's text is UTF-8 (`SQLITE_UTF8`).
+pub const SQLBATCH_ENCODING_UTF8: i32 = 1;
+/// UTF-16, little-endian (`SQLITE_UTF16LE`).
+pub const SQLBATCH_ENCODING_UTF16LE: i32 = 2;
+/// UTF-16, big-endian (`SQLITE_UTF16BE`).
+pub const SQLBATCH_ENCODING_UTF16BE: i32 = 3;
+
 /// `sqlbatch_conn_txn_state` states (`SQLITE_TXN_*`): no transaction.
 pub const SQLBATCH_TXN_NONE: i32 = 0;
 /// A read transaction.
@@ -51,4 +58,39 @@ pub const SQLBATCH_TXN_WRITE: i32 = 2;
 pub(crate) fn unknown_schema(name: Option<&CStr>) -> Error {
     let name = name.map_or("".into(), |n| n.to_string_lossy());
     Error::new(ffi::SQLITE_ERROR, format!("unknown database {name}"))
+}
+
+/// The text encoding of the main database of `db` (`SQLBATCH_ENCODING_*`).
+///
+/// # Safety
+/// `db` is open and used by this thread only.
+pub(crate) unsafe fn encoding(db: *mut ffi::sqlite3) -> Result<i32, Error> {
+    // SAFETY: the caller's contract; the statement is finalized on every path.
+    unsafe {
+        let mut stmt = std::ptr::null_mut();
+        let rc = ffi::sqlite3_prepare_v2(
+            db,
+            c"PRAGMA main.encoding".as_ptr(),
+            -1,
+            &mut stmt,
+            std::ptr::null_mut(),
+        );
+        if rc != ffi::SQLITE_OK {
+            return Err(Error::from_db(db, rc));
+        }
+        let rc = ffi::sqlite3_step(stmt);
+        let result = if rc == ffi::SQLITE_ROW {
+            let p = ffi::sqlite3_column_text(stmt, 0);
+            let name = if p.is_null() { &b""[..] } else { std::ffi::CStr::from_ptr(p.cast()).to_bytes() };
+            Ok(match name {
+                b"UTF-16le" => SQLBATCH_ENCODING_UTF16LE,
+                b"UTF-16be" => SQLBATCH_ENCODING_UTF16BE,
+                _ => SQLBATCH_ENCODING_UTF8,
+            })
+        } else {
+            Err(Error::from_db(db, rc))
+        };
+        ffi::sqlite3_finalize(stmt);
+        result
+    }
 }

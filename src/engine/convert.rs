@@ -21,6 +21,10 @@
 //!   the largest double below 2^63, so this is Rust's saturating `r as i64` for every non-NaN.
 //! - A NaN is what `sqlite3_bind_double` makes of it, SQL NULL (SQLite never holds a NaN).
 //! - TEXT/BLOB to TEXT/BLOB keeps the bytes (a UTF-8 connection changes nothing).
+//! - In a UTF-16 database SQLite reads a BLOB's bytes as text in that encoding when it makes a
+//!   number of them: with `SQLBATCH_CONVERT_UTF16LE`/`_BE` in `to`, the bytes are bound as
+//!   UTF-16 text of that byte order, so that SQLite reads them as a column of such a
+//!   database would be read. (TEXT cells are always UTF-8: a fetch reads them so.)
 //!
 //! `tests/conversions.rs` checks every case against SQLite's answers in
 //! `tests/vectors/conversions.tsv`, and random values against a plain SQLite connection.
@@ -37,6 +41,12 @@ use crate::engine::value::sqlbatch_value;
 use crate::error::Error;
 
 use crate::engine::value::{SQLBATCH_BLOB, SQLBATCH_FLOAT, SQLBATCH_INTEGER, SQLBATCH_NULL, SQLBATCH_TEXT};
+
+/// `to` flag of `sqlbatch_value_convert`: the value comes from a UTF-16LE database, so a BLOB's
+/// bytes become a number as UTF-16LE text (as `sqlite3_column_int64`/`_double` read them there).
+pub const SQLBATCH_CONVERT_UTF16LE: u8 = 0x40;
+/// `to` flag: the same for a UTF-16BE database.
+pub const SQLBATCH_CONVERT_UTF16BE: u8 = 0x80;
 
 /// Bytes `buf` must hold when a number is rendered as TEXT or BLOB (SQLite's own buffer size
 /// for the rendering; the longest rendering is 24 bytes plus the NUL).
@@ -92,6 +102,7 @@ impl Converter {
     fn read_bytes<T>(
         &self,
         kind: u8,
+        utf16: Option<u8>,
         bytes: &[u8],
         read: unsafe extern "C" fn(*mut ffi::sqlite3_stmt, c_int) -> T,
     ) -> Result<T, Error> {
@@ -114,7 +125,10 @@ impl Converter {
         // readable bytes, which SQLite may keep (SQLITE_STATIC) only until `_rewind` clears
         // the binding, before `bytes` can go.
         let rc = unsafe {
-            if kind == SQLBATCH_TEXT {
+            if let (SQLBATCH_BLOB, Some(enc)) = (kind, utf16) {
+                // A UTF-16 database's BLOB: its bytes read as text of that encoding.
+                ffi::sqlite3_bind_text64(stmt, 1, p.cast(), n, ffi::SQLITE_STATIC(), enc)
+            } else if kind == SQLBATCH_TEXT {
                 ffi::sqlite3_bind_text64(stmt, 1, p.cast(), n, ffi::SQLITE_STATIC(), ffi::SQLITE_UTF8 as u8)
             } else {
                 ffi::sqlite3_bind_blob64(stmt, 1, p.cast(), n, ffi::SQLITE_STATIC())
@@ -180,14 +194,15 @@ fn with_converter<T>(f: impl FnOnce(&Converter) -> Result<T, Error>) -> Result<T
     }
 }
 
-/// What `sqlite3_column_int64` returns for TEXT or BLOB `bytes`.
-fn bytes_to_int(kind: u8, bytes: &[u8]) -> Result<i64, Error> {
-    with_converter(|c| c.read_bytes(kind, bytes, ffi::sqlite3_column_int64))
+/// What `sqlite3_column_int64` returns for TEXT or BLOB `bytes` (of a database of encoding
+/// `utf16`, SQLite's `SQLITE_UTF16LE`/`_BE`, or UTF-8).
+fn bytes_to_int(kind: u8, utf16: Option<u8>, bytes: &[u8]) -> Result<i64, Error> {
+    with_converter(|c| c.read_bytes(kind, utf16, bytes, ffi::sqlite3_column_int64))
 }
 
-/// What `sqlite3_column_double` returns for TEXT or BLOB `bytes`.
-fn bytes_to_float(kind: u8, bytes: &[u8]) -> Result<f64, Error> {
-    with_converter(|c| c.read_bytes(kind, bytes, ffi::sqlite3_column_double))
+/// What `sqlite3_column_double` returns for TEXT or BLOB `bytes` (as for [`bytes_to_int`]).
+fn bytes_to_float(kind: u8, utf16: Option<u8>, bytes: &[u8]) -> Result<f64, Error> {
+    with_converter(|c| c.read_bytes(kind, utf16, bytes, ffi::sqlite3_column_double))
 }
 
 /// SQLite's TEXT rendering of an INTEGER into `buf`, NUL-terminated; returns its length.
@@ -255,6 +270,18 @@ pub(crate) unsafe fn convert(
     buf: *mut u8,
     buf_len: usize,
 ) -> Result<sqlbatch_value, Error> {
+    let utf16 = match to & (SQLBATCH_CONVERT_UTF16LE | SQLBATCH_CONVERT_UTF16BE) {
+        0 => None,
+        SQLBATCH_CONVERT_UTF16LE => Some(ffi::SQLITE_UTF16LE as u8),
+        SQLBATCH_CONVERT_UTF16BE => Some(ffi::SQLITE_UTF16BE as u8),
+        _ => {
+            return Err(Error::new(
+                SQLBATCH_E_INVALID_ARGUMENT,
+                "SQLBATCH_CONVERT_UTF16LE and SQLBATCH_CONVERT_UTF16BE together",
+            ))
+        }
+    };
+    let to = to & !(SQLBATCH_CONVERT_UTF16LE | SQLBATCH_CONVERT_UTF16BE);
     if !matches!(to, SQLBATCH_INTEGER | SQLBATCH_FLOAT | SQLBATCH_TEXT | SQLBATCH_BLOB) {
         return Err(Error::new(
             SQLBATCH_E_INVALID_ARGUMENT,
@@ -316,8 +343,8 @@ pub(crate) unsafe fn convert(
             // SAFETY: the caller vouches for `data` and `data_len`.
             let bytes = unsafe { bytes_of(v, data, data_len)? };
             Ok(match to {
-                SQLBATCH_INTEGER => sqlbatch_value::int(bytes_to_int(v.kind, bytes)?),
-                SQLBATCH_FLOAT => sqlbatch_value::float(bytes_to_float(v.kind, bytes)?),
+                SQLBATCH_INTEGER => sqlbatch_value::int(bytes_to_int(v.kind, utf16, bytes)?),
+                SQLBATCH_FLOAT => sqlbatch_value::float(bytes_to_float(v.kind, utf16, bytes)?),
                 _ => sqlbatch_value { kind: to, _pad: [0; 3], ..*v },
             })
         }

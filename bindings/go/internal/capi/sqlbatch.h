@@ -2482,6 +2482,21 @@ int32_t sqlbatch_conn_trace(struct sqlbatch_conn *conn,
 #define SQLBATCH_CHECKPOINT_TRUNCATE 3
 
 /**
+ * `sqlbatch_conn_encoding`: the database's text is UTF-8 (`SQLITE_UTF8`).
+ */
+#define SQLBATCH_ENCODING_UTF8 1
+
+/**
+ * UTF-16, little-endian (`SQLITE_UTF16LE`).
+ */
+#define SQLBATCH_ENCODING_UTF16LE 2
+
+/**
+ * UTF-16, big-endian (`SQLITE_UTF16BE`).
+ */
+#define SQLBATCH_ENCODING_UTF16BE 3
+
+/**
  * `sqlbatch_conn_txn_state` states (`SQLITE_TXN_*`): no transaction.
  */
 #define SQLBATCH_TXN_NONE 0
@@ -2571,6 +2586,16 @@ int32_t sqlbatch_stmt_status(struct sqlbatch_stmt *stmt,
                              int32_t op,
                              bool reset,
                              int64_t *out_value);
+
+/**
+ * sqlbatch_conn_encoding writes to `*out_encoding` the text encoding of `conn`'s main
+ * database (`PRAGMA encoding`): `SQLBATCH_ENCODING_UTF8`, `_UTF16LE` or `_UTF16BE`. A new
+ * database takes its encoding when its first table is made, so ask after that. What it is
+ * for: `sqlbatch_value_convert` of a BLOB to a number in a UTF-16 database
+ * (`SQLBATCH_CONVERT_UTF16LE`, `_BE`).
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_CLOSED`; `SQLBATCH_E_NULL_PARAMETER`; SQLite's error.
+ */
+int32_t sqlbatch_conn_encoding(const struct sqlbatch_conn *conn, int32_t *out_encoding);
 
 /**
  * sqlbatch_conn_txn_state writes to `*out_state` the transaction state of database `schema` of
@@ -3383,6 +3408,17 @@ int32_t sqlbatch_changeset_read(const uint8_t *data,
  * ====================================================================================== */
 
 /**
+ * `to` flag of `sqlbatch_value_convert`: the value comes from a UTF-16LE database, so a BLOB's
+ * bytes become a number as UTF-16LE text (as `sqlite3_column_int64`/`_double` read them there).
+ */
+#define SQLBATCH_CONVERT_UTF16LE 64
+
+/**
+ * `to` flag: the same for a UTF-16BE database.
+ */
+#define SQLBATCH_CONVERT_UTF16BE 128
+
+/**
  * sqlbatch_value_convert converts one value to storage class `to` (`SQLBATCH_INTEGER`,
  * `SQLBATCH_FLOAT`, `SQLBATCH_TEXT` or `SQLBATCH_BLOB`) exactly as `sqlite3_column_int64`,
  * `sqlite3_column_double`, `sqlite3_column_text` or `sqlite3_column_blob` of the bundled
@@ -3403,6 +3439,15 @@ int32_t sqlbatch_changeset_read(const uint8_t *data,
  * - to TEXT or BLOB from TEXT or BLOB: the bytes do not change: `out_value->bits` and
  *   `out_value->len` are those of `value` (relative to `data`), only the kind changes.
  *
+ * `to` may carry `SQLBATCH_CONVERT_UTF16LE` or `SQLBATCH_CONVERT_UTF16BE` for a value that
+ * comes from a database of that encoding (`sqlbatch_conn_encoding`): SQLite reads a BLOB's
+ * bytes as text of the database's encoding when it makes a number of them (in a UTF-16BE
+ * database, `CAST('12' AS BLOB)` holds `00 31 00 32`, which converts to 12; without the flag,
+ * as UTF-8 bytes, to 0). The flags change nothing else: TEXT cells are UTF-8 in every
+ * database (fetches read them so), and a conversion between TEXT and BLOB keeps the bytes
+ * (the one case that is not `sqlite3_column_text`'s in a UTF-16 database, which translates a
+ * BLOB's bytes from UTF-16: translate them yourself there).
+ *
  * Zero bytes are a TEXT or BLOB result of `len` 0 (where `sqlite3_column_blob` returns NULL).
  * TEXT results are not checked to be UTF-8, as SQLite does not check them.
  *
@@ -3417,7 +3462,7 @@ int32_t sqlbatch_changeset_read(const uint8_t *data,
  * `SQLBATCH_E_NULL_PARAMETER`. `data` may be NULL when no bytes are read; `buf` may be
  * NULL otherwise. On error `*out_value` is a NULL-kind value.
  * @return `SQLBATCH_OK`; `SQLBATCH_E_NULL_PARAMETER`; `SQLBATCH_E_INVALID_ARGUMENT` for an
- * unknown `value->kind` or `to`, or TEXT/BLOB bytes with a NULL `data`; `SQLBATCH_E_RANGE`
+ * unknown `value->kind` or `to` (or both UTF-16 flags), or TEXT/BLOB bytes with a NULL `data`; `SQLBATCH_E_RANGE`
  * for bytes outside `data_len`; `SQLBATCH_E_BUFFER_TOO_SMALL` when an INTEGER or FLOAT is
  * converted to TEXT or BLOB and `buf_len < 32`; or SQLite's error for TEXT/BLOB to a number
  * (`SQLITE_TOOBIG` for bytes over SQLite's length limit, `SQLITE_NOMEM`).
