@@ -264,3 +264,31 @@ func TestConversionsAreSQLites(t *testing.T) {
 		t.Errorf("Text of a REAL allocates %v times", n)
 	}
 }
+
+// In a UTF-16 database SQLite reads a BLOB's bytes as text of the database's encoding when
+// it makes a number of them: CAST('12' AS BLOB) is 00 31 00 32 in UTF-16BE, which is 12.
+func TestBlobToNumberInUTF16Databases(t *testing.T) {
+	for _, enc := range []string{"UTF-16le", "UTF-16be", "UTF-8"} {
+		c := memory(t)
+		if _, err := c.ExecScript(`PRAGMA encoding = '` + enc + `'; CREATE TABLE t(v)`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ExecScript(`INSERT INTO t VALUES (CAST('12' AS BLOB)), (CAST(' -2.5e1x' AS BLOB))`); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := c.Query(`SELECT v FROM t ORDER BY rowid`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			got = append(got, strconv.FormatInt(rows.Int64(0), 10), strconv.FormatFloat(rows.Float64(0), 'g', -1, 64))
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if want := "12 12 -2 -25"; strings.Join(got, " ") != want {
+			t.Errorf("%s: Int64 and Float64 of the BLOBs = %v, want %s", enc, got, want)
+		}
+	}
+}

@@ -56,7 +56,9 @@ func (a Args) convert(i int, to uint8, buf *[capi.ConvertBufLen]byte) capi.Value
 	return out
 }
 
-// Int64 is argument i as an int64, converted as sqlite3_value_int64 would (NULL is 0).
+// Int64 is argument i as an int64, converted as sqlite3_value_int64 would (NULL is 0). The
+// one difference: in a UTF-16 database SQLite reads a BLOB argument's bytes as UTF-16 text,
+// Int64 and Float64 as UTF-8 (a function cannot ask its connection's encoding while it runs).
 func (a Args) Int64(i int) int64 {
 	if c := &a.cells[i]; c.Kind == capi.KindInteger {
 		return int64(c.Bits)

@@ -127,6 +127,11 @@ type Rows struct {
 	first    capi.Batch
 	firstRC  int32
 	hasFirst bool
+	// blobEnc is the Convert flag for a BLOB read as a number in this database's encoding
+	// (ConvertUTF16LE/BE, or 0 for UTF-8), asked of the connection once per run when such a
+	// read first happens (blobEncKnown).
+	blobEnc      uint8
+	blobEncKnown bool
 }
 
 const cellSize = unsafe.Sizeof(capi.Value{})
@@ -407,11 +412,29 @@ func (r *Rows) convert(c *capi.Value, to uint8, buf *[capi.ConvertBufLen]byte) c
 		data = r.raw(c) // the value's own bytes: offset 0 of data
 		v.Bits = 0
 	}
+	if v.Kind == capi.KindBlob && (to == capi.KindInteger || to == capi.KindFloat) {
+		to |= r.blobEncoding()
+	}
 	out, rc := capi.Convert(&v, data, to, buf)
 	if rc != capi.OK {
 		return capi.Value{Kind: capi.KindNull}
 	}
 	return out
+}
+
+// blobEncoding returns the Convert flag that makes a BLOB's bytes a number as SQLite reads
+// them in this connection's main database: as UTF-16 text in a UTF-16 database.
+func (r *Rows) blobEncoding() uint8 {
+	if !r.blobEncKnown {
+		r.blobEncKnown = true
+		switch enc, _ := r.stmt.conn.h.Encoding(); enc {
+		case capi.EncodingUTF16LE:
+			r.blobEnc = capi.ConvertUTF16LE
+		case capi.EncodingUTF16BE:
+			r.blobEnc = capi.ConvertUTF16BE
+		}
+	}
+	return r.blobEnc
 }
 
 // Int returns column i of the current row as an int.

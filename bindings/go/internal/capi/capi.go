@@ -861,6 +861,13 @@ func (s Stmt) SetFetchAhead(on bool) int32 {
 // ConvertBufLen is the size of the buffer sqlbatch_value_convert renders a number into.
 const ConvertBufLen = 32
 
+// Flags of Convert's to: a BLOB of a UTF-16 database becomes a number as text of that
+// encoding (as sqlite3_column_int64 and _double read it there).
+const (
+	ConvertUTF16LE = C.SQLBATCH_CONVERT_UTF16LE
+	ConvertUTF16BE = C.SQLBATCH_CONVERT_UTF16BE
+)
+
 // Convert is sqlbatch_value_convert: v read as storage class to, exactly as
 // sqlite3_column_int64, _double, _text or _blob would read it. The bytes of a TEXT or BLOB v
 // are data[v.Bits : v.Bits+v.Len]. An INTEGER or FLOAT result is in out.Bits; a TEXT or BLOB

@@ -5,10 +5,10 @@ package capi
 #include <stdint.h>
 #include "sqlbatch.h"
 
-// Serialize and deserialize, limits, db_config, checkpoints, status counters, txn_state,
+// Serialize and deserialize, the text encoding, limits, db_config, checkpoints, status counters, txn_state,
 // readonly, filename.
 //
-// checkpoint waits on locks (the busy handler), serialize runs a PRAGMA and deserialize an
+// checkpoint waits on locks (the busy handler), serialize and encoding run a PRAGMA and deserialize an
 // ATTACH (the authorizer, the progress handler): once a Go hook is set (hooks.go) they may
 // call back into Go, so they are neither nocallback nor noescape. What they write goes to the
 // C stack of the gosb_* helpers below and comes back by value, and the Go memory they read
@@ -21,10 +21,17 @@ package capi
 
 typedef struct { int32_t rc; int32_t log; int32_t ckpt; } gosb_ckpt_ret;
 typedef struct { int32_t rc; uint8_t *data; size_t n; } gosb_ser_ret;
+typedef struct { int32_t rc; int32_t enc; } gosb_enc_ret;
 
 static inline gosb_ckpt_ret gosb_checkpoint(sqlbatch_conn *c, const char *s, size_t sl, int32_t mode) {
 	gosb_ckpt_ret out = {0};
 	out.rc = sqlbatch_conn_checkpoint(c, s, sl, mode, &out.log, &out.ckpt);
+	return out;
+}
+
+static inline gosb_enc_ret gosb_encoding(sqlbatch_conn *c) {
+	gosb_enc_ret out = {0};
+	out.rc = sqlbatch_conn_encoding(c, &out.enc);
 	return out;
 }
 
@@ -65,6 +72,10 @@ const (
 	TxnNone  = C.SQLBATCH_TXN_NONE
 	TxnRead  = C.SQLBATCH_TXN_READ
 	TxnWrite = C.SQLBATCH_TXN_WRITE
+
+	EncodingUTF8    = C.SQLBATCH_ENCODING_UTF8
+	EncodingUTF16LE = C.SQLBATCH_ENCODING_UTF16LE
+	EncodingUTF16BE = C.SQLBATCH_ENCODING_UTF16BE
 
 	DeserializeReadOnly   = C.SQLBATCH_DESERIALIZE_READONLY
 	DeserializeResizeable = C.SQLBATCH_DESERIALIZE_RESIZEABLE
@@ -127,6 +138,12 @@ func (s Stmt) Status(op int32, reset bool) (int64, int32) {
 	var n C.int64_t
 	rc := C.sqlbatch_stmt_status(s.p, C.int32_t(op), C.bool(reset), &n)
 	return int64(n), int32(rc)
+}
+
+// Encoding is sqlbatch_conn_encoding (it runs a PRAGMA: a Go hook may be called).
+func (c Conn) Encoding() (int32, int32) {
+	out := C.gosb_encoding(c.p)
+	return int32(out.enc), int32(out.rc)
 }
 
 // TxnState is sqlbatch_conn_txn_state.
