@@ -215,7 +215,7 @@ fn wrong_value_types_and_out_of_range_bytes() {
     // Open and prepare flags nobody defined.
     let mut h = ptr::null_mut();
     assert_eq!(
-        unsafe { sqlbatch_conn_open(c":memory:".as_ptr(), 8, 1 << 29, &mut h) },
+        unsafe { sqlbatch_conn_open(c":memory:".as_ptr(), 8, 1 << 28, &mut h) },
         SQLBATCH_E_INVALID_ARGUMENT
     );
     assert!(h.is_null());
