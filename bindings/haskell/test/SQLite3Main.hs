@@ -29,6 +29,7 @@ import Database.SQLite3
 import qualified Database.SQLite3.Direct as Direct
 import qualified Database.SQLite3.Internal as I
 
+import SQLite3Compat (compatTests)
 import SQLite3Extra (extraTests)
 import SQLite3Session (sessionProperties, sessionTests)
 
@@ -74,6 +75,7 @@ tests :: Test
 tests = TestList
   [ TestLabel "extra (blob, backup, serialize, limits, hooks)" extraTests
   , TestLabel "preupdate, sessions, changesets, tracing" sessionTests
+  , TestLabel "direct-sqlite's documented behaviour" compatTests
   , TestLabel "basics" $ TestList
     [ TestLabel "step/column over every type" $ TestCase $ withDb $ \db -> do
         exec db "CREATE TABLE t(a, b, c, d, e); INSERT INTO t VALUES (1, 2.5, 'x\233', x'00ff', NULL)"

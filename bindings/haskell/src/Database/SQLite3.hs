@@ -24,6 +24,7 @@ module Database.SQLite3
     open
   , open2
   , close
+  , withDatabase
     -- * Simple query execution
   , exec
   , execPrint
@@ -36,6 +37,7 @@ module Database.SQLite3
   , stepNoCB
   , reset
   , finalize
+  , withStatement
   , clearBindings
     -- * Parameter and column information
   , bindParameterCount
@@ -67,6 +69,29 @@ module Database.SQLite3
     -- * Result statistics
   , lastInsertRowId
   , changes
+    -- * Create custom SQL functions
+  , createFunction
+  , createAggregate
+  , deleteFunction
+    -- ** Extract function arguments
+  , funcArgCount
+  , funcArgType
+  , funcArgInt64
+  , funcArgDouble
+  , funcArgText
+  , funcArgBlob
+    -- ** Set the result of a function
+  , funcResultSQLData
+  , funcResultInt64
+  , funcResultDouble
+  , funcResultText
+  , funcResultBlob
+  , funcResultZeroBlob
+  , funcResultNull
+  , getFuncContextDatabase
+    -- * Create custom collations
+  , createCollation
+  , deleteCollation
     -- * Interrupting a long-running query
   , interrupt
   , interruptibly
@@ -191,6 +216,8 @@ module Database.SQLite3
   , SQLVFS (..)
   , SQLError (..)
   , ColumnType (..)
+  , FuncContext
+  , FuncArgs
   , Blob
   , Backup
     -- ** Results and errors
@@ -201,9 +228,11 @@ module Database.SQLite3
   , ParamIndex (..)
   , ColumnIndex (..)
   , ColumnCount
+  , ArgCount (..)
+  , ArgIndex
   ) where
 
-import Control.Exception (Exception, evaluate, mask, onException, throw, throwIO)
+import Control.Exception (Exception, bracket, evaluate, mask, onException, throw, throwIO)
 import Control.Monad (when, zipWithM, zipWithM_)
 import Data.Bits ((.|.))
 import Data.ByteString (ByteString)
@@ -232,6 +261,11 @@ import Database.SQLite3.Internal.Session
   ( ApplyFlag (..), ApplyOptions (..), ChangesetChange (..), ChangesetReadFlag (..)
   , Conflict (..), ConflictAction (..), ConflictKind (..), Session, defaultApplyOptions )
 import qualified Database.SQLite3.Internal.Session as XS
+import Database.SQLite3.Internal.Function
+  ( ArgCount (..), ArgIndex, FuncArgs, FuncContext, funcArgBlob, funcArgCount, funcArgDouble
+  , funcArgInt64, funcArgType, funcResultBlob, funcResultDouble, funcResultInt64
+  , funcResultNull, funcResultSQLData, funcResultZeroBlob, getFuncContextDatabase )
+import qualified Database.SQLite3.Internal.Function as F
 import Foreign.Ptr (Ptr)
 
 -- | The flags of 'open2' (SQLite's @SQLITE_OPEN_*@). The VFS-only ones and
@@ -257,6 +291,10 @@ data SQLOpenFlag
   | SQLOpenSharedCache
   | SQLOpenPrivateCache
   | SQLOpenWAL
+  | SQLOpenNoFollow
+  | SQLOpenExResCode
+    -- ^ the connection reports extended result codes ('ErrorConstraintUnique', not
+    -- 'ErrorConstraint')
   deriving (Eq, Show)
 
 -- | The VFS of 'open2'. sqlbatch opens with SQLite's default VFS (@unix@): 'SQLVFSDefault'
@@ -353,6 +391,8 @@ open2 path flags vfs = do
       SQLOpenFullMutex -> 0x00010000
       SQLOpenSharedCache -> 0x00020000
       SQLOpenPrivateCache -> 0x00040000
+      SQLOpenNoFollow -> 0x01000000
+      SQLOpenExResCode -> 0x02000000
       _ -> 0
 
 -- | <https://www.sqlite.org/c3ref/close.html>. Throws 'ErrorBusy' while statements of the
@@ -876,3 +916,76 @@ changesetChanges flags = either (Left . pureError "changesetChanges") Right . XS
 
 pureError :: Text -> (Error, Utf8) -> SQLError
 pureError ctx (e, m) = SQLError { sqlError = e, sqlErrorDetails = decodeName m, sqlErrorContext = ctx }
+
+------------------------------------------------------------------------------------------
+-- Brackets
+
+-- | Opens a connection for the action and closes it afterwards, also on an exception (a
+-- statement the action left alive keeps the connection from closing: 'ErrorBusy').
+withDatabase :: Text -> (Database -> IO a) -> IO a
+withDatabase path = bracket (open path) close
+
+-- | Prepares a statement for the action and finalizes it afterwards, also on an exception.
+withStatement :: Database -> Text -> (Statement -> IO a) -> IO a
+withStatement db sql = bracket (prepare db sql) finalize
+
+------------------------------------------------------------------------------------------
+-- Custom SQL functions and collations
+
+-- | <https://sqlite.org/c3ref/create_function.html>: creates (or replaces) the SQL function
+-- @name@ with that many arguments ('Nothing': any number); the 'Bool' says whether it is
+-- deterministic. The function reads its arguments with the @funcArg*@ functions and sets
+-- its result with the @funcResult*@ ones (NULL if it sets none). An exception it throws
+-- makes the statement that called it fail; it must not use its own connection (it gets
+-- 'HookReentry').
+createFunction
+  :: Database
+  -> Text            -- ^ Name of the function.
+  -> Maybe ArgCount  -- ^ Number of arguments; 'Nothing': any number.
+  -> Bool            -- ^ Whether the function is deterministic.
+  -> (FuncContext -> FuncArgs -> IO ())  -- ^ The function.
+  -> IO ()
+createFunction db name n det f = F.createFunction db (toUtf8 name) n det f
+  >>= checkError (DetailDatabase db) ("createFunction " `appendShow` name)
+
+-- | Like 'createFunction', for an aggregate: the initial state, a step per row of the
+-- group, and a final call that sets the result from the state.
+createAggregate
+  :: Database
+  -> Text            -- ^ Name of the function.
+  -> Maybe ArgCount  -- ^ Number of arguments.
+  -> a               -- ^ Initial aggregate state.
+  -> (FuncContext -> FuncArgs -> a -> IO a)  -- ^ Processes one row and updates the state.
+  -> (FuncContext -> a -> IO ())             -- ^ Sets the result from the final state.
+  -> IO ()
+createAggregate db name n a0 stepF final = F.createAggregate db (toUtf8 name) n a0 stepF final
+  >>= checkError (DetailDatabase db) ("createAggregate " `appendShow` name)
+
+-- | Deletes an SQL function (scalar or aggregate) of that name and argument count.
+deleteFunction :: Database -> Text -> Maybe ArgCount -> IO ()
+deleteFunction db name n = F.deleteFunction db (toUtf8 name) n
+  >>= checkError (DetailDatabase db) ("deleteFunction " `appendShow` name)
+
+-- | Argument @i@ as text: a number's SQLite rendering, empty for NULL. Throws a
+-- 'DecodeError' if the bytes are not valid UTF-8.
+funcArgText :: FuncArgs -> ArgIndex -> IO Text
+funcArgText args i = do
+  u <- F.funcArgText args i
+  evaluate (fromUtf8' "Database.SQLite3.funcArgText: Invalid UTF-8" u)
+
+-- | Sets a TEXT result.
+funcResultText :: FuncContext -> Text -> IO ()
+funcResultText ctx = F.funcResultText ctx . toUtf8
+
+-- | <https://www.sqlite.org/c3ref/create_collation.html>: creates (or replaces) a collation
+-- (invalid UTF-8 is decoded leniently). It must be a total order.
+createCollation :: Database -> Text -> (Text -> Text -> Ordering) -> IO ()
+createCollation db name cmp = F.createCollation db (toUtf8 name) cmp'
+  >>= checkError (DetailDatabase db) ("createCollation " `appendShow` name)
+  where
+    cmp' (Utf8 a) (Utf8 b) = cmp (TE.decodeUtf8With lenientDecode a) (TE.decodeUtf8With lenientDecode b)
+
+-- | Deletes a collation.
+deleteCollation :: Database -> Text -> IO ()
+deleteCollation db name = F.deleteCollation db (toUtf8 name)
+  >>= checkError (DetailDatabase db) ("deleteCollation " `appendShow` name)

@@ -16,10 +16,14 @@
 module Database.SQLite3.Direct
   ( -- * Connection management
     open
+  , open2
   , close
   , errcode
+  , extendedErrcode
   , errmsg
+  , setExtendedResultCodes
   , getAutoCommit
+  , setSharedCacheEnabled
     -- * Simple query execution
   , exec
   , execWithCallback
@@ -52,10 +56,34 @@ module Database.SQLite3.Direct
   , columnDouble
   , columnText
   , columnBlob
+    -- * Controlling the loading of extensions
+  , setLoadExtensionEnabled
     -- * Result statistics
   , lastInsertRowId
   , changes
   , totalChanges
+    -- * Custom SQL functions
+  , createFunction
+  , createAggregate
+  , deleteFunction
+    -- ** Arguments
+  , funcArgCount
+  , funcArgType
+  , funcArgInt64
+  , funcArgDouble
+  , funcArgText
+  , funcArgBlob
+    -- ** Results
+  , funcResultInt64
+  , funcResultDouble
+  , funcResultText
+  , funcResultBlob
+  , funcResultZeroBlob
+  , funcResultNull
+  , getFuncContextDatabase
+    -- * Custom collations
+  , createCollation
+  , deleteCollation
     -- * Interrupting a long-running query
   , interrupt
     -- * Incremental blob I/O
@@ -166,6 +194,8 @@ module Database.SQLite3.Direct
   , Database
   , Statement
   , ColumnType (..)
+  , FuncContext
+  , FuncArgs
   , Blob
   , Backup
   , SQLData (..)
@@ -178,10 +208,18 @@ module Database.SQLite3.Direct
   , ParamIndex (..)
   , ColumnIndex (..)
   , ColumnCount
+  , ArgCount (..)
+  , ArgIndex
   ) where
+
+import qualified Data.ByteString as B
+import qualified Data.Text as T
+import qualified Data.Text.Encoding as TE
+
 
 import Database.SQLite3.Internal
 import Database.SQLite3.Internal.Extra
+import Database.SQLite3.Internal.Function
 import Database.SQLite3.Internal.Session
 
 -- | <https://www.sqlite.org/c3ref/profile.html>: calls the logger with the text of every
@@ -200,3 +238,12 @@ setTrace db mf = () <$ setStatementTrace db mf
 stepNoCB :: Statement -> IO (Either Error StepResult)
 stepNoCB = step
 {-# INLINE stepNoCB #-}
+
+-- | <https://www.sqlite.org/c3ref/open.html>, with @SQLITE_OPEN_*@ flags and a VFS. sqlbatch
+-- opens with SQLite's default VFS: 'Nothing' and @\"unix\"@ are accepted, another name fails
+-- with 'ErrorError' (\"no such vfs\", as SQLite says). See 'openWith' for the flags.
+open2 :: Utf8 -> Int -> Maybe Utf8 -> IO (Either (Error, Utf8) Database)
+open2 path flags vfs = case vfs of
+  Just (Utf8 name) | not (B.null name) && name /= TE.encodeUtf8 (T.pack "unix") ->
+    return (Left (ErrorError, Utf8 (TE.encodeUtf8 (T.pack "no such vfs: ") <> name)))
+  _ -> openWith path flags

@@ -1,5 +1,4 @@
 {-# LANGUAGE BangPatterns #-}
-{-# LANGUAGE GeneralizedNewtypeDeriving #-}
 {-# LANGUAGE OverloadedStrings #-}
 -- |
 -- Module      : Database.SQLite3.Internal
@@ -54,6 +53,8 @@ module Database.SQLite3.Internal
   , extendedErrcode
   , errmsg
   , setExtendedResultCodes
+  , setLoadExtensionEnabled
+  , setSharedCacheEnabled
   , interrupt
   , getAutoCommit
   , changes
@@ -120,13 +121,14 @@ import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word32, Word64, Word8)
-import Foreign.C.Types (CBool (..), CInt)
+import Foreign.C.Types (CBool (..))
 import Foreign.ForeignPtr (touchForeignPtr)
 import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr, wordPtrToPtr)
 import Foreign.Storable (peek, peekByteOff)
 import GHC.Float (castWord64ToDouble)
+import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performMajorGC)
 import Control.Concurrent.MVar (putMVar, takeMVar)
 
@@ -136,41 +138,13 @@ import Database.SQLBatch.Internal.Core hiding (statementSql)
 import qualified Database.SQLBatch.Internal.Core as Core
 import Database.SQLBatch.Internal.Text (decodeUtf8Fresh)
 import Database.SQLBatch.Raw
+import Database.SQLBatch.Raw.Extra (c_sqlbatch_conn_enable_load_extension)
 import Database.SQLBatch.Raw.Types
 import Database.SQLBatch.Types (ColumnType (..), Query (..), SQLData (..))
+import Database.SQLite3.Bindings.Types (ColumnCount, ColumnIndex (..), ParamIndex (..))
 
 ------------------------------------------------------------------------------------------
 -- Types (direct-sqlite's)
-
--- | Index of a parameter of a prepared statement, from 1. 'bindParameterCount' gives the
--- largest index (@SELECT ?1, ?5@ has 5 parameters).
-newtype ParamIndex = ParamIndex Int
-  deriving (Eq, Ord, Enum, Num, Real, Integral)
-
--- | Shows the underlying integer, without the constructor.
-instance Show ParamIndex where
-  show (ParamIndex n) = show n
-
--- | The bounds of SQLite's native (C @int@) parameter indexes.
-instance Bounded ParamIndex where
-  minBound = ParamIndex (fromIntegral (minBound :: CInt))
-  maxBound = ParamIndex (fromIntegral (maxBound :: CInt))
-
--- | Index of a column of a result row, from 0.
-newtype ColumnIndex = ColumnIndex Int
-  deriving (Eq, Ord, Enum, Num, Real, Integral)
-
--- | Shows the underlying integer, without the constructor.
-instance Show ColumnIndex where
-  show (ColumnIndex n) = show n
-
--- | The bounds of SQLite's native (C @int@) column indexes.
-instance Bounded ColumnIndex where
-  minBound = ColumnIndex (fromIntegral (minBound :: CInt))
-  maxBound = ColumnIndex (fromIntegral (maxBound :: CInt))
-
--- | Number of columns of a result row.
-type ColumnCount = ColumnIndex
 
 -- | What 'step' did.
 data StepResult
@@ -194,7 +168,10 @@ open path = openWith path 0
 -- 'setExtendedResultCodes').
 openWith :: Utf8 -> OpenFlags -> IO (Either (Error, Utf8) Database)
 openWith (Utf8 path) flags = do
-  r <- openDatabase path (fromIntegral flags .&. accepted) False False
+  shared <- readIORef sharedCache
+  let cache = if shared && flags .&. (openSharedCacheBit .|. openPrivateCacheBit) == 0
+        then openSharedCacheBit else 0
+  r <- openDatabase path ((fromIntegral flags .|. fromIntegral cache) .&. accepted) False False
   case r of
     Right db -> do
       when extended $ writeIORef (dbExtended db) True
@@ -205,9 +182,31 @@ openWith (Utf8 path) flags = do
     accepted = openReadOnly .|. openReadWrite .|. openCreate .|. openUri .|. openMemory
       .|. openFullMutex .|. openSharedCache .|. openPrivateCache .|. openNoFollow
 
--- | @SQLITE_OPEN_EXRESCODE@.
-openExResCode :: Int
+-- | @SQLITE_OPEN_EXRESCODE@, @SQLITE_OPEN_SHAREDCACHE@, @SQLITE_OPEN_PRIVATECACHE@.
+openExResCode, openSharedCacheBit, openPrivateCacheBit :: Int
 openExResCode = 0x02000000
+openSharedCacheBit = 0x00020000
+openPrivateCacheBit = 0x00040000
+
+{-# NOINLINE sharedCache #-}
+sharedCache :: IORef Bool
+sharedCache = unsafePerformIO (newIORef False)
+
+-- | <https://www.sqlite.org/c3ref/enable_shared_cache.html>: whether the connections opened
+-- from now on (by this module, without @SQLITE_OPEN_SHAREDCACHE@ or
+-- @SQLITE_OPEN_PRIVATECACHE@) share their page cache with the other connections of the
+-- process to the same database. Off at first, as in SQLite.
+setSharedCacheEnabled :: Bool -> IO (Either Error ())
+setSharedCacheEnabled on = Right () <$ writeIORef sharedCache on
+
+-- | <https://www.sqlite.org/c3ref/enable_load_extension.html>: whether the connection may
+-- load extensions (SQL's @load_extension()@ stays off; "Database.SQLBatch.Extension" loads
+-- them). Off when a connection opens.
+setLoadExtensionEnabled :: Database -> Bool -> IO (Either Error ())
+setLoadExtensionEnabled db on = withLock db $ \c ->
+  if c == nullPtr then ownFailure db sqliteMisuse else do
+    rc <- c_sqlbatch_conn_enable_load_extension c (CBool (if on then 1 else 0))
+    if rc == sqlbatchOk then return (Right ()) else Left <$> libraryFailure db rc
 
 -- | <https://www.sqlite.org/c3ref/close.html>. As @sqlite3_close@, returns 'ErrorBusy' (and
 -- leaves the connection open) while a statement of the connection is not finalized, such
