@@ -7,7 +7,7 @@ each commit the library acknowledged. This parent kills it with SIGKILL at a ran
 then checks a copy of the database with Python's own sqlite3 module (another SQLite build):
 it opens (recovering a hot journal or the WAL), passes PRAGMA integrity_check, and holds
 exactly the rows of transactions 1..N for some N (every row of every transaction checked
-byte for byte, see expected_rows), where N obeys the rule of the case:
+byte for byte, see Expected), where N obeys the rule of the case:
 
   process kill (every journal mode and synchronous level)
       N >= every transaction acknowledged: nothing acknowledged is lost
@@ -267,8 +267,8 @@ class Config:
 
 def run_child(cfg, args, rng, power):
     """Starts the child on cfg's database, kills it, and returns what it said: the ready line's
-    fields (or None), the acknowledged transactions, and the position of each sync note among
-    them (the highest ack seen before it)."""
+    fields (or None), the acknowledged transactions, the last one acknowledged before the
+    last sync note (-1 if none), and the I/O the shim was told to crash at (or None)."""
     exe = os.path.join(args.build_dir, "gochild" if cfg.how == "go" else "child")
     env = dict(os.environ)
     crash_at = None
@@ -286,8 +286,17 @@ def run_child(cfg, args, rng, power):
     early = rng.random() < 0.25
     delay = rng.uniform(0, 0.03 if early else args.max_delay)
     deadline = start + delay if early else None
-    ready, acks, synced_acks, buf, eof = None, [], -1, b"", False
     fd = proc.stdout.fileno()
+    try:
+        return read_child(proc, fd, start, delay, deadline, crash_at)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def read_child(proc, fd, start, delay, deadline, crash_at):
+    ready, acks, synced_acks, buf, eof = None, [], -1, b"", False
     while not eof:
         now = time.monotonic()
         if deadline is not None and now >= deadline:
@@ -303,7 +312,7 @@ def run_child(cfg, args, rng, power):
         buf += chunk
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
-            words = line.decode().split()
+            words = line.decode().split() or [""]
             if words[0] == "ready":
                 ready = words[1:]
                 if deadline is None:
@@ -331,7 +340,11 @@ def run_child(cfg, args, rng, power):
 
 def one_kill(cfg, args, rng, power, stats):
     before = cfg.n
-    ready, acks, synced_acks, crash_at = run_child(cfg, args, rng, power)
+    try:
+        ready, acks, synced_acks, crash_at = run_child(cfg, args, rng, power)
+    except CheckFailed as e:
+        raise CheckFailed("%s %s (db %d, kill %d on it): %s" % (
+            "power loss" if power else "kill", cfg.name, cfg.generation, cfg.on_db, e))
     where = "%s %s (db %d, kill %d on it%s)" % (
         "power loss" if power else "kill", cfg.name, cfg.generation, cfg.on_db,
         ", at I/O %d" % crash_at if crash_at else "")
