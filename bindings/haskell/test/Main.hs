@@ -41,6 +41,7 @@ import qualified Test.QuickCheck as Q
 import Extensions (extensionTests)
 import Functions (functionTests)
 import SimpleCompat (simpleCompatTests)
+import SimpleUpstream (simpleUpstreamTests)
 import Mixing (mixingTests)
 import Foreign.Ptr (castPtr, nullPtr)
 import GHC.Float (castDoubleToWord64, castWord64ToDouble)
@@ -91,6 +92,7 @@ tests = TestList
   , TestLabel "ConversionVectors" conversionVectorTests
   , TestLabel "Functions" functionTests
   , TestLabel "SimpleCompat" simpleCompatTests
+  , TestLabel "sqlite-simple's test suite" simpleUpstreamTests
   , TestLabel "Mixing" mixingTests
   , TestLabel "Extensions" extensionTests
   , TestLabel "Ahead" aheadTests
@@ -253,7 +255,7 @@ conversionErrors = TestList
       e @?= ConversionFailed "TEXT" "Int" "need an int"
   , "NULL for a type without Maybe" ~: withMem $ \c -> do
       e <- resultError (query_ c "SELECT NULL AS maybe_text" :: IO [Only Text])
-      e @?= ConversionFailed "NULL" "Text" "need convertible to text"
+      e @?= ConversionFailed "NULL" "Text" "need a text"
   , "narrowing integers wrap (as sqlite-simple)" ~: withMem $ \c -> do
       [Only w] <- query_ c "SELECT 300 AS small"
       w @?= (44 :: Word8)

@@ -6,7 +6,7 @@
 -- one 'SQLData', one cursor.
 module Mixing (mixingTests) where
 
-import Control.Exception (bracket, try)
+import Control.Exception (bracket, catch, throwIO, try)
 import Data.IORef (newIORef)
 import qualified Data.Text as T
 import Test.HUnit
@@ -114,4 +114,27 @@ mixingTests = TestList
       DS.step st >>= (@?= DS.Done)
       DS.columnCount st >>= (@?= 2)
       DS.finalize st
+  , "one exception: either SQLError type catches either API's failures" ~: withC $ \conn -> do
+      execute_ conn "CREATE TABLE u (x INT UNIQUE)"
+      execute_ conn "INSERT INTO u VALUES (1)"
+      -- Database.SQLBatch's richer SQLError catches direct-sqlite's failure ...
+      r1 <- try (DS.exec (connectionHandle conn) "INSERT INTO u VALUES (1)")
+      case r1 of
+        Left (e :: B.SQLError) -> do
+          (B.sqlError e, B.sqlErrorCode e) @?= (DS.ErrorConstraint, 19)
+          B.sqlErrorDetails e @?= "UNIQUE constraint failed: u.x"
+        Right () -> assertFailure "expected a failure"
+      -- ... and direct-sqlite's SQLError catches Database.SQLBatch's.
+      r2 <- try (B.execute_ conn "INSERT INTO u VALUES (1)")
+      case r2 of
+        Left (e :: DS.SQLError) -> DS.sqlError e @?= DS.ErrorConstraint
+        Right () -> assertFailure "expected a failure"
+      -- A rethrown exception stays catchable as either.
+      r3 <- try (B.execute_ conn "INSERT INTO u VALUES (1)" `catchDS` throwIO)
+      case r3 of
+        Left (e :: B.SQLError) -> B.sqlError e @?= DS.ErrorConstraint
+        Right () -> assertFailure "expected a failure"
   ]
+  where
+    catchDS :: IO a -> (DS.SQLError -> IO a) -> IO a
+    catchDS = catch

@@ -171,15 +171,15 @@ simpleCompatTests = TestList
              :: IO FormatError
       rows <- query_ c "SELECT t FROM trans" :: IO [Only String]
       rows @?= []
-  , "conversions as sqlite-simple's: integers wrap, Text of numbers" ~: withC $ \c -> do
+  , "conversions as sqlite-simple's: integers wrap, Text only from TEXT" ~: withC $ \c -> do
       [Only i8] <- query_ c "SELECT 257"
       i8 @?= (1 :: Int8)
       [Only w] <- query c "SELECT ?" (Only (maxBound :: Word64))
       w @?= (-1 :: Int64)
       [Only w'] <- query c "SELECT ?" (Only (maxBound :: Word64))
       w' @?= (maxBound :: Word64)
-      [Only t] <- query_ c "SELECT 42"
-      t @?= ("42" :: T.Text)
+      e <- caught (query_ c "SELECT 42" :: IO [Only T.Text])
+      e @?= ConversionFailed "INTEGER" "Text" "need a text"
   , "sqlite-simple test/ParamConv.hs: UTCTime and Day text forms" ~: withC $ \c -> do
       let at :: Int -> Int -> Int -> DiffTime -> UTCTime
           at d h m s = UTCTime (fromGregorian 2012 8 d) (fromIntegral (h * 3600 + m * 60) + s)
@@ -262,8 +262,10 @@ simpleCompatTests = TestList
       e2 <- caught (query_ c q :: IO [(Maybe Int64, Int)])
       e2 @?= ConversionFailed "TEXT" "Int64" "need an int"
       -- the slow path of a field (a kind its type does not take in line) converts the same
-      rs <- query_ c "SELECT 1, 2.5, NULL" :: IO [(T.Text, T.Text, Maybe T.Text)]
-      rs @?= [("1", "2.5", Nothing)]
+      rs <- query_ c "SELECT 'a', 2.5, NULL" :: IO [(T.Text, Maybe Double, Maybe T.Text)]
+      rs @?= [("a", Just 2.5, Nothing)]
+      e3 <- caught (query_ c "SELECT 'a', 1" :: IO [(T.Text, T.Text)])
+      e3 @?= ConversionFailed "INTEGER" "Text" "need a text"
       ok <- query_ c "SELECT 1, 'a'" :: IO [(Int, T.Text)]
       ok @?= [(1, "a")]
       -- <|> over fields taken in line and out of line

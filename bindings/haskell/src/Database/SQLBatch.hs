@@ -126,6 +126,7 @@ module Database.SQLBatch
   , field
   , fieldWith
   , numFieldsRemaining
+  , returnRowError
   , Ok (..)
     -- * Errors
   , FormatError (..)

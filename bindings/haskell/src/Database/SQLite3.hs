@@ -232,7 +232,7 @@ module Database.SQLite3
   , ArgIndex
   ) where
 
-import Control.Exception (Exception, bracket, evaluate, mask, onException, throw, throwIO)
+import Control.Exception (bracket, evaluate, mask, onException, throw, throwIO)
 import Control.Monad (when, zipWithM, zipWithM_)
 import Data.Bits ((.|.))
 import Data.ByteString (ByteString)
@@ -267,6 +267,8 @@ import Database.SQLite3.Internal.Function
   , funcResultNull, funcResultSQLData, funcResultZeroBlob, getFuncContextDatabase )
 import qualified Database.SQLite3.Internal.Function as F
 import Foreign.Ptr (Ptr)
+
+import Database.SQLBatch.Internal.Code (SQLError (..))
 
 -- | The flags of 'open2' (SQLite's @SQLITE_OPEN_*@). The VFS-only ones and
 -- 'SQLOpenNoMutex' (sqlbatch's default) change nothing.
@@ -308,24 +310,6 @@ data SQLVFS
   | SQLVFSUnixNamedSem
   | SQLVFSCustom Text
   deriving (Eq, Show)
-
--- | Exception thrown when SQLite reports an error.
-data SQLError = SQLError
-  { sqlError :: !Error
-    -- ^ Error code returned by API call
-  , sqlErrorDetails :: Text
-    -- ^ Text describing the error
-  , sqlErrorContext :: Text
-    -- ^ Indicates what action produced this error, e.g. @exec \"SELECT * FROM foo\"@
-  }
-  deriving (Eq)
-
-instance Show SQLError where
-  show e = T.unpack $ T.concat
-    [ "SQLite3 returned ", T.pack (show (sqlError e)), " while attempting to perform "
-    , sqlErrorContext e, ": ", sqlErrorDetails e ]
-
-instance Exception SQLError
 
 data DetailSource
   = DetailDatabase Database

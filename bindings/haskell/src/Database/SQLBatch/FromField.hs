@@ -254,34 +254,36 @@ instance FromField Bool where
   {-# INLINE fieldInlineKinds #-}
 
 needText :: Field -> Ok Text
-needText f = returnError ConversionFailed f "need convertible to text"
+needText f = returnError ConversionFailed f "need a text"
 {-# NOINLINE needText #-}
 
-showText :: Field -> Ok Text
-showText f = case result f of
-  SQLInteger v -> Ok (T.pack (show v))
-  SQLFloat v -> Ok (T.pack (show v))
-  _ -> needText f
-{-# NOINLINE showText #-}
-
--- | TEXT (invalid UTF-8 replaced with U+FFFD), or the 'show' of an INTEGER or REAL.
+-- | TEXT only (invalid UTF-8 replaced with U+FFFD); anything else fails with
+-- @ConversionFailed@ @\"need a text\"@ (sqlite-simple's rule and words).
 instance FromField Text where
   fromField f = case result f of
     SQLText t -> Ok t
-    _ -> showText f
+    _ -> needText f
   {-# INLINE fromField #-}
   fieldInlineKinds = inlineKinds [kindText]
   {-# INLINE fieldInlineKinds #-}
 
+-- | As 'Text' (a failure names the type @Text@, as sqlite-simple's does).
 instance FromField TL.Text where
   fromField f = TL.fromStrict <$> fromField f
   {-# INLINE fromField #-}
   fieldInlineKinds = inlineKinds [kindText]
   {-# INLINE fieldInlineKinds #-}
 
--- | As 'Text'.
+needString :: Field -> Ok String
+needString f = returnError ConversionFailed f "expecting SQLText column type"
+{-# NOINLINE needString #-}
+
+-- | TEXT only; anything else fails with @ConversionFailed@
+-- @\"expecting SQLText column type\"@ (sqlite-simple's words).
 instance FromField [Char] where
-  fromField f = T.unpack <$> fromField f
+  fromField f = case result f of
+    SQLText t -> Ok (T.unpack t)
+    _ -> needString f
   fieldInlineKinds = inlineKinds [kindText]
   {-# INLINE fieldInlineKinds #-}
 

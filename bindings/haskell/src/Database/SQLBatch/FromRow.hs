@@ -30,6 +30,7 @@ module Database.SQLBatch.FromRow
   , field
   , fieldWith
   , numFieldsRemaining
+  , returnRowError
   ) where
 
 import Control.Monad (replicateM)
@@ -37,7 +38,7 @@ import GHC.Exts (Int#, RealWorld, State#)
 import GHC.Generics
 
 import Database.SQLBatch.FromField
-import Database.SQLBatch.Internal (Row, RowParser (..), fieldWith, fieldWithKinds, numFieldsRemaining)
+import Database.SQLBatch.Internal (Row, RowParser (..), fieldWith, fieldWithKinds, numFieldsRemaining, returnRowError)
 import Database.SQLBatch.Types
 
 -- | The generic implementation of 'FromRow', for product types: one 'field' per

@@ -106,6 +106,7 @@ module Database.SQLBatch.Internal
   , inlineKinds
   , orNullKind
   , numFieldsRemaining
+  , returnRowError
   , runRow
   , runRowRaw
   , catchRowFailure
@@ -944,6 +945,18 @@ outOfBounds r i = rowFail r [SomeException (ColumnOutOfBounds (i + 1))]
 numFieldsRemaining :: RowParser Int
 numFieldsRemaining = RowParser $ \r c s -> (# s, c, rowCols r - I# c #)
 {-# INLINE numFieldsRemaining #-}
+
+-- | Fails the row with this exception (sqlite-simple's, from its master branch): the
+-- query, fold or 'Database.SQLBatch.nextRow' throws it as it is (several errors, from
+-- both sides of a failed '<|>', as 'ManyErrors'). For checks over a whole row that no
+-- single field can make:
+--
+-- > pair :: RowParser (Text, Text)
+-- > pair = do
+-- >   n <- numFieldsRemaining
+-- >   if n /= 2 then returnRowError (userError "two columns") else (,) <$> field <*> field
+returnRowError :: Exception e => e -> RowParser a
+returnRowError e = RowParser $ \r _ s -> rowFail r [toException e] s
 
 -- | Runs a row parser over a row, checking that it read every column. Throws what
 -- sqlite-simple throws: the error of a parse that failed with one, 'ManyErrors' for

@@ -8,6 +8,11 @@
 -- written for one serve the other); "Database.SQLBatch" adds scripts, interruption,
 -- streaming helpers and more. The differences that remain are listed in the package's
 -- README (\"What differs from sqlite-simple\").
+--
+-- 'SQLError' is direct-sqlite's (the one "Database.SQLite3" exports), as in sqlite-simple:
+-- its handlers catch the failures of these functions (thrown as
+-- "Database.SQLBatch.Error"'s richer @SQLError@, converted: the same 'Error', message
+-- and context) and those of "Database.SQLite3" alike.
 module Database.SQLite.Simple
   ( Query (..)
   , Connection (..)
@@ -47,6 +52,7 @@ module Database.SQLite.Simple
   , executeMany
   , executeNamed
   , field
+  , returnRowError
     -- * Transactions
   , withTransaction
   , withImmediateTransaction
@@ -71,4 +77,5 @@ module Database.SQLite.Simple
   , Error (..)
   ) where
 
-import Database.SQLBatch
+import Database.SQLBatch hiding (SQLError (..))
+import Database.SQLBatch.Internal.Code (SQLError (..))

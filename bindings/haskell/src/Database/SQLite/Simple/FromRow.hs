@@ -5,7 +5,7 @@
 -- sqlite-simple's exports of this module, re-exported from "Database.SQLBatch.FromRow",
 -- which may add extensions.
 module Database.SQLite.Simple.FromRow
-  ( GFromRow (..), FromRow (..), RowParser, field, fieldWith, numFieldsRemaining
+  ( GFromRow (..), FromRow (..), RowParser, field, fieldWith, numFieldsRemaining, returnRowError
   ) where
 
 import Database.SQLBatch.FromRow
