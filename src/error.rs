@@ -70,7 +70,7 @@ impl Error {
             Cow::Borrowed("out of memory")
         } else {
             // SAFETY: SQLite's messages are NUL-terminated.
-            Cow::Owned(unsafe { CStr::from_ptr(msg) }.to_string_lossy().into_owned())
+            owned_text(unsafe { CStr::from_ptr(msg) }.to_bytes())
         };
         // sqlite3_errmsg describes the most recent call; if that call was not the one that
         // failed (it can't be here, but be safe), fall back to the code's description.
@@ -90,6 +90,26 @@ impl Error {
             )
         }
     }
+}
+
+/// A copy of a message's bytes (invalid UTF-8 replaced by U+FFFD), made without aborting the
+/// program when memory runs out: a message can carry a host's text of any length (a function's
+/// or a virtual table's error), so its copy is one of the allocations whose size the data
+/// sets. Out of memory, the copy is a fixed text that says so.
+pub(crate) fn owned_text(bytes: &[u8]) -> Cow<'static, str> {
+    let mut text = String::new();
+    for chunk in bytes.utf8_chunks() {
+        let (valid, bad) = (chunk.valid(), !chunk.invalid().is_empty());
+        let more = valid.len() + if bad { char::REPLACEMENT_CHARACTER.len_utf8() } else { 0 };
+        if text.try_reserve(more).is_err() {
+            return Cow::Borrowed("out of memory copying an error message");
+        }
+        text.push_str(valid);
+        if bad {
+            text.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    Cow::Owned(text)
 }
 
 /// Where the errors of a call are recorded: a connection, for `sqlbatch_conn_last_error`.
@@ -177,10 +197,18 @@ impl Default for LastError {
 
 impl LastError {
     pub fn set(&mut self, e: &Error) {
-        let bytes: Vec<u8> = e.message.bytes().filter(|&b| b != 0).collect();
-        // Cannot fail: NUL bytes were removed.
-        self.message = CString::new(bytes).unwrap_or_default();
-        self.error = e.clone();
+        // The message is kept once, as the C string read back; its copy may be as long as a
+        // host's message, so it is made without aborting when memory runs out.
+        let mut bytes = Vec::new();
+        let message = if bytes.try_reserve(e.message.len() + 1).is_ok() {
+            bytes.extend(e.message.bytes().filter(|&b| b != 0));
+            // Cannot fail: NUL bytes were removed.
+            CString::new(bytes).unwrap_or_default()
+        } else {
+            c"out of memory copying an error message".to_owned()
+        };
+        self.message = message;
+        self.error = Error { message: Cow::Borrowed(""), ..*e };
     }
 
     pub fn view(&self) -> sqlbatch_error {

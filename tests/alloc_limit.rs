@@ -119,3 +119,58 @@ fn a_script_too_large_to_copy_is_refused_before_anything_runs() {
     assert_eq!(rc, SQLBATCH_OK);
     assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(1)]]);
 }
+
+/// A function whose error message is the 20 MB string its user data points at.
+unsafe extern "C" fn fail_with_a_long_message(
+    call: *mut sqlbatch_call,
+    user: *mut std::ffi::c_void,
+    _args: *const sqlbatch_value,
+    _n: usize,
+    _data: *const u8,
+) {
+    let text = unsafe { &*(user as *const String) };
+    unsafe { sqlbatch_call_error(call, 0, text.as_ptr().cast(), text.len()) };
+}
+
+#[test]
+fn an_error_message_too_long_to_copy_is_replaced_and_the_host_lives() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let c = Conn::memory();
+    let message = "m".repeat(20_000_000);
+    let rc = unsafe {
+        sqlbatch_conn_create_function(
+            c.0,
+            c"fail".as_ptr(),
+            4,
+            0,
+            0,
+            Some(fail_with_a_long_message),
+            &message as *const String as *mut std::ffi::c_void,
+            None,
+        )
+    };
+    assert_eq!(rc, SQLBATCH_OK);
+    // SQLite copies the message with its own allocator; the library's copy of it is refused.
+    let (rc, _) = limited(LIMIT_BYTES, || c.try_exec("SELECT fail()"));
+    assert_eq!(rc, sq::SQLITE_ERROR);
+    assert_eq!(c.error().1, "out of memory copying an error message");
+    // With memory, the whole message comes back.
+    let (rc, _) = c.try_exec("SELECT fail()");
+    assert_eq!(rc, sq::SQLITE_ERROR);
+    assert_eq!(c.error().1.len(), message.len());
+}
+
+#[test]
+fn expanded_sql_too_long_to_copy_is_nomem() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let c = Conn::memory();
+    let s = c.prepare("SELECT ?");
+    // A 10 MB blob is written as 20 MB of hex in the expanded SQL.
+    assert_eq!(s.bind(&Params::of(&[Val::Blob(vec![7; 10_000_000])])), SQLBATCH_OK);
+    let mut out = sqlbatch_str { ptr: std::ptr::null(), len: 0 };
+    let rc = limited(LIMIT_BYTES, || unsafe { sqlbatch_stmt_expanded_sql(s.0, &mut out) });
+    assert_eq!(rc, sq::SQLITE_NOMEM);
+    let rc = unsafe { sqlbatch_stmt_expanded_sql(s.0, &mut out) };
+    assert_eq!(rc, SQLBATCH_OK);
+    assert_eq!(out.len, "SELECT x''".len() + 20_000_000);
+}

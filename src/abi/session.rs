@@ -232,7 +232,7 @@ pub unsafe extern "C" fn sqlbatch_session_diff(
             let table = try_cstring(table, table_len, "table")?;
             let mut msg: *mut c_char = ptr::null_mut();
             let rc = ffi::sqlite3session_diff(raw, from.as_ptr(), table.as_ptr(), &mut msg);
-            let text = (!msg.is_null()).then(|| CStr::from_ptr(msg).to_string_lossy().into_owned());
+            let text = (!msg.is_null()).then(|| crate::error::owned_text(CStr::from_ptr(msg).to_bytes()));
             ffi::sqlite3_free(msg.cast());
             match (rc, text) {
                 (ffi::SQLITE_OK, _) => Ok(SQLBATCH_OK),

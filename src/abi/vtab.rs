@@ -178,7 +178,7 @@ pub unsafe extern "C" fn sqlbatch_vtab_error(
         // SAFETY: the caller vouches for `message`.
         if let Ok(text) = unsafe { try_bytes(message, message_len, "message") } {
             if !message.is_null() {
-                call.message = Some(String::from_utf8_lossy(text).into_owned());
+                call.message = Some(crate::error::owned_text(text).into_owned());
             }
         }
     })

@@ -66,7 +66,7 @@ pub(crate) unsafe fn take_message(msg: *mut c_char, fallback: &str) -> String {
     }
     // SAFETY: the caller's contract.
     unsafe {
-        let s = CStr::from_ptr(msg).to_string_lossy().into_owned();
+        let s = crate::error::owned_text(CStr::from_ptr(msg).to_bytes()).into_owned();
         ffi::sqlite3_free(msg.cast());
         s
     }

@@ -478,8 +478,18 @@ impl sqlbatch_stmt {
                 if p.is_null() {
                     return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory expanding the SQL"));
                 }
-                self.expanded = Some(CStr::from_ptr(p).to_owned());
+                // The copy is as long as the values bound: made without aborting.
+                let text = CStr::from_ptr(p).to_bytes_with_nul();
+                let mut copy = Vec::new();
+                let copied = copy.try_reserve_exact(text.len()).is_ok();
+                if copied {
+                    copy.extend_from_slice(text);
+                }
                 ffi::sqlite3_free(p.cast());
+                if !copied {
+                    return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory copying the expanded SQL"));
+                }
+                self.expanded = CString::from_vec_with_nul(copy).ok();
             }
         }
         let text: &CStr = self.expanded.as_deref().unwrap_or(c"");
