@@ -43,7 +43,11 @@ import (
 // contexts that are cancelled at random points (a timeout of 0-3 ms, one already cancelled,
 // or none).
 //
-// Afterwards: the pool holds no connection in use and at most its idle size; the callback
+// A checkpointer runs wal_checkpoint(TRUNCATE) every second (see checkpointer).
+//
+// Afterwards: automatic checkpoints are still on (wal_autocheckpoint is SQLite's default on
+// the pool's connections, whose ConnectHook sets a commit hook) and no checkpoint failed; the
+// pool holds no connection in use and at most its idle size; the callback
 // handles alive are those of the open connections, and none once the pool is closed; the
 // goroutines are back to their number before the pool; RSS did not grow in the second half
 // (the largest sample of the last quarter is within 10% + 16 MiB of the largest of the
@@ -51,7 +55,8 @@ import (
 // write whose call returned success is in the database and no write whose call failed is
 // (row by row, and kv's counts); and every error is one SQLite's rules allow:
 //   - the context's error, after the context was done (interrupted SQL, or database/sql
-//     giving up: ErrTxDone of a transaction it rolled back);
+//     giving up: ErrTxDone of a transaction it rolled back, "sql: statement is closed" of
+//     that transaction's statement);
 //   - SQLITE_BUSY at the first write of a transaction that read first: upgrading a read
 //     transaction does not wait (SQLite returns at once rather than risk a deadlock), and
 //     SQLITE_BUSY_SNAPSHOT when another connection wrote since the read;
@@ -117,6 +122,10 @@ func (w *soakWorker) check(ctx context.Context, op string, err error, upgrade bo
 		}
 	case ctx.Err() != nil && errors.Is(err, sql.ErrTxDone):
 		w.allowed["transaction rolled back by database/sql after its context ended"]++
+	case ctx.Err() != nil && err.Error() == "sql: statement is closed":
+		// database/sql closes a transaction's statements when it rolls it back (Tx.StmtContext
+		// then Exec, with the context ending between the two), with an error it does not export.
+		w.allowed["statement of a transaction database/sql rolled back after its context ended"]++
 	case isBusy && upgrade && e.ExtendedCode == sqlbatch.ErrBusySnapshot:
 		w.allowed["SQLITE_BUSY_SNAPSHOT at the first write after a read"]++
 	case isBusy && upgrade:
@@ -490,6 +499,43 @@ func memSampler(interval time.Duration, stop <-chan struct{}) (<-chan []memSampl
 	return out, nil
 }
 
+// checkpoint counts what the checkpointer did.
+type checkpoint struct {
+	done, busy, failed int
+	maxWAL             int64
+}
+
+// checkpointer runs PRAGMA wal_checkpoint(TRUNCATE) every second until until, as a service
+// would: with readers that never all stop, automatic checkpoints copy the WAL into the
+// database but can never start it over (SQLite's checkpoint starvation), and the WAL would
+// grow by megabytes a second.
+func checkpointer(db *sql.DB, path string, timeout time.Duration, until time.Time) <-chan checkpoint {
+	out := make(chan checkpoint, 1)
+	go func() {
+		var c checkpoint
+		for time.Now().Before(until) {
+			time.Sleep(time.Second)
+			if fi, err := os.Stat(path + "-wal"); err == nil {
+				c.maxWAL = max(c.maxWAL, fi.Size())
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			var busy, frames, copied int
+			err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &copied)
+			cancel()
+			switch {
+			case err != nil:
+				c.failed++
+			case busy != 0:
+				c.busy++
+			default:
+				c.done++
+			}
+		}
+		out <- c
+	}()
+	return out
+}
+
 func TestSoak(t *testing.T) {
 	d := os.Getenv("SQLBATCH_SOAK")
 	if d == "" {
@@ -560,6 +606,7 @@ func TestSoak(t *testing.T) {
 	var wg sync.WaitGroup
 	start := time.Now()
 	until := start.Add(duration)
+	ckOut := checkpointer(db, path, 3*time.Second, until)
 	for i := range workers {
 		w := &soakWorker{id: i, rng: rand.New(rand.NewPCG(seed, uint64(i))), db: db, read: read, ins: ins,
 			ops: map[string]int{}, allowed: map[string]int{}}
@@ -572,6 +619,7 @@ func TestSoak(t *testing.T) {
 	}
 	wg.Wait()
 	took := time.Since(start)
+	ck := <-ckOut
 	var samples []memSample
 	if memErr == nil {
 		close(stopMem)
@@ -629,6 +677,20 @@ func TestSoak(t *testing.T) {
 	}
 	if got, want := capi.LiveHandles()-handles, perConn*int64(s.OpenConnections); got != want {
 		t.Errorf("%d callback handles alive with %d connections open, want %d (%d each)", got, s.OpenConnections, want, perConn)
+	}
+
+	// Automatic checkpoints stay on: registering a hook must not turn them off.
+	var autockpt int64
+	if err := db.QueryRow("PRAGMA wal_autocheckpoint").Scan(&autockpt); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("checkpoints (TRUNCATE, every second): %d done, %d busy, %d failed; largest WAL seen %d MiB; wal_autocheckpoint %d",
+		ck.done, ck.busy, ck.failed, ck.maxWAL>>20, autockpt)
+	if autockpt != 1000 {
+		t.Errorf("PRAGMA wal_autocheckpoint is %d on a connection of the pool (whose ConnectHook set a commit hook), want SQLite's 1000", autockpt)
+	}
+	if ck.failed > 0 {
+		t.Errorf("%d checkpoints failed", ck.failed)
 	}
 
 	// Every write that returned success is there, row by row; none that failed is: the rows
