@@ -526,3 +526,58 @@ fn a_statement_a_hook_finalized_in_the_middle_of_its_rows_is_finalized_by_close(
     assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(4)]]);
     drop(c);
 }
+
+unsafe extern "C" fn allow_all(
+    _u: *mut c_void,
+    _action: i32,
+    _a: *const c_char,
+    _b: *const c_char,
+    _db: *const c_char,
+    _trigger: *const c_char,
+) -> i32 {
+    sq::SQLITE_OK
+}
+
+#[test]
+fn hooks_other_than_the_wal_hook_leave_automatic_checkpoints_on() {
+    let (s, p) = new_seen();
+    let path = std::env::temp_dir().join(format!("sqlbatch-autockpt-{}.db", std::process::id()));
+    let path = path.to_str().unwrap().to_owned();
+    let c = Conn::open(&path);
+    c.exec("PRAGMA journal_mode = WAL; CREATE TABLE t(a)");
+    let autocheckpoint = || c.rows("PRAGMA wal_autocheckpoint")[0][0].clone();
+    assert_eq!(autocheckpoint(), Val::Int(1000));
+    unsafe {
+        assert_eq!(sqlbatch_conn_update_hook(c.0, Some(on_update), p, None), SQLBATCH_OK);
+        assert_eq!(sqlbatch_conn_commit_hook(c.0, Some(on_commit), p, None), SQLBATCH_OK);
+        assert_eq!(sqlbatch_conn_rollback_hook(c.0, Some(on_rollback), p, None), SQLBATCH_OK);
+        assert_eq!(sqlbatch_conn_authorizer(c.0, Some(allow_all), p, None), SQLBATCH_OK);
+        assert_eq!(sqlbatch_conn_change_feed(c.0, 64, Some(on_feed), p, None), SQLBATCH_OK);
+        assert_eq!(sqlbatch_conn_progress_handler(c.0, 1000, Some(on_progress), p, None), SQLBATCH_OK);
+        assert_eq!(sqlbatch_conn_progress_handler(c.0, 0, None, ptr::null_mut(), None), SQLBATCH_OK);
+    }
+    // (Before the fix, any of these set SQLite's WAL slot to nothing: 0 here.)
+    assert_eq!(autocheckpoint(), Val::Int(1000));
+    // And checkpoints happen: 3,000 pages written in 30 transactions leave a log of about
+    // 1,000 pages, not 3,000.
+    for _ in 0..30 {
+        c.exec(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) \
+             INSERT INTO t SELECT randomblob(3900) FROM n",
+        );
+    }
+    let wal = std::fs::metadata(format!("{path}-wal")).unwrap().len();
+    assert!(wal < 1500 * 4096, "the log holds {wal} bytes: no automatic checkpoint ran");
+    // The WAL hook takes SQLite's slot (documented); removed, the pragma sets it back.
+    unsafe { assert_eq!(sqlbatch_conn_wal_hook(c.0, Some(on_wal), p, None), SQLBATCH_OK) };
+    assert_eq!(autocheckpoint(), Val::Int(0));
+    unsafe { assert_eq!(sqlbatch_conn_wal_hook(c.0, None, ptr::null_mut(), None), SQLBATCH_OK) };
+    c.exec("PRAGMA wal_autocheckpoint = 500");
+    unsafe { assert_eq!(sqlbatch_conn_commit_hook(c.0, None, ptr::null_mut(), None), SQLBATCH_OK) };
+    assert_eq!(autocheckpoint(), Val::Int(500));
+    drop(c);
+    drop(s);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{path}{suffix}"));
+    }
+}

@@ -152,7 +152,8 @@ pub unsafe extern "C" fn sqlbatch_conn_rollback_hook(
 /// sqlbatch_conn_wal_hook sets the WAL hook of `conn` (`fn` NULL removes it), called after
 /// each commit in WAL mode (`sqlite3_wal_hook`). It replaces SQLite's automatic checkpoints
 /// (`PRAGMA wal_autocheckpoint`), which use the same slot: set it back with that pragma after
-/// removing the hook. Ownership and errors as for `sqlbatch_conn_update_hook`.
+/// removing the hook. No other hook of this section touches that slot. Ownership and errors
+/// as for `sqlbatch_conn_update_hook`.
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_conn_wal_hook(
     conn: *mut sqlbatch_conn,

@@ -192,6 +192,10 @@ pub(crate) struct Hooks {
     /// The connection, for the interrupt that a batched update hook's stop answer asks for
     /// (set when a hook is installed).
     db: AtomicPtr<ffi::sqlite3>,
+    /// Whether SQLite's WAL slot holds the WAL hook's trampoline. The slot is otherwise
+    /// SQLite's automatic checkpointer (`PRAGMA wal_autocheckpoint`), which is left alone
+    /// unless a WAL hook is set or removed.
+    wal_installed: AtomicBool,
 }
 
 // The user data pointers are the caller's, used as the header says (on the thread running the
@@ -316,7 +320,15 @@ impl Hooks {
             }
             ffi::sqlite3_commit_hook(db, (s.commit.is_some() || feed).then_some(commit_tramp as _), me);
             ffi::sqlite3_rollback_hook(db, (s.rollback.is_some() || feed).then_some(rollback_tramp as _), me);
-            ffi::sqlite3_wal_hook(db, s.wal.is_some().then_some(wal_tramp as _), me);
+            // The WAL slot is SQLite's automatic checkpointer's until a WAL hook is set:
+            // clearing it whenever another hook changed turned automatic checkpoints off, and
+            // a WAL grew without bound under any connection with, say, a commit hook.
+            if s.wal.is_some() {
+                ffi::sqlite3_wal_hook(db, Some(wal_tramp), me);
+                self.wal_installed.store(true, Ordering::Relaxed);
+            } else if self.wal_installed.swap(false, Ordering::Relaxed) {
+                ffi::sqlite3_wal_hook(db, None, std::ptr::null_mut());
+            }
             ffi::sqlite3_set_authorizer(db, s.authorizer.is_some().then_some(auth_tramp as _), me);
         }
     }
