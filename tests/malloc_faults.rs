@@ -13,8 +13,8 @@
 //!   completed, its answer is right (rows fetched, an aggregate's value, a conversion).
 //!
 //! SQLite's lookaside memory is off, so that its small allocations fail too. A run that
-//! finds a bug names it in the panic message (`FINDING` and `KNOWN BUG` comments below say
-//! where each one found so far lies). `SQLBATCH_MALLOC_FAMILY=stmt` runs one family.
+//! finds a bug names it in the panic message (the `FOUND` comments below say what each family
+//! found, since fixed). `SQLBATCH_MALLOC_FAMILY=stmt` runs one family.
 
 mod common;
 use common::*;
@@ -624,14 +624,6 @@ fn every_family_of_the_abi_under_every_allocation_failure() {
     run_families(FAMILIES);
 }
 
-/// The families that find a bug not fixed yet (see each family):
-/// `cargo test --release --test malloc_faults -- --ignored`.
-#[test]
-#[ignore]
-fn families_that_find_a_known_bug() {
-    run_families(KNOWN_BUGS);
-}
-
 const FAMILIES: &[Family] = &[
     Family { name: "conn", run: conn_family },
     Family { name: "stmt", run: stmt_family },
@@ -645,9 +637,8 @@ const FAMILIES: &[Family] = &[
     Family { name: "blob", run: blob_family },
     Family { name: "session", run: session_family },
     Family { name: "convert", run: convert_family },
+    Family { name: "untrusted", run: untrusted_family },
 ];
-
-const KNOWN_BUGS: &[Family] = &[Family { name: "untrusted", run: untrusted_family }];
 
 // ---- conn: open, scripts with parameters, the connection's counters and knobs ---------------
 
@@ -723,12 +714,12 @@ fn conn_family(r: &Run) {
 
 // ---- untrusted: a file from anyone, checked first and defended --------------------------------
 
-// KNOWN BUG (src/engine/conn.rs, `quick_check`): SQLite's PRAGMA quick_check reports a page it
+// FOUND, fixed (src/engine/conn.rs, `quick_check`): SQLite's PRAGMA quick_check reports a page it
 // could not get for want of memory as a finding ("Tree 3 page 15: unable to get the page.
-// error code=7"; it turns only SQLITE_IOERR_NOMEM into an error), and the library reports
-// every finding as SQLITE_CORRUPT: an untrusted open of a sound file fails with
-// SQLITE_CORRUPT ("the database failed PRAGMA quick_check: ...") when an allocation fails
-// during its check. Hence this family is in KNOWN_BUGS, run by the ignored test.
+// error code=7"; it turns only SQLITE_IOERR_NOMEM into an error), and the library reported
+// every finding as SQLITE_CORRUPT: an untrusted open of a sound file failed with
+// SQLITE_CORRUPT ("the database failed PRAGMA quick_check: ...") when an allocation failed
+// during its check. Such a finding is SQLITE_NOMEM now.
 fn untrusted_family(r: &Run) {
     if r.n == 0 {
         // Some 60 pages: more than SQLite's page cache takes at once (20), so that the check
@@ -1160,11 +1151,11 @@ fn functions_family(r: &Run) {
             Some(release::<Token>),
         )
     });
-    // FINDING (src/abi/function.rs, `register`): when sqlite3_create_collation_v2 fails (out
+    // FOUND, fixed (src/abi/function.rs): when sqlite3_create_collation_v2 fails (out
     // of memory), SQLite does not call the destructor, unlike every other registration of
     // SQLite's (documented at sqlite3_create_collation_v2), so the library's Registration and
     // the caller's user data leak, and `destroy` never runs: the run's check of released user
-    // data fails at the allocation inside sqlite3_create_collation_v2.
+    // data failed at the allocation inside sqlite3_create_collation_v2.
     let collation = r.on(&c, "create_collation", unsafe {
         sqlbatch_conn_create_collation(
             c.0,
@@ -1796,9 +1787,9 @@ fn serialize_family(r: &Run) {
     {
         return;
     }
-    // FINDING (src/abi/serialize.rs): when sqlite3_serialize fails before it knows the size
+    // FOUND, fixed (src/abi/serialize.rs): when sqlite3_serialize fails before it knows the size
     // (out of memory in its PRAGMA page_count), it returns NULL with a size of -1, which the
-    // library reports as SQLBATCH_OK with no buffer and a length of SIZE_MAX.
+    // library reported as SQLBATCH_OK with no buffer and a length of SIZE_MAX.
     if buf.0.is_null() && buf.1 != 0 {
         r.wrong("serialize: OK without a buffer, of length", buf.1 as i64);
         return;
@@ -2068,11 +2059,11 @@ fn conversions() -> Vec<(&'static str, i32, Option<u64>)> {
         .collect()
 }
 
-// FINDING (src/engine/convert.rs, `read_bytes`): sqlite3_column_double of the bytes bound
+// FOUND, fixed (src/engine/convert.rs, `read_bytes`): sqlite3_column_double of the bytes bound
 // (not NUL-terminated) makes a NUL-terminated copy first; when that allocation fails it
 // returns 0.0 and leaves SQLITE_NOMEM for sqlite3_errcode (as SQLite documents for every
-// sqlite3_column_*), which the converter does not ask: sqlbatch_value_convert of TEXT
-// " +12.5e1" (or BLOB "7") to FLOAT returns SQLBATCH_OK with 0.0.
+// sqlite3_column_*), which the converter did not ask: sqlbatch_value_convert of TEXT
+// " +12.5e1" (or BLOB "7") to FLOAT returned SQLBATCH_OK with 0.0.
 fn convert_family(r: &Run) {
     // On this thread, whose converter is open, and on a new one, which opens its own.
     let here = conversions();

@@ -279,14 +279,19 @@ pub unsafe extern "C" fn sqlbatch_conn_create_collation(
                     None,
                 );
             }
-            ffi::sqlite3_create_collation_v2(
+            let rc = ffi::sqlite3_create_collation_v2(
                 db,
                 name.as_ptr(),
                 ffi::SQLITE_UTF8,
                 p,
                 Some(collation_trampoline),
                 Some(destroy_registration),
-            )
+            );
+            // Unlike its other registrations, SQLite does not call the destructor when this fails.
+            if rc != ffi::SQLITE_OK {
+                destroy_registration(p);
+            }
+            rc
         }
     };
     // SAFETY: the caller's contract is `register`'s.

@@ -44,7 +44,7 @@ pub unsafe extern "C" fn sqlbatch_conn_serialize(
             }
             let mut size: ffi::sqlite3_int64 = 0;
             let data = ffi::sqlite3_serialize(db, name.as_ptr(), &mut size, 0);
-            if data.is_null() && size > 0 {
+            if data.is_null() && size != 0 {
                 return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory serializing the database"));
             }
             if size == 0 && !data.is_null() {

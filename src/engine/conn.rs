@@ -319,12 +319,19 @@ unsafe fn quick_check(db: *mut ffi::sqlite3) -> Result<(), Error> {
         } else {
             None
         };
+        // A page the check could not read for lack of memory is reported as a finding
+        // ("unable to get the page. error code=7"), not as the pragma's error: that, or no
+        // text at all, is out of memory, not a damaged file.
+        let nomem = || Error::new(ffi::SQLITE_NOMEM, "out of memory checking the database file");
         let result = match (rc, finding) {
             (ffi::SQLITE_ROW, Some(f)) if f == "ok" => Ok(()),
-            (ffi::SQLITE_ROW, f) => Err(Error::new(
-                ffi::SQLITE_CORRUPT,
-                format!("the database failed PRAGMA quick_check: {}", f.unwrap_or_default()),
-            )),
+            (ffi::SQLITE_ROW, None) => Err(nomem()),
+            (ffi::SQLITE_ROW, Some(f)) if f.contains("error code=7") || f.contains("error code=3082") => {
+                Err(nomem())
+            }
+            (ffi::SQLITE_ROW, Some(f)) => {
+                Err(Error::new(ffi::SQLITE_CORRUPT, format!("the database failed PRAGMA quick_check: {f}")))
+            }
             (rc, _) => Err(Error::from_db(db, rc)),
         };
         ffi::sqlite3_finalize(stmt);

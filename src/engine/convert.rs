@@ -145,7 +145,12 @@ impl Converter {
             return Err(unsafe { Error::from_db(self.db, rc) });
         }
         // SAFETY: the statement holds a row; `read` is a `sqlite3_column_*` accessor.
-        Ok(unsafe { read(stmt, 0) })
+        let value = unsafe { read(stmt, 0) };
+        // sqlite3_column_* return 0 when they run out of memory, leaving SQLITE_NOMEM here.
+        if unsafe { ffi::sqlite3_errcode(self.db) } == ffi::SQLITE_NOMEM {
+            return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory converting the value"));
+        }
+        Ok(value)
     }
 }
 
