@@ -837,3 +837,36 @@ func TestSoak(t *testing.T) {
 			fourth>>20, limit>>20, third>>20)
 	}
 }
+
+// TestSoakReadOnlyBeginInterrupted is what the soak test once met in 4.8 million operations,
+// made to happen in seconds: a read-only BeginTx whose context ends while it runs. Each
+// round begins a read-only transaction under a timeout of 0-39 µs on a pool of one
+// connection, then writes through that connection, which must not be read-only.
+func TestSoakReadOnlyBeginInterrupted(t *testing.T) {
+	if os.Getenv("SQLBATCH_SOAK") == "" {
+		t.Skip("SQLBATCH_SOAK is not set (make -C bindings/go soak)")
+	}
+	db := open(t, "_journal_mode=WAL")
+	db.SetMaxOpenConns(1)
+	exec(t, db, "CREATE TABLE t(x)")
+	interrupted := 0
+	rounds := 0
+	for until := time.Now().Add(3 * time.Second); time.Now().Before(until); rounds++ {
+		i := rounds
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%40)*time.Microsecond)
+		tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		cancel()
+		switch {
+		case err == nil:
+			if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+				t.Fatal(err)
+			}
+		case errors.Is(err, sqlbatch.ErrInterrupt):
+			interrupted++
+		}
+		if _, werr := db.Exec("INSERT INTO t VALUES (?)", i); werr != nil {
+			t.Fatalf("round %d: a write after a read-only BeginTx that returned %v: %v", i, err, werr)
+		}
+	}
+	t.Logf("%d rounds, %d read-only BeginTx interrupted; every write after them succeeded", rounds, interrupted)
+}
