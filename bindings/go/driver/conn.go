@@ -454,15 +454,20 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if opts.ReadOnly && !c.cfg.QueryOnly {
 		script += "; PRAGMA query_only = 1"
 	}
+	// Set before the script runs: a flag pragma acts when it is prepared, so an interrupt
+	// that stops the script after it may leave query_only on, and endTx must turn it off.
+	c.queryOnlySet = opts.ReadOnly && !c.cfg.QueryOnly
 	stop := c.watch(ctx)
 	_, err := c.c.ExecScript(script)
 	stop()
 	if err != nil {
-		c.endTx()
+		if c.endTx() != nil {
+			// The connection may be left in a transaction or read-only: never reuse it.
+			c.bad = true
+		}
 		return nil, ctxErr(ctx, err)
 	}
 	c.inTx = true
-	c.queryOnlySet = opts.ReadOnly && !c.cfg.QueryOnly
 	return &tx{c: c}, nil
 }
 
