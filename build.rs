@@ -61,14 +61,14 @@ fn main() {
     let checked = width == "64" && endian == "little";
     let sqlite = if checked { Some(find_sqlite()) } else { None };
     let flag_sets = match &sqlite {
-        Some((_, sys_build)) => sqlite_flags(&std::fs::read_to_string(sys_build).unwrap()),
+        Some(s) => sqlite_flags(&std::fs::read_to_string(&s.sys_build).unwrap(), s.sqlcipher.is_some()),
         None => Vec::new(),
     };
     let (rust, asserts) = generate(&flag_sets);
     write(&out.join("layout.rs"), &rust);
     write(&out.join("layout_asserts.h"), &asserts);
-    if let Some((include, _)) = sqlite {
-        check_layout(&out, &include, &flag_sets);
+    if let Some(sqlite) = sqlite {
+        check_layout(&out, &sqlite, &flag_sets);
         println!("cargo:rustc-cfg=sqlbatch_direct_reads");
     }
 }
@@ -104,35 +104,84 @@ fn generate(flag_sets: &[Vec<String>]) -> (String, String) {
     (rust, c)
 }
 
-/// The include directory of libsqlite3-sys's bundled SQLite, and its build script.
-fn find_sqlite() -> (PathBuf, PathBuf) {
+/// The amalgamation libsqlite3-sys compiles: SQLite's own, or with the `encryption` feature
+/// (libsqlite3-sys's `bundled-sqlcipher-vendored-openssl`) SQLCipher's.
+struct Sqlite {
+    /// Its directory (sqlite3.h beside it).
+    include: PathBuf,
+    /// Its file name, included by src/engine/layout_check.c.
+    amalgamation: &'static str,
+    /// libsqlite3-sys's build script, which says which flags it compiles it with.
+    sys_build: PathBuf,
+    /// SQLCipher: its flags apply, and its OpenSSL headers are needed to compile it.
+    sqlcipher: Option<PathBuf>,
+}
+
+/// The amalgamation of libsqlite3-sys's bundled SQLite (or SQLCipher), and its build script.
+fn find_sqlite() -> Sqlite {
     let include = PathBuf::from(env::var("DEP_SQLITE3_INCLUDE").unwrap_or_else(|_| {
         fail("libsqlite3-sys did not report DEP_SQLITE3_INCLUDE: direct reads need its bundled SQLite (feature \"bundled\")")
     }));
-    let amalgamation = include.join("sqlite3.c");
-    let sys_build = include.parent().map(|d| d.join("build.rs")).unwrap_or_default();
-    if !amalgamation.is_file() || !sys_build.is_file() || include.file_name() != Some("sqlite3".as_ref()) {
-        fail(&format!(
-            "{} is not the sqlite3/ directory of libsqlite3-sys's bundled SQLite (sqlcipher or a \
-             system SQLite?): direct reads are checked against libsqlite3-sys's own amalgamation only",
-            include.display()
-        ));
+    let encrypted = env::var_os("CARGO_FEATURE_ENCRYPTION").is_some();
+    let (amalgamation, sys_build, sqlcipher) = if encrypted {
+        // sqlcipher-src's directory; libsqlite3-sys is unpacked beside that crate (the same
+        // registry or vendor directory).
+        let sources = include.parent().and_then(Path::parent).unwrap_or(Path::new("/"));
+        let sys = std::fs::read_dir(sources)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("libsqlite3-sys-0.40.0"))
+                    || std::fs::read_to_string(p.join("Cargo.toml")).is_ok_and(|t| {
+                        t.contains("name = \"libsqlite3-sys\"") && t.contains("version = \"0.40.0\"")
+                    })
+            })
+            .unwrap_or_else(|| {
+                fail(&format!(
+                    "libsqlite3-sys 0.40.0 is not beside {} (its build script gives the flags)",
+                    include.display()
+                ))
+            });
+        let openssl = PathBuf::from(env::var("DEP_OPENSSL_INCLUDE").unwrap_or_else(|_| {
+            fail("openssl-sys did not report DEP_OPENSSL_INCLUDE (the vendored OpenSSL's headers)")
+        }));
+        ("sqlcipher.c", sys.join("build.rs"), Some(openssl))
+    } else {
+        let sys = include.parent().map(|d| d.join("build.rs")).unwrap_or_default();
+        if include.file_name() != Some("sqlite3".as_ref()) {
+            fail(&format!(
+                "{} is not the sqlite3/ directory of libsqlite3-sys's bundled SQLite (a system \
+                 SQLite?): direct reads are checked against libsqlite3-sys's own amalgamation only",
+                include.display()
+            ));
+        }
+        ("sqlite3.c", sys, None)
+    };
+    let source = include.join(amalgamation);
+    if !source.is_file() || !sys_build.is_file() {
+        fail(&format!("no {} or no {}", source.display(), sys_build.display()));
     }
-    println!("cargo:rerun-if-changed={}", amalgamation.display());
+    println!("cargo:rerun-if-changed={}", source.display());
     println!("cargo:rerun-if-changed={}", sys_build.display());
     // For tests that build an extension against the same sqlite3ext.h (tests/extensions.rs).
     println!("cargo:rustc-env=SQLBATCH_SQLITE_INCLUDE={}", include.display());
-    (include, sys_build)
+    Sqlite { include, amalgamation, sys_build, sqlcipher }
 }
 
 /// Compiles src/engine/layout_check.c (which includes the amalgamation, then the generated
 /// assertions) once for every flag set libsqlite3-sys may have compiled SQLite with.
-fn check_layout(out: &Path, include: &Path, flag_sets: &[Vec<String>]) {
+fn check_layout(out: &Path, sqlite: &Sqlite, flag_sets: &[Vec<String>]) {
     let check = Path::new("src/engine/layout_check.c");
     println!("cargo:rerun-if-changed={}", check.display());
 
     let mut build = cc::Build::new();
-    build.warnings(false).include(include).include(out);
+    build.warnings(false).include(&sqlite.include).include(out);
+    build.define("SQLBATCH_AMALGAMATION", format!("\"{}\"", sqlite.amalgamation).as_str());
+    if let Some(openssl) = &sqlite.sqlcipher {
+        build.include(openssl);
+    }
     let compiler = build.get_compiler();
     // Two at a time: the machine this runs on may have few cores.
     let results: Vec<(Vec<String>, std::process::Output)> = flag_sets
@@ -187,8 +236,10 @@ enum When {
     Feature,
     /// From an environment variable (`SQLITE_MAX_*`, `LIBSQLITE3_FLAGS`), read here the same way.
     Env,
-    /// bundled-sqlcipher, whose other amalgamation `check_layout` already refused.
+    /// bundled-sqlcipher (the `encryption` feature).
     SqlCipher,
+    /// bundled-sqlcipher on Apple targets only.
+    SqlCipherApple,
     /// Not a `-D`/`-U` flag, and no bearing on the layout (`-fsanitize=address`).
     NotADefine,
 }
@@ -220,7 +271,7 @@ const SYS_FLAGS: &[(&str, When)] = &[
     ("-DSQLITE_EXTRA_INIT=sqlcipher_extra_init", When::SqlCipher),
     ("-DSQLITE_EXTRA_SHUTDOWN=sqlcipher_extra_shutdown", When::SqlCipher),
     ("-DHAVE_STDINT_H=1", When::SqlCipher),
-    ("-DSQLCIPHER_CRYPTO_CC", When::SqlCipher),
+    ("-DSQLCIPHER_CRYPTO_CC", When::SqlCipherApple),
     ("-DSQLITE_TEMP_STORE=3", When::Android),
     ("-fsanitize=address", When::NotADefine),
     ("-DHAVE_LOCALTIME_R", When::NotWindows),
@@ -267,7 +318,7 @@ fn flag_calls(src: &str) -> Vec<String> {
 /// The `-D`/`-U` flag lists libsqlite3-sys may have compiled the amalgamation with: the flags
 /// of its build script that apply to this target and environment, with every combination of
 /// those under one of its Cargo features (which a dependent's build script cannot see).
-fn sqlite_flags(sys_build_rs: &str) -> Vec<Vec<String>> {
+fn sqlite_flags(sys_build_rs: &str, sqlcipher: bool) -> Vec<Vec<String>> {
     let found = flag_calls(sys_build_rs);
     let known: Vec<String> = SYS_FLAGS.iter().map(|(f, _)| f.to_string()).collect();
     if found != known {
@@ -299,7 +350,11 @@ fn sqlite_flags(sys_build_rs: &str) -> Vec<Vec<String>> {
                 }
                 false
             }
-            When::Env | When::SqlCipher | When::NotADefine => false,
+            When::SqlCipher => sqlcipher,
+            When::SqlCipherApple => {
+                sqlcipher && env::var("CARGO_CFG_TARGET_VENDOR").is_ok_and(|v| v == "apple")
+            }
+            When::Env | When::NotADefine => false,
         };
         if applies {
             base.push(flag.to_string());

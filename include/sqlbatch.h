@@ -217,6 +217,12 @@ extern "C" {
 #define SQLBATCH_E_SKIPPED 1010
 
 /**
+ * This build of the library lacks what the call needs: the key calls in a build without
+ * encryption (`sqlbatch_cipher_version` returns NULL there).
+ */
+#define SQLBATCH_E_UNSUPPORTED 1011
+
+/**
  * The error details of a connection, read back with `sqlbatch_conn_last_error`.
  */
 typedef struct sqlbatch_error {
@@ -486,6 +492,131 @@ int32_t sqlbatch_conn_autocommit(const struct sqlbatch_conn *conn,
  */
 int32_t sqlbatch_conn_last_error(const struct sqlbatch_conn *conn,
                                  struct sqlbatch_error *out_error);
+
+/* Encryption at rest (the encrypted build, `make lib ENCRYPTION=1`: SQLCipher in place of
+ * SQLite). sqlbatch_cipher_version says whether this build has it; without it the key calls
+ * return SQLBATCH_E_UNSUPPORTED. */
+
+/**
+ * The cipher settings of a key (`sqlbatch_conn_open_encrypted`, `sqlbatch_conn_export`):
+ * SQLCipher's pragmas, each applied when non-zero. All zero is SQLCipher 4's defaults
+ * (AES-256-CBC, HMAC-SHA512, PBKDF2-HMAC-SHA512 with 256,000 iterations, 4096-byte pages).
+ */
+typedef struct sqlbatch_cipher {
+  /**
+   * `PRAGMA cipher_compatibility`: 1 to 4, the defaults of that SQLCipher major version
+   * (3 for the files of SQLCipher 3.x, Debian 12's `sqlcipher` among them); 0: 4.
+   */
+  int32_t compatibility;
+  /**
+   * `PRAGMA cipher_page_size`: a power of two from 512 to 65536; 0: the default.
+   */
+  int32_t page_size;
+  /**
+   * `PRAGMA kdf_iter`: the PBKDF2 iterations of a passphrase; 0: the default.
+   */
+  int32_t kdf_iter;
+  /**
+   * `PRAGMA cipher_plaintext_header_size`: bytes of the file's start left unencrypted (a
+   * multiple of 16, at least 32, for the WAL journal on iOS); 0: none, the salt in front.
+   */
+  int32_t plaintext_header_size;
+} sqlbatch_cipher;
+
+/**
+ * sqlbatch_cipher_version returns the version of SQLCipher in an encrypted build of the
+ * library (`make lib ENCRYPTION=1`), e.g. "4.20.0 community", or NULL in a build without
+ * encryption, where every key call returns `SQLBATCH_E_UNSUPPORTED`.
+ *
+ * Ownership: a static string. Thread: any.
+ */
+const char *sqlbatch_cipher_version(void);
+
+/**
+ * sqlbatch_conn_open_encrypted opens a database encrypted with `key` (`key_len` bytes), as
+ * `sqlbatch_conn_open` opens one (same `path` and `flags`, same handle rules), keying it
+ * before anything reads the file. A new or empty file becomes an encrypted database; an
+ * existing one must have been encrypted with this key and these settings.
+ *
+ * `key` is a passphrase (any bytes; SQLCipher derives the key with PBKDF2), or a raw key
+ * written `x'…'` with 64 hex digits (a 256-bit key) or 96 (the key, then the file's 128-bit
+ * salt). `cipher` gives SQLCipher's settings (NULL or all zero: SQLCipher 4's defaults; its
+ * `compatibility` 3 reads and writes SQLCipher 3's files); an existing file opens only with
+ * the settings it was written with. The file is read once here, so that a wrong key or wrong
+ * settings fail here, not at the first query.
+ *
+ * Ownership: `key` and `cipher` are read during the call only; the library keeps no copy of
+ * the key (SQLCipher keeps the key it derives, in memory it wipes when the connection
+ * closes), so the caller may wipe its own at once. `*out_conn` as for `sqlbatch_conn_open`:
+ * set whenever a handle exists, even when opening fails; always closed with
+ * `sqlbatch_conn_close`. Thread: any; the new connection's rules are `sqlbatch_conn_open`'s.
+ * NULL: `out_conn` NULL, `path` NULL with `path_len > 0` or `key` NULL with `key_len > 0`:
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_UNSUPPORTED` in a build without encryption;
+ * `SQLBATCH_E_INVALID_ARGUMENT` for an empty key, a malformed raw key, a setting out of range,
+ * or an in-memory or temporary database (which have no file to encrypt);
+ * `SQLITE_NOTADB` when the key or the settings do not open the file (or it is no database);
+ * otherwise what `sqlbatch_conn_open` returns.
+ */
+int32_t sqlbatch_conn_open_encrypted(const char *path,
+                                     size_t path_len,
+                                     uint32_t flags,
+                                     const void *key,
+                                     size_t key_len,
+                                     const struct sqlbatch_cipher *cipher,
+                                     struct sqlbatch_conn **out_conn);
+
+/**
+ * sqlbatch_conn_rekey changes the key of the encrypted database `schema` (NULL: "main") to
+ * `key` (`key_len` bytes, a passphrase or a raw key as for `sqlbatch_conn_open_encrypted`),
+ * rewriting every page in one transaction (`sqlite3_rekey_v2`); its cipher settings stay. A
+ * database in WAL mode must be switched to a rollback journal first (SQLCipher's rule).
+ *
+ * SQLCipher encrypts or decrypts no database in place: for a plain database this returns
+ * `SQLBATCH_E_INVALID_ARGUMENT`, and `sqlbatch_conn_export` writes an encrypted copy (or,
+ * with an empty key, a plain copy of an encrypted one).
+ *
+ * Ownership: `key` is read during the call only. Thread: the connection's.
+ * NULL: `conn` NULL, or `key` NULL with `key_len > 0`: `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_UNSUPPORTED` in a build without encryption;
+ * `SQLBATCH_E_INVALID_ARGUMENT` (empty or malformed key, a plain, in-memory or temporary
+ * database); `SQLBATCH_E_CLOSED`; SQLite's error (`SQLITE_BUSY` while another connection
+ * reads, `SQLITE_ERROR` for an unknown schema), recorded on `conn`.
+ */
+int32_t sqlbatch_conn_rekey(struct sqlbatch_conn *conn,
+                            const char *schema,
+                            size_t schema_len,
+                            const void *key,
+                            size_t key_len);
+
+/**
+ * sqlbatch_conn_export writes the whole content of database `schema` of `conn` (NULL:
+ * "main"; schema, tables, indexes, triggers, views, the user version) into a new database file
+ * at `path` (`path_len` bytes, UTF-8), encrypted with `key` and `cipher` (as for
+ * `sqlbatch_conn_open_encrypted`), or plain when `key_len` is 0 (SQLCipher's
+ * `sqlcipher_export`). This is how a plain database is encrypted, an encrypted one decrypted,
+ * or its cipher settings changed: export, close, then replace the file with the copy.
+ *
+ * `path` must not exist, or be an empty file. The copy is attached to `conn` for the call
+ * (as `sqlbatch_export`) and detached on every path; a failure can leave a partial file at
+ * `path`, which is the caller's to delete.
+ *
+ * Ownership: `key`, `cipher` and `path` are read during the call only. Thread: the
+ * connection's.
+ * NULL: `conn` NULL, `path` NULL with `path_len > 0`, or `key` NULL with `key_len > 0`:
+ * `SQLBATCH_E_NULL_PARAMETER`.
+ * @return `SQLBATCH_OK`; `SQLBATCH_E_UNSUPPORTED` in a build without encryption;
+ * `SQLBATCH_E_INVALID_ARGUMENT` (malformed key or setting, `path` not new);
+ * `SQLBATCH_E_INVALID_UTF8`; `SQLBATCH_E_CLOSED`; SQLite's error, recorded on `conn`.
+ */
+int32_t sqlbatch_conn_export(struct sqlbatch_conn *conn,
+                             const char *schema,
+                             size_t schema_len,
+                             const char *path,
+                             size_t path_len,
+                             const void *key,
+                             size_t key_len,
+                             const struct sqlbatch_cipher *cipher);
 
 /* ======================================================================================
  * 3. Statements, values and parameters

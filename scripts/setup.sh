@@ -8,8 +8,9 @@ set -eu
 # are used, since Hackage is not reachable), valgrind for leak checks, clang to build SQLite
 # with coverage instrumentation for the fuzz targets (fuzz/README.md), dpkg-dev and
 # pkg-config for the Debian packages of `make dist` and the install tests, abigail-tools
-# (abidw, abidiff) for the ABI check (abi/check.sh).
-PKGS="ghc cabal-install libghc-hunit-dev libghc-quickcheck2-dev valgrind clang dpkg-dev pkg-config abigail-tools"
+# (abidw, abidiff) for the ABI check (abi/check.sh), perl for building the vendored OpenSSL of
+# the encrypted build and sqlcipher (SQLCipher's shell) for its interoperability test.
+PKGS="ghc cabal-install libghc-hunit-dev libghc-quickcheck2-dev valgrind clang dpkg-dev pkg-config abigail-tools perl sqlcipher"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

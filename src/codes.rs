@@ -43,6 +43,9 @@ pub const SQLBATCH_E_MULTIPLE_STATEMENTS: i32 = 1009;
 /// `sqlbatch_stmt_execute_many_wait`: the bulk write did not run, because the one queued
 /// before it on the same statement failed (no row runs after a failing one).
 pub const SQLBATCH_E_SKIPPED: i32 = 1010;
+/// This build of the library lacks what the call needs: the key calls in a build without
+/// encryption (`sqlbatch_cipher_version` returns NULL there).
+pub const SQLBATCH_E_UNSUPPORTED: i32 = 1011;
 
 /// The description of any code: the library's own, or SQLite's (`sqlite3_errstr`).
 pub(crate) fn description(code: i32) -> *const c_char {
@@ -78,6 +81,7 @@ pub(crate) fn library_code_str(code: i32) -> Option<&'static CStr> {
         SQLBATCH_E_BUFFER_TOO_SMALL => c"buffer too small for the next row",
         SQLBATCH_E_MULTIPLE_STATEMENTS => c"more than one statement",
         SQLBATCH_E_SKIPPED => c"not run: an earlier queued write failed",
+        SQLBATCH_E_UNSUPPORTED => c"not supported by this build",
         _ => return None,
     })
 }
@@ -99,6 +103,7 @@ fn library_code_name(code: i32) -> Option<&'static CStr> {
         SQLBATCH_E_BUFFER_TOO_SMALL => c"SQLBATCH_E_BUFFER_TOO_SMALL",
         SQLBATCH_E_MULTIPLE_STATEMENTS => c"SQLBATCH_E_MULTIPLE_STATEMENTS",
         SQLBATCH_E_SKIPPED => c"SQLBATCH_E_SKIPPED",
+        SQLBATCH_E_UNSUPPORTED => c"SQLBATCH_E_UNSUPPORTED",
         _ => return None,
     })
 }

@@ -34,7 +34,8 @@ pub use codes::*;
 #[doc(hidden)]
 pub use engine::mem;
 pub use engine::{
-    backup::*, blob::*, call::*, callback::*, config::*, conn::*, convert::*, extension::*, fetch::*,
-    function::*, hooks::*, script::*, serialize::*, session::*, stmt::*, value::*, vtab::*, write::*,
+    backup::*, blob::*, call::*, callback::*, cipher::sqlbatch_cipher, config::*, conn::*, convert::*,
+    extension::*, fetch::*, function::*, hooks::*, script::*, serialize::*, session::*, stmt::*, value::*,
+    vtab::*, write::*,
 };
 pub use error::sqlbatch_error;

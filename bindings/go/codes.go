@@ -89,6 +89,9 @@ const (
 	// ErrSkipped: a bulk write queued behind one that failed did not run (write-behind in
 	// ExecManyFunc, which drops these and reports the failure before them).
 	ErrSkipped ErrorCode = capi.ESkipped
+	// ErrUnsupported: this build of the library lacks what the call needs (the key calls in
+	// a build without encryption: see CipherVersion).
+	ErrUnsupported ErrorCode = capi.EUnsupported
 )
 
 // IsLibrary reports whether c is one of sqlbatch's own codes (1000 to 1023, a range no

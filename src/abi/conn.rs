@@ -48,7 +48,7 @@ pub unsafe extern "C" fn sqlbatch_conn_open(
     boundary(None, || {
         // SAFETY: the caller vouches for `path`.
         let bytes = unsafe { try_bytes(path, path_len, "path")? };
-        let (shared, opened) = ConnShared::open(bytes, flags)?;
+        let (shared, opened) = ConnShared::open(bytes, flags, None)?;
         // SAFETY: as above.
         unsafe { out_conn.write(Box::into_raw(Box::new(sqlbatch_conn { shared }))) };
         opened.map(|()| SQLBATCH_OK)

@@ -82,6 +82,7 @@ macro_rules! ffi_boundary {
 
 pub mod codes;
 pub mod conn;
+pub mod cipher;
 pub mod stmt;
 pub mod fetch;
 pub mod exec;
@@ -98,6 +99,6 @@ pub mod session;
 pub mod convert;
 
 pub use self::{
-    backup::*, blob::*, codes::*, config::*, conn::*, convert::*, exec::*, extension::*, fetch::*,
+    backup::*, blob::*, cipher::*, codes::*, config::*, conn::*, convert::*, exec::*, extension::*, fetch::*,
     function::*, hooks::*, serialize::*, session::*, stmt::*, vtab::*, write::*,
 };

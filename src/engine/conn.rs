@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
+use crate::engine::cipher::{self, sqlbatch_cipher};
 use crate::engine::state::FetchBuffers;
 use crate::engine::worker::Worker;
 use crate::error::{sqlbatch_error, Error, ErrorSink, LastError};
@@ -344,7 +345,14 @@ impl ConnShared {
     /// see `sqlbatch_conn_open`). Like `sqlite3_open_v2`, SQLite's failure to open still
     /// gives a connection (its handle says why; the error is recorded on it too), beside the
     /// error; `Err` only when there is none (bad path or flags, out of memory).
-    pub(crate) fn open(bytes: &[u8], flags: u32) -> Result<(Arc<ConnShared>, Result<(), Error>), Error> {
+    pub(crate) fn open(
+        bytes: &[u8],
+        flags: u32,
+        key: Option<(&[u8], Option<&sqlbatch_cipher>)>,
+    ) -> Result<(Arc<ConnShared>, Result<(), Error>), Error> {
+        if let Some((key, settings)) = key {
+            cipher::check(key, settings)?;
+        }
         crate::error::check_utf8(bytes, "path")?;
         let cpath = CString::new(bytes)
             .map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "path contains a NUL byte"))?;
@@ -387,7 +395,16 @@ impl ConnShared {
         });
         let opened = if rc == ffi::SQLITE_OK {
             // SAFETY: `db` is open and used by this thread only.
-            unsafe { set_up(db, flags) }
+            unsafe {
+                cipher::quiet_log(db);
+                match key {
+                    None => set_up(db, flags),
+                    // The key before anything reads the file (the untrusted check does).
+                    Some((key, cipher)) => cipher::apply(db, c"main", key, cipher)
+                        .and_then(|()| set_up(db, flags).map_err(|e| cipher::explain(e, c"main")))
+                        .and_then(|()| cipher::verify(db, c"main")),
+                }
+            }
         } else {
             // SAFETY: `db` is a handle, if a failed one: its error can be read.
             Err(unsafe { Error::from_db(db, rc) })

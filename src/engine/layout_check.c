@@ -10,7 +10,11 @@
 
 #include <stddef.h>
 
-#include "sqlite3.c"
+/* sqlite3.c, or SQLCipher's sqlcipher.c in the encrypted build (build.rs defines it). */
+#ifndef SQLBATCH_AMALGAMATION
+#define SQLBATCH_AMALGAMATION "sqlite3.c"
+#endif
+#include SQLBATCH_AMALGAMATION
 
 #include "layout_asserts.h"
 

@@ -10,7 +10,7 @@
 //! - callbacks: [`callback`] (the destructor type, the guard a callback runs under),
 //!   [`call`] (what a function's callback sets), [`hooks`] (the hook dispatcher, the update
 //!   events in batches, tracing);
-//! - the connection: [`worker`] (the thread that fetches ahead and writes behind),
+//! - the connection: [`cipher`] (keys and cipher settings of the encrypted build), [`worker`] (the thread that fetches ahead and writes behind),
 //!   [`state`] (a statement's fetch state), [`conn`] (what a connection shares with its
 //!   statements);
 //! - statements: [`fetch`] (batched fetch), [`ahead`] (fetch-ahead), [`write`] (a bulk
@@ -32,6 +32,7 @@ pub mod callback;
 pub mod call;
 pub mod hooks;
 
+pub mod cipher;
 pub(crate) mod worker;
 pub(crate) mod state;
 pub mod conn;

@@ -84,7 +84,13 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	cfg := c.Config
 	path, flags := cfg.openArgs()
-	raw, err := sqlbatch.OpenWithFlags(path, flags)
+	var raw *sqlbatch.Conn
+	var err error
+	if cfg.Key != nil {
+		raw, err = sqlbatch.OpenEncrypted(path, flags, cfg.Key, cfg.Cipher)
+	} else {
+		raw, err = sqlbatch.OpenWithFlags(path, flags)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,15 @@ type Config struct {
 	// name as a "file:" URI with a vfs parameter; a "file:" URI DSN carries its vfs itself
 	// (SQLite reads it), and VFS is then left empty.
 	VFS string
+	// Key, if set, opens the database encrypted with it (sqlbatch.OpenEncrypted; an
+	// encrypted build of the library): the DSN's _key or _pragma_key option, or a
+	// _pragma=key(...) / _pragma=hexkey(...) option as the SQLCipher forks of mattn and
+	// ncruces/go-sqlite3 take it. A hex key becomes SQLCipher's raw key form x'…'.
+	Key []byte
+	// Cipher holds the SQLCipher settings given with the key: the _pragma_cipher_compatibility,
+	// _pragma_cipher_page_size, _pragma_kdf_iter and _pragma_cipher_plaintext_header_size
+	// options (or the same names as _pragma=name(value)); nil when none is given.
+	Cipher *sqlbatch.Cipher
 	// Immutable opens a plain file name as immutable (the DSN's immutable option: SQLite's
 	// URI parameter, https://sqlite.org/uri.html#uriimmutable), by the same URI as VFS.
 	Immutable bool
@@ -291,11 +300,32 @@ func ParseDSN(dsn string) (*Config, error) {
 			}
 		}
 		for _, v := range params["_pragma"] {
+			if ok, err := cfg.cipherPragma(v); ok || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
 			p, err := pragmaOf(v)
 			if err != nil {
 				return nil, err
 			}
 			userPragmas = append(userPragmas, p)
+		}
+		for _, k := range []string{"_key", "_pragma_key"} {
+			if v := get(k); v != "" {
+				cfg.Key = []byte(unquote(v))
+			}
+		}
+		for _, name := range cipherSettings {
+			if v := get("_pragma_" + name); v != "" {
+				if err := cfg.setCipher(name, v); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if cfg.Cipher != nil && cfg.Key == nil {
+			return nil, fmt.Errorf("sqlbatch: cipher settings without a key (_key or _pragma_key)")
 		}
 		if v := get("_auto_vacuum", "_vacuum"); v != "" {
 			switch strings.ToLower(v) {
@@ -429,4 +459,74 @@ func ParseDSN(dsn string) (*Config, error) {
 	pragmas = append(pragmas, "PRAGMA synchronous = "+sync)
 	cfg.Pragmas = append(pragmas, userPragmas...)
 	return cfg, nil
+}
+
+// cipherSettings are the SQLCipher settings a DSN may give with its key.
+var cipherSettings = []string{"cipher_compatibility", "cipher_page_size", "kdf_iter", "cipher_plaintext_header_size"}
+
+// cipherPragma takes a _pragma option that keys the database or sets a cipher setting
+// (key, hexkey, textkey and the cipherSettings, as name(value) or name=value): they must
+// apply before anything reads the file, so they go to OpenEncrypted instead of the pragmas
+// run after opening. It reports whether v was one.
+func (cfg *Config) cipherPragma(v string) (bool, error) {
+	s := strings.TrimSpace(v)
+	i := strings.IndexAny(s, "(=")
+	if i < 0 {
+		return false, nil
+	}
+	name, arg := strings.ToLower(strings.TrimSpace(s[:i])), strings.TrimSpace(s[i+1:])
+	if s[i] == '(' {
+		if !strings.HasSuffix(arg, ")") {
+			return false, nil
+		}
+		arg = strings.TrimSpace(arg[:len(arg)-1])
+	}
+	switch name {
+	case "key", "textkey":
+		cfg.Key = []byte(unquote(arg))
+	case "hexkey":
+		hex := unquote(arg)
+		cfg.Key = []byte("x'" + hex + "'")
+	default:
+		for _, c := range cipherSettings {
+			if name == c {
+				return true, cfg.setCipher(name, unquote(arg))
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// setCipher sets one of the cipherSettings from its DSN value.
+func (cfg *Config) setCipher(name, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("sqlbatch: invalid %s: %q, expecting a number", name, v)
+	}
+	if cfg.Cipher == nil {
+		cfg.Cipher = &sqlbatch.Cipher{}
+	}
+	switch name {
+	case "cipher_compatibility":
+		cfg.Cipher.Compatibility = n
+	case "cipher_page_size":
+		cfg.Cipher.PageSize = n
+	case "kdf_iter":
+		cfg.Cipher.KDFIter = n
+	case "cipher_plaintext_header_size":
+		cfg.Cipher.PlaintextHeaderSize = n
+	}
+	return nil
+}
+
+// unquote removes one pair of SQL quotes ('…' or "…", a doubled quote inside becoming one)
+// around a key: _pragma_key='secret' and _pragma_key=secret give the same key. A raw key
+// x'…' keeps its quotes.
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		q := string(v[0])
+		return strings.ReplaceAll(v[1:len(v)-1], q+q, q)
+	}
+	return v
 }

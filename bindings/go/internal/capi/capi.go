@@ -334,6 +334,7 @@ const (
 	EBufferTooSmall = C.SQLBATCH_E_BUFFER_TOO_SMALL
 	EMultipleStmts  = C.SQLBATCH_E_MULTIPLE_STATEMENTS
 	ESkipped        = C.SQLBATCH_E_SKIPPED
+	EUnsupported    = C.SQLBATCH_E_UNSUPPORTED
 
 	KindInteger = C.SQLBATCH_INTEGER
 	KindFloat   = C.SQLBATCH_FLOAT
