@@ -22,6 +22,8 @@
 #     a group whose signature is now a local symbol would still be deduplicated by name
 #     against another Rust library's group, leaving our unwind tables pointing at a
 #     discarded section;
+#   - -d allocates common symbols (OpenSSL's OPENSSL_ia32cap_P in the encrypted build), which
+#     objcopy cannot make local while they are common;
 #   - .init_array (std's argv hook) and the TLS of std (thread ids, CURRENT) are kept as
 #     they are: ld -r keeps the sections, and local TLS symbols are fine in a static link;
 #   - debug info is kept (target/release is what the benches profile and valgrind reports);
@@ -106,7 +108,7 @@ fi
 before=$(foreign_globals "$a" | wc -l)
 globals "$a" | grep '^sqlbatch_' > "$tmp/keep.txt" || { echo "$0: $a has no sqlbatch_* symbol" >&2; exit 1; }
 "$OBJCOPY" --remove-section=.llvmbc --remove-section=.llvmcmd "$a" "$tmp/in.a"
-"$LD" -r --force-group-allocation -o "$tmp/sqlbatch.o" --whole-archive "$tmp/in.a" --no-whole-archive
+"$LD" -r -d --force-group-allocation -o "$tmp/sqlbatch.o" --whole-archive "$tmp/in.a" --no-whole-archive
 "$OBJCOPY" --keep-global-symbols="$tmp/keep.txt" "$tmp/sqlbatch.o"
 "$AR" rcsD "$tmp/libsqlbatch.a" "$tmp/sqlbatch.o"
 

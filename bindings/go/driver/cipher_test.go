@@ -55,7 +55,7 @@ func TestEncryptedDatabaseThroughTheDriver(t *testing.T) {
 		if os.Getenv("SQLBATCH_TEST_ENCRYPTION") != "" {
 			t.Fatal("SQLBATCH_TEST_ENCRYPTION is set but the library linked has no encryption")
 		}
-		db, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "x.db")+"?_pragma_key=secret")
+		db, err := sql.Open("sqlbatch", filepath.Join(t.TempDir(), "x.db")+"?_pragma_key=secret")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestEncryptedDatabaseThroughTheDriver(t *testing.T) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "enc.db")
-	db, err := sql.Open("sqlite3", path+"?_pragma_key=secret&_journal_mode=WAL")
+	db, err := sql.Open("sqlbatch", path+"?_pragma_key=secret&_journal_mode=WAL")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestEncryptedDatabaseThroughTheDriver(t *testing.T) {
 	if bytes.Contains(raw, []byte(marker)) {
 		t.Fatal("the file holds plaintext")
 	}
-	db, err = sql.Open("sqlite3", path+"?_pragma=key('secret')")
+	db, err = sql.Open("sqlbatch", path+"?_pragma=key('secret')")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestEncryptedDatabaseThroughTheDriver(t *testing.T) {
 	if err := db.QueryRow("SELECT s FROM t").Scan(&s); err != nil || s != marker {
 		t.Fatalf("read %q, %v", s, err)
 	}
-	wrong, err := sql.Open("sqlite3", path+"?_pragma_key=wrong")
+	wrong, err := sql.Open("sqlbatch", path+"?_pragma_key=wrong")
 	if err != nil {
 		t.Fatal(err)
 	}
