@@ -490,10 +490,10 @@ nextCell w = do
   let h = wHdr w
   n <- rd h sNVals
   cap <- rd h sCellsCap
-  when (n >= cap) (roomForCell w)
-  base <- rdPtr h sCells
-  wr h sNVals (n + 1)
-  return (base `plusPtr` (n * valueSize))
+  if n >= cap then roomForCell w >> nextCell w else do
+    base <- rdPtr h sCells
+    wr h sNVals (n + 1)
+    return (base `plusPtr` (n * valueSize))
 {-# INLINE nextCell #-}
 
 -- | The slow path of 'nextCell': a table handed over whole ('writeTable') is copied in
@@ -517,6 +517,8 @@ roomForCell w = do
 roomForBytes :: RowWriter -> Int -> IO Int
 roomForBytes w k = do
   let h = wHdr w
+  pre <- rd h sPre
+  when (pre /= 0) (unpre w)
   len <- rd h sDataLen
   cap <- rd h sDataCap
   when (len + k > cap) $ do
