@@ -44,6 +44,7 @@ import SimpleCompat (simpleCompatTests)
 import SimpleUpstream (simpleUpstreamTests)
 import Mixing (mixingTests)
 import VTabTests (vtabTests)
+import Untrusted (untrustedTests)
 import Foreign.Ptr (castPtr, nullPtr)
 import GHC.Float (castDoubleToWord64, castWord64ToDouble)
 import Numeric (readHex)
@@ -96,6 +97,7 @@ tests = TestList
   , TestLabel "sqlite-simple's test suite" simpleUpstreamTests
   , TestLabel "Mixing" mixingTests
   , TestLabel "VTab" vtabTests
+  , TestLabel "Untrusted" untrustedTests
   , TestLabel "Extensions" extensionTests
   , TestLabel "Ahead" aheadTests
   ]

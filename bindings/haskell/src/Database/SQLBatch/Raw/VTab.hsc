@@ -52,7 +52,6 @@ module Database.SQLBatch.Raw.VTab
   , indexEQ, indexGT, indexLE, indexLT, indexGE, indexMatch, indexLike, indexGlob
   , indexRegexp, indexNE, indexIsNot, indexIsNotNull, indexIsNull, indexIs, indexLimit
   , indexOffset
-  , openUntrusted
   , sqliteConstraint
     -- * @sqlbatch_vtab_module@
   , moduleSize
@@ -218,11 +217,6 @@ indexIsNull = #{const SQLBATCH_INDEX_ISNULL}
 indexIs = #{const SQLBATCH_INDEX_IS}
 indexLimit = #{const SQLBATCH_INDEX_LIMIT}
 indexOffset = #{const SQLBATCH_INDEX_OFFSET}
-
--- | @SQLBATCH_OPEN_UNTRUSTED@: the open flag that applies SQLite's defenses for a file that
--- may come from anyone, and checks the file first (see the header).
-openUntrusted :: Word32
-openUntrusted = #{const SQLBATCH_OPEN_UNTRUSTED}
 
 -- | @SQLITE_CONSTRAINT@: what @best_index@ returns for a plan that cannot be used.
 sqliteConstraint :: Int32
