@@ -60,6 +60,7 @@ import GHC.IO (unIO)
 import qualified PerRow as P
 import qualified SQLite3Loop as L3
 import qualified Small
+import qualified VTab
 import Work
 
 ------------------------------------------------------------------------------------------
@@ -445,6 +446,10 @@ protocol impl workload input reps warmup = do
       hPutStrLn stderr ("hs-bench: workload " ++ workload ++ " not supported by " ++ impl)
       exitWith (ExitFailure 3)
     setup aheadOpts
+      | VTab.isVTab workload = do
+          -- Virtual tables and lists (bench/VTab.hs): direct, fold, and in_list per row.
+          r <- VTab.vtabSetup impl workload input
+          maybe unsupported return r
       | Small.isSmall workload = do
           -- Issue 15's workloads (bench/Small.hs): fold, direct and per-row safe only.
           r <- Small.smallSetup impl workload input

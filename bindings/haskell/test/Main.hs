@@ -43,6 +43,8 @@ import Functions (functionTests)
 import SimpleCompat (simpleCompatTests)
 import SimpleUpstream (simpleUpstreamTests)
 import Mixing (mixingTests)
+import VTabTests (vtabTests)
+import Untrusted (untrustedTests)
 import Foreign.Ptr (castPtr, nullPtr)
 import GHC.Float (castDoubleToWord64, castWord64ToDouble)
 import Numeric (readHex)
@@ -94,6 +96,8 @@ tests = TestList
   , TestLabel "SimpleCompat" simpleCompatTests
   , TestLabel "sqlite-simple's test suite" simpleUpstreamTests
   , TestLabel "Mixing" mixingTests
+  , TestLabel "VTab" vtabTests
+  , TestLabel "Untrusted" untrustedTests
   , TestLabel "Extensions" extensionTests
   , TestLabel "Ahead" aheadTests
   ]

@@ -162,11 +162,12 @@ import qualified Database.SQLBatch.Internal.Core as C
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
-import Database.SQLBatch.Raw.Types (ExecResult (..), TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
+import Database.SQLBatch.Raw.Types (ExecResult (..), pokeParams, TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
                                     sqlbatchOk, sqlbatchESkipped, sqlbatchEMultipleStatements,
                                     sqlbatchEParamCount, paramsSingle, valueSize,
                                     withCParams, writeResultSize)
 import qualified Data.ByteString as B
+import qualified Data.ByteString.Char8 as B8
 import qualified Data.ByteString.Unsafe as BU
 import Foreign.Marshal.Alloc (allocaBytes, free, mallocBytes, reallocBytes)
 import Data.Word (Word32, Word8)
@@ -504,11 +505,14 @@ executeNamed conn q params = withPrepared conn q $ \st -> do
 -- 'withTransaction' to make it all-or-nothing) and the 'SQLError' gives the failing
 -- statement's index and offset and the offending token's offset in the whole script.
 executeScript :: Connection -> Query -> IO ()
-executeScript conn q = do
-  -- No parameters and no result wanted: NULL for both, no buffer allocated (BEGIN and
-  -- COMMIT of every 'withTransaction' come here).
+executeScript conn q = let Utf8 sql = queryUtf8 q in executeScriptBytes conn q sql
+
+-- | 'executeScript' of SQL already in UTF-8 (the query for the error context). No
+-- parameters and no result wanted: NULL for both, no buffer allocated (BEGIN and COMMIT of
+-- every 'withTransaction' come here, encoded once).
+executeScriptBytes :: Connection -> Query -> B.ByteString -> IO ()
+executeScriptBytes conn q sql = do
   let ctx = contextOf "executeScript" q
-      Utf8 sql = queryUtf8 q
   BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
     withConn conn ctx $ \c -> do
       rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) nullPtr nullPtr
@@ -542,9 +546,10 @@ execWith :: Connection -> T.Text -> B.ByteString -> [SQLData] -> [SQLData] -> Wo
          -> Ptr ExecResult -> (Int32 -> IO a) -> IO a
 execWith conn ctx sql vals names flags pr k =
   BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
-    withParams vals names $ \cells nameCells dat len ->
-      withCParams cells nameCells (length vals) dat len flags $ \pp ->
-        withConn conn ctx $ \c -> c_hs_sqlbatch_exec c sp (fromIntegral sn) pp pr >>= k
+    withParamsRoom paramsRoom vals names $ \front cells nameCells dat len -> do
+      let pp = castPtr front
+      pokeParams pp cells nameCells (length vals) dat len flags
+      withConn conn ctx $ \c -> c_hs_sqlbatch_exec c sp (fromIntegral sn) pp pr >>= k
 {-# INLINE execWith #-}
 
 -- | Runs a statement once per parameter row through the library's bulk write: the rows
@@ -798,21 +803,32 @@ bulkWrite db ctx st cells n ncols dat used base =
 -- | Runs the action in a transaction (@BEGIN@ ... @COMMIT@). If it throws, synchronously
 -- or asynchronously, the transaction is rolled back and the exception rethrown.
 withTransaction :: Connection -> IO a -> IO a
-withTransaction = transaction "BEGIN"
+withTransaction = transaction "BEGIN" beginBytes
 
 -- | 'withTransaction' with @BEGIN IMMEDIATE@ (takes the write lock at once).
 withImmediateTransaction :: Connection -> IO a -> IO a
-withImmediateTransaction = transaction "BEGIN IMMEDIATE"
+withImmediateTransaction = transaction "BEGIN IMMEDIATE" beginImmediateBytes
 
 -- | 'withTransaction' with @BEGIN EXCLUSIVE@.
 withExclusiveTransaction :: Connection -> IO a -> IO a
-withExclusiveTransaction = transaction "BEGIN EXCLUSIVE"
+withExclusiveTransaction = transaction "BEGIN EXCLUSIVE" beginExclusiveBytes
 
-transaction :: Query -> Connection -> IO a -> IO a
-transaction begin conn act = mask $ \restore -> do
-  executeScript conn begin
+-- | The statements of the transactions, in UTF-8 once for all.
+beginBytes, beginImmediateBytes, beginExclusiveBytes, commitBytes :: B.ByteString
+beginBytes = B8.pack "BEGIN"
+beginImmediateBytes = B8.pack "BEGIN IMMEDIATE"
+beginExclusiveBytes = B8.pack "BEGIN EXCLUSIVE"
+commitBytes = B8.pack "COMMIT"
+{-# NOINLINE beginBytes #-}
+{-# NOINLINE beginImmediateBytes #-}
+{-# NOINLINE beginExclusiveBytes #-}
+{-# NOINLINE commitBytes #-}
+
+transaction :: Query -> B.ByteString -> Connection -> IO a -> IO a
+transaction begin beginB conn act = mask $ \restore -> do
+  executeScriptBytes conn begin beginB
   r <- restore act `onException` rollback
-  executeScript conn "COMMIT" `onException` rollback
+  executeScriptBytes conn "COMMIT" commitBytes `onException` rollback
   return r
   where
     -- SQLite may have rolled back already (some errors do); then there is nothing to undo.

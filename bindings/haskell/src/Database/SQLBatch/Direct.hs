@@ -163,6 +163,14 @@ data OpenFlag
     -- ^ Not a flag of the library (no bit is passed at this level): it makes
     -- "Database.SQLBatch"'s @executeMany@ on the connection write behind (run one chunk of
     -- rows on the connection's worker thread while the next is laid out).
+  | OpenUntrusted
+    -- ^ sqlbatch's own (@SQLBATCH_OPEN_UNTRUSTED@): the file may come from anyone (a
+    -- download, a user's document). The open applies SQLite's defenses for untrusted
+    -- databases (defensive mode, the schema not trusted to call functions with side
+    -- effects, @cell_size_check@ on, no memory-mapped reads) and reads the whole file once
+    -- (@PRAGMA quick_check@): a damaged file fails the open with 'ErrorCorrupt' (the check's
+    -- first finding as the message) or 'ErrorNotADatabase'. The connection stays as wary for its
+    -- life. The check costs about a second a gigabyte; queries afterwards run as fast.
   deriving (Eq, Ord, Show, Enum, Bounded)
 
 -- | The library's bit of an 'OpenFlag' (0 for 'OpenWriteBehind', which is not one).
@@ -179,6 +187,7 @@ openFlagBits f = case f of
   OpenNoFollow -> openNoFollow
   OpenFetchAhead -> openFetchAhead
   OpenWriteBehind -> 0
+  OpenUntrusted -> openUntrusted
 
 -- | The 'SQLError' describing the last failure on a connection; @rc@ is the code the failing
 -- call returned (used if the connection has no details) and @ctx@ says what was being done.

@@ -126,6 +126,8 @@ module Database.SQLBatch.Internal
   , rowNoRoom
   , rowBadWidth
   , withParams
+  , withParamsRoom
+  , paramsRoom
   , queryUtf8
   , contextOf
   ) where
@@ -438,15 +440,24 @@ putCellTail cell len kind
 -- | Encodes values (and, if given, as many names: 'SQLText' or 'SQLNull') into freshly
 -- allocated memory for the duration of the action: @k cells names dat dataLen@.
 withParams :: [SQLData] -> [SQLData] -> (Ptr CValue -> Ptr CValue -> Ptr Word8 -> Int -> IO a) -> IO a
-withParams vs names k =
-  -- One buffer (one pinned allocation): the cells, then the bytes.
-  let cellBytes = (length vs + length names) * valueSize
-  in allocaBytes (max 1 (cellBytes + paramBytesBound vs + paramBytesBound names)) $ \cells -> do
-    let dat = cells `plusPtr` cellBytes
+withParams vs names k = withParamsRoom 0 vs names (\_ -> k)
+{-# INLINE withParams #-}
+
+-- | 'withParams' with @room@ more bytes (a multiple of 16) in front of the cells, for the
+-- caller's use: one buffer (one pinned allocation) for the room, the cells and the bytes.
+withParamsRoom :: Int -> [SQLData] -> [SQLData]
+               -> (Ptr Word8 -> Ptr CValue -> Ptr CValue -> Ptr Word8 -> Int -> IO a) -> IO a
+withParamsRoom room vs names k =
+  let nv = length vs
+      cellBytes = (nv + length names) * valueSize
+  in allocaBytes (max 1 (room + cellBytes + paramBytesBound vs + paramBytesBound names)) $ \front -> do
+    let cells = front `plusPtr` room
+        dat = cells `plusPtr` cellBytes
     off <- encodeParams cells dat 0 vs
-    let nameCells = cells `plusPtr` (length vs * valueSize)
+    let nameCells = cells `plusPtr` (nv * valueSize)
     end <- encodeParams nameCells dat off names
-    k (castPtr cells) (if null names then nullPtr else castPtr nameCells) dat end
+    k front (castPtr cells) (if null names then nullPtr else castPtr nameCells) dat end
+{-# INLINE withParamsRoom #-}
 
 -- | Binds all parameters (positional): value @i@ to parameter @i+1@; the count must match.
 bindValues :: Statement -> [SQLData] -> IO ()
@@ -457,9 +468,11 @@ bindValues st vs = bindRaw st (contextOf "bind" (stmtQuery st)) vs []
 -- the values take at most 'unsafeBindBytes' bytes, else a safe one. The values are kept,
 -- lazily, for direct-sqlite's per-parameter binds.
 bindRaw :: Statement -> Text -> [SQLData] -> [SQLData] -> IO ()
-bindRaw (Statement st) ctx vs names = withParams vs names $ \cells nameCells dat len ->
-  withCParams cells nameCells (length vs) dat len 0 $ \pp ->
-    withDb db ctx $ \_ -> do
+bindRaw (Statement st) ctx vs names =
+  withParamsRoom paramsRoom vs names $ \front cells nameCells dat len -> do
+   let pp = castPtr front
+   pokeParams pp cells nameCells (length vs) dat len 0
+   withDb db ctx $ \_ -> do
       h <- statementHandle st
       when (h == nullPtr) $ throwIO (finalizedErr ctx)
       run <- readIORef (stRun st)
@@ -478,6 +491,10 @@ bindRaw (Statement st) ctx vs names = withParams vs names $ \cells nameCells dat
     db = stDb st
     indexOf ns (SQLText n) = [i | (i, Just (Utf8 b)) <- zip [1 ..] ns, TE.decodeUtf8With TE.lenientDecode b == n]
     indexOf _ _ = []
+
+-- | Room for a @sqlbatch_params@ in front of a parameter buffer ('withParamsRoom').
+paramsRoom :: Int
+paramsRoom = (paramsSize + 15) `quot` 16 * 16
 
 -- | The error of a call on a finalized statement.
 finalizedErr :: Text -> SQLError

@@ -407,14 +407,22 @@ prepareTail db (Utf8 sql) = mask_ $ withLock db $ \c ->
       Right (Just st, tl) -> do
         -- SQL of only whitespace and comments gives an empty statement: no statement for
         -- direct-sqlite.
-        text <- Core.statementSql st c
-        if B.null text
+        empty <- if startsStatement sql then return False else B.null <$> Core.statementSql st c
+        if empty
           then do
             _ <- finalizeLocked st
             return (Right (Nothing, tl))
           else do
             registerStatement st
             return (Right (Just st, tl))
+
+-- | Whether SQL text surely begins with a statement: its first byte after ASCII white space
+-- is a letter, @(@ or a digit (no comment, no lone @;@ before it). When False the library
+-- is asked whether the prepared statement is empty.
+startsStatement :: B.ByteString -> Bool
+startsStatement b = case B.uncons (B.dropWhile (\w -> w == 32 || (w >= 9 && w <= 13)) b) of
+  Just (w, _) -> (w >= 65 && w <= 90) || (w >= 97 && w <= 122) || w == 40 || (w >= 48 && w <= 57)
+  Nothing -> False
 
 -- | <https://www.sqlite.org/c3ref/db_handle.html>
 getStatementDatabase :: Statement -> IO Database
@@ -525,7 +533,28 @@ columnName st (ColumnIndex i) = do
 -- | Stores a binding: 'ErrorRange' for an index out of @[1, bindParameterCount]@,
 -- 'ErrorMisuse' once the statement has run since its last reset (as @sqlite3_bind_*@).
 bindValue :: Statement -> ParamIndex -> Value -> IO (Either Error ())
-bindValue st (ParamIndex i) v = withLock db $ \_ -> do
+bindValue st (ParamIndex i) v = do
+  -- The common case without the lock: a live statement between runs, its parameter count
+  -- known, the index in range. The binding is only recorded here, atomically (the
+  -- statement's next run sends it), so nothing of the library's is touched; anything else
+  -- (the count to ask for, an error to record) takes the lock. A bind racing with a step
+  -- of the same statement on another thread is kept for the run after (SQLite would refuse
+  -- it with SQLITE_MISUSE or take it before the step; neither loses it).
+  h <- readIORef (stHandle st)
+  n <- readIORef (stNParams st)
+  run <- readIORef (stRun st)
+  let ready = case run of
+        Ready -> True
+        Rewind -> True
+        _ -> False
+  if h /= nullPtr && ready && i >= 1 && i <= n
+    then Right () <$ recordBind st i v
+    else bindValueLocked st i v
+{-# INLINE bindValue #-}
+
+-- | 'bindValue' with the lock held.
+bindValueLocked :: Statement -> Int -> Value -> IO (Either Error ())
+bindValueLocked st i v = withLock db $ \_ -> do
   h <- statementHandle st
   run <- readIORef (stRun st)
   let ready = case run of
@@ -534,10 +563,7 @@ bindValue st (ParamIndex i) v = withLock db $ \_ -> do
         _ -> False
   if h == nullPtr || not ready then ownFailure db sqliteMisuse else do
     n <- statementParamCount st
-    if i < 1 || i > n then ownFailure db sqliteRange else do
-      Binds m _ <- readIORef (stBinds st)
-      writeIORef (stBinds st) $! Binds (IM.insert i v m) True
-      return (Right ())
+    if i < 1 || i > n then ownFailure db sqliteRange else Right () <$ recordBind st i v
   where
     db = stDb st
 

@@ -76,6 +76,7 @@ module Database.SQLBatch.Internal.Core
   , Statement (..)
   , Run (..)
   , Binds (..)
+  , recordBind
   , Snap (..)
   , Pos
   , newPos
@@ -140,10 +141,12 @@ import Foreign.Marshal.Alloc (alloca, allocaBytes, free, mallocBytes)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, castPtr, minusPtr, nullPtr, plusPtr)
 import Foreign.Storable (peek, peekByteOff, pokeByteOff)
-import GHC.Exts (Int (..), MutableByteArray#, RealWorld, fetchAddIntArray#, newByteArray#,
-                 readIntArray#, writeIntArray#, (+#))
+import GHC.Exts (Int (..), MutableByteArray#, RealWorld, casMutVar#, fetchAddIntArray#,
+                 newByteArray#, readIntArray#, writeIntArray#, (+#))
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import GHC.IO (IO (..))
+import GHC.IORef (IORef (..))
+import GHC.STRef (STRef (..))
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem.Weak (Weak, deRefWeak)
 import qualified System.Mem.Weak as Weak
@@ -534,10 +537,9 @@ data Statement = Statement
     -- ^ Whether the statement writes (1) or only reads (0); -1 until asked.
   , stBinds :: {-# UNPACK #-} !(IORef Binds)
     -- ^ The values bound, for direct-sqlite's per-parameter binds.
-  , stSnapRows :: {-# UNPACK #-} !(IORef Int)
-    -- ^ Rows of the next snapshot (direct-sqlite's @step@).
   , stSnapBuf :: {-# UNPACK #-} !(IORef Int)
-    -- ^ Bytes for the TEXT and BLOB values of the next snapshot.
+    -- ^ Bytes for the TEXT and BLOB values of the first snapshot of a run: twice what the
+    -- last run's first snapshot used (so that a query of one small row allocates little).
   , stSnapCols :: {-# UNPACK #-} !(IORef Int)
     -- ^ The columns of the last batch fetched (-1 before the first), the room a snapshot's
     -- cells are given.
@@ -589,6 +591,20 @@ running r = case r of
 -- ("Database.SQLBatch") sets the map lazily, for a later per-parameter bind.
 data Binds = Binds (IM.IntMap Value) !Bool
 
+-- | Records direct-sqlite's bind of parameter @i@, for the statement's next run. Atomic,
+-- so that it may run without the connection's lock: binds on other threads at the same
+-- time are all kept, and the fetch that sends the values to the library clears the flag
+-- only if no bind came in between ('fetchSnapshot').
+recordBind :: Statement -> Int -> Value -> IO ()
+recordBind st i v = atomicModifyIORef' (stBinds st) (\(Binds m _) -> (Binds (IM.insert i v m) True, ()))
+{-# INLINE recordBind #-}
+
+-- | Replaces the IORef's value if it is still the very object given; whether it did.
+casIORef :: IORef a -> a -> a -> IO Bool
+casIORef (IORef (STRef mv)) old new = IO $ \s -> case casMutVar# mv old new s of
+  (# s1, 0#, _ #) -> (# s1, True #)
+  (# s1, _, _ #) -> (# s1, False #)
+
 -- | A batch copied into Haskell memory, with the index of the current row. Unpacked into
 -- 'Rows' (and its 'ForeignPtr' and 'Pos' into it), so that @step@ and the @column*@
 -- functions reach every field with one load from the run state.
@@ -600,6 +616,8 @@ data Snap = Snap
   , snRows :: !Int
   , snCols :: !Int
   , snLast :: !Bool               -- ^ the batch ended the result
+  , snMax :: !Int                 -- ^ the rows the batch had room for
+  , snRoom :: !Int                -- ^ the bytes the batch had room for
   , snPos :: {-# UNPACK #-} !Pos
   }
 
@@ -647,7 +665,10 @@ advancePos (Pos mba) = do
 prepareCore :: Database -> Ptr CConn -> Query -> B.ByteString -> Word32
             -> IO (Either Int32 (Maybe Statement, Int))
 prepareCore db c q sql flags =
-  BU.unsafeUseAsCStringLen sql $ \(p, n) -> alloca $ \out -> alloca $ \tailp -> do
+  BU.unsafeUseAsCStringLen sql $ \(p, n) -> allocaBytes 16 $ \outs -> do
+    -- One buffer for both out values (the handle, the tail's offset).
+    let out = castPtr outs :: Ptr (Ptr CStmt)
+        tailp = castPtr (outs `plusPtr` 8) :: Ptr CSize
     rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) flags out tailp
     if rc /= sqlbatchOk then return (Left rc) else do
       h <- peek out
@@ -688,7 +709,6 @@ newStatement db h q sql = do
   cols <- newIORef Nothing
   writes <- newIORef (-1)
   binds <- newIORef (Binds IM.empty False)
-  rows <- newIORef firstRows
   buf <- newIORef initialSnapBuf
   scols <- newIORef (-1)
   idle <- newIORef Nothing
@@ -696,7 +716,7 @@ newStatement db h q sql = do
   weak <- newIORef Nothing
   i <- nextId
   return (Statement h href db i run q (mayNameParams sql) params nparams cols writes binds
-            rows buf scols idle ahead weak)
+            buf scols idle ahead weak)
 
 -- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
 -- it a finalizer the garbage collector runs once nobody references it. The statements of
@@ -710,9 +730,10 @@ registerStatement st = do
   writeIORef (stWeak st) (Just w)
   atomicModifyIORef' (dbStmts db) (\m -> (IM.insert (stId st) (w, href) m, ()))
 
-firstRows, initialSnapBuf :: Int
+firstRows, firstCols, initialSnapBuf :: Int
 firstRows = 16
-initialSnapBuf = 16 * 1024
+firstCols = 8
+initialSnapBuf = 1024
 
 -- | Finalizes a statement's handle unless that was done already (the garbage collector's
 -- finalizer, and direct-sqlite's @close@ for statements nobody references). Takes the
@@ -1139,7 +1160,7 @@ snapshotView f sn pos =
 fetchSnapshot :: Statement -> Ptr CConn -> Ptr CStmt -> IO Int32
 fetchSnapshot st c h = do
   run0 <- readIORef (stRun st)
-  Binds vals dirty <- readIORef (stBinds st)
+  binds0@(Binds vals dirty) <- readIORef (stBinds st)
   let starting = case run0 of
         Ready -> True
         Rewind -> True
@@ -1149,40 +1170,57 @@ fetchSnapshot st c h = do
     let vs = [IM.findWithDefault VNull i vals | i <- [1 .. n]]
     -- The statement is not in the middle of a run: the bind does no I/O.
     rc <- D.withValueParams vs [] $ \pp _ -> c_sqlbatch_stmt_bind_unsafe h pp
-    when (rc == sqlbatchOk) $ writeIORef (stBinds st) (Binds vals False)
+    -- Sent: clean, unless a bind without the lock ('recordBind') came meanwhile, which
+    -- then stays for the next run.
+    when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds0 (Binds vals False)
     return rc
   if brc /= sqlbatchOk then brc <$ writeIORef (stRun st) (Failed brc) else do
     -- A bind rewinds the statement itself.
     let run = case run0 of
           Rewind | dirty -> Ready
           _ -> run0
-    _ <- statementWrites st
-    go run
+    writes <- statementWrites st
+    -- The first snapshot of a run has room for 'firstRows' rows and for twice the bytes the
+    -- last run's first one used; the next ones of the run four times more rows while the
+    -- rows fill them (up to 'maxRowsFor'), four times more bytes while the bytes do. So a
+    -- point query allocates a small snapshot, a long result few large ones. A statement
+    -- that writes keeps 'firstRows' (the library steps it one row a call).
+    case run of
+      Rows sn -> do
+        let byRows = snRows sn >= snMax sn
+            rows' | writes || not byRows = snMax sn
+                  | otherwise = min (maxRowsFor (snCols sn)) (snMax sn * 4)
+            room' | byRows = snRoom sn
+                  | otherwise = min maxSnapBuf (snRoom sn * 4)
+        go False run rows' room'
+      _ -> readIORef (stSnapBuf st) >>= go True run firstRows
   where
     db = stDb st
-    go run = do
-      maxRows <- readIORef (stSnapRows st)
-      bufLen <- readIORef (stSnapBuf st)
+    go first run maxRows bufLen = do
       -- Room for the cells of as many columns as the last batch had (the columns' count
       -- the first time): a schema change that adds columns costs a copy below.
+      -- (A statement's first batch guesses 'firstCols' columns: a wider one costs a copy
+      -- below, once.)
       cols <- case run of
         Rows sn -> return (snCols sn)
         _ -> do
           k <- readIORef (stSnapCols st)
-          if k >= 0 then return k else length <$> statementColumnNames st
+          return (if k >= 0 then k else firstCols)
+      -- One buffer: the batch's description (the library's out value), the cells, the
+      -- bytes.
       let cellRoom = maxRows * cols * valueSize
-      fp <- mallocPlainForeignPtrBytes (cellRoom + bufLen)
-      let base = unsafeForeignPtrToPtr fp
+          hdr = (batchSize + 15) `quot` 16 * 16
+      fp0 <- mallocPlainForeignPtrBytes (hdr + cellRoom + bufLen)
+      let pb = unsafeForeignPtrToPtr fp0
+          base = pb `plusPtr` hdr
           dat = base `plusPtr` cellRoom
-      (rc, b) <- allocaBytes batchSize $ \pb -> do
-        rc <- runFetch db st c h run (fromIntegral maxRows) dat (fromIntegral bufLen) (castPtr pb)
-        b <- peekBatch (castPtr pb)
-        return (rc, b)
+          fp = fp0
+      rc <- runFetch db st c h run (fromIntegral maxRows) dat (fromIntegral bufLen) (castPtr pb)
+      b <- peekBatch (castPtr pb)
       touchForeignPtr fp
       if rc == sqlbatchEBufferTooSmall
         then do
-          writeIORef (stSnapBuf st) $! grow bufLen (batchDataLen b)
-          go Running
+          go first Running maxRows (grow bufLen (batchDataLen b))
         else if rc /= sqlbatchRow && rc /= sqlbatchDone then return rc
         else do
           let rows = batchRows b
@@ -1205,20 +1243,15 @@ fetchSnapshot st c h = do
                 copyBytes (nbase `plusPtr` cellLen) dat dlen
                 touchForeignPtr fp
                 return (nfp, nbase, nbase `plusPtr` cellLen)
-          writes <- readIORef (stWrites st)
-          -- The next batch: more rows (up to the budget), and more bytes when the buffer
-          -- ended this one.
-          unless (writes == 1) $
-            writeIORef (stSnapRows st) $! min (maxRowsFor bcols) (maxRows * 4)
-          when (not done && rows < maxRows && bufLen < maxSnapBuf) $
-            writeIORef (stSnapBuf st) $! min maxSnapBuf (bufLen * 4)
+          when first $
+            writeIORef (stSnapBuf st) $! min maxSnapBuf (max 256 (2 * batchDataLen b))
           if rows == 0
             then do
               writeIORef (stRun st) Finished
               return sqlbatchDone
             else do
               pos <- newPos
-              writeIORef (stRun st) $! Rows (Snap fp' cells dat' (batchDataLen b) rows bcols done pos)
+              writeIORef (stRun st) $! Rows (Snap fp' cells dat' (batchDataLen b) rows bcols done maxRows bufLen pos)
               return sqlbatchRow
     grow have need = head [x | x <- iterate (* 2) (max 1024 have), x >= need]
 

@@ -27,8 +27,8 @@ sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange
     -- * Open and prepare flags
   , -- | Open flags (@SQLBATCH_OPEN_*@, SQLite's values) and the prepare flag.
 openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
-  , openSharedCache, openPrivateCache, openNoFollow, openFetchAhead, preparePersistent
-  , prepareSingle
+  , openSharedCache, openPrivateCache, openNoFollow, openFetchAhead, openUntrusted
+  , preparePersistent, prepareSingle
     -- * @sqlbatch_params@
   , CParams, paramsSize, paramsAddresses, paramsSingle, pokeParams, withCParams
     -- * @sqlbatch_value@ (16 bytes)
@@ -114,8 +114,8 @@ kindNull = #{const SQLBATCH_NULL}
 -- (@SQLBATCH_PREPARE_PERSISTENT@, and @SQLBATCH_PREPARE_SINGLE@, which refuses SQL holding
 -- more than one statement with @SQLBATCH_E_MULTIPLE_STATEMENTS@).
 openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex,
-  openSharedCache, openPrivateCache, openNoFollow, openFetchAhead, preparePersistent,
-  prepareSingle :: Word32
+  openSharedCache, openPrivateCache, openNoFollow, openFetchAhead, openUntrusted,
+  preparePersistent, prepareSingle :: Word32
 openReadOnly = #{const SQLBATCH_OPEN_READONLY}
 openReadWrite = #{const SQLBATCH_OPEN_READWRITE}
 openCreate = #{const SQLBATCH_OPEN_CREATE}
@@ -127,6 +127,8 @@ openPrivateCache = #{const SQLBATCH_OPEN_PRIVATECACHE}
 openNoFollow = #{const SQLBATCH_OPEN_NOFOLLOW}
 -- sqlbatch's own: every statement of the connection fetches ahead.
 openFetchAhead = #{const SQLBATCH_OPEN_FETCH_AHEAD}
+-- sqlbatch's own: a file from anyone, opened with SQLite's defenses and checked first.
+openUntrusted = #{const SQLBATCH_OPEN_UNTRUSTED}
 preparePersistent = #{const SQLBATCH_PREPARE_PERSISTENT}
 prepareSingle = #{const SQLBATCH_PREPARE_SINGLE}
 
