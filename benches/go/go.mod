@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/mutecomm/go-sqlcipher/v4 v4.4.2
 	github.com/sqlbatch/sqlbatch/bindings/go v0.0.0
 	modernc.org/sqlite v1.62.0
 )

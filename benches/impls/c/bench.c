@@ -16,8 +16,18 @@
  *               With SQLBATCH_BENCH_AHEAD=1 (c-sqlbatch+ahead): fetch-ahead on the fetch
  *               workloads, write-behind on bulk_insert (issue 14); exit 3 on the others.
  *
+ * Encryption (issue 34): build/bench/c-bench-enc is this file linked against the encrypted
+ * build of the library (SQLCipher). SQLBATCH_BENCH_BULK_FILE=1 makes c-sqlbatch's
+ * bulk_insert write a fresh file (<$TMPDIR or /tmp>/sqlbatch-bench-bulk-<pid>.db,
+ * synchronous=OFF) instead of :memory:, which SQLCipher does not encrypt; with
+ * SQLBATCH_BENCH_KEY=PASSPHRASE as well, c-sqlbatch opens the fetch workloads' input (an
+ * encrypted copy) and that file with sqlbatch_conn_open_encrypted, SQLCipher's default
+ * settings. Both: exit 3 for c-native and for the other workloads.
+ *
  * Usage: c-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W
  *        c-bench --version
+ *        SQLBATCH_BENCH_KEY=PASSPHRASE c-bench --encrypt PLAIN.db COPY.db
+ *            (the encrypted build: writes an encrypted copy with sqlbatch_conn_export)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -384,13 +394,66 @@ static rep b_exec_script(const char *script) {
   return r;
 }
 
+/* Encryption (see the top): the passphrase, or NULL; bulk_insert into a file. */
+static const char *bench_key = NULL;
+static int bulk_file = 0;
+
+static sqlbatch_conn *b_open_keyed(const char *path, uint32_t flags) {
+  if (!bench_key) return b_open_flags(path, flags);
+  sqlbatch_conn *c = NULL;
+  b_check(c, sqlbatch_conn_open_encrypted(path, strlen(path), flags, bench_key, strlen(bench_key), NULL, &c), "open_encrypted");
+  return c;
+}
+
+/* bulk_insert's file with SQLBATCH_BENCH_BULK_FILE: <$TMPDIR or /tmp>/sqlbatch-bench-bulk-<pid>.db,
+ * removed (with its -journal) before every repetition and at exit. */
+static char bulk_path[4096];
+
+static void remove_bulk_files(void) {
+  char j[4200];
+  if (!bulk_path[0]) return;
+  unlink(bulk_path);
+  snprintf(j, sizeof j, "%s-journal", bulk_path);
+  unlink(j);
+}
+
+/* The database of a bulk_insert repetition: :memory:, or a fresh file (keyed when a key is
+ * set) with synchronous=OFF, so that the commit does not wait for the disk (what is measured
+ * is SQLite's, and SQLCipher's, work on the pages, as in backup). */
+static sqlbatch_conn *b_bulk_open(void) {
+  if (!bulk_file) return b_open(":memory:");
+  if (!bulk_path[0]) {
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    int k = snprintf(bulk_path, sizeof bulk_path, "%s/sqlbatch-bench-bulk-%ld.db", tmp, (long)getpid());
+    if (k < 0 || k >= (int)sizeof bulk_path) die("TMPDIR", "too long");
+    atexit(remove_bulk_files);
+  }
+  remove_bulk_files();
+  sqlbatch_conn *c = b_open_keyed(bulk_path, 0);
+  b_exec(c, "PRAGMA synchronous=OFF");
+  return c;
+}
+
+/* c-bench --encrypt PLAIN COPY: an encrypted copy of PLAIN with SQLBATCH_BENCH_KEY and
+ * SQLCipher's default settings (the runner writes COPY under a temporary name and renames it). */
+static int b_encrypt_copy(const char *plain, const char *copy) {
+  const char *key = getenv("SQLBATCH_BENCH_KEY");
+  if (!key || !*key) die("--encrypt", "SQLBATCH_BENCH_KEY is not set");
+  if (!sqlbatch_cipher_version()) die("--encrypt", "this c-bench is not linked against the encrypted build");
+  sqlbatch_conn *c = b_open(plain);
+  b_check(c, sqlbatch_conn_export(c, NULL, 0, copy, strlen(copy), key, strlen(key), NULL), "export");
+  sqlbatch_conn_close(c);
+  return 0;
+}
+
 /* Rows per sqlbatch_stmt_execute_many call: the cells of a chunk are built in the timed part,
  * from the same arrays the native loop binds from, as a caller of the ABI has to. */
 #define BULK_CHUNK 4096
 
 static rep b_bulk_insert(const nb_rows *rows, sqlbatch_value *cells) {
   rep r = {0, 0, 0, 0};
-  sqlbatch_conn *c = b_open(":memory:");
+  sqlbatch_conn *c = b_bulk_open();
   b_exec(c, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
   stamp t0 = now_ns();
   b_exec(c, "BEGIN");
@@ -435,7 +498,7 @@ static size_t b_bulk_fill(const nb_rows *rows, size_t first, sqlbatch_value *v) 
 
 static rep b_bulk_insert_behind(const nb_rows *rows, sqlbatch_value *cells[3]) {
   rep r = {0, 0, 0, 0};
-  sqlbatch_conn *c = b_open(":memory:");
+  sqlbatch_conn *c = b_bulk_open();
   b_exec(c, "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)");
   stamp t0 = now_ns();
   b_exec(c, "BEGIN");
@@ -995,9 +1058,12 @@ int main(int argc, char **argv) {
   const char *impl = NULL, *workload = NULL, *input = NULL;
   int reps = 5, warmup = 1;
   if (argc == 2 && !strcmp(argv[1], "--version")) {
-    printf("SQLite %s, sqlbatch %s\n", nb_sqlite_version(), sqlbatch_version());
+    const char *cipher = sqlbatch_cipher_version();
+    if (cipher) printf("SQLite %s, sqlbatch %s, SQLCipher %s\n", nb_sqlite_version(), sqlbatch_version(), cipher);
+    else printf("SQLite %s, sqlbatch %s\n", nb_sqlite_version(), sqlbatch_version());
     return 0;
   }
+  if (argc == 4 && !strcmp(argv[1], "--encrypt")) return b_encrypt_copy(argv[2], argv[3]);
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--impl")) impl = argv[i + 1];
     else if (!strcmp(argv[i], "--workload")) workload = argv[i + 1];
@@ -1019,6 +1085,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "c-bench: %s has no fetch-ahead / write-behind form of %s\n", impl, workload);
     return 3;
   }
+  bench_key = getenv("SQLBATCH_BENCH_KEY");
+  if (bench_key && !*bench_key) bench_key = NULL;
+  const char *file_env = getenv("SQLBATCH_BENCH_BULK_FILE");
+  bulk_file = (file_env && *file_env && strcmp(file_env, "0") != 0) || bench_key;
+  if ((bench_key || bulk_file) && (native || !(fetch_workload || !strcmp(workload, "bulk_insert")))) {
+    fprintf(stderr, "c-bench: %s has no encrypted form of %s\n", impl, workload);
+    return 3;
+  }
+  if (bench_key && !sqlbatch_cipher_version()) die("SQLBATCH_BENCH_KEY", "this c-bench is not linked against the encrypted build");
 
   sqlite3 *db = NULL;
   sqlbatch_conn *conn = NULL;
@@ -1076,7 +1151,7 @@ int main(int argc, char **argv) {
   }
   if (kind == NARROW || kind == WIDE || kind == WORK) {
     if (native) db = n_open(input);
-    else conn = b_open_flags(input, ahead ? SQLBATCH_OPEN_FETCH_AHEAD : 0);
+    else conn = b_open_keyed(input, ahead ? SQLBATCH_OPEN_FETCH_AHEAD : 0);
   } else if (kind == UDF_SCALAR || kind == UDF_AGGREGATE) {
     if (native) n_check(nb_udf_register(db = n_open(input)), "register");
     else b_udf_register(conn = b_open(input));

@@ -8,7 +8,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"os"
+	"strings"
 
 	"github.com/sqlbatch/sqlbatch/benches/go/internal/sqlwork"
 	"github.com/sqlbatch/sqlbatch/benches/go/internal/workload"
@@ -22,6 +24,39 @@ func init() {
 	workload.AheadImpls["go-sqlbatch-sql"] = true
 }
 
+// The implementations here that honour workload.Key and workload.BulkFile (issue 34): in a
+// command linked against the encrypted build (cmd/go-sqlbatch-bench-enc), the low-level
+// package opens with OpenEncrypted, the driver with the DSN's _pragma_key.
+func init() {
+	workload.EncImpls["go-sqlbatch"] = true
+	workload.EncImpls["go-sqlbatch-sql"] = true
+}
+
+// open opens a database of a workload: with workload.Key, encrypted with it (SQLCipher's
+// default settings).
+func open(path string, flags sqlbatch.OpenFlags) (*sqlbatch.Conn, error) {
+	if workload.Key != "" {
+		return sqlbatch.OpenEncrypted(path, flags, []byte(workload.Key), nil)
+	}
+	return sqlbatch.OpenWithFlags(path, flags)
+}
+
+// dsnOptions are the DSN's options of the driver rows: _fetch_ahead=1 with workload.Ahead,
+// _pragma_key with workload.Key.
+func dsnOptions() string {
+	var o []string
+	if workload.Ahead {
+		o = append(o, "_fetch_ahead=1")
+	}
+	if workload.Key != "" {
+		o = append(o, "_pragma_key="+url.QueryEscape(workload.Key))
+	}
+	if len(o) == 0 {
+		return ""
+	}
+	return "?" + strings.Join(o, "&")
+}
+
 // BulkChunk is how many rows the bulk inserts pass per call into C: large enough that the
 // call's cost vanishes, small enough that the parameter values stay in the CPU's caches.
 const BulkChunk = 4096
@@ -30,13 +65,8 @@ const BulkChunk = 4096
 // the driver's ExecMany. Issue 14: with workload.Ahead, DSN adds the driver's fetch-ahead
 // option (_fetch_ahead=1) and Bulk runs the chunks through ExecManyFunc (write-behind).
 var SQL = sqlwork.Driver{
-	Name: sqldriver.DriverName,
-	DSN: func(path string) string {
-		if workload.Ahead {
-			return path + "?_fetch_ahead=1"
-		}
-		return path
-	},
+	Name:    sqldriver.DriverName,
+	DSN:     func(path string) string { return path + dsnOptions() },
 	UDF:     sqlUDF,
 	Cached:  true,
 	Blob:    sqlBlob,
@@ -109,7 +139,7 @@ func LowLevel(w, input string) (workload.Rep, func(), error) {
 		if workload.Ahead {
 			flags = sqlbatch.OpenFetchAhead
 		}
-		c, err := sqlbatch.OpenWithFlags(input, flags)
+		c, err := open(input, flags)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -393,12 +423,17 @@ func execScript(t workload.Timer, script string) (count, sum int64, err error) {
 }
 
 func bulkInsert(t workload.Timer, rows *workload.BulkRows) (count, sum int64, err error) {
-	c, err := sqlbatch.Open(":memory:")
+	path, schema := ":memory:", workload.BulkTable
+	if workload.BulkFile {
+		workload.RemoveBulkFiles()
+		path, schema = workload.BulkPath(), workload.BulkSynchronous+"; "+workload.BulkTable
+	}
+	c, err := open(path, 0)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer c.Close()
-	if _, err := c.ExecScript(workload.BulkTable); err != nil {
+	if _, err := c.ExecScript(schema); err != nil {
 		return 0, 0, err
 	}
 	t.Start()

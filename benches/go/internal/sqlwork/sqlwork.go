@@ -176,6 +176,26 @@ func (d Driver) openMemory(schema string) (*sql.DB, error) {
 	return db, nil
 }
 
+// openBulkFile opens bulk_insert's fresh file with workload.BulkFile (the DSN adds the key of
+// an encrypted row), with workload.BulkSynchronous and the table.
+func (d Driver) openBulkFile() (*sql.DB, error) {
+	workload.RemoveBulkFiles()
+	db, err := sql.Open(d.Name, d.DSN(workload.BulkPath()))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	for _, q := range []string{workload.BulkSynchronous, workload.BulkTable} {
+		if _, err := db.Exec(q); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
 func fetchNarrow(t workload.Timer, db *sql.DB) (count, sum int64, err error) {
 	t.Start()
 	rows, err := db.Query(workload.NarrowQuery)
@@ -423,7 +443,12 @@ func (d Driver) execScript(t workload.Timer, script string) (count, sum int64, e
 }
 
 func (d Driver) bulkInsert(t workload.Timer, rows *workload.BulkRows) (count, sum int64, err error) {
-	db, err := d.openMemory(workload.BulkTable)
+	var db *sql.DB
+	if workload.BulkFile {
+		db, err = d.openBulkFile()
+	} else {
+		db, err = d.openMemory(workload.BulkTable)
+	}
 	if err != nil {
 		return 0, 0, err
 	}

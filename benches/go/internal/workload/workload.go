@@ -281,6 +281,40 @@ var Ahead bool
 // _fetch_ahead=1, the driver's ExecManyFunc).
 var AheadImpls = map[string]bool{}
 
+// Encryption (issue 34). Key is the passphrase of SQLBATCH_BENCH_KEY, which the runner sets
+// for an implementation listed with the suffix +enc (go-sqlbatch-sqlcipher+enc, ...): the
+// fetch workloads' input is then an encrypted copy of the workload database (SQLCipher's
+// default settings), to be opened with this key, and bulk_insert writes an encrypted file.
+// BulkFile (SQLBATCH_BENCH_BULK_FILE=1, set by the runner for every row of an encrypted
+// build, keyed or not, and implied by Key) makes bulk_insert write a fresh file at BulkPath
+// with synchronous=OFF instead of :memory:, which SQLCipher does not encrypt. Main reads both
+// once, before calling the Impl; an implementation that honours them lists its name in
+// EncImpls, and for any other, or any workload but the fetch ones and bulk_insert, Main exits
+// with status 3 (n/a).
+var (
+	Key      string
+	BulkFile bool
+)
+
+// EncImpls are the implementations (by runner name) that honour Key and BulkFile.
+var EncImpls = map[string]bool{}
+
+// BulkPath is the file of bulk_insert with BulkFile: <$TMPDIR or /tmp>/sqlbatch-bench-bulk-<pid>.db.
+func BulkPath() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("sqlbatch-bench-bulk-%d.db", os.Getpid()))
+}
+
+// RemoveBulkFiles removes BulkPath and its rollback journal: before every repetition and at
+// the end of the process.
+func RemoveBulkFiles() {
+	os.Remove(BulkPath())
+	os.Remove(BulkPath() + "-journal")
+}
+
+// BulkSynchronous is what a bulk_insert file runs after open (untimed): the commit does not
+// wait for the disk, so that what is measured is the work on the pages (SQLCipher's too).
+const BulkSynchronous = "PRAGMA synchronous=OFF"
+
 // stopwatch is the runner's Timer: the wall time and the process's CPU time (user + sys,
 // all threads: the Go runtime's and a library worker thread's too) of the timed parts.
 type stopwatch struct {
@@ -337,6 +371,17 @@ func Main(prog string, impls map[string]Impl) {
 		if !AheadImpls[*implName] {
 			fail(3, "%s has no fetch-ahead / write-behind yet (SQLBATCH_BENCH_AHEAD)", *implName)
 		}
+	}
+	Key = os.Getenv("SQLBATCH_BENCH_KEY")
+	if v := os.Getenv("SQLBATCH_BENCH_BULK_FILE"); (v != "" && v != "0") || Key != "" {
+		BulkFile = true
+		if !EncImpls[*implName] {
+			fail(3, "%s has no encrypted form (SQLBATCH_BENCH_KEY, SQLBATCH_BENCH_BULK_FILE)", *implName)
+		}
+		if !IsFetch(*wl) && *wl != BulkInsert {
+			fail(3, "%s: no encrypted form of %q (the fetch workloads and bulk_insert have one)", *implName, *wl)
+		}
+		defer RemoveBulkFiles()
 	}
 	rep, cleanup, err := impl(*wl, *input)
 	if errors.Is(err, ErrUnsupported) {
