@@ -33,6 +33,11 @@ export GOPROXY="file://$proxy,$(go env GOPROXY)"
 export GONOSUMDB=github.com/sqlbatch/sqlbatch
 export GOFLAGS=-modcacherw GOWORK=off GOTOOLCHAIN=local
 export GOMODCACHE="${TMPDIR:-/tmp}/sqlbatch-install-test-gomodcache"
+# The go command keeps an index of each module version's packages in its build cache and,
+# since a version's content never changes in the real world, never checks it again: a release
+# rebuilt at the same version with a new file would be compiled without it ("undefined:
+# TableValue"). goindex=0 reads the module's directory instead.
+export GODEBUG=goindex=0
 unset CGO_CFLAGS CGO_LDFLAGS CGO_ENABLED GOOS GOARCH
 rm -rf "$GOMODCACHE/github.com/sqlbatch" "$GOMODCACHE/cache/download/github.com/sqlbatch"
 tmp=$(outside_tmp install-go)
