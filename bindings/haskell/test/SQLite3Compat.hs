@@ -205,6 +205,38 @@ compatTests = TestList
         typedColumns st [Just TextColumn, Just TextColumn] >>= (@?= [SQLText "1", SQLText "2"])
         _ <- step st
         typedColumns st [Just FloatColumn, Just FloatColumn] >>= (@?= [SQLFloat 3, SQLFloat 4])
+  , "a BLOB read as a number converts in the database's encoding, as SQLite's CAST (UTF-16le, UTF-16be, UTF-8)" ~:
+      forM_ ["UTF-16le", "UTF-16be", "UTF-8"] $ \enc -> withDb $ \db -> do
+        exec db ("PRAGMA encoding = '" <> enc <> "'")
+        exec db "CREATE TABLE t (b BLOB); INSERT INTO t VALUES (CAST('12' AS BLOB)), \
+                \(CAST(' 3.5e1' AS BLOB)), (CAST('-7x' AS BLOB)), (CAST('1e400' AS BLOB)), (x'3100320033'), \
+                \(x'0031003200'), (x''), (x'00')"
+        withStmt db "PRAGMA encoding" $ \st -> step st >> columnText st 0 >>= (@?= enc)
+        withStmt db "SELECT b, CAST(b AS INTEGER), CAST(b AS REAL) FROM t ORDER BY rowid" $ \st -> do
+          let loop :: Int -> IO Int
+              loop n = do
+                r <- step st
+                case r of
+                  Done -> return n
+                  Row -> do
+                    let what = T.unpack enc ++ ", row " ++ show n
+                    columnType st 0 >>= assertEqual what BlobColumn
+                    wantI <- columnInt64 st 1
+                    wantD <- columnDouble st 2
+                    columnInt64 st 0 >>= assertEqual (what ++ ": columnInt64") wantI
+                    columnDouble st 0 >>= assertEqual (what ++ ": columnDouble") wantD
+                    typedColumns st [Just IntegerColumn, Nothing, Nothing]
+                      >>= assertEqual (what ++ ": typedColumns") [SQLInteger wantI, SQLInteger wantI, SQLFloat wantD]
+                    typedColumns st [Just FloatColumn, Nothing, Nothing]
+                      >>= assertEqual (what ++ ": typedColumns") [SQLFloat wantD, SQLInteger wantI, SQLFloat wantD]
+                    loop (n + 1)
+          loop 0 >>= (@?= 8)
+        -- The first value is the text '12' in the database's encoding: 12 in every one (read
+        -- as UTF-8, the UTF-16 bytes would give 1 or 0).
+        withStmt db "SELECT b FROM t ORDER BY rowid LIMIT 1" $ \st -> do
+          _ <- step st
+          columnInt64 st 0 >>= (@?= 12)
+          columnDouble st 0 >>= (@?= 12)
   , "columnName: Nothing out of range, minBound and maxBound included; names after AS" ~: withDb $ \db -> do
       exec db "CREATE TABLE foo (id INTEGER PRIMARY KEY, abc TEXT, \"123\" REAL, \252ber INT); \
               \INSERT INTO foo (abc, \"123\", \252ber) VALUES ('hello', 3.14, 456)"

@@ -157,13 +157,14 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
-import Database.SQLBatch.Internal.Core (Database (..), interruptDatabase, rawDatabase, withDb, withDbAhead)
+import Database.SQLBatch.Internal.Core (Database (..), interruptDatabase, rawDatabase, throwAfter, withDb, withDbAhead,
+                                        withDbQuick)
 import qualified Database.SQLBatch.Internal.Core as C
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
 import Database.SQLBatch.Raw.Types (ExecResult (..), pokeParams, TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
-                                    sqlbatchOk, sqlbatchESkipped, sqlbatchEMultipleStatements,
+                                    sqlbatchOk, sqlbatchDone, sqlbatchRow, sqlbatchESkipped, sqlbatchEMultipleStatements,
                                     sqlbatchEParamCount, paramsSingle, valueSize,
                                     withCParams, writeResultSize)
 import qualified Data.ByteString as B
@@ -483,13 +484,10 @@ executeOnce what conn q vs
   | mayNameParams sql = return False
   | otherwise =
       execWith conn ctx sql vs [] paramsSingle nullPtr (\rc ->
-        if rc == sqlbatchOk
-          then return True
-          else if rc == sqlbatchEMultipleStatements || rc == sqlbatchEParamCount
-            then return False
-            else throwSQL (connDatabase conn) rc ctx)
-      -- A script's error says which statement failed; this is one statement.
-      `catch` \e -> throwIO e { sqlErrorStatementIndex = Nothing, sqlErrorStatementOffset = Nothing }
+        rc == sqlbatchEMultipleStatements || rc == sqlbatchEParamCount) >>= \r -> case r of
+          Right rc -> return (rc == sqlbatchOk)
+          -- A script's error says which statement failed; this is one statement.
+          Left e -> throwAfter e { sqlErrorStatementIndex = Nothing, sqlErrorStatementOffset = Nothing }
   where
     ctx = contextOf what q
     Utf8 sql = queryUtf8 q
@@ -511,12 +509,25 @@ executeScript conn q = let Utf8 sql = queryUtf8 q in executeScriptBytes conn q s
 -- parameters and no result wanted: NULL for both, no buffer allocated (BEGIN and COMMIT of
 -- every 'withTransaction' come here, encoded once).
 executeScriptBytes :: Connection -> Query -> B.ByteString -> IO ()
-executeScriptBytes conn q sql = do
+executeScriptBytes conn q sql = scriptBytes conn q sql >>= either throwAfter return
+
+-- | 'executeScriptBytes' returning its error (to throw with 'throwAfter'). A transaction
+-- statement (@BEGIN@, @COMMIT@ and their kin, byte for byte) runs as a statement the
+-- connection keeps prepared ('C.runKept'), the error of a failing one as the script's.
+scriptBytes :: Connection -> Query -> B.ByteString -> IO (Either SQLError ())
+scriptBytes conn q sql = do
   let ctx = contextOf "executeScript" q
-  BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
-    withConn conn ctx $ \c -> do
-      rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) nullPtr nullPtr
-      when (rc /= 0) $ throwSQL (connDatabase conn) rc ctx
+      db = connectionHandle conn
+  case C.keptIndex sql of
+    Just i -> withDbQuick db True ctx $ \c -> do
+      rc <- C.runKept db c i
+      if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else do
+        e <- D.errorFrom (connDatabase conn) rc ctx
+        return (Left e { sqlErrorStatementIndex = Just 0, sqlErrorStatementOffset = Just 0 })
+    Nothing -> BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
+      withDbQuick db True ctx $ \c -> do
+        rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) nullPtr nullPtr
+        if rc == sqlbatchOk then return (Right ()) else Left <$> D.errorFrom (connDatabase conn) rc ctx
 
 -- | 'executeScript' with positional parameters (consumed in order across the statements)
 -- and named ones; returns what ran.
@@ -533,23 +544,28 @@ runScript what conn q positional named = do
       Utf8 sql = queryUtf8 q
       vals = positional ++ map snd named
       names = map (const SQLNull) positional ++ map (SQLText . fst) named
-  allocaBytes execResultSize $ \pr ->
-    execWith conn ctx sql vals (if null named then [] else names) 0 (castPtr pr) $ \rc -> do
-      when (rc /= 0) $ throwSQL (connDatabase conn) rc ctx
-      peekExecResult (castPtr pr)
+  allocaBytes execResultSize $ \pr -> do
+    r <- execWith conn ctx sql vals (if null named then [] else names) 0 (castPtr pr) (const False)
+    case r of
+      Left e -> throwAfter e
+      Right _ -> peekExecResult (castPtr pr)
 
 -- | One @sqlbatch_conn_exec@ of @sql@ with positional values, names ([] for none; else one
 -- per value, 'SQLNull' for a positional one), params flags and result (NULL for none), under
--- the connection's lock; the continuation gets the status there, so that an error is read
--- before another call on the connection replaces it. Interruptible.
+-- the connection's lock (interruptible): the status if it is 'sqlbatchOk' or one that
+-- @expected@ accepts, else the error, read under the lock before another call on the
+-- connection replaces it (throw it with 'throwAfter').
 execWith :: Connection -> T.Text -> B.ByteString -> [SQLData] -> [SQLData] -> Word32
-         -> Ptr ExecResult -> (Int32 -> IO a) -> IO a
-execWith conn ctx sql vals names flags pr k =
+         -> Ptr ExecResult -> (Int32 -> Bool) -> IO (Either SQLError Int32)
+execWith conn ctx sql vals names flags pr expected =
   BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
     withParamsRoom paramsRoom vals names $ \front cells nameCells dat len -> do
       let pp = castPtr front
       pokeParams pp cells nameCells (length vals) dat len flags
-      withConn conn ctx $ \c -> c_hs_sqlbatch_exec c sp (fromIntegral sn) pp pr >>= k
+      withDbQuick (connectionHandle conn) True ctx $ \c -> do
+        rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) pp pr
+        if rc == sqlbatchOk || expected rc then return (Right rc)
+          else Left <$> D.errorFrom (connDatabase conn) rc ctx
 {-# INLINE execWith #-}
 
 -- | Runs a statement once per parameter row through the library's bulk write: the rows
@@ -828,8 +844,12 @@ transaction :: Query -> B.ByteString -> Connection -> IO a -> IO a
 transaction begin beginB conn act = mask $ \restore -> do
   executeScriptBytes conn begin beginB
   r <- restore act `onException` rollback
-  executeScriptBytes conn "COMMIT" commitBytes `onException` rollback
-  return r
+  -- A failed COMMIT (an asynchronous exception that interrupted it included: it is raised
+  -- by 'throwAfter', after the rollback) rolls back.
+  c <- scriptBytes conn "COMMIT" commitBytes
+  case c of
+    Right () -> return r
+    Left e -> rollback >> throwAfter e
   where
     -- SQLite may have rolled back already (some errors do); then there is nothing to undo.
     rollback = uninterruptibleMask_ $ do

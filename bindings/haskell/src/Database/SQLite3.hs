@@ -484,7 +484,7 @@ bindNull st i = I.bindNull st i >>= checkError (DetailStatement st) "bind null"
 
 -- | <https://www.sqlite.org/c3ref/bind_blob.html>
 bindText :: Statement -> ParamIndex -> Text -> IO ()
-bindText st i t = bindWith "bind text" I.bindText st i (toUtf8 t)
+bindText st i t = bindWith "bind text" I.bindTextOwned st i (toUtf8 t)
 
 -- | Binds one value. An index outside 1 .. 'bindParameterCount' fails with 'ErrorRange';
 -- any index inside succeeds, even one the SQL skips (@SELECT ?1, ?3@ has 3 parameters).

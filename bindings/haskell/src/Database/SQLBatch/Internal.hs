@@ -472,21 +472,23 @@ bindRaw (Statement st) ctx vs names =
   withParamsRoom paramsRoom vs names $ \front cells nameCells dat len -> do
    let pp = castPtr front
    pokeParams pp cells nameCells (length vs) dat len 0
-   withDb db ctx $ \_ -> do
+   r <- withDbQuick db True ctx $ \_ -> do
       h <- statementHandle st
-      when (h == nullPtr) $ throwIO (finalizedErr ctx)
-      run <- readIORef (stRun st)
-      rc <- if not (running run) && len <= unsafeBindBytes
-        then c_sqlbatch_stmt_bind_unsafe h pp
-        else c_sqlbatch_stmt_bind h pp
-      writeIORef (stRun st) Ready
-      when (rc /= sqlbatchOk) $ throwSQL (rawDatabase db) rc ctx
-      known <- if null names then return (Just [1 ..]) else do
-        ps <- readIORef (stParams st)
-        return $ fmap (\ns -> [i | n <- names, i <- indexOf ns n]) ps
-      writeIORef (stBinds st) $! case known of
-        Just is -> Binds (IM.fromList (zip is (map toValue vs))) False
-        Nothing -> Binds IM.empty False
+      if h == nullPtr then return (Left (finalizedErr ctx)) else do
+        run <- readIORef (stRun st)
+        rc <- if not (running run) && len <= unsafeBindBytes
+          then c_sqlbatch_stmt_bind_unsafe h pp
+          else c_sqlbatch_stmt_bind h pp
+        writeIORef (stRun st) Ready
+        if rc /= sqlbatchOk then Left <$> D.errorFrom (rawDatabase db) rc ctx else do
+          known <- if null names then return (Just [1 ..]) else do
+            ps <- readIORef (stParams st)
+            return $ fmap (\ns -> [i | n <- names, i <- indexOf ns n]) ps
+          writeIORef (stBinds st) $! case known of
+            Just is -> Binds (IM.fromList (zip is (map toValue vs))) False
+            Nothing -> Binds IM.empty False
+          return (Right ())
+   either throwAfter return r
   where
     db = stDb st
     indexOf ns (SQLText n) = [i | (i, Just (Utf8 b)) <- zip [1 ..] ns, TE.decodeUtf8With TE.lenientDecode b == n]
@@ -1103,8 +1105,12 @@ snapshotRest fr st k = do
 
 -- | Folds over every remaining row of a statement, batch by batch (from the cursor's row
 -- on, if direct-sqlite's @step@ or 'nextRowWith' left it inside a batch).
+--
+-- The statement's fetcher is taken and given back without 'bracket': one that an exception
+-- drops is the garbage collector's ('takeFetcher').
 foldStatementWith :: RowParser r -> Statement -> a -> (a -> r -> IO a) -> IO a
-foldStatementWith rp (Statement st) z f = withFetcher foldBudget st $ \fr ->
+foldStatementWith rp (Statement st) z f = do
+  fr <- takeFetcher foldBudget st
   let loop !acc = do
         bv <- nextBatch fr
         acc' <- foldBatch rp bv f acc
@@ -1114,13 +1120,16 @@ foldStatementWith rp (Statement st) z f = withFetcher foldBudget st $ \fr ->
         case rest of
           Nothing -> loop z
           Just (done, acc) -> if done then return acc else loop acc
-  in onAsync st (catchRowFailure start)
+  r <- onFailure st start
+  putFetcher st fr
+  return r
 {-# INLINE foldStatementWith #-}
 
 -- | Every remaining row of a statement, as a list (from the cursor's row on, as
 -- 'foldStatementWith').
 collectStatementWith :: RowParser r -> Statement -> IO [r]
-collectStatementWith rp (Statement st) = withFetcher collectBudget st $ \fr ->
+collectStatementWith rp (Statement st) = do
+  fr <- takeFetcher collectBudget st
   let loop batches = do
         bv <- nextBatch fr
         rows <- collectBatch rp bv
@@ -1131,7 +1140,9 @@ collectStatementWith rp (Statement st) = withFetcher collectBudget st $ \fr ->
         case rest of
           Nothing -> loop []
           Just (done, rows) -> if done then return $! rowsToList [rows] else loop [rows]
-  in onAsync st (catchRowFailure start)
+  r <- onFailure st start
+  putFetcher st fr
+  return r
 {-# INLINE collectStatementWith #-}
 
 -- | The next row of the statement through its cursor (the one direct-sqlite's @step@
@@ -1150,23 +1161,24 @@ nextRowWith rp (Statement st) = do
     db = stDb st
     ctx = contextOf "fetch" (stQuery st)
     slow = do
-      m <- withDbAhead db ctx $ \c -> do
+      m <- withDbQuick db False ctx $ \c -> do
         h <- statementHandle st
-        when (h == nullPtr) $ throwIO (finalizedErr ctx)
-        run <- readIORef (stRun st)
-        case run of
-          Rows sn -> do
-            -- Another thread may have fetched meanwhile: the position is taken again.
-            p <- readPos (snPos sn)
-            r <- if p < snRows sn then advancePos (snPos sn) else return p
-            if r < snRows sn then return (Just (sn, r)) else next c h sn
-          Finished -> return Nothing
-          _ -> fetch c h
+        if h == nullPtr then return (Left (finalizedErr ctx)) else do
+          run <- readIORef (stRun st)
+          case run of
+            Rows sn -> do
+              -- Another thread may have fetched meanwhile: the position is taken again.
+              p <- readPos (snPos sn)
+              r <- if p < snRows sn then advancePos (snPos sn) else return p
+              if r < snRows sn then return (Right (Just (sn, r))) else next c h sn
+            Finished -> return (Right Nothing)
+            _ -> fetch c h
       case m of
-        Nothing -> return Nothing
-        Just (sn, r) -> Just <$> parseAt sn r
+        Left e -> throwAfter e
+        Right Nothing -> return Nothing
+        Right (Just (sn, r)) -> Just <$> parseAt sn r
     next c h sn
-      | snLast sn = Nothing <$ writeIORef (stRun st) Finished
+      | snLast sn = Right Nothing <$ writeIORef (stRun st) Finished
       | otherwise = fetch c h
     fetch c h = do
       rc <- fetchSnapshot st c h
@@ -1174,27 +1186,33 @@ nextRowWith rp (Statement st) = do
         then do
           run <- readIORef (stRun st)
           case run of
-            Rows sn -> return (Just (sn, 0))
-            _ -> return Nothing
-        else if rc == sqlbatchDone then return Nothing
-        else throwSQL (rawDatabase db) rc ctx
+            Rows sn -> return (Right (Just (sn, 0)))
+            _ -> return (Right Nothing)
+        else if rc == sqlbatchDone then return (Right Nothing)
+        else Left <$> D.errorFrom (rawDatabase db) rc ctx
     -- Row @r@ of the snapshot, parsed with a fetcher's scratch (whose "slice taken" flag is
     -- left as it was: a snapshot is never reused).
-    parseAt sn r = mask_ (acquireFetcher foldBudget st) >>= \fr ->
-      (do let bv = snapshotView fr sn r
-              ctxB = bvCtx bv
-          flag <- peekByteOff (bcFlag ctxB) 0 :: IO Word8
-          x <- runRow rp (Row (bvCells bv) (bvCols bv) ctxB)
-          pokeByteOff (bcFlag ctxB) 0 flag
-          return x)
-        `finally` releaseFetcher st fr
+    parseAt sn r = do
+      fr <- takeFetcher foldBudget st
+      let bv = snapshotView fr sn r
+          ctxB = bvCtx bv
+      flag <- peekByteOff (bcFlag ctxB) 0 :: IO Word8
+      x <- runRow rp (Row (bvCells bv) (bvCols bv) ctxB)
+      pokeByteOff (bcFlag ctxB) 0 flag
+      putFetcher st fr
+      return x
 
--- | Runs a loop over a statement's batches; if an asynchronous exception ends it while the
--- worker steps the statement's next batch, stops that stepping ('cancelAhead').
-onAsync :: C.Statement -> IO a -> IO a
-onAsync st act = act `catch` \e -> do
-  case fromException e of
-    Just (_ :: SomeAsyncException) -> C.cancelAhead st
-    Nothing -> return ()
-  throwIO (e :: SomeException)
-{-# INLINE onAsync #-}
+-- | Runs a loop over a statement's batches under one handler: a row that failed to parse
+-- ('RowFailure') throws sqlite-simple's error ('catchRowFailure'), and an asynchronous
+-- exception stops the stepping of the statement's next batch if the worker does it
+-- ('onAsync').
+onFailure :: C.Statement -> IO a -> IO a
+onFailure st act = act `catch` \e -> case fromException e of
+  Just (RowFailure row es) -> rowFailed row es
+  Nothing -> do
+    case fromException e of
+      Just (_ :: SomeAsyncException) -> C.cancelAhead st
+      Nothing -> return ()
+    throwIO (e :: SomeException)
+{-# INLINE onFailure #-}
+

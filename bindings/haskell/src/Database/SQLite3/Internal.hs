@@ -80,6 +80,7 @@ module Database.SQLite3.Internal
   , bindInt64
   , bindDouble
   , bindText
+  , bindTextOwned
   , bindBlob
   , bindZeroBlob
   , bindNull
@@ -123,13 +124,14 @@ import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word32, Word64, Word8)
 import Foreign.C.Types (CBool (..))
 import Foreign.ForeignPtr (touchForeignPtr)
-import Foreign.Marshal.Alloc (allocaBytes)
+import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr, wordPtrToPtr)
-import Foreign.Storable (peek, peekByteOff)
+import Foreign.Storable (Storable, peek, peekByteOff)
 import GHC.Float (castWord64ToDouble)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performMajorGC)
+import Control.Concurrent (myThreadId)
 import Control.Concurrent.MVar (putMVar, takeMVar)
 
 import Database.SQLBatch.Direct (Utf8 (..), Value (..))
@@ -138,7 +140,7 @@ import Database.SQLBatch.Internal.Core hiding (statementSql)
 import qualified Database.SQLBatch.Internal.Core as Core
 import Database.SQLBatch.Internal.Text (decodeUtf8Fresh)
 import Database.SQLBatch.Raw
-import Database.SQLBatch.Raw.Extra (c_sqlbatch_conn_enable_load_extension)
+import Database.SQLBatch.Raw.Extra (c_sqlbatch_conn_enable_load_extension, c_sqlbatch_conn_encoding)
 import Database.SQLBatch.Raw.Types
 import Database.SQLBatch.Types (ColumnType (..), Query (..), SQLData (..))
 import Database.SQLite3.Bindings.Types (ColumnCount, ColumnIndex (..), ParamIndex (..))
@@ -325,16 +327,20 @@ lastInsertRowId db = getter db 0 c_sqlbatch_conn_last_insert_rowid peek
 -- | <https://www.sqlite.org/c3ref/exec.html>: runs every statement of the SQL (one call to
 -- @sqlbatch_conn_exec@, interruptible). On failure, the message.
 exec :: Database -> Utf8 -> IO (Either (Error, Utf8) ())
-exec db (Utf8 sql) = withLock db $ \c ->
-  if c == nullPtr then Left <$> closedPair db else
-  BU.unsafeUseAsCStringLen sql $ \(p, n) -> do
-    rc <- c_hs_sqlbatch_exec c p (fromIntegral n) nullPtr nullPtr
-    if rc == sqlbatchOk
-      then return (Right ())
-      else do
-        e <- libraryFailure db rc
-        m <- libraryMessage c rc
-        return (Left (e, Utf8 m))
+exec db (Utf8 sql) = withLockQuick db $ \c ->
+  if c == nullPtr then Left <$> closedPair db else case keptIndex sql of
+    -- A transaction statement, byte for byte: the connection's kept one ('runKept').
+    Just i -> do
+      rc <- runKept db c i
+      if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else failed c rc
+    Nothing -> BU.unsafeUseAsCStringLen sql $ \(p, n) -> do
+      rc <- c_hs_sqlbatch_exec c p (fromIntegral n) nullPtr nullPtr
+      if rc == sqlbatchOk then return (Right ()) else failed c rc
+  where
+    failed c rc = do
+      e <- libraryFailure db rc
+      m <- libraryMessage c rc
+      return (Left (e, Utf8 m))
 
 closedPair :: Database -> IO (Error, Utf8)
 closedPair db = do
@@ -398,7 +404,7 @@ prepare db sql = fmap fst <$> prepareTail db sql
 
 -- | Like 'prepare', also giving the byte offset where the next statement starts.
 prepareTail :: Database -> Utf8 -> IO (Either Error (Maybe Statement, Int))
-prepareTail db (Utf8 sql) = mask_ $ withLock db $ \c ->
+prepareTail db (Utf8 sql) = withLockQuick db $ \c ->
   if c == nullPtr then ownFailure db sqliteMisuse else do
     r <- prepareCore db c (Query (TE.decodeUtf8With TE.lenientDecode sql)) sql 0
     case r of
@@ -414,6 +420,9 @@ prepareTail db (Utf8 sql) = mask_ $ withLock db $ \c ->
             return (Right (Nothing, tl))
           else do
             registerStatement st
+            -- The parameter count in the same locked section (an unsafe call): the binds
+            -- check it, and without it the first one would take the lock.
+            _ <- statementParamCount st
             return (Right (Just st, tl))
 
 -- | Whether SQL text surely begins with a statement: its first byte after ASCII white space
@@ -444,7 +453,23 @@ finalize st = do
 -- bindings; returns the error of the last 'step' if that failed (as @sqlite3_reset@ does).
 -- A statement that ran to its end is only marked: its next run rewinds it in the same call.
 reset :: Statement -> IO (Either Error ())
-reset st = withLock db $ \c -> do
+reset st = do
+  -- Without the lock when there is nothing to do but mark the statement (one
+  -- compare-and-swap of its run state): a live statement that is not in the middle of a
+  -- run.
+  h <- readIORef (stHandle st)
+  run <- readIORef (stRun st)
+  if h == nullPtr || running run then resetLocked st else case run of
+    Ready -> return (Right ())
+    Failed _ -> resetLocked st
+    _ -> do
+      ok <- casIORef (stRun st) run Rewind
+      if ok then return (Right ()) else resetLocked st
+{-# INLINE reset #-}
+
+-- | 'reset' with the lock held.
+resetLocked :: Statement -> IO (Either Error ())
+resetLocked st = withLockQuick db $ \c -> do
   h <- statementHandle st
   if h == nullPtr then ownFailure db sqliteMisuse else do
     run <- readIORef (stRun st)
@@ -579,6 +604,10 @@ bindDouble st i x = bindValue st i (VFloat x)
 bindText :: Statement -> ParamIndex -> Utf8 -> IO (Either Error ())
 bindText st i (Utf8 b) = bindValue st i (VText (B.copy b))
 
+-- | 'bindText' of bytes that nothing else holds (a 'Text' just encoded): not copied.
+bindTextOwned :: Statement -> ParamIndex -> Utf8 -> IO (Either Error ())
+bindTextOwned st i (Utf8 b) = bindValue st i (VText b)
+
 -- | <https://www.sqlite.org/c3ref/bind_blob.html>: the bytes are copied.
 bindBlob :: Statement -> ParamIndex -> B.ByteString -> IO (Either Error ())
 bindBlob st i b = bindValue st i (VBlob (B.copy b))
@@ -602,13 +631,24 @@ step st = do
   case cur of
     Rows sn -> do
       r <- advancePos (snPos sn)
-      if r < snRows sn then return (Right Row) else stepSlow st
+      if r < snRows sn then return (Right Row)
+        else if snLast sn then stepEnd st cur
+        else stepSlow st
     _ -> stepSlow st
 {-# INLINE step #-}
 
+-- | The step past the last row of a snapshot that ended the result: 'Done', without the
+-- lock (one compare-and-swap of the run state to 'Finished') while the connection is open.
+stepEnd :: Statement -> Run -> IO (Either Error StepResult)
+stepEnd st cur = do
+  isOpen <- readIORef (dbOpen (stDb st))
+  ok <- if isOpen then casIORef (stRun st) cur Finished else return False
+  if ok then return (Right Done) else stepSlow st
+{-# NOINLINE stepEnd #-}
+
 -- | The part of 'step' that needs the library, with the connection's lock held.
 stepSlow :: Statement -> IO (Either Error StepResult)
-stepSlow st = withLock db $ \c -> do
+stepSlow st = withLockQuick db $ \c -> do
   h <- statementHandle st
   if h == nullPtr || c == nullPtr then ownFailure db sqliteMisuse else do
     cur <- readIORef (stRun st)
@@ -680,7 +720,7 @@ columnInt64 :: Statement -> ColumnIndex -> IO Int64
 columnInt64 st (ColumnIndex i) = withCell st i 0 $ \sn cell k ->
   if k == kindInteger then peekByteOff cell valueBitsOff
   else if k == kindNull then return 0
-  else convert sn cell kindInteger (\v -> peekByteOff v valueBitsOff) (return 0)
+  else convertNumber st sn cell k kindInteger
 {-# INLINE columnInt64 #-}
 
 -- | The value as a double, converted as @sqlite3_column_double@ does.
@@ -688,7 +728,7 @@ columnDouble :: Statement -> ColumnIndex -> IO Double
 columnDouble st (ColumnIndex i) = withCell st i 0 $ \sn cell k ->
   if k == kindFloat then peekByteOff cell valueBitsOff
   else if k == kindNull then return 0
-  else convert sn cell kindFloat (\v -> peekByteOff v valueBitsOff) (return 0)
+  else convertNumber st sn cell k kindFloat
 {-# INLINE columnDouble #-}
 
 -- | The value's text as UTF-8 bytes, converted as @sqlite3_column_text@ does (a number's
@@ -738,6 +778,49 @@ columnTextWith onBad st ci@(ColumnIndex i) = withCell st i T.empty $ \sn cell k 
       b <- columnBytes st ci
       return $! TE.decodeUtf8 b
 {-# INLINE columnTextWith #-}
+
+-- | A cell of kind @k@ read as a number of kind @to@ (INTEGER or FLOAT), converted as
+-- @sqlite3_column_int64@ and @sqlite3_column_double@ convert it: a BLOB's bytes are text of
+-- the database's encoding ('blobEncoding'). 0 if the library refuses the value.
+convertNumber :: (Storable a, Num a) => Statement -> Snap -> Ptr Word8 -> Word8 -> Word8 -> IO a
+convertNumber st sn cell k to = do
+  flag <- if k == kindBlob then blobEncoding st else return 0
+  convert sn cell (to .|. flag) (\v -> peekByteOff v valueBitsOff) (return 0)
+{-# NOINLINE convertNumber #-}
+
+-- | The @SQLBATCH_CONVERT_UTF16*@ flag of the connection's text encoding (0 for UTF-8), asked
+-- of the library (@sqlbatch_conn_encoding@, under the lock) once a run, when a run first
+-- reads a BLOB as a number. From a hook of the connection, which may not use it, and on a
+-- closed connection: 0.
+blobEncoding :: Statement -> IO Word8
+blobEncoding st = do
+  cached <- readIORef (stEncoding st)
+  if cached >= 0 then return (fromIntegral cached) else do
+    let db = stDb st
+    hs <- readIORef (dbHookThreads db)
+    inHook' <- if null hs then return False else (`elem` map fst hs) <$> myThreadId
+    if inHook' then return 0 else do
+      r <- withLockQuick db $ \c -> if c == nullPtr then return Nothing else alloca $ \p -> do
+        rc <- c_sqlbatch_conn_encoding c p
+        if rc /= sqlbatchOk then return Nothing else do
+          enc <- peek p
+          return $ Just $ if enc == encodingUtf16le then convertUtf16le
+            else if enc == encodingUtf16be then convertUtf16be
+            else 0
+      case r of
+        Nothing -> return 0
+        Just flag -> do
+          writeIORef (stEncoding st) (fromIntegral flag)
+          return flag
+
+-- | @SQLBATCH_ENCODING_UTF16LE@ and @_UTF16BE@, and the flags of @sqlbatch_value_convert@
+-- for them (@SQLBATCH_CONVERT_UTF16LE@, @_UTF16BE@).
+encodingUtf16le, encodingUtf16be :: Int32
+encodingUtf16le = 2
+encodingUtf16be = 3
+convertUtf16le, convertUtf16be :: Word8
+convertUtf16le = 64
+convertUtf16be = 128
 
 -- | Converts a cell with @sqlbatch_value_convert@ (exactly SQLite's conversions) and reads
 -- the result with @rd@, given the address of the out value, which is followed by the

@@ -48,11 +48,17 @@ module Database.SQLBatch.Internal.Core
   , interruptDatabase
   , rawDatabase
   , dbIdent
+  , keptIndex
+  , runKept
     -- * The lock
   , withLock
   , withLocks
   , withDb
   , withDbAhead
+  , lockedQuick
+  , withLockQuick
+  , withDbQuick
+  , throwAfter
   , settle
   , notInHook
     -- * Errors
@@ -102,6 +108,8 @@ module Database.SQLBatch.Internal.Core
   , setStatementFetchAhead
   , cancelAhead
   , running
+  , casIORef
+  , atomicUpdate
     -- * Reading batches
   , Fetcher
   , newFetcher
@@ -109,6 +117,8 @@ module Database.SQLBatch.Internal.Core
   , withFetcher
   , acquireFetcher
   , releaseFetcher
+  , takeFetcher
+  , putFetcher
   , foldBudget
   , collectBudget
   , BatchView (..)
@@ -122,7 +132,7 @@ import Control.Concurrent (ThreadId, myThreadId, rtsSupportsBoundThreads)
 import Control.Concurrent.MVar
 import Control.Exception
 import Control.Monad (forM, unless, when)
-import Data.Bits (complement, (.&.))
+import Data.Bits (complement, (.&.), (.|.))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int32)
@@ -132,17 +142,18 @@ import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
-import Data.Word (Word32, Word8)
+import Data.Word (Word16, Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CBool (..), CSize)
 import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
-import Foreign.Marshal.Alloc (alloca, allocaBytes, free, mallocBytes)
+import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
-import Foreign.Ptr (Ptr, castPtr, minusPtr, nullPtr, plusPtr)
+import Foreign.Ptr (Ptr, castPtr, minusPtr, nullPtr, plusPtr, ptrToWordPtr)
 import Foreign.Storable (peek, peekByteOff, pokeByteOff)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, casMutVar#, fetchAddIntArray#,
-                 newByteArray#, readIntArray#, writeIntArray#, (+#))
+                 newByteArray#, readIntArray#, touch#, writeIntArray#, (+#))
+import GHC.Float (castDoubleToWord64)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 import GHC.IO (IO (..))
 import GHC.IORef (IORef (..))
@@ -198,6 +209,13 @@ data Database = Database
   , dbExtended :: !(IORef Bool)
     -- ^ Whether "Database.SQLite3" reports extended result codes
     -- (@setExtendedResultCodes@, @SQLOpenExResCode@).
+  , dbKept :: !(IORef (IM.IntMap (Ptr CStmt)))
+    -- ^ The transaction statements kept prepared ('runKept'), by their index in 'keptSql';
+    -- written with the lock held, finalized by the close.
+  , dbScratchFP :: !(ForeignPtr Word8)
+    -- ^ Owns 'dbScratch'.
+  , dbScratch :: {-# UNPACK #-} !(Ptr Word8)
+    -- ^ 'scratchBytes' bytes for the out values of calls made with the lock held.
   }
 
 instance Eq Database where
@@ -228,11 +246,14 @@ fetchAheadAvailable :: Bool
 fetchAheadAvailable = rtsSupportsBoundThreads
 
 {-# NOINLINE counter #-}
-counter :: IORef Int
-counter = unsafePerformIO (newIORef 0)
+counter :: Pos
+counter = unsafePerformIO newPos
 
+-- | A number unique in the process (an atomic add).
 nextId :: IO Int
-nextId = atomicModifyIORef' counter (\n -> (n + 1, n + 1))
+nextId = case counter of
+  Pos mba -> IO $ \s -> case fetchAddIntArray# mba 0# 1# s of
+    (# s1, i #) -> (# s1, I# (i +# 1#) #)
 
 -- | Opens a connection: @openDatabase path flags fetchAhead writeBehind@, the flags as the
 -- library takes them (@SQLBATCH_OPEN_*@). On failure, the code and the message (the
@@ -258,9 +279,12 @@ openDatabase path flags0 ahead0 behind0 = do
         own <- newIORef Nothing
         herr <- newIORef Nothing
         ext <- newIORef False
+        kept <- newIORef IM.empty
+        sfp <- mallocPlainForeignPtrBytes scratchBytes
         i <- nextId
         let db = Database c lock openRef guard job hooks ahead behind
-                   (TE.decodeUtf8With TE.lenientDecode path) i stmts own herr ext
+                   (TE.decodeUtf8With TE.lenientDecode path) i stmts own herr ext kept sfp
+                   (unsafeForeignPtrToPtr sfp)
         -- A backstop only: connections should be closed.
         _ <- mkWeakIORef openRef (closeDatabase db)
         return (Right db)
@@ -284,6 +308,9 @@ closeDatabase db = uninterruptibleMask_ $ do
       AheadJob _ -> c_sqlbatch_conn_interrupt (dbHandle db)
       _ -> return ()
     c_sqlbatch_conn_close (dbHandle db)
+    kept <- readIORef (dbKept db)
+    writeIORef (dbKept db) IM.empty
+    mapM_ c_sqlbatch_stmt_finalize_unsafe (IM.elems kept)
     writeIORef (dbJob db) NoJob
   putMVar (dbGuard db) ()
   putMVar (dbLock db) ()
@@ -303,6 +330,67 @@ rawDatabase = D.Database . dbHandle
 -- | The connection's identity (unique in the process).
 dbIdent :: Database -> Int
 dbIdent = dbId
+
+-- | Bytes of 'dbScratch': out values at 0 (64 bytes), then the data buffer of a first
+-- snapshot ('fetchSnapshot') at 'scratchData', of 'scratchDataLen' bytes.
+scratchBytes, scratchData, scratchDataLen :: Int
+scratchBytes = scratchData + scratchDataLen
+scratchData = 64
+scratchDataLen = 4096
+
+------------------------------------------------------------------------------------------
+-- Statements kept prepared
+
+-- | The transaction statements a connection keeps prepared, once used: run by 'runKept'
+-- (@withTransaction@'s, and direct-sqlite's @exec@ of exactly one of these texts) instead
+-- of being compiled again by @sqlbatch_conn_exec@ at every call, which is most of the cost
+-- of a @BEGIN@ or a @COMMIT@. SQLite prepares them again itself when the schema changes;
+-- nothing else about them is observable (they are not the program's statements, and
+-- direct-sqlite's @close@ does not count them).
+keptSql :: [B.ByteString]
+keptSql = map (TE.encodeUtf8 . T.pack)
+  [ "BEGIN", "COMMIT", "ROLLBACK", "BEGIN IMMEDIATE", "BEGIN EXCLUSIVE", "BEGIN DEFERRED"
+  , "BEGIN TRANSACTION", "COMMIT TRANSACTION", "ROLLBACK TRANSACTION", "END"
+  , "END TRANSACTION" ]
+{-# NOINLINE keptSql #-}
+
+-- | The index of SQL text in 'keptSql', if it is one of them (byte for byte).
+keptIndex :: B.ByteString -> Maybe Int
+keptIndex sql
+  | B.length sql > 20 = Nothing
+  | otherwise = go 0 keptSql
+  where
+    go !_ [] = Nothing
+    go !i (k : ks) = if k == sql then Just i else go (i + 1) ks
+
+-- | Runs the kept statement of index @i@ ('keptIndex') once, with the lock held (the open
+-- connection's handle given), preparing it first if this connection has not yet: one
+-- interruptible call (@hs_sqlbatch_rewind_fetch_into@: reset, then step). The library's
+-- status: 'sqlbatchDone' (or 'sqlbatchRow') when it ran, else its error (the connection's
+-- last error tells more, as after @sqlbatch_conn_exec@).
+runKept :: Database -> Ptr CConn -> Int -> IO Int32
+runKept db c i = do
+  hs <- readIORef (dbHookThreads db)
+  -- Inside a hook of the connection the scratch may be the hooked call's.
+  if null hs then runKeptAt db c i (dbScratch db) else allocaBytes 64 (runKeptAt db c i)
+
+runKeptAt :: Database -> Ptr CConn -> Int -> Ptr Word8 -> IO Int32
+runKeptAt db c i out = do
+  kept <- readIORef (dbKept db)
+  e <- case IM.lookup i kept of
+    Just h -> return (Right h)
+    Nothing -> BU.unsafeUseAsCStringLen (keptSql !! i) $ \(p, n) -> do
+      rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) (prepareSingle .|. preparePersistent)
+              (castPtr out) nullPtr
+      if rc /= sqlbatchOk then return (Left rc) else do
+        h <- peek (castPtr out)
+        writeIORef (dbKept db) (IM.insert i h kept)
+        return (Right h)
+  r <- case e of
+    Left rc -> return rc
+    Right h -> c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
+  touchForeignPtr (dbScratchFP db)
+  return r
 
 ------------------------------------------------------------------------------------------
 -- The lock
@@ -336,6 +424,57 @@ lockedWith db wait k = mask $ \restore -> do
   putMVar (dbLock db) ()
   return r
 {-# INLINE lockedWith #-}
+
+-- | The lock around an action that never throws (it returns its errors): the lock taken
+-- under 'mask_', the action run masked (given whether the connection is open), the lock put
+-- back. With @wait@, the worker's job is waited for first (an open connection only).
+--
+-- Cheaper than 'lockedWith' (no handler, no unmasking inside), and as interruptible: an
+-- @interruptible@ foreign call is interrupted by an asynchronous exception also while
+-- exceptions are masked (by 'mask', not by 'uninterruptibleMask'), and the runtime raises
+-- that exception once the mask ends, after the lock is back, so the lock is never left
+-- taken. A failing call must therefore not throw its error from inside (use 'throwAfter'
+-- outside): an exception of the action would leave the lock taken.
+lockedQuick :: Database -> Bool -> (Bool -> IO a) -> IO a
+lockedQuick db wait k = mask_ $ do
+  takeMVar (dbLock db)
+  open <- readIORef (dbOpen db)
+  when (wait && open) $ do
+    job <- readIORef (dbJob db)
+    case job of
+      NoJob -> return ()
+      _ -> settle db
+  r <- k open
+  putMVar (dbLock db) ()
+  return r
+{-# INLINE lockedQuick #-}
+
+-- | 'withLock' for an action that never throws ('lockedQuick').
+withLockQuick :: Database -> (Ptr CConn -> IO a) -> IO a
+withLockQuick db k = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs then lockedQuick db True (\open -> k (if open then dbHandle db else nullPtr))
+    else inHookThread db hs k (lockedQuick db True (\open -> k (if open then dbHandle db else nullPtr)))
+{-# INLINE withLockQuick #-}
+
+-- | 'withDb' for an action that never throws ('lockedQuick'): 'Left' the error of a closed
+-- connection, else the action's result.
+withDbQuick :: Database -> Bool -> Text -> (Ptr CConn -> IO (Either SQLError a)) -> IO (Either SQLError a)
+withDbQuick db wait ctx k = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs then lockedQuick db wait run
+    else inHookThread db hs k (lockedQuick db wait run)
+  where
+    run open = if open then k (dbHandle db) else return (Left (closedError ctx))
+{-# INLINE withDbQuick #-}
+
+-- | Throws the error of a call made under 'lockedQuick', after letting an asynchronous
+-- exception that interrupted the call be raised first (the call's own error, such as
+-- 'ErrorInterrupt', is then not what the caller sees): what an exception thrown during the
+-- call, with exceptions unmasked, gives.
+throwAfter :: Exception e => e -> IO a
+throwAfter e = interruptible (return ()) >> throwIO e
+{-# NOINLINE throwAfter #-}
 
 -- | A call from a thread that runs hooks of some connection: this one's (no lock, the WAL
 -- hook's handle or 'HookReentry'), or another's (the usual path).
@@ -537,9 +676,10 @@ data Statement = Statement
     -- ^ Whether the statement writes (1) or only reads (0); -1 until asked.
   , stBinds :: {-# UNPACK #-} !(IORef Binds)
     -- ^ The values bound, for direct-sqlite's per-parameter binds.
-  , stSnapBuf :: {-# UNPACK #-} !(IORef Int)
-    -- ^ Bytes for the TEXT and BLOB values of the first snapshot of a run: twice what the
-    -- last run's first snapshot used (so that a query of one small row allocates little).
+  , stEncoding :: {-# UNPACK #-} !(IORef Int)
+    -- ^ The @SQLBATCH_CONVERT_UTF16*@ flag of the connection's text encoding (0 for UTF-8),
+    -- asked of the library when a BLOB is first read as a number in a run; -1 until then
+    -- (a run starts at -1: a database takes its encoding when its first table is made).
   , stSnapCols :: {-# UNPACK #-} !(IORef Int)
     -- ^ The columns of the last batch fetched (-1 before the first), the room a snapshot's
     -- cells are given.
@@ -596,7 +736,7 @@ data Binds = Binds (IM.IntMap Value) !Bool
 -- time are all kept, and the fetch that sends the values to the library clears the flag
 -- only if no bind came in between ('fetchSnapshot').
 recordBind :: Statement -> Int -> Value -> IO ()
-recordBind st i v = atomicModifyIORef' (stBinds st) (\(Binds m _) -> (Binds (IM.insert i v m) True, ()))
+recordBind st i v = atomicUpdate (stBinds st) (\(Binds m _) -> let !m' = IM.insert i v m in Binds m' True)
 {-# INLINE recordBind #-}
 
 -- | Replaces the IORef's value if it is still the very object given; whether it did.
@@ -604,6 +744,16 @@ casIORef :: IORef a -> a -> a -> IO Bool
 casIORef (IORef (STRef mv)) old new = IO $ \s -> case casMutVar# mv old new s of
   (# s1, 0#, _ #) -> (# s1, True #)
   (# s1, _, _ #) -> (# s1, False #)
+
+-- | Applies a function to an IORef's value atomically, the new value computed (to weak head
+-- normal form) before it is stored: a compare-and-swap loop, without the thunks and the
+-- selector that 'atomicModifyIORef'' allocates and evaluates.
+atomicUpdate :: IORef a -> (a -> a) -> IO ()
+atomicUpdate ref f = do
+  old <- readIORef ref
+  let !new = f old
+  ok <- casIORef ref old new
+  unless ok (atomicUpdate ref f)
 
 -- | A batch copied into Haskell memory, with the index of the current row. Unpacked into
 -- 'Rows' (and its 'ForeignPtr' and 'Pos' into it), so that @step@ and the @column*@
@@ -692,8 +842,10 @@ detachedStatement q = do
   own <- newIORef Nothing
   herr <- newIORef Nothing
   ext <- newIORef False
+  kept <- newIORef IM.empty
+  sfp <- mallocPlainForeignPtrBytes scratchBytes
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
-             herr ext
+             herr ext kept sfp (unsafeForeignPtrToPtr sfp)
   st <- newStatement db nullPtr q B.empty
   writeIORef (stParams st) (Just [])
   writeIORef (stNParams st) 0
@@ -709,14 +861,14 @@ newStatement db h q sql = do
   cols <- newIORef Nothing
   writes <- newIORef (-1)
   binds <- newIORef (Binds IM.empty False)
-  buf <- newIORef initialSnapBuf
+  enc <- newIORef (-1)
   scols <- newIORef (-1)
   idle <- newIORef Nothing
   ahead <- newIORef (dbFetchAhead db)
   weak <- newIORef Nothing
   i <- nextId
   return (Statement h href db i run q (mayNameParams sql) params nparams cols writes binds
-            buf scols idle ahead weak)
+            enc scols idle ahead weak)
 
 -- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
 -- it a finalizer the garbage collector runs once nobody references it. The statements of
@@ -728,7 +880,7 @@ registerStatement st = do
       href = stHandle st
   w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
   writeIORef (stWeak st) (Just w)
-  atomicModifyIORef' (dbStmts db) (\m -> (IM.insert (stId st) (w, href) m, ()))
+  atomicUpdate (dbStmts db) (IM.insert (stId st) (w, href))
 
 firstRows, firstCols, initialSnapBuf :: Int
 firstRows = 16
@@ -739,14 +891,17 @@ initialSnapBuf = 1024
 -- finalizer, and direct-sqlite's @close@ for statements nobody references). Takes the
 -- connection's lock.
 finalizeHandle :: Database -> Int -> IORef (Ptr CStmt) -> IO ()
-finalizeHandle db i href = mask_ $ lockedWith db True $ \_ -> finalizeHandleLocked db i href
+finalizeHandle db i href = do
+  -- Already finalized (the usual case: 'finalizeCore' runs this after its finalize): no lock.
+  h <- readIORef href
+  unless (h == nullPtr) $ mask_ $ lockedWith db True $ \_ -> finalizeHandleLocked db i href
 
 finalizeHandleLocked :: Database -> Int -> IORef (Ptr CStmt) -> IO ()
 finalizeHandleLocked db i href = do
   h <- readIORef href
   unless (h == nullPtr) $ do
     writeIORef href nullPtr
-    atomicModifyIORef' (dbStmts db) (\m -> (IM.delete i m, ()))
+    atomicUpdate (dbStmts db) (IM.delete i)
     c_sqlbatch_stmt_finalize h
 
 -- | Finalizes a statement (the handle, its fetchers and its finalizer), returning its run
@@ -756,8 +911,11 @@ finalizeHandleLocked db i href = do
 finalizeCore :: Statement -> IO Run
 finalizeCore st = do
   r <- uninterruptibleMask_ $ do
-    idle <- atomicModifyIORef' (stIdle st) (\m -> (Nothing, m))
-    maybe (return ()) freeFetcher idle
+    -- The fetcher kept for the next run goes (its memory is the collector's).
+    idle <- readIORef (stIdle st)
+    case idle of
+      Nothing -> return ()
+      Just _ -> writeIORef (stIdle st) Nothing
     -- Not interruptible: a statement's finalize must not be lost to a timeout. From a hook
     -- of the connection, as any other call ('withLock').
     -- No wait for the worker first: the finalize drops a batch of this statement stepped
@@ -765,8 +923,8 @@ finalizeCore st = do
     let db = stDb st
         k _ = finalizeLocked st
     hs <- readIORef (dbHookThreads db)
-    if null hs then lockedWith db False (const (k ()))
-      else inHookThread db hs k (lockedWith db False (const (k ())))
+    if null hs then lockedQuick db False (const (k ()))
+      else inHookThread db hs k (lockedQuick db False (const (k ())))
   -- The garbage collector's finalizer, now a no-op (the handle is gone), run and dropped
   -- here: a weak pointer with a finalizer costs the collector, and its run later a thread
   -- of its own, for every statement prepared and finalized.
@@ -783,7 +941,7 @@ finalizeLocked st = do
   unless (h == nullPtr) $ do
     writeIORef (stHandle st) nullPtr
     writeIORef (stRun st) Ready
-    atomicModifyIORef' (dbStmts db) (\m -> (IM.delete (stId st) m, ()))
+    atomicUpdate (dbStmts db) (IM.delete (stId st))
     job <- readIORef (dbJob db)
     if job == NoJob && not (running run)
       then c_sqlbatch_stmt_finalize_unsafe h
@@ -943,9 +1101,13 @@ cancelAhead st = uninterruptibleMask_ $ do
 -- buffer and the batch size.
 data Fetcher = Fetcher
   { fStmt :: !Statement
+  , fScratchFP :: {-# UNPACK #-} !(ForeignPtr Word8)
+    -- ^ Owns 'fScratch' (pinned memory of the garbage collector's: a fetcher dropped by an
+    -- exception leaks nothing).
   , fScratch :: {-# UNPACK #-} !(Ptr Word8)
-    -- ^ malloc'd: the @sqlbatch_batch@ out-parameter, the "slice taken" flag byte (at
-    -- 'flagOff') and the units used in the current text chunk (at 'usedOff').
+    -- ^ The @sqlbatch_batch@ out-parameter, the "slice taken" flag byte (at 'flagOff'), the
+    -- units used in the current text chunk (at 'usedOff') and a conversion's scratch (at
+    -- 'convOff').
   , fText :: {-# UNPACK #-} !(IORef TextChunk)
     -- ^ Where decoded 'Text' goes.
   , fBuf :: {-# UNPACK #-} !(IORef Buf)
@@ -986,7 +1148,8 @@ initialRows = 256
 -- | Starts reading a statement.
 newFetcher :: Int -> Statement -> IO Fetcher
 newFetcher budget st = do
-  scratch <- mallocBytes scratchSize
+  sfp <- mallocPlainForeignPtrBytes scratchSize
+  let scratch = unsafeForeignPtrToPtr sfp
   pokeByteOff scratch flagOff (0 :: Word8)
   pokeByteOff scratch usedOff (0 :: Int)
   -- The first Text allocates the first real chunk; a query without text allocates none.
@@ -994,11 +1157,12 @@ newFetcher budget st = do
   fp <- mallocPlainForeignPtrBytes initialBuf
   buf <- newIORef (Buf fp initialBuf 0 0 initialBuf)
   mr <- newIORef initialRows
-  return (Fetcher st scratch chunk buf mr budget)
+  return (Fetcher st sfp scratch chunk buf mr budget)
 
--- | Frees a fetcher's scratch memory; call once.
+-- | Ends the use of a fetcher's memory (which belongs to the garbage collector: nothing is
+-- freed, and a fetcher simply dropped leaks nothing either).
 freeFetcher :: Fetcher -> IO ()
-freeFetcher f = free (fScratch f)
+freeFetcher f = touchForeignPtr (fScratchFP f)
 
 -- | The statement's idle fetcher if it has one with this budget (the one its last run
 -- used: its batch buffer, text chunk and batch size carry over, as from one batch to the
@@ -1028,6 +1192,29 @@ releaseFetcher st f = do
 withFetcher :: Int -> Statement -> (Fetcher -> IO a) -> IO a
 withFetcher budget st = bracket (acquireFetcher budget st) (releaseFetcher st)
 {-# INLINE withFetcher #-}
+
+-- | 'acquireFetcher' without the mask it needs: the statement's idle fetcher (taken with
+-- one compare-and-swap) if it has one of this budget, else a new one. A fetcher never
+-- given back ('putFetcher'), because an exception ended its run, is the garbage
+-- collector's, so the runs that read rows need neither 'mask' nor 'bracket'.
+takeFetcher :: Int -> Statement -> IO Fetcher
+takeFetcher budget st = do
+  idle <- readIORef (stIdle st)
+  case idle of
+    Just f | fBudget f == budget -> do
+      ok <- casIORef (stIdle st) idle Nothing
+      if ok then return f else takeFetcher budget st
+    _ -> newFetcher budget st
+{-# INLINE takeFetcher #-}
+
+-- | Gives a fetcher back to its statement for the next run (replacing the one kept, if
+-- another run put one back meanwhile), unless the statement was finalized.
+putFetcher :: Statement -> Fetcher -> IO ()
+putFetcher st f = do
+  touchForeignPtr (fScratchFP f)
+  h <- readIORef (stHandle st)
+  unless (h == nullPtr) $ writeIORef (stIdle st) (Just f)
+{-# INLINE putFetcher #-}
 
 -- | What a field needs to read a batch's bytes.
 data BatchCtx = BatchCtx
@@ -1073,15 +1260,17 @@ fetchAt f maxRows bfp size off want = do
       st = fStmt f
       db = stDb st
       base = unsafeForeignPtrToPtr bfp `plusPtr` off
-  rc <- withDbAhead db "fetch" $ \c -> do
+      ctx = contextOf "fetch" (stQuery st)
+  res <- withDbQuick db False ctx $ \c -> do
     h <- readIORef (stHandle st)
-    when (h == nullPtr) $ throwIO (finalizedError (contextOf "fetch" (stQuery st)))
-    run <- readIORef (stRun st)
-    r <- runFetch db st c h run (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
-    when (r /= sqlbatchRow && r /= sqlbatchDone && r /= sqlbatchEBufferTooSmall) $
-      throwSQL db r (contextOf "fetch" (stQuery st))
-    return r
+    if h == nullPtr then return (Left (finalizedError ctx)) else do
+      run <- readIORef (stRun st)
+      r <- runFetch db st c h run (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
+      if r /= sqlbatchRow && r /= sqlbatchDone && r /= sqlbatchEBufferTooSmall
+        then Left <$> D.errorFrom (rawDatabase db) r ctx
+        else return (Right r)
   touchForeignPtr bfp
+  rc <- either throwAfter return res
   if rc == sqlbatchEBufferTooSmall
     then do
       need <- batchDataLen <$> peekBatch (castPtr scratch)
@@ -1111,24 +1300,55 @@ fetchAt f maxRows bfp size off want = do
 -- 'Failed', anything else 'Running' (the snapshot fetch sets 'Rows' itself).
 runFetch :: Database -> Statement -> Ptr CConn -> Ptr CStmt -> Run -> CSize -> Ptr Word8 -> CSize
          -> Ptr Batch -> IO Int32
-runFetch db st c h run maxRows base len out = do
-  case run of
-    Ready -> writeIORef (stCols st) Nothing
-    Rewind -> writeIORef (stCols st) Nothing
-    _ -> return ()
-  writeIORef (stRun st) Running
-  let fetchInto = case run of
-        Rewind -> c_hs_sqlbatch_rewind_fetch_into
-        _ -> c_hs_sqlbatch_fetch_into
-  r <- fetchInto c h maxRows base len out
-  -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
-  -- left it stepping the next one.
-  ahead <- readIORef (stAhead st)
-  writeIORef (dbJob db) $! if ahead && r == sqlbatchRow then AheadJob h else NoJob
-  if r == sqlbatchDone then writeIORef (stRun st) Finished
-    else when (r /= sqlbatchRow && r /= sqlbatchEBufferTooSmall) $ writeIORef (stRun st) (Failed r)
-  return r
+runFetch db st c h run0 maxRows base len out = do
+  (brc, run) <- case run0 of
+    Ready -> starting
+    Rewind -> starting
+    _ -> return (sqlbatchOk, run0)
+  if brc /= sqlbatchOk then brc <$ writeIORef (stRun st) (Failed brc) else do
+    writeIORef (stRun st) Running
+    let fetchInto = case run of
+          Rewind -> c_hs_sqlbatch_rewind_fetch_into
+          _ -> c_hs_sqlbatch_fetch_into
+    r <- fetchInto c h maxRows base len out
+    -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
+    -- left it stepping the next one.
+    ahead <- readIORef (stAhead st)
+    job <- readIORef (dbJob db)
+    let job' = if ahead && r == sqlbatchRow then AheadJob h else NoJob
+    when (job' /= job) $ writeIORef (dbJob db) job'
+    if r == sqlbatchDone then writeIORef (stRun st) Finished
+      else when (r /= sqlbatchRow && r /= sqlbatchEBufferTooSmall) $ writeIORef (stRun st) (Failed r)
+    return r
+  where
+    -- A run starts: the column names are asked again, and the binds not yet sent (direct-
+    -- sqlite's, and "Database.SQLBatch"'s of numbers) go first, by one unsafe call (the
+    -- statement is not in the middle of a run: the bind does no I/O), which rewinds the
+    -- statement itself.
+    starting = do
+      cols <- readIORef (stCols st)
+      case cols of
+        Nothing -> return ()
+        Just _ -> writeIORef (stCols st) Nothing
+      e <- readIORef (stEncoding st)
+      when (e /= -1) $ writeIORef (stEncoding st) (-1)
+      Binds _ dirty <- readIORef (stBinds st)
+      if not dirty then return (sqlbatchOk, run0) else do
+        rc <- sendPending st h
+        return (rc, Ready)
 {-# INLINE runFetch #-}
+
+-- | Sends the binds recorded and not yet sent ('runFetch'), with the lock held.
+sendPending :: Statement -> Ptr CStmt -> IO Int32
+sendPending st h = do
+  binds0@(Binds vals _) <- readIORef (stBinds st)
+  n <- statementParamCount st
+  rc <- sendBinds h n vals
+  -- Sent: clean, unless a bind without the lock ('recordBind') came meanwhile, which then
+  -- stays for the next run.
+  when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds0 (Binds vals False)
+  return rc
+{-# NOINLINE sendPending #-}
 
 -- | The error of a call on a finalized statement ("Database.SQLBatch"'s face).
 finalizedError :: Text -> SQLError
@@ -1159,44 +1379,62 @@ snapshotView f sn pos =
 -- 'sqlbatchDone', or a failure's code.
 fetchSnapshot :: Statement -> Ptr CConn -> Ptr CStmt -> IO Int32
 fetchSnapshot st c h = do
-  run0 <- readIORef (stRun st)
-  binds0@(Binds vals dirty) <- readIORef (stBinds st)
-  let starting = case run0 of
-        Ready -> True
-        Rewind -> True
-        _ -> False
-  brc <- if not (starting && dirty) then return sqlbatchOk else do
-    n <- statementParamCount st
-    let vs = [IM.findWithDefault VNull i vals | i <- [1 .. n]]
-    -- The statement is not in the middle of a run: the bind does no I/O.
-    rc <- D.withValueParams vs [] $ \pp _ -> c_sqlbatch_stmt_bind_unsafe h pp
-    -- Sent: clean, unless a bind without the lock ('recordBind') came meanwhile, which
-    -- then stays for the next run.
-    when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds0 (Binds vals False)
-    return rc
-  if brc /= sqlbatchOk then brc <$ writeIORef (stRun st) (Failed brc) else do
-    -- A bind rewinds the statement itself.
-    let run = case run0 of
-          Rewind | dirty -> Ready
-          _ -> run0
-    writes <- statementWrites st
-    -- The first snapshot of a run has room for 'firstRows' rows and for twice the bytes the
-    -- last run's first one used; the next ones of the run four times more rows while the
-    -- rows fill them (up to 'maxRowsFor'), four times more bytes while the bytes do. So a
-    -- point query allocates a small snapshot, a long result few large ones. A statement
-    -- that writes keeps 'firstRows' (the library steps it one row a call).
-    case run of
-      Rows sn -> do
-        let byRows = snRows sn >= snMax sn
-            rows' | writes || not byRows = snMax sn
-                  | otherwise = min (maxRowsFor (snCols sn)) (snMax sn * 4)
-            room' | byRows = snRoom sn
-                  | otherwise = min maxSnapBuf (snRoom sn * 4)
-        go False run rows' room'
-      _ -> readIORef (stSnapBuf st) >>= go True run firstRows
+  run <- readIORef (stRun st)
+  -- The first snapshot of a run has room for 'firstRows' rows and is fetched into the
+  -- connection's scratch ('scratchDataLen' bytes), then copied into one of its exact size;
+  -- the next ones of the run four times more rows while the rows fill them (up to
+  -- 'maxRowsFor'), four times more bytes while the bytes do. So a point query allocates a
+  -- small snapshot, a long result few large ones. A statement that writes keeps
+  -- 'firstRows' (the library steps it one row a call).
+  case run of
+    Rows sn -> do
+      writes <- statementWrites st
+      let byRows = snRows sn >= snMax sn
+          rows' | writes || not byRows = snMax sn
+                | otherwise = min (maxRowsFor (snCols sn)) (snMax sn * 4)
+          room' | byRows = snRoom sn
+                | otherwise = min maxSnapBuf (snRoom sn * 4)
+      go run rows' room'
+    _ -> do
+      -- Inside a hook of the connection the scratch may be the hooked call's.
+      hs <- readIORef (dbHookThreads db)
+      if null hs then first run else go run firstRows initialSnapBuf
   where
     db = stDb st
-    go first run maxRows bufLen = do
+    -- The first snapshot of a run: the batch fetched into the connection's scratch (with
+    -- the lock held), then copied into a snapshot of its exact size; none for a batch
+    -- without rows (a statement that writes). A first row larger than the scratch takes
+    -- the general path.
+    first run = do
+      let pb = dbScratch db
+          dat = pb `plusPtr` scratchData
+      rc <- runFetch db st c h run (fromIntegral firstRows) dat (fromIntegral scratchDataLen) (castPtr pb)
+      b <- peekBatch (castPtr pb)
+      if rc == sqlbatchEBufferTooSmall
+        then go Running firstRows (grow scratchDataLen (batchDataLen b))
+        else if rc /= sqlbatchRow && rc /= sqlbatchDone then return rc
+        else do
+          let rows = batchRows b
+              bcols = batchCols b
+              dlen = batchDataLen b
+              cellLen = rows * bcols * valueSize
+          k <- readIORef (stSnapCols st)
+          when (k /= bcols) $ writeIORef (stSnapCols st) bcols
+          if rows == 0
+            then do
+              writeIORef (stRun st) Finished
+              return sqlbatchDone
+            else do
+              fp <- mallocPlainForeignPtrBytes (cellLen + dlen)
+              let base = unsafeForeignPtrToPtr fp
+              copyBytes base (batchCells b) cellLen
+              copyBytes (base `plusPtr` cellLen) dat dlen
+              touchForeignPtr (dbScratchFP db)
+              pos <- newPos
+              writeIORef (stRun st) $! Rows (Snap fp base (base `plusPtr` cellLen) dlen rows bcols
+                                               (rc == sqlbatchDone) firstRows scratchDataLen pos)
+              return sqlbatchRow
+    go run maxRows bufLen = do
       -- Room for the cells of as many columns as the last batch had (the columns' count
       -- the first time): a schema change that adds columns costs a copy below.
       -- (A statement's first batch guesses 'firstCols' columns: a wider one costs a copy
@@ -1220,7 +1458,7 @@ fetchSnapshot st c h = do
       touchForeignPtr fp
       if rc == sqlbatchEBufferTooSmall
         then do
-          go first Running maxRows (grow bufLen (batchDataLen b))
+          go Running maxRows (grow bufLen (batchDataLen b))
         else if rc /= sqlbatchRow && rc /= sqlbatchDone then return rc
         else do
           let rows = batchRows b
@@ -1243,8 +1481,6 @@ fetchSnapshot st c h = do
                 copyBytes (nbase `plusPtr` cellLen) dat dlen
                 touchForeignPtr fp
                 return (nfp, nbase, nbase `plusPtr` cellLen)
-          when first $
-            writeIORef (stSnapBuf st) $! min maxSnapBuf (max 256 (2 * batchDataLen b))
           if rows == 0
             then do
               writeIORef (stRun st) Finished
@@ -1254,6 +1490,44 @@ fetchSnapshot st c h = do
               writeIORef (stRun st) $! Rows (Snap fp' cells dat' (batchDataLen b) rows bcols done maxRows bufLen pos)
               return sqlbatchRow
     grow have need = head [x | x <- iterate (* 2) (max 1024 have), x >= need]
+
+-- | Binds values @1 .. n@ of a statement (those not in the map are NULL) with one unsafe
+-- @sqlbatch_stmt_bind@ of a statement that is not in the middle of a run: the cells in one
+-- buffer, a TEXT or BLOB cell holding the address of its bytes (@SQLBATCH_PARAMS_ADDRESSES@),
+-- which the map keeps alive until the call returns.
+sendBinds :: Ptr CStmt -> Int -> IM.IntMap Value -> IO Int32
+sendBinds h n vals = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
+  let cells = front `plusPtr` hdr
+      put :: Int -> Word64 -> Word32 -> Word8 -> IO ()
+      put i bits len kind = do
+        let cell = cells `plusPtr` ((i - 1) * valueSize) :: Ptr Word8
+        pokeByteOff cell valueBitsOff bits
+        pokeByteOff cell valueLenOff len
+        pokeByteOff cell valueKindOff kind
+        pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
+        pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
+      bytes i kind b = BU.unsafeUseAsCStringLen b $ \(p, len) ->
+        put i (fromIntegral (ptrToWordPtr p)) (fromIntegral len) kind
+      fill i
+        | i > n = return ()
+        | otherwise = do
+            case IM.lookup i vals of
+              Nothing -> put i 0 0 kindNull
+              Just v -> case v of
+                VInteger x -> put i (fromIntegral x) 0 kindInteger
+                VFloat d -> put i (castDoubleToWord64 d) 0 kindFloat
+                VNull -> put i 0 0 kindNull
+                VText b -> bytes i kindText b
+                VBlob b -> bytes i kindBlob b
+            fill (i + 1)
+  fill 1
+  pokeParams (castPtr front) cells nullPtr n nullPtr 0 paramsAddresses
+  rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr front)
+  -- The bytes the cells point to belong to the values in the map.
+  IO (\s -> (# touch# vals s, () #))
+  return rc
+  where
+    hdr = (paramsSize + 15) `quot` 16 * 16
 
 maxSnapBuf, cellBudget :: Int
 maxSnapBuf = 16 * 1024 * 1024

@@ -36,6 +36,7 @@ module Database.SQLBatch.Raw.Extra
   , c_sqlbatch_conn_checkpoint
   , c_sqlbatch_conn_status
   , c_sqlbatch_conn_txn_state
+  , c_sqlbatch_conn_encoding
   , c_sqlbatch_conn_readonly
   , c_sqlbatch_conn_filename
     -- * Hooks and tracing
@@ -227,6 +228,11 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_status"
 -- | @sqlbatch_conn_txn_state@ (unsafe: reads the state).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_txn_state"
   c_sqlbatch_conn_txn_state :: Ptr CConn -> CString -> CSize -> Ptr Int32 -> IO Int32
+
+-- | @sqlbatch_conn_encoding@ (safe: it runs @PRAGMA encoding@, which may read the schema
+-- and call a hook, the authorizer or the trace).
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_encoding"
+  c_sqlbatch_conn_encoding :: Ptr CConn -> Ptr Int32 -> IO Int32
 
 -- | @sqlbatch_conn_readonly@ (unsafe: reads a flag).
 foreign import capi unsafe "hs_sqlbatch.h sqlbatch_conn_readonly"
