@@ -51,6 +51,7 @@ module Database.SQLBatch
     Connection (..)
   , open
   , openWith
+  , openUntrusted
   , D.OpenFlag (..)
   , close
   , withConnection
@@ -157,6 +158,7 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
+import Database.SQLBatch.Internal.Rows (tablesIn)
 import Database.SQLBatch.Internal.Core (Database (..), interruptDatabase, rawDatabase, throwAfter, withDb, withDbAhead,
                                         withDbQuick)
 import qualified Database.SQLBatch.Internal.Core as C
@@ -191,6 +193,13 @@ open path = openConnection (T.pack path) []
 -- | Opens a database with explicit flags (e.g. @['D.OpenReadOnly']@, @['D.OpenUri']@).
 openWith :: String -> [D.OpenFlag] -> IO Connection
 openWith path = openConnection (T.pack path)
+
+-- | Opens a database file that may come from anyone (a download, a user's document):
+-- @'openWith' path ['D.OpenUntrusted']@. SQLite's defenses for untrusted databases are on
+-- for the connection's life, and the whole file is checked first: a damaged one fails here
+-- with 'ErrorCorrupt' (the check's first finding as the details) or 'ErrorNotADatabase'.
+openUntrusted :: String -> IO Connection
+openUntrusted path = openWith path [D.OpenUntrusted]
 
 -- | Closes a connection, waiting for a call running on it to finish. Statements still open
 -- on it stop working ('ErrorClosed'). Closing twice is harmless.
@@ -457,10 +466,25 @@ runOnce ctx st vs =
 execute :: ToRow q => Connection -> Query -> q -> IO ()
 execute conn q params = do
   let vs = toRow params
-  done <- executeOnce "execute" conn q vs
-  unless done $ withPrepared conn q $ \st -> do
-    checkPositional st vs
-    runOnce (contextOf "execute" q) st vs
+  if not (null (tablesIn vs)) then executeTables conn q vs else do
+    done <- executeOnce "execute" conn q vs
+    unless done $ withPrepared conn q $ \st -> do
+      checkPositional st vs
+      runOnce (contextOf "execute" q) st vs
+
+-- | 'execute' with table values ("Database.SQLBatch.VTab"), which the library binds one
+-- by one: the statement is prepared, bound and run to its end (rows discarded).
+executeTables :: Connection -> Query -> [SQLData] -> IO ()
+executeTables conn q vs = withPrepared conn q $ \st -> do
+  checkPositional st vs
+  bindValues st vs
+  runToEnd st
+
+-- | Runs a bound statement to its end, discarding its rows.
+runToEnd :: Statement -> IO ()
+runToEnd st = foldStatementWith skipRow st () (\_ _ -> return ())
+  where
+    skipRow = numFieldsRemaining >>= \n -> mapM_ (const (fieldWith (const (Ok ())))) [1 .. n]
 
 -- | Runs one statement without binding parameters: a parameter in it is NULL (as in
 -- sqlite-simple).
@@ -496,7 +520,9 @@ executeOnce what conn q vs
 executeNamed :: Connection -> Query -> [NamedParam] -> IO ()
 executeNamed conn q params = withPrepared conn q $ \st -> do
   vs <- namedPositional st params
-  runOnce (contextOf "executeNamed" q) st vs
+  if null (tablesIn vs) then runOnce (contextOf "executeNamed" q) st vs else do
+    bindValues st vs
+    runToEnd st
 
 -- | Runs a whole script (any number of statements, e.g. a schema or a dump) in one call.
 -- On failure, the statements before the failing one stay run (wrap the script in

@@ -297,6 +297,11 @@ data SQLOpenFlag
   | SQLOpenExResCode
     -- ^ the connection reports extended result codes ('ErrorConstraintUnique', not
     -- 'ErrorConstraint')
+  | SQLOpenUntrusted
+    -- ^ sqlbatch's own (not direct-sqlite's): the file may come from anyone; SQLite's
+    -- defenses for untrusted databases are on and the whole file is checked first, so that
+    -- a damaged one fails the open with 'ErrorCorrupt' or 'ErrorNotADatabase' (see
+    -- "Database.SQLBatch.Direct"'s @OpenUntrusted@)
   deriving (Eq, Show)
 
 -- | The VFS of 'open2'. sqlbatch opens with SQLite's default VFS (@unix@): 'SQLVFSDefault'
@@ -377,6 +382,7 @@ open2 path flags vfs = do
       SQLOpenPrivateCache -> 0x00040000
       SQLOpenNoFollow -> 0x01000000
       SQLOpenExResCode -> 0x02000000
+      SQLOpenUntrusted -> 0x20000000
       _ -> 0
 
 -- | <https://www.sqlite.org/c3ref/close.html>. Throws 'ErrorBusy' while statements of the

@@ -163,6 +163,7 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.Internal.Core hiding (Statement, cancelAhead, setStatementFetchAhead, statementMayNameParams,
                                                statementParamCount, statementParamNames, throwSQL)
 import qualified Database.SQLBatch.Internal.Core as C
+import Database.SQLBatch.Internal.Rows (bindTables, tablesIn, withoutTables)
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw
@@ -468,7 +469,10 @@ bindValues st vs = bindRaw st (contextOf "bind" (stmtQuery st)) vs []
 -- the values take at most 'unsafeBindBytes' bytes, else a safe one. The values are kept,
 -- lazily, for direct-sqlite's per-parameter binds.
 bindRaw :: Statement -> Text -> [SQLData] -> [SQLData] -> IO ()
-bindRaw (Statement st) ctx vs names =
+bindRaw (Statement st) ctx vs0 names
+  | not (null tables) && not (null names) = throwIO (SQLError ErrorMisuse sqlbatchEInvalidArgument
+      "a table value (Database.SQLBatch.VTab) is bound by position, not by name" ctx Nothing Nothing Nothing Nothing)
+  | otherwise =
   withParamsRoom paramsRoom vs names $ \front cells nameCells dat len -> do
    let pp = castPtr front
    pokeParams pp cells nameCells (length vs) dat len 0
@@ -476,21 +480,30 @@ bindRaw (Statement st) ctx vs names =
       h <- statementHandle st
       if h == nullPtr then return (Left (finalizedErr ctx)) else do
         run <- readIORef (stRun st)
-        rc <- if not (running run) && len <= unsafeBindBytes
+        rc0 <- if not (running run) && len <= unsafeBindBytes
           then c_sqlbatch_stmt_bind_unsafe h pp
           else c_sqlbatch_stmt_bind h pp
         writeIORef (stRun st) Ready
-        if rc /= sqlbatchOk then Left <$> D.errorFrom (rawDatabase db) rc ctx else do
+        -- Table values: NULL in the bind above, then each its own (the statement is reset).
+        trc <- if rc0 /= sqlbatchOk || null tables then return (Right ()) else bindTables h True tables
+        let rc = either fst (const rc0) trc
+        if rc /= sqlbatchOk then case trc of
+          Left (_, Just msg) -> return (Left (SQLError (decodeError rc) rc (T.pack msg) ctx
+                                               Nothing Nothing Nothing Nothing))
+          _ -> Left <$> D.errorFrom (rawDatabase db) rc ctx
+        else do
           known <- if null names then return (Just [1 ..]) else do
             ps <- readIORef (stParams st)
             return $ fmap (\ns -> [i | n <- names, i <- indexOf ns n]) ps
           writeIORef (stBinds st) $! case known of
-            Just is -> Binds (IM.fromList (zip is (map toValue vs))) False
+            Just is -> Binds (IM.fromList (zip is (map toValue vs0))) False
             Nothing -> Binds IM.empty False
           return (Right ())
    either throwAfter return r
   where
     db = stDb st
+    tables = tablesIn vs0
+    vs = if null tables then vs0 else withoutTables vs0
     indexOf ns (SQLText n) = [i | (i, Just (Utf8 b)) <- zip [1 ..] ns, TE.decodeUtf8With TE.lenientDecode b == n]
     indexOf _ _ = []
 

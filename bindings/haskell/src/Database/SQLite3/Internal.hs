@@ -182,7 +182,7 @@ openWith (Utf8 path) flags = do
   where
     extended = flags .&. openExResCode /= 0
     accepted = openReadOnly .|. openReadWrite .|. openCreate .|. openUri .|. openMemory
-      .|. openFullMutex .|. openSharedCache .|. openPrivateCache .|. openNoFollow
+      .|. openFullMutex .|. openSharedCache .|. openPrivateCache .|. openNoFollow .|. openUntrusted
 
 -- | @SQLITE_OPEN_EXRESCODE@, @SQLITE_OPEN_SHAREDCACHE@, @SQLITE_OPEN_PRIVATECACHE@.
 openExResCode, openSharedCacheBit, openPrivateCacheBit :: Int

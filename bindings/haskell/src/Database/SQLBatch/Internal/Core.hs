@@ -165,6 +165,7 @@ import qualified System.Mem.Weak as Weak
 import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error
+import Database.SQLBatch.Internal.Rows (bindTables, tableOfBlob)
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Extra (rtsCapabilities)
@@ -1343,12 +1344,29 @@ sendPending :: Statement -> Ptr CStmt -> IO Int32
 sendPending st h = do
   binds0@(Binds vals _) <- readIORef (stBinds st)
   n <- statementParamCount st
-  rc <- sendBinds h n vals
+  -- Table values ("Database.SQLBatch.Internal.Rows") go after the other values, each by
+  -- its own bind (NULL in its place until then).
+  let tables = IM.foldrWithKey (\i v acc -> case v of
+        VBlob b | Just t <- tableOfBlob b -> (i, t) : acc
+        _ -> acc) [] vals
+  rc0 <- sendBinds h n (if null tables then vals else withoutTableValues vals)
+  rc <- if rc0 /= sqlbatchOk || null tables then return rc0 else do
+    r <- bindTables h True tables
+    case r of
+      Right () -> return sqlbatchOk
+      Left (code, Nothing) -> return code
+      Left (code, Just msg) -> code <$ ownFailureMsg (stDb st) code (TE.encodeUtf8 (T.pack msg))
   -- Sent: clean, unless a bind without the lock ('recordBind') came meanwhile, which then
   -- stays for the next run.
   when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds0 (Binds vals False)
   return rc
 {-# NOINLINE sendPending #-}
+
+-- | The values with each table value replaced by NULL.
+withoutTableValues :: IM.IntMap Value -> IM.IntMap Value
+withoutTableValues = IM.map (\v -> case v of
+  VBlob b | Just _ <- tableOfBlob b -> VNull
+  _ -> v)
 
 -- | The error of a call on a finalized statement ("Database.SQLBatch"'s face).
 finalizedError :: Text -> SQLError
