@@ -45,6 +45,8 @@ import SimpleUpstream (simpleUpstreamTests)
 import Mixing (mixingTests)
 import VTabTests (vtabTests)
 import Untrusted (untrustedTests)
+import Properties (properties)
+import Soak (soak)
 import Foreign.Ptr (castPtr, nullPtr)
 import GHC.Float (castDoubleToWord64, castWord64ToDouble)
 import Numeric (readHex)
@@ -53,12 +55,21 @@ import Foreign.Marshal.Alloc (allocaBytes)
 
 main :: IO ()
 main = do
+  -- SQLBATCH_SOAK=SECONDS runs the soak test alone (make soak).
+  soakFor <- lookupEnv "SQLBATCH_SOAK"
+  case soakFor of
+    Just secs -> soak (read secs) >>= \ok -> unless ok exitFailure
+    Nothing -> suite
+
+suite :: IO ()
+suite = do
   (c, _) <- performTest start (problem "ERROR") (problem "FAIL") () tests
   putStrLn (showCounts c)
   props <- aheadProperties
   putStrLn "property: mayNameParams finds every byte that may start a named or numbered parameter"
   named <- Q.isSuccess <$> Q.quickCheckWithResult Q.stdArgs { Q.maxSuccess = 2000 } propMayName
-  when (errors c + failures c > 0 || not props || not named) exitFailure
+  more <- properties
+  when (errors c + failures c > 0 || not props || not named || not more) exitFailure
   where
     name st = intercalate " / " [l | Label l <- reverse (path st)]
     start st () = putStrLn ("test: " ++ name st)
