@@ -19,6 +19,7 @@ import Test.HUnit
 
 import Database.SQLBatch
 import Database.SQLBatch.Function (createFunction)
+import qualified Database.SQLite3 as S3
 
 -- | The 'SQLError' the action throws (fails if it throws none).
 sqlErrorOf :: IO a -> IO SQLError
@@ -67,6 +68,29 @@ untrustedTests = TestList
         case r of
           Left (e2 :: SQLError) -> assertBool (show e2) (sqlError e2 `elem` [ErrorCorrupt, ErrorNotADatabase])
           Right rows -> assertBool ("the damaged table read whole: " ++ show rows) (rows /= [(2000, 2000 * 100 * 3)])
+  , "direct-sqlite's open2 with SQLOpenUntrusted, and openUntrusted, refuse the damaged file too" ~:
+      withPath "damaged2" $ \p -> do
+        makeDatabase p
+        damage p (2 * 4096) (B.replicate 64 0xff)
+        r <- try (S3.open2 (T.pack p) [S3.SQLOpenReadWrite, S3.SQLOpenUntrusted] S3.SQLVFSDefault)
+        case r of
+          Left (e :: S3.SQLError) -> S3.sqlError e @?= S3.ErrorCorrupt
+          Right db -> S3.close db >> assertFailure "open2 SQLOpenUntrusted opened a damaged file"
+        e <- sqlErrorOf (openUntrusted p)
+        sqlError e @?= ErrorCorrupt
+        -- and a sound file opens through both
+        withPath "sound2" $ \q -> do
+          makeDatabase q
+          db <- S3.open2 (T.pack q) [S3.SQLOpenReadWrite, S3.SQLOpenUntrusted] S3.SQLVFSDefault
+          st <- S3.prepare db "SELECT count(*) FROM t"
+          _ <- S3.step st
+          S3.columnInt64 st 0 >>= (@?= 2000)
+          S3.finalize st
+          S3.close db
+          c <- openUntrusted q
+          [Only n] <- query_ c "SELECT count(*) FROM t" :: IO [Only Int]
+          n @?= 2000
+          close c
   , "a file that is not a database fails an untrusted open with ErrorNotADatabase" ~:
       withPath "notadb" $ \p -> do
         B.writeFile p (B.concat (replicate 50 "not a database at all "))

@@ -5,7 +5,7 @@
 -- kind of value, tables larger than a batch, planning, errors and exceptions in every
 -- callback, cursors abandoned in the middle of a scan, interrupts, re-entry, writable
 -- tables, both faces.
-module VTabTests (vtabTests, tableValueTests) where
+module VTabTests (vtabTests) where
 
 import Control.Concurrent
 import Control.Exception
@@ -148,6 +148,7 @@ vtabTests = TestList
   , TestLabel "Lifetimes" lifetimeTests
   , TestLabel "TableFunctions" tableFunctionTests
   , TestLabel "Writable" writableTests
+  , TestLabel "TableValues" tableValueTests
   ]
 
 moduleTests :: Test

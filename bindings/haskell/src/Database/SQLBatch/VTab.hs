@@ -1218,8 +1218,8 @@ genSource g = Source $ \w -> do
 
 -- | Registers a table-valued function: @name(arg1, arg2, ...)@ reads as a table whose
 -- columns are @columns@ (SQL column definitions: @[\"k INTEGER\", \"w INTEGER\"]@) and
--- whose rows are the list the function makes of its arguments' values (@args@ names them;
--- an argument the query leaves out is NULL). The list is consumed lazily, a batch at a
+-- whose rows are the list the function makes of its arguments' values (@args@ names them:
+-- the hidden columns a query may also filter on; an argument the query leaves out is NULL). The list is consumed lazily, a batch at a
 -- time, so it may be long or infinite (with a @LIMIT@); an exception thrown while it is
 -- made or read ends the statement with its text. An eponymous-only module named @name@
 -- (see 'createModule').
@@ -1244,7 +1244,8 @@ tableFunctionModule columns args start = (newModule connect open' filt fill)
   where
     nCols = length columns
     nArgs = length args
-    schema = "CREATE TABLE x(" <> T.intercalate ", " (columns ++ map (<> " HIDDEN") args) <> ")"
+    schema = "CREATE TABLE x(" <> T.intercalate ", " (columns ++ map hidden args) <> ")"
+    hidden a = "\"" <> T.replace "\"" "\"\"" a <> "\" HIDDEN"
     connect _ = return (schema, ())
     open' _ = newIORef noRows
     -- Argument j is the EQ constraint on hidden column nCols + j; the plan's number has bit
