@@ -234,6 +234,7 @@ data ModuleKind
 -- | The options of 'createModule'.
 data ModuleOptions = ModuleOptions
   { moduleKind :: ModuleKind
+    -- ^ Tables made by @CREATE VIRTUAL TABLE@, the eponymous table, or both.
   , moduleBatchRows :: Int
     -- ^ How many rows a fill is asked for at most (0: the library's 256).
   }
@@ -249,6 +250,7 @@ data Connect = Connect
     -- ^ True when @CREATE VIRTUAL TABLE@ makes the table; False when an existing one is
     -- connected again (the database was reopened) and for an eponymous table.
   , connectModule :: Text
+    -- ^ The module's name.
   , connectDatabase :: Text
     -- ^ @main@, @temp@ or an attached database's name.
   , connectTable :: Text
@@ -261,19 +263,19 @@ data Connect = Connect
 -- | A constraint's operator (SQLite's @SQLITE_INDEX_CONSTRAINT_*@).
 data IndexOp
   = OpEQ  -- ^ @=@; an @IN (...)@ too ('constraintInList')
-  | OpGT
-  | OpLE
-  | OpLT
-  | OpGE
-  | OpMatch
-  | OpLike
-  | OpGlob
-  | OpRegexp
-  | OpNE
-  | OpIsNot
-  | OpIsNotNull
-  | OpIsNull
-  | OpIs
+  | OpGT  -- ^ @>@
+  | OpLE  -- ^ @<=@
+  | OpLT  -- ^ @<@
+  | OpGE  -- ^ @>=@
+  | OpMatch  -- ^ @MATCH@
+  | OpLike  -- ^ @LIKE@
+  | OpGlob  -- ^ @GLOB@
+  | OpRegexp  -- ^ @REGEXP@
+  | OpNE  -- ^ @!=@ or @<>@
+  | OpIsNot  -- ^ @IS NOT@
+  | OpIsNotNull  -- ^ @IS NOT NULL@
+  | OpIsNull  -- ^ @IS NULL@
+  | OpIs  -- ^ @IS@
   | OpLimit   -- ^ the query's @LIMIT@ ('constraintColumn' -1)
   | OpOffset  -- ^ the query's @OFFSET@ ('constraintColumn' -1)
   | OpOther Word8  -- ^ an operator this binding does not name (a function's)
@@ -284,6 +286,7 @@ data IndexConstraint = IndexConstraint
   { constraintColumn :: Int
     -- ^ The column (from 0, hidden ones counted); -1 for the rowid, LIMIT and OFFSET.
   , constraintOp :: IndexOp
+    -- ^ Its operator.
   , constraintUsable :: Bool
     -- ^ Whether this plan can use it (False: its value comes from a table later in the
     -- join order SQLite is costing).
@@ -297,14 +300,16 @@ data IndexConstraint = IndexConstraint
 -- | One @ORDER BY@ term.
 data OrderTerm = OrderTerm
   { orderColumn :: Int  -- ^ from 0; -1 for the rowid
-  , orderDesc :: Bool
+  , orderDesc :: Bool  -- ^ descending
   }
   deriving (Eq, Show)
 
 -- | A planning call: the query's constraints and order on the table.
 data IndexInfo = IndexInfo
   { indexConstraints :: [IndexConstraint]
+    -- ^ The constraints on the table, in SQLite's order (what 'planUses' counts in).
   , indexOrderBy :: [OrderTerm]
+    -- ^ The @ORDER BY@ terms.
   , indexColumnsUsed :: Word64
     -- ^ Bit @i@ set when the query reads column @i@ (bit 63 for column 63 and up).
   }
@@ -336,6 +341,7 @@ data IndexPlan = IndexPlan
   , planEstimatedCost :: Double
     -- ^ Compared between plans; a disk page read is 1.
   , planEstimatedRows :: Int64
+    -- ^ The rows the plan gives, as estimated.
   }
   deriving (Eq, Show)
 
@@ -363,6 +369,7 @@ data FilterArgs = FilterArgs
 -- | One argument of 'moduleFilter'.
 data FilterArg
   = ArgValue SQLData
+    -- ^ A constraint's value.
   | ArgList [SQLData]
     -- ^ A whole IN list ('useWholeList'), in no particular order, possibly with duplicates.
   deriving (Eq, Show)

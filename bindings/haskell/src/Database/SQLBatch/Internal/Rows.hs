@@ -140,7 +140,26 @@ tableValueOfWidth w rs = tableFromValues (Just w) (map toRow rs)
 
 -- | A table of one column: one row per element.
 tableColumn :: ToField a => [a] -> TableValue
-tableColumn xs = tableFromValues (Just 1) (map (\x -> [toField x]) xs)
+tableColumn xs = encodeColumn (map toField xs)
+{-# INLINE tableColumn #-}
+
+-- | 'tableColumn' of the values: one pass to size them, one to lay them out.
+encodeColumn :: [SQLData] -> TableValue
+encodeColumn vs = unsafeDupablePerformIO $ do
+  let sizes !n !b [] = (n, b)
+      sizes n b (v : rest) = sizes (n + 1) (b + bytesOf v) rest
+      (rows, bound) = sizes (0 :: Int) (0 :: Int) vs
+      start = tableHeaderSize + rows * valueSize
+  TableValue <$> allocate (start + bound) (\p -> do
+    let dat = p `plusPtr` start
+        go !_ !off [] = return off
+        go cell off (v : rest) = do
+          off' <- putValue cell dat off v
+          go (cell `plusPtr` valueSize) off' rest
+    dlen <- go (p `plusPtr` tableHeaderSize) 0 vs
+    header p rows 1 dlen
+    return (start + dlen))
+{-# NOINLINE encodeColumn #-}
 
 -- | A table of these rows of values, of the given width (or the first row's, or 1).
 tableFromValues :: Maybe Int -> [[SQLData]] -> TableValue
@@ -162,15 +181,19 @@ survey w rows
   | otherwise = go 0 0 rows
   where
     go !n !b [] = Right (n, b)
-    go n b (r : rest) =
-      let k = length r
-      in if k /= w
-           then Left ("row " ++ show n ++ " has " ++ show k ++ " value(s), the table " ++ show w)
-           else go (n + 1) (b + sum (map bytesOf r)) rest
-    bytesOf v = case v of
-      SQLText t -> utf8Bound t
-      SQLBlob x -> B.length x
-      _ -> 0
+    go n b (r : rest) = row 0 b r
+      where
+        row !k !b' [] | k /= w = Left ("row " ++ show n ++ " has " ++ show k ++ " value(s), the table " ++ show w)
+                      | otherwise = go (n + 1) b' rest
+        row k b' (v : vs) = row (k + 1) (b' + bytesOf v) vs
+
+-- | The most bytes a value's TEXT or BLOB takes in a layout.
+bytesOf :: SQLData -> Int
+bytesOf v = case v of
+  SQLText t -> utf8Bound t
+  SQLBlob x -> B.length x
+  _ -> 0
+{-# INLINE bytesOf #-}
 
 -- | The header's size: the cells start there.
 tableHeaderSize :: Int
@@ -239,12 +262,12 @@ encode w n bound rows = do
       start = tableHeaderSize + cellBytes
   TableValue <$> allocate (start + bound) (\p -> do
     let dat = p `plusPtr` start
-        goRows _ !off [] = return off
-        goRows !cell !off (r : rest) = goVals cell off r >>= \(c', o') -> goRows c' o' rest
-        goVals !cell !off [] = return (cell, off)
-        goVals cell off (v : vs) = do
+        goRows !_ !off [] = return off
+        goRows cell off (r : rest) = goVals cell off r rest
+        goVals !cell !off [] rest = goRows cell off rest
+        goVals cell off (v : vs) rest = do
           off' <- putValue cell dat off v
-          goVals (cell `plusPtr` valueSize) off' vs
+          goVals (cell `plusPtr` valueSize) off' vs rest
     dlen <- goRows (p `plusPtr` tableHeaderSize) 0 rows
     header p n w dlen
     return (start + dlen))
