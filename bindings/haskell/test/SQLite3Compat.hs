@@ -4,7 +4,7 @@
 -- and its Haddocks state it: what a program written against direct-sqlite 2.3.29 and its
 -- master branch sees with this package in its build-depends. Written against
 -- "Database.SQLite3", "Database.SQLite3.Direct" and "Database.SQLite3.Bindings.Types" only.
-module SQLite3Compat (compatTests) where
+module SQLite3Compat (compatTests, directSqliteNames) where
 
 import Control.Concurrent (forkIO, newChan, readChan, threadDelay, writeChan)
 import Control.Exception
@@ -21,8 +21,12 @@ import System.Timeout (timeout)
 import Test.HUnit
 
 import Database.SQLite3
+import qualified Database.SQLite3 as S3
 import qualified Database.SQLite3.Bindings.Types as BT
 import qualified Database.SQLite3.Direct as Direct
+import Foreign.C.Types (CInt)
+import Foreign.Ptr (Ptr)
+import Data.Text (Text)
 
 withDb :: (Database -> IO a) -> IO a
 withDb = bracket (open ":memory:") (\db -> try (close db) :: IO (Either SQLError ()))
@@ -55,6 +59,206 @@ failsWithUserError act = do
 data Boom = Boom deriving (Show)
 
 instance Exception Boom
+
+-- | Every name direct-sqlite 2.3.29 exports from "Database.SQLite3",
+-- "Database.SQLite3.Direct" and "Database.SQLite3.Bindings.Types" (its Hackage index), each
+-- at the type it has there: this module compiles only if each exists here with that type
+-- (the README's table of names says where a name differs, and why). Types and classes are
+-- named in the signatures; data constructors are applied or matched.
+directSqliteNames :: [()]
+directSqliteNames =
+  -- Database.SQLite3: connections, statements, binds and columns
+  [ name (S3.open :: Text -> IO Database)
+  , name (S3.open2 :: Text -> [SQLOpenFlag] -> SQLVFS -> IO Database)
+  , name (S3.close :: Database -> IO ())
+  , name (S3.withDatabase :: Text -> (Database -> IO ()) -> IO ())
+  , name (S3.exec :: Database -> Text -> IO ())
+  , name (S3.execPrint :: Database -> Text -> IO ())
+  , name (S3.execWithCallback :: Database -> Text -> S3.ExecCallback -> IO ())
+  , name ((\_ _ _ -> return ()) :: ColumnCount -> [Text] -> [Maybe Text] -> IO ()) `seq` name (undefined :: S3.ExecCallback)
+  , name (S3.prepare :: Database -> Text -> IO Statement)
+  , name (S3.prepareUtf8 :: Database -> Direct.Utf8 -> IO Statement)
+  , name (S3.step :: Statement -> IO StepResult)
+  , name (S3.stepNoCB :: Statement -> IO StepResult)
+  , name (S3.reset :: Statement -> IO ())
+  , name (S3.finalize :: Statement -> IO ())
+  , name (S3.withStatement :: Database -> Text -> (Statement -> IO ()) -> IO ())
+  , name (S3.clearBindings :: Statement -> IO ())
+  , name (S3.bindParameterCount :: Statement -> IO ParamIndex)
+  , name (S3.bindParameterName :: Statement -> ParamIndex -> IO (Maybe Text))
+  , name (S3.columnCount :: Statement -> IO ColumnCount)
+  , name (S3.columnName :: Statement -> ColumnIndex -> IO (Maybe Text))
+  , name (S3.bindSQLData :: Statement -> ParamIndex -> SQLData -> IO ())
+  , name (S3.bind :: Statement -> [SQLData] -> IO ())
+  , name (S3.bindNamed :: Statement -> [(Text, SQLData)] -> IO ())
+  , name (S3.bindInt :: Statement -> ParamIndex -> Int -> IO ())
+  , name (S3.bindInt64 :: Statement -> ParamIndex -> Int64 -> IO ())
+  , name (S3.bindDouble :: Statement -> ParamIndex -> Double -> IO ())
+  , name (S3.bindText :: Statement -> ParamIndex -> Text -> IO ())
+  , name (S3.bindBlob :: Statement -> ParamIndex -> B.ByteString -> IO ())
+  , name (S3.bindZeroBlob :: Statement -> ParamIndex -> Int -> IO ())
+  , name (S3.bindNull :: Statement -> ParamIndex -> IO ())
+  , name (S3.column :: Statement -> ColumnIndex -> IO SQLData)
+  , name (S3.columns :: Statement -> IO [SQLData])
+  , name (S3.typedColumns :: Statement -> [Maybe ColumnType] -> IO [SQLData])
+  , name (S3.columnType :: Statement -> ColumnIndex -> IO ColumnType)
+  , name (S3.columnInt64 :: Statement -> ColumnIndex -> IO Int64)
+  , name (S3.columnDouble :: Statement -> ColumnIndex -> IO Double)
+  , name (S3.columnText :: Statement -> ColumnIndex -> IO Text)
+  , name (S3.columnBlob :: Statement -> ColumnIndex -> IO B.ByteString)
+  , name (S3.lastInsertRowId :: Database -> IO Int64)
+  , name (S3.changes :: Database -> IO Int)
+    -- Database.SQLite3: functions, collations, interrupts, blobs, backups
+  , name (S3.createFunction :: Database -> Text -> Maybe ArgCount -> Bool -> (FuncContext -> FuncArgs -> IO ()) -> IO ())
+  , name (S3.createAggregate :: Database -> Text -> Maybe ArgCount -> Int -> (FuncContext -> FuncArgs -> Int -> IO Int)
+                                -> (FuncContext -> Int -> IO ()) -> IO ())
+  , name (S3.deleteFunction :: Database -> Text -> Maybe ArgCount -> IO ())
+  , name (S3.funcArgCount :: FuncArgs -> ArgCount)
+  , name (S3.funcArgType :: FuncArgs -> ArgIndex -> IO ColumnType)
+  , name (S3.funcArgInt64 :: FuncArgs -> ArgIndex -> IO Int64)
+  , name (S3.funcArgDouble :: FuncArgs -> ArgIndex -> IO Double)
+  , name (S3.funcArgText :: FuncArgs -> ArgIndex -> IO Text)
+  , name (S3.funcArgBlob :: FuncArgs -> ArgIndex -> IO B.ByteString)
+  , name (S3.funcResultSQLData :: FuncContext -> SQLData -> IO ())
+  , name (S3.funcResultInt64 :: FuncContext -> Int64 -> IO ())
+  , name (S3.funcResultDouble :: FuncContext -> Double -> IO ())
+  , name (S3.funcResultText :: FuncContext -> Text -> IO ())
+  , name (S3.funcResultBlob :: FuncContext -> B.ByteString -> IO ())
+  , name (S3.funcResultZeroBlob :: FuncContext -> Int -> IO ())
+  , name (S3.funcResultNull :: FuncContext -> IO ())
+  , name (S3.getFuncContextDatabase :: FuncContext -> IO Database)
+  , name (S3.createCollation :: Database -> Text -> (Text -> Text -> Ordering) -> IO ())
+  , name (S3.deleteCollation :: Database -> Text -> IO ())
+  , name (S3.interrupt :: Database -> IO ())
+  , name (S3.interruptibly :: Database -> IO () -> IO ())
+  , name (S3.blobOpen :: Database -> Text -> Text -> Text -> Int64 -> Bool -> IO Blob)
+  , name (S3.blobClose :: Blob -> IO ())
+  , name (S3.blobReopen :: Blob -> Int64 -> IO ())
+  , name (S3.blobBytes :: Blob -> IO Int)
+  , name (S3.blobRead :: Blob -> Int -> Int -> IO B.ByteString)
+  , name (S3.blobReadBuf :: Blob -> Ptr () -> Int -> Int -> IO ())
+  , name (S3.blobWrite :: Blob -> B.ByteString -> Int -> IO ())
+  , name (S3.backupInit :: Database -> Text -> Database -> Text -> IO Backup)
+  , name (S3.backupFinish :: Backup -> IO ())
+  , name (S3.backupStep :: Backup -> Int -> IO BackupStepResult)
+  , name (S3.backupRemaining :: Backup -> IO Int)
+  , name (S3.backupPagecount :: Backup -> IO Int)
+    -- Database.SQLite3: the types' constructors and fields
+  , name [S3.SQLInteger 1, S3.SQLFloat 1, S3.SQLText "", S3.SQLBlob B.empty, S3.SQLNull]
+  , name [ S3.SQLOpenReadOnly, S3.SQLOpenReadWrite, S3.SQLOpenCreate, S3.SQLOpenDeleteOnClose
+         , S3.SQLOpenExclusive, S3.SQLOpenAutoProxy, S3.SQLOpenURI, S3.SQLOpenMemory
+         , S3.SQLOpenMainDB, S3.SQLOpenTempDB, S3.SQLOpenTransientDB, S3.SQLOpenMainJournal
+         , S3.SQLOpenTempJournal, S3.SQLOpenSubJournal, S3.SQLOpenMasterJournal, S3.SQLOpenNoMutex
+         , S3.SQLOpenFullMutex, S3.SQLOpenSharedCache, S3.SQLOpenPrivateCache, S3.SQLOpenWAL
+         , S3.SQLOpenNoFollow, S3.SQLOpenExResCode ]
+  , name [ S3.SQLVFSDefault, S3.SQLVFSUnix, S3.SQLVFSUnixDotFile, S3.SQLVFSUnixExcl
+         , S3.SQLVFSUnixNone, S3.SQLVFSUnixNamedSem, S3.SQLVFSCustom "" ]
+  , name (S3.SQLError :: Error -> Text -> Text -> SQLError)
+  , name (S3.sqlError :: SQLError -> Error, S3.sqlErrorDetails :: SQLError -> Text, S3.sqlErrorContext :: SQLError -> Text)
+  , name [S3.IntegerColumn, S3.FloatColumn, S3.TextColumn, S3.BlobColumn, S3.NullColumn]
+  , name [S3.Row, S3.Done]
+  , name [S3.BackupOK, S3.BackupDone]
+  , name (S3.ParamIndex :: Int -> ParamIndex, S3.ColumnIndex :: Int -> ColumnIndex, S3.ArgCount :: Int -> ArgCount)
+  , name (0 :: S3.ColumnCount, 0 :: S3.ArgIndex)
+  , name [ S3.ErrorOK, S3.ErrorError, S3.ErrorInternal, S3.ErrorPermission, S3.ErrorAbort, S3.ErrorBusy
+         , S3.ErrorLocked, S3.ErrorNoMemory, S3.ErrorReadOnly, S3.ErrorInterrupt, S3.ErrorIO
+         , S3.ErrorCorrupt, S3.ErrorNotFound, S3.ErrorFull, S3.ErrorCan'tOpen, S3.ErrorProtocol
+         , S3.ErrorEmpty, S3.ErrorSchema, S3.ErrorTooBig, S3.ErrorConstraint, S3.ErrorMismatch
+         , S3.ErrorMisuse, S3.ErrorNoLargeFileSupport, S3.ErrorAuthorization, S3.ErrorFormat
+         , S3.ErrorRange, S3.ErrorNotADatabase, S3.ErrorNotice, S3.ErrorWarning, S3.ErrorRow
+         , S3.ErrorDone ]
+    -- Database.SQLite3.Direct
+  , name (Direct.open :: Direct.Utf8 -> IO (Either (Error, Direct.Utf8) Database))
+  , name (Direct.open2 :: Direct.Utf8 -> Int -> Maybe Direct.Utf8 -> IO (Either (Error, Direct.Utf8) Database))
+  , name (Direct.close :: Database -> IO (Either Error ()))
+  , name (Direct.errcode :: Database -> IO Error)
+  , name (Direct.extendedErrcode :: Database -> IO Error)
+  , name (Direct.errmsg :: Database -> IO Direct.Utf8)
+  , name (Direct.setExtendedResultCodes :: Database -> Bool -> IO (Either Error ()))
+  , name (Direct.setTrace :: Database -> Maybe (Direct.Utf8 -> IO ()) -> IO ())
+  , name (Direct.getAutoCommit :: Database -> IO Bool)
+  , name (Direct.setSharedCacheEnabled :: Bool -> IO (Either Error ()))
+  , name (Direct.exec :: Database -> Direct.Utf8 -> IO (Either (Error, Direct.Utf8) ()))
+  , name (Direct.execWithCallback :: Database -> Direct.Utf8 -> Direct.ExecCallback -> IO (Either (Error, Direct.Utf8) ()))
+  , name ((\_ _ _ -> return ()) :: Direct.ExecCallback) `seq` name ((\_ _ _ -> return ()) :: ColumnCount -> [Direct.Utf8] -> [Maybe Direct.Utf8] -> IO ())
+  , name (Direct.prepare :: Database -> Direct.Utf8 -> IO (Either Error (Maybe Statement)))
+  , name (Direct.getStatementDatabase :: Statement -> IO Database)
+  , name (Direct.step :: Statement -> IO (Either Error StepResult))
+  , name (Direct.stepNoCB :: Statement -> IO (Either Error StepResult))
+  , name (Direct.reset :: Statement -> IO (Either Error ()))
+  , name (Direct.finalize :: Statement -> IO (Either Error ()))
+  , name (Direct.clearBindings :: Statement -> IO ())
+  , name (Direct.statementSql :: Statement -> IO (Maybe Direct.Utf8))
+  , name (Direct.bindParameterCount :: Statement -> IO ParamIndex)
+  , name (Direct.bindParameterName :: Statement -> ParamIndex -> IO (Maybe Direct.Utf8))
+  , name (Direct.bindParameterIndex :: Statement -> Direct.Utf8 -> IO (Maybe ParamIndex))
+  , name (Direct.columnCount :: Statement -> IO ColumnCount)
+  , name (Direct.columnName :: Statement -> ColumnIndex -> IO (Maybe Direct.Utf8))
+  , name (Direct.bindInt64 :: Statement -> ParamIndex -> Int64 -> IO (Either Error ()))
+  , name (Direct.bindDouble :: Statement -> ParamIndex -> Double -> IO (Either Error ()))
+  , name (Direct.bindText :: Statement -> ParamIndex -> Direct.Utf8 -> IO (Either Error ()))
+  , name (Direct.bindBlob :: Statement -> ParamIndex -> B.ByteString -> IO (Either Error ()))
+  , name (Direct.bindZeroBlob :: Statement -> ParamIndex -> Int -> IO (Either Error ()))
+  , name (Direct.bindNull :: Statement -> ParamIndex -> IO (Either Error ()))
+  , name (Direct.columnType :: Statement -> ColumnIndex -> IO ColumnType)
+  , name (Direct.columnInt64 :: Statement -> ColumnIndex -> IO Int64)
+  , name (Direct.columnDouble :: Statement -> ColumnIndex -> IO Double)
+  , name (Direct.columnText :: Statement -> ColumnIndex -> IO Direct.Utf8)
+  , name (Direct.columnBlob :: Statement -> ColumnIndex -> IO B.ByteString)
+  , name (Direct.setLoadExtensionEnabled :: Database -> Bool -> IO (Either Error ()))
+  , name (Direct.lastInsertRowId :: Database -> IO Int64)
+  , name (Direct.changes :: Database -> IO Int)
+  , name (Direct.totalChanges :: Database -> IO Int)
+  , name (Direct.createFunction :: Database -> Direct.Utf8 -> Maybe ArgCount -> Bool -> (FuncContext -> FuncArgs -> IO ())
+                                   -> IO (Either Error ()))
+  , name (Direct.createAggregate :: Database -> Direct.Utf8 -> Maybe ArgCount -> Int
+                                    -> (FuncContext -> FuncArgs -> Int -> IO Int) -> (FuncContext -> Int -> IO ())
+                                    -> IO (Either Error ()))
+  , name (Direct.deleteFunction :: Database -> Direct.Utf8 -> Maybe ArgCount -> IO (Either Error ()))
+  , name (Direct.funcArgCount :: FuncArgs -> ArgCount)
+  , name (Direct.funcArgType :: FuncArgs -> ArgIndex -> IO ColumnType)
+  , name (Direct.funcArgInt64 :: FuncArgs -> ArgIndex -> IO Int64)
+  , name (Direct.funcArgDouble :: FuncArgs -> ArgIndex -> IO Double)
+  , name (Direct.funcArgText :: FuncArgs -> ArgIndex -> IO Direct.Utf8)
+  , name (Direct.funcArgBlob :: FuncArgs -> ArgIndex -> IO B.ByteString)
+  , name (Direct.funcResultInt64 :: FuncContext -> Int64 -> IO ())
+  , name (Direct.funcResultDouble :: FuncContext -> Double -> IO ())
+  , name (Direct.funcResultText :: FuncContext -> Direct.Utf8 -> IO ())
+  , name (Direct.funcResultBlob :: FuncContext -> B.ByteString -> IO ())
+  , name (Direct.funcResultZeroBlob :: FuncContext -> Int -> IO ())
+  , name (Direct.funcResultNull :: FuncContext -> IO ())
+  , name (Direct.getFuncContextDatabase :: FuncContext -> IO Database)
+  , name (Direct.createCollation :: Database -> Direct.Utf8 -> (Direct.Utf8 -> Direct.Utf8 -> Ordering) -> IO (Either Error ()))
+  , name (Direct.deleteCollation :: Database -> Direct.Utf8 -> IO (Either Error ()))
+  , name (Direct.interrupt :: Database -> IO ())
+  , name (Direct.blobOpen :: Database -> Direct.Utf8 -> Direct.Utf8 -> Direct.Utf8 -> Int64 -> Bool -> IO (Either Error Blob))
+  , name (Direct.blobClose :: Blob -> IO (Either Error ()))
+  , name (Direct.blobReopen :: Blob -> Int64 -> IO (Either Error ()))
+  , name (Direct.blobBytes :: Blob -> IO Int)
+  , name (Direct.blobRead :: Blob -> Int -> Int -> IO (Either Error B.ByteString))
+  , name (Direct.blobReadBuf :: Blob -> Ptr () -> Int -> Int -> IO (Either Error ()))
+  , name (Direct.blobWrite :: Blob -> B.ByteString -> Int -> IO (Either Error ()))
+  , name (Direct.backupInit :: Database -> Direct.Utf8 -> Database -> Direct.Utf8 -> IO (Either Error Backup))
+  , name (Direct.backupFinish :: Backup -> IO (Either Error ()))
+  , name (Direct.backupStep :: Backup -> Int -> IO (Either Error BackupStepResult))
+  , name (Direct.backupRemaining :: Backup -> IO Int)
+  , name (Direct.backupPagecount :: Backup -> IO Int)
+  , name (Direct.Utf8 :: B.ByteString -> Direct.Utf8)
+  , name (undefined :: (Direct.Database, Direct.Statement, Direct.FuncContext, Direct.FuncArgs, Direct.Blob, Direct.Backup))
+    -- Database.SQLite3.Bindings.Types
+  , name (undefined :: (Ptr BT.CDatabase, Ptr BT.CStatement, Ptr BT.CValue, Ptr BT.CContext, Ptr BT.CBlob, Ptr BT.CBackup))
+  , name (BT.CError :: CInt -> BT.CError, BT.decodeError :: BT.CError -> Error, BT.encodeError :: Error -> BT.CError)
+  , name (BT.CColumnType :: CInt -> BT.CColumnType, BT.decodeColumnType :: BT.CColumnType -> ColumnType
+         , BT.encodeColumnType :: ColumnType -> BT.CColumnType)
+  , name (BT.CParamIndex :: CInt -> BT.CParamIndex, BT.CColumnIndex :: CInt -> BT.CColumnIndex, 0 :: BT.CColumnCount)
+  , name (BT.CNumBytes :: CInt -> BT.CNumBytes, BT.c_SQLITE_STATIC :: Ptr BT.CDestructor
+         , BT.c_SQLITE_TRANSIENT :: Ptr BT.CDestructor, BT.c_SQLITE_UTF8 :: CInt)
+  , name (BT.CArgCount :: CInt -> BT.CArgCount, BT.c_SQLITE_DETERMINISTIC :: CInt)
+  , name (BT.toFFI :: ParamIndex -> BT.CParamIndex, BT.fromFFI :: BT.CParamIndex -> ParamIndex)
+  ]
+  where
+    name :: a -> ()
+    name x = x `seq` ()
 
 compatTests :: Test
 compatTests = TestList

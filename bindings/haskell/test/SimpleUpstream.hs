@@ -9,7 +9,7 @@
 -- after the upstream test (@File/testName@) whose documented behaviour it checks, with the
 -- upstream expectations (values, exceptions and their exact fields). Where this package
 -- differs on purpose, the test says so and checks this package's answer.
-module SimpleUpstream (simpleUpstreamTests) where
+module SimpleUpstream (simpleUpstreamTests, sqliteSimpleNames) where
 
 import Control.Applicative ((<|>))
 import Control.Concurrent.Chan (newChan, readChan, writeChan)
@@ -34,6 +34,21 @@ import Database.SQLite.Simple.QQ (sql)
 import Database.SQLite.Simple.ToField
 import Database.SQLite.Simple.Types (Null (..))
 import qualified Database.SQLite3 as Base
+import qualified Data.ByteString.Builder as BB
+import Data.IORef (IORef)
+import Data.Time (TimeOfDay, TimeZone)
+import qualified Database.SQLite.Simple as S
+import qualified Database.SQLite.Simple.FromField as SFF
+import qualified Database.SQLite.Simple.FromRow as SFR
+import qualified Database.SQLite.Simple.Function as SF
+import qualified Database.SQLite.Simple.Internal as SI
+import qualified Database.SQLite.Simple.Ok as SO
+import qualified Database.SQLite.Simple.QQ as SQ
+import qualified Database.SQLite.Simple.Time as ST
+import qualified Database.SQLite.Simple.Time.Implementation as STI
+import qualified Database.SQLite.Simple.ToField as STF
+import qualified Database.SQLite.Simple.ToRow as STR
+import qualified Database.SQLite.Simple.Types as STy
 
 -- | One upstream test: a fresh in-memory connection each.
 upstream :: String -> (Connection -> Assertion) -> Test
@@ -54,6 +69,115 @@ throwsA act = do
   case r of
     Left (e :: e) -> length (show e) `seq` return e
     Right _ -> assertFailure "expected an exception, nothing was thrown" >> undefined
+
+-- | Every name sqlite-simple 0.4.19 and its master branch export from
+-- @Database.SQLite.Simple*@ (Hackage's index, and master's export lists), each at the type
+-- it has there: this module compiles only if each exists here with that type (the README's
+-- table of names says where one differs, and why). Classes and types are named in the
+-- signatures; data constructors and fields are applied.
+sqliteSimpleNames :: [()]
+sqliteSimpleNames =
+  -- Database.SQLite.Simple: types and their constructors and fields
+  [ name (S.Query :: T.Text -> S.Query, S.fromQuery :: S.Query -> T.Text)
+  , name (S.Connection :: Base.Database -> IORef Word64 -> S.Connection)
+  , name (S.connectionHandle :: S.Connection -> Base.Database, S.connectionTempNameCounter :: S.Connection -> IORef Word64)
+  , name (S.toRow :: (Int, Int) -> [S.SQLData], S.fromRow :: SFR.RowParser (Int, Int))
+  , name (S.Only :: Int -> S.Only Int, S.fromOnly :: S.Only Int -> Int)
+  , name ((S.:.) :: S.Only Int -> S.Only Int -> S.Only Int S.:. S.Only Int)
+  , name [S.SQLInteger 1, S.SQLFloat 1, S.SQLText "", S.SQLBlob B.empty, S.SQLNull]
+  , name (S.Statement :: Base.Statement -> S.Statement, S.unStatement :: S.Statement -> Base.Statement)
+  , name (S.ColumnIndex :: Base.ColumnIndex -> S.ColumnIndex)
+  , name ((S.:=) :: T.Text -> Int -> S.NamedParam)
+    -- connections
+  , name (S.open :: String -> IO S.Connection)
+  , name (S.close :: S.Connection -> IO ())
+  , name (S.withConnection :: String -> (S.Connection -> IO ()) -> IO ())
+  , name (S.setTrace :: S.Connection -> Maybe (T.Text -> IO ()) -> IO ())
+    -- queries that return results
+  , name (S.query :: S.Connection -> S.Query -> S.Only Int -> IO [S.Only Int])
+  , name (S.query_ :: S.Connection -> S.Query -> IO [S.Only Int])
+  , name (S.queryWith :: SFR.RowParser Int -> S.Connection -> S.Query -> S.Only Int -> IO [Int])
+  , name (S.queryWith_ :: SFR.RowParser Int -> S.Connection -> S.Query -> IO [Int])
+  , name (S.queryNamed :: S.Connection -> S.Query -> [S.NamedParam] -> IO [S.Only Int])
+  , name (S.queryNamedWith :: SFR.RowParser Int -> S.Connection -> S.Query -> [S.NamedParam] -> IO [Int])
+  , name (S.lastInsertRowId :: S.Connection -> IO Int64)
+  , name (S.changes :: S.Connection -> IO Int)
+  , name (S.totalChanges :: S.Connection -> IO Int)
+    -- queries that stream results
+  , name (S.fold :: S.Connection -> S.Query -> S.Only Int -> Int -> (Int -> S.Only Int -> IO Int) -> IO Int)
+  , name (S.fold_ :: S.Connection -> S.Query -> Int -> (Int -> S.Only Int -> IO Int) -> IO Int)
+  , name (S.foldNamed :: S.Connection -> S.Query -> [S.NamedParam] -> Int -> (Int -> S.Only Int -> IO Int) -> IO Int)
+  , name (S.foldWith :: SFR.RowParser Int -> S.Connection -> S.Query -> S.Only Int -> Int -> (Int -> Int -> IO Int) -> IO Int)
+  , name (S.foldWith_ :: SFR.RowParser Int -> S.Connection -> S.Query -> Int -> (Int -> Int -> IO Int) -> IO Int)
+  , name (S.foldNamedWith :: SFR.RowParser Int -> S.Connection -> S.Query -> [S.NamedParam] -> Int -> (Int -> Int -> IO Int)
+                             -> IO Int)
+    -- statements that do not return results
+  , name (S.execute :: S.Connection -> S.Query -> S.Only Int -> IO ())
+  , name (S.execute_ :: S.Connection -> S.Query -> IO ())
+  , name (S.executeMany :: S.Connection -> S.Query -> [S.Only Int] -> IO ())
+  , name (S.executeNamed :: S.Connection -> S.Query -> [S.NamedParam] -> IO ())
+  , name (S.field :: SFR.RowParser Int)
+    -- transactions
+  , name (S.withTransaction :: S.Connection -> IO () -> IO ())
+  , name (S.withImmediateTransaction :: S.Connection -> IO () -> IO ())
+  , name (S.withExclusiveTransaction :: S.Connection -> IO () -> IO ())
+  , name (S.withSavepoint :: S.Connection -> IO () -> IO ())
+    -- prepared statements
+  , name (S.openStatement :: S.Connection -> S.Query -> IO S.Statement)
+  , name (S.closeStatement :: S.Statement -> IO ())
+  , name (S.withStatement :: S.Connection -> S.Query -> (S.Statement -> IO ()) -> IO ())
+  , name (S.bind :: S.Statement -> S.Only Int -> IO ())
+  , name (S.bindNamed :: S.Statement -> [S.NamedParam] -> IO ())
+  , name (S.reset :: S.Statement -> IO ())
+  , name (S.columnName :: S.Statement -> S.ColumnIndex -> IO T.Text)
+  , name (S.columnCount :: S.Statement -> IO S.ColumnIndex)
+  , name (S.withBind :: S.Statement -> S.Only Int -> IO () -> IO ())
+  , name (S.nextRow :: S.Statement -> IO (Maybe (S.Only Int)))
+    -- exceptions
+  , name (S.FormatError :: String -> S.Query -> [String] -> S.FormatError)
+  , name (S.fmtMessage :: S.FormatError -> String, S.fmtQuery :: S.FormatError -> S.Query, S.fmtParams :: S.FormatError -> [String])
+  , name (S.Incompatible :: String -> String -> String -> S.ResultError, S.UnexpectedNull :: String -> String -> String -> S.ResultError
+         , S.ConversionFailed :: String -> String -> String -> S.ResultError)
+  , name (S.errSQLType :: S.ResultError -> String, S.errHaskellType :: S.ResultError -> String, S.errMessage :: S.ResultError -> String)
+  , name (S.SQLError :: S.Error -> T.Text -> T.Text -> S.SQLError)
+  , name (S.sqlError :: S.SQLError -> S.Error, S.sqlErrorDetails :: S.SQLError -> T.Text, S.sqlErrorContext :: S.SQLError -> T.Text)
+  , name (S.ErrorConstraint :: Base.Error)
+    -- Database.SQLite.Simple.FromField
+  , name (SFF.fromField :: SFF.FieldParser Int, (\_ -> SO.Ok 1) :: SFF.FieldParser Int, (\_ -> SO.Ok 1) :: SFF.Field -> SO.Ok Int)
+  , name (SFF.fieldData :: SFF.Field -> S.SQLData)
+  , name (SFF.returnError :: (String -> String -> String -> SFF.ResultError) -> SFF.Field -> String -> SO.Ok Int)
+    -- Database.SQLite.Simple.FromRow
+  , name (SFR.fieldWith :: SFF.FieldParser Int -> SFR.RowParser Int)
+  , name (SFR.numFieldsRemaining :: SFR.RowParser Int)
+  , name (SFR.returnRowError :: SFF.ResultError -> SFR.RowParser Int)
+  , name (SFR.field :: SFR.RowParser Int, SFR.fromRow :: SFR.RowParser (S.Only Int))
+    -- Database.SQLite.Simple.Function
+  , name (SF.createFunction :: S.Connection -> T.Text -> (Int64 -> Int64) -> IO (Either Base.Error ()))
+  , name (SF.deleteFunction :: S.Connection -> T.Text -> IO (Either Base.Error ()))
+    -- Database.SQLite.Simple.Internal
+  , name (SI.Connection :: Base.Database -> IORef Word64 -> SI.Connection)
+  , name (SI.ColumnOutOfBounds :: Int -> SI.ColumnOutOfBounds, SI.errorColumnIndex :: SI.ColumnOutOfBounds -> Int)
+  , name (SI.Field :: S.SQLData -> Int -> SI.Field, SI.result :: SI.Field -> S.SQLData, SI.column :: SI.Field -> Int)
+  , name (SI.gettypename :: S.SQLData -> B.ByteString)
+  , name (undefined :: SI.RowParser Int)
+    -- Database.SQLite.Simple.Ok
+  , name (SO.Ok 'a', SO.Errors [] :: SO.Ok Char, SO.ManyErrors :: [SomeException] -> SO.ManyErrors)
+    -- Database.SQLite.Simple.QQ
+  , name SQ.sql   -- a QuasiQuoter (used as [sql| ... |] in the tests above)
+    -- Database.SQLite.Simple.Time and .Time.Implementation
+  , name (ST.parseUTCTime :: T.Text -> Either String UTCTime, ST.parseDay :: T.Text -> Either String Day)
+  , name (ST.utcTimeToBuilder :: UTCTime -> BB.Builder, ST.dayToBuilder :: Day -> BB.Builder)
+  , name (ST.timeOfDayToBuilder :: TimeOfDay -> BB.Builder, ST.timeZoneToBuilder :: TimeZone -> BB.Builder)
+  , name (STI.parseUTCTime :: T.Text -> Either String UTCTime, STI.parseDay :: T.Text -> Either String Day)
+  , name (STI.utcTimeToBuilder :: UTCTime -> BB.Builder, STI.dayToBuilder :: Day -> BB.Builder)
+  , name (STI.timeOfDayToBuilder :: TimeOfDay -> BB.Builder, STI.timeZoneToBuilder :: TimeZone -> BB.Builder)
+    -- Database.SQLite.Simple.ToField, .ToRow and .Types
+  , name (STF.toField :: Int -> S.SQLData, STR.toRow :: S.Only Int -> [S.SQLData])
+  , name (STy.Null :: STy.Null, STy.Only 'a', STy.Query "", STy.Only 'a' STy.:. STy.Only 'b')
+  ]
+  where
+    name :: a -> ()
+    name x = x `seq` ()
 
 simpleUpstreamTests :: Test
 simpleUpstreamTests = TestList

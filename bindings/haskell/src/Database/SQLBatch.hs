@@ -178,6 +178,7 @@ import Foreign.Ptr (FunPtr, Ptr, castFunPtrToPtr, castPtr, castPtrToFunPtr, free
                     nullFunPtr, nullPtr, plusPtr)
 import System.IO (hPutStrLn, stderr)
 import Database.SQLBatch.Raw.Extra (c_sqlbatch_conn_trace, mkDestroy, mkTrace)
+import qualified Database.SQLite3.Bindings.Types as BT
 import Database.SQLBatch.ToField
 import Database.SQLBatch.ToRow
 import Database.SQLBatch.Types
@@ -972,21 +973,24 @@ foldStatement :: FromRow r => Statement -> a -> (a -> r -> IO a) -> IO a
 foldStatement st z f = foldStatementWith fromRow st z f
 {-# INLINE foldStatement #-}
 
--- | The index of a result column, from 0.
-newtype ColumnIndex = ColumnIndex Int
+-- | The index of a result column, from 0: sqlite-simple's, a wrapper of direct-sqlite's
+-- ("Database.SQLite3"'s 'BT.ColumnIndex', which programs mixing the two APIs unwrap and
+-- pass on).
+newtype ColumnIndex = ColumnIndex BT.ColumnIndex
   deriving (Eq, Ord, Show, Enum, Num, Real, Integral)
 
 -- | The name of a result column. Throws 'IndexOutOfBounds' for an index out of range.
 columnName :: Statement -> ColumnIndex -> IO T.Text
-columnName st (ColumnIndex n) = do
+columnName st (ColumnIndex c) = do
   ns <- columnNamesOf st
+  let n = fromIntegral c :: Int
   if n >= 0 && n < length ns
     then return (ns !! n)
     else throwIO (IndexOutOfBounds ("Column index " ++ show n ++ " out of bounds"))
 
 -- | The number of result columns.
 columnCount :: Statement -> IO ColumnIndex
-columnCount st = ColumnIndex . length <$> columnNamesOf st
+columnCount st = ColumnIndex . fromIntegral . length <$> columnNamesOf st
 
 -- | Extension: the names of all result columns.
 columnNames :: Statement -> IO [T.Text]
