@@ -1,8 +1,9 @@
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
--- | SQL functions whose callbacks run in GHC's non-threaded RTS (the test suites use
--- @-threaded@): a scalar function over 1,000 rows, an exception in a callback becoming an
--- SQL error that leaves the connection usable, and fetch-ahead and write-behind asked for
+-- | SQL functions and virtual tables whose callbacks run in GHC's non-threaded RTS (the test
+-- suites use @-threaded@): a scalar function over 1,000 rows, an exception in a callback
+-- becoming an SQL error that leaves the connection usable, a table-valued function over many
+-- batches and a list bound as one parameter, and fetch-ahead and write-behind asked for
 -- (which the library then runs synchronously). The test suite @test-nonthreaded@ (built
 -- without @-threaded@); exits non-zero on a wrong answer.
 module Main (main) where
@@ -14,6 +15,7 @@ import Data.List (isInfixOf)
 import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Function as F
+import qualified Database.SQLBatch.VTab as V
 import System.Exit (exitFailure)
 
 check :: String -> Bool -> IO ()
@@ -49,4 +51,24 @@ main = withConnection ":memory:" $ \c -> do
       setFetchAhead st True
       foldStatement st (0 :: Int) (\acc (Only (_ :: Int)) -> return $! acc + 1)
     check "setFetchAhead is a no-op" (n == 20000)
-  putStrLn "non-threaded RTS: SQL function callbacks work (fetch-ahead and write-behind asked for: synchronous)"
+  -- Virtual tables: a table-valued function read over many batches, an exception in its
+  -- fill, and a list bound as one parameter (also on the connection that asked for
+  -- fetch-ahead, where the fills then run on this thread too).
+  let upto conn = V.createTableFunction conn "upto" ["i INTEGER"] ["n"] $ \args -> return $ case args of
+        [SQLInteger m] -> map Only [1 .. m]
+        _ -> []
+  upto c
+  [Only u] <- query_ c "SELECT sum(i) FROM upto(5000)" :: IO [Only Int]
+  check ("sum(i) of upto(5000) = " ++ show u) (u == 12502500)
+  V.createTableFunction c "broken" ["i INTEGER"] [] $ \_ -> return (map Only [1, 2 :: Int] ++ error "broken list")
+  rb <- try (query_ c "SELECT sum(i) FROM broken" :: IO [Only Int])
+  case rb of
+    Left e -> check ("the fill's error names the exception: " ++ show e) ("broken list" `isInfixOf` show (e :: SomeException))
+    Right _ -> check "an exception in a fill must fail the query" False
+  [Only k] <- query c "SELECT count(*) FROM t WHERE x IN sqlbatch_rows(?)" (Only (V.InList [5, 10, 5000 :: Int])) :: IO [Only Int]
+  check ("an IN list bound as one parameter: " ++ show k) (k == 2)
+  withAheadConn $ \a -> do
+    upto a
+    s3 <- fold_ a "SELECT i FROM upto(20000)" (0 :: Int) (\acc (Only v) -> return $! acc + v)
+    check ("a table function with fetch-ahead asked for: " ++ show s3) (s3 == 200010000)
+  putStrLn "non-threaded RTS: SQL function and virtual table callbacks work (fetch-ahead and write-behind asked for: synchronous)"
