@@ -21,8 +21,9 @@
 --
 -- The eponymous @sqlbatch_rows@ has one column, @value@; a table of several columns is
 -- declared once per shape, per connection, and read as a table-valued function. Through
--- "Database.SQLBatch" every call that binds parameters takes them ('query', 'execute',
--- 'fold', their named forms, 'Database.SQLBatch.bind'); through "Database.SQLite3",
+-- "Database.SQLBatch" every call that binds parameters takes them
+-- ('Database.SQLBatch.query', 'Database.SQLBatch.execute', 'Database.SQLBatch.fold', their
+-- named forms, 'Database.SQLBatch.bind'); through "Database.SQLite3",
 -- 'Database.SQLite3.bindSQLData' of a 'toField' (or 'bindTable'). A bulk write
 -- ('Database.SQLBatch.executeMany') binds by row and does not take them.
 --
@@ -861,7 +862,7 @@ guarded db call act = do
     Left e -> Left <$> report call e
 
 -- | Gives the library an exception's text as the call's error; returns its code: an
--- 'SQLError''s SQLite code, else @SQLITE_ERROR@.
+-- 'SQLError' its SQLite code, else @SQLITE_ERROR@.
 report :: Ptr CVtabCall -> SomeException -> IO Int32
 report call e = do
   let (code, msg) = case fromException e of
