@@ -253,11 +253,14 @@ worker b p deadline w shared = do
         ok <- guardOp b onShared "write from a table function" (limitedWrite chaos d
                 (execute c "INSERT INTO log(w, s, i, n) SELECT w, s, i, n FROM rowsof(?, ?, ?)" (w, s, n)))
         when ok $ ack s n
-      loop = do
-        now <- getMonotonicTime
-        when (now < deadline) $ do
-          oneOp `catch` \Chaos -> count (bErrs b) "chaos between operations"
-          loop
+      -- Masked but for each operation, so that the chaos exception lands in one of them (or
+      -- in its handler's place) and never ends the worker.
+      loop restore = do
+        more <- restore (do
+                  now <- getMonotonicTime
+                  if now < deadline then True <$ oneOp else return False)
+                `catch` \Chaos -> True <$ count (bErrs b) "chaos between operations"
+        when more (loop restore)
       oneOp = do
           op <- next rng 100
           chaos <- next rng 5
@@ -330,7 +333,7 @@ worker b p deadline w shared = do
                      reset st
                      when (r == Nothing) $ throwIO (userError "kept statement: no row")) `finally` closeStatement st
               | otherwise -> when (shared == Nothing) dropOwn)
-  loop `finally` (dropOwn >> readIORef acks >>= \a ->
+  mask (\restore -> loop restore) `finally` (dropOwn >> readIORef acks >>= \a ->
     atomicModifyIORef' (bAcked b) (\m -> (M.insert w a m, ())))
   where
     limitedWrite chaos d act = if chaos == 0 then timeout d act >>= maybe (throwIO Timeout') return else act
