@@ -68,7 +68,10 @@ func Example_insertSelect() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	n, _ := res.RowsAffected()
+	n, err := res.RowsAffected()
+	if err != nil {
+		log.Fatal(err)
+	}
 	var avg float64
 	if err := db.QueryRow("SELECT avg(value) FROM reading WHERE sensor = 7").Scan(&avg); err != nil {
 		log.Fatal(err)
