@@ -113,6 +113,23 @@ fn an_empty_table_has_no_rows_and_a_large_one_streams() {
 }
 
 #[test]
+fn an_empty_table_reads_as_empty_whatever_width_it_was_bound_with() {
+    let c = Conn::memory();
+    c.exec("CREATE VIRTUAL TABLE temp.pair USING sqlbatch_rows(a, b); CREATE TABLE t(a, b)");
+    for width in [1, 2, 5] {
+        let s = c.prepare("INSERT INTO t SELECT * FROM pair(?)");
+        assert_eq!(bind_rows(&s, 1, &ints([]), width), SQLBATCH_OK);
+        let (rc, _) = s.fetch(10, usize::MAX);
+        assert_eq!(rc, SQLBATCH_DONE, "width {width}: {}", c.error().1);
+    }
+    assert_eq!(c.rows("SELECT count(*) FROM t"), vec![vec![Val::Int(0)]]);
+    // One row of the wrong width still fails.
+    let s = c.prepare("SELECT * FROM pair(?)");
+    assert_eq!(bind_rows(&s, 1, &ints(0..1), 1), SQLBATCH_OK);
+    assert_eq!(s.fetch(10, usize::MAX).0, sq::SQLITE_ERROR);
+}
+
+#[test]
 fn a_scan_without_a_bound_table_or_of_another_shape_fails_with_a_message() {
     let c = Conn::memory();
     c.exec("CREATE VIRTUAL TABLE temp.pair USING sqlbatch_rows(a, b)");

@@ -36,6 +36,21 @@ fn open_with(path: &str, flags: u32, key: &[u8], cipher: Option<&sqlbatch_cipher
     (rc, Conn(c), msg)
 }
 
+/// `sqlbatch_conn_rekey` of `schema` (None: main) on `c` to `key`: the status.
+fn rekey(c: *mut sqlbatch_conn, schema: Option<&str>, key: &[u8]) -> i32 {
+    let (name, len) = schema.map_or((ptr::null(), 0), |s| (s.as_ptr().cast(), s.len()));
+    unsafe { sqlbatch_conn_rekey(c, name, len, key.as_ptr().cast(), key.len()) }
+}
+
+/// `sqlbatch_conn_export` of main on `c` to a new file at `path`, encrypted with `key` (plain
+/// when empty: a NULL key) and the default settings: the status.
+fn export(c: *mut sqlbatch_conn, path: &str, key: &[u8]) -> i32 {
+    let k = if key.is_empty() { ptr::null() } else { key.as_ptr().cast() };
+    unsafe {
+        sqlbatch_conn_export(c, ptr::null(), 0, path.as_ptr().cast(), path.len(), k, key.len(), ptr::null())
+    }
+}
+
 #[cfg(not(feature = "encryption"))]
 #[test]
 fn a_build_without_encryption_says_so_and_opens_nothing() {
@@ -46,24 +61,10 @@ fn a_build_without_encryption_says_so_and_opens_nothing() {
     assert!(c.0.is_null());
     assert!(!std::path::Path::new(&path).exists(), "no file is created");
     let plain = Conn::open(&temp_path("plain.db"));
-    assert_eq!(
-        unsafe { sqlbatch_conn_rekey(plain.0, ptr::null(), 0, b"k".as_ptr().cast(), 1) },
-        SQLBATCH_E_UNSUPPORTED
-    );
+    assert_eq!(rekey(plain.0, None, b"k"), SQLBATCH_E_UNSUPPORTED);
     assert!(plain.error().1.contains("ENCRYPTION=1"), "{}", plain.error().1);
     let out = temp_path("none-copy.db");
-    let rc = unsafe {
-        sqlbatch_conn_export(
-            plain.0,
-            ptr::null(),
-            0,
-            out.as_ptr().cast(),
-            out.len(),
-            b"k".as_ptr().cast(),
-            1,
-            ptr::null(),
-        )
-    };
+    let rc = export(plain.0, &out, b"k");
     assert_eq!(rc, SQLBATCH_E_UNSUPPORTED);
     assert_eq!(
         unsafe { CStr::from_ptr(sqlbatch_code_name(SQLBATCH_E_UNSUPPORTED)) },
@@ -248,10 +249,7 @@ mod encrypted {
         let (rc, c, _) = open_with(&path, 0, SECRET, None);
         assert_eq!(rc, SQLBATCH_OK);
         let new = b"a new key";
-        assert_eq!(
-            unsafe { sqlbatch_conn_rekey(c.0, ptr::null(), 0, new.as_ptr().cast(), new.len()) },
-            SQLBATCH_OK
-        );
+        assert_eq!(rekey(c.0, None, new), SQLBATCH_OK);
         assert_eq!(marker_row(&c), vec![vec![t(MARKER)]]);
         drop(c);
         assert_eq!(open_with(&path, 0, SECRET, None).0, sq::SQLITE_NOTADB);
@@ -260,22 +258,13 @@ mod encrypted {
         assert_eq!(marker_row(&c), vec![vec![t(MARKER)]]);
         assert!(!file_contains(&path, MARKER));
         // Bad keys, unknown schema, NULL handle.
-        assert_eq!(
-            unsafe { sqlbatch_conn_rekey(c.0, ptr::null(), 0, b"".as_ptr().cast(), 0) },
-            SQLBATCH_E_INVALID_ARGUMENT
-        );
-        assert_eq!(
-            unsafe { sqlbatch_conn_rekey(c.0, c"nope".as_ptr(), 4, b"k".as_ptr().cast(), 1) },
-            sq::SQLITE_ERROR
-        );
-        assert_eq!(
-            unsafe { sqlbatch_conn_rekey(ptr::null_mut(), ptr::null(), 0, b"k".as_ptr().cast(), 1) },
-            SQLBATCH_E_NULL_PARAMETER
-        );
+        assert_eq!(rekey(c.0, None, b""), SQLBATCH_E_INVALID_ARGUMENT);
+        assert_eq!(rekey(c.0, Some("nope"), b"k"), sq::SQLITE_ERROR);
+        assert_eq!(rekey(ptr::null_mut(), None, b"k"), SQLBATCH_E_NULL_PARAMETER);
         // A plain database: SQLCipher cannot encrypt in place.
         let plain = Conn::open(&temp_path("rekey-plain.db"));
         plain.exec("CREATE TABLE t(x)");
-        let rc = unsafe { sqlbatch_conn_rekey(plain.0, ptr::null(), 0, new.as_ptr().cast(), new.len()) };
+        let rc = rekey(plain.0, None, new);
         assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT);
         assert!(plain.error().1.contains("sqlbatch_conn_export"), "{}", plain.error().1);
     }
@@ -289,7 +278,7 @@ mod encrypted {
         let st = reader.prepare("SELECT s FROM t");
         let (rc, _) = st.fetch(1, 1 << 16);
         assert_eq!(rc, SQLBATCH_ROW, "the reader holds its read lock mid-result");
-        let rc = unsafe { sqlbatch_conn_rekey(writer.0, ptr::null(), 0, b"other".as_ptr().cast(), 5) };
+        let rc = rekey(writer.0, None, b"other");
         assert_eq!(rc & 0xff, sq::SQLITE_BUSY, "{}", writer.error().1);
         assert_eq!(marker_row(&writer), vec![vec![t(MARKER)]], "the writer still reads with the old key");
         drop(st);
@@ -310,18 +299,7 @@ mod encrypted {
              PRAGMA user_version = 7; PRAGMA application_id = 1234"
         ));
         let enc_path = temp_path("exp-enc.db");
-        let rc = unsafe {
-            sqlbatch_conn_export(
-                plain.0,
-                ptr::null(),
-                0,
-                enc_path.as_ptr().cast(),
-                enc_path.len(),
-                SECRET.as_ptr().cast(),
-                SECRET.len(),
-                ptr::null(),
-            )
-        };
+        let rc = export(plain.0, &enc_path, SECRET);
         assert_eq!(rc, SQLBATCH_OK, "{}", plain.error().1);
         assert!(!file_contains(&enc_path, MARKER));
         let (rc, enc, _) = open_with(&enc_path, 0, SECRET, None);
@@ -331,34 +309,12 @@ mod encrypted {
         assert_eq!(enc.rows("PRAGMA application_id"), vec![vec![Val::Int(1234)]]);
         // Back to plain: an empty key.
         let back = temp_path("exp-back.db");
-        let rc = unsafe {
-            sqlbatch_conn_export(
-                enc.0,
-                ptr::null(),
-                0,
-                back.as_ptr().cast(),
-                back.len(),
-                ptr::null(),
-                0,
-                ptr::null(),
-            )
-        };
+        let rc = export(enc.0, &back, b"");
         assert_eq!(rc, SQLBATCH_OK, "{}", enc.error().1);
         assert!(file_contains(&back, MARKER));
         assert_eq!(marker_row(&Conn::open(&back)), vec![vec![t(MARKER)]]);
         // The destination must be new; the attachment is gone on every path.
-        let rc = unsafe {
-            sqlbatch_conn_export(
-                enc.0,
-                ptr::null(),
-                0,
-                back.as_ptr().cast(),
-                back.len(),
-                ptr::null(),
-                0,
-                ptr::null(),
-            )
-        };
+        let rc = export(enc.0, &back, b"");
         assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT);
         assert_eq!(
             enc.rows("SELECT count(*) FROM pragma_database_list WHERE name = 'sqlbatch_export'"),
@@ -366,18 +322,7 @@ mod encrypted {
         );
         let bad = b"x'12'";
         let other = temp_path("exp-bad.db");
-        let rc = unsafe {
-            sqlbatch_conn_export(
-                enc.0,
-                ptr::null(),
-                0,
-                other.as_ptr().cast(),
-                other.len(),
-                bad.as_ptr().cast(),
-                bad.len(),
-                ptr::null(),
-            )
-        };
+        let rc = export(enc.0, &other, bad);
         assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT);
     }
 

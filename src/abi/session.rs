@@ -12,6 +12,7 @@ use crate::panic::{boundary, boundary_value};
 
 use crate::engine::cells::Cells;
 use crate::engine::conn::sqlbatch_conn;
+use crate::engine::run;
 use crate::engine::session::sqlbatch_changeset_fn;
 use crate::engine::session::sqlbatch_conflict_fn;
 use crate::engine::session::sqlbatch_session;
@@ -347,7 +348,7 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
         let own_savepoint = filter.is_some() && flags & SQLBATCH_APPLY_NOSAVEPOINT == 0;
         // SAFETY: `db` is open and used by this thread only.
         if own_savepoint {
-            unsafe { check(db, ffi::sqlite3_exec(db, c"SAVEPOINT sqlbatch_apply".as_ptr(), None, ptr::null_mut(), ptr::null_mut()))? };
+            unsafe { run::exec(db, c"SAVEPOINT sqlbatch_apply")? };
         }
         let p = &mut ctx as *mut Apply as *mut c_void;
         // SAFETY: `db` is open and used by this thread only; SQLite reads `n` bytes (it does
@@ -378,9 +379,9 @@ pub unsafe extern "C" fn sqlbatch_conn_apply_changeset(
                 c"ROLLBACK TO sqlbatch_apply; RELEASE sqlbatch_apply"
             };
             // SAFETY: as above. (If the RELEASE fails, the savepoint stays open: its error wins.)
-            let rc = unsafe { ffi::sqlite3_exec(db, end.as_ptr(), None, ptr::null_mut(), ptr::null_mut()) };
+            let ended = unsafe { run::exec(db, end) };
             if outcome.is_ok() {
-                unsafe { check(db, rc)? };
+                ended?;
             }
         }
         // SAFETY: as above.

@@ -16,6 +16,8 @@ use std::ptr;
 use libsqlite3_sys as ffi;
 
 use crate::codes::*;
+#[cfg(feature = "encryption")]
+use crate::engine::run;
 use crate::error::Error;
 
 /// The cipher settings of a key (`sqlbatch_conn_open_encrypted`, `sqlbatch_conn_export`):
@@ -168,22 +170,20 @@ unsafe fn has_file(db: *mut ffi::sqlite3, schema: &CStr) -> Result<(), Error> {
     Ok(())
 }
 
-/// Runs one statement of SQL (a pragma) on `db`.
+/// `sql` as a C string for SQLite (the SQL this module writes; a schema name may hold a NUL).
+#[cfg(feature = "encryption")]
+fn c_sql(sql: &str) -> Result<std::ffi::CString, Error> {
+    std::ffi::CString::new(sql).map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "NUL in SQL"))
+}
+
+/// Runs the SQL (a pragma) on `db`, discarding any rows.
 ///
 /// # Safety
 /// `db` is open and used by this thread only.
 #[cfg(feature = "encryption")]
 unsafe fn exec(db: *mut ffi::sqlite3, sql: &str) -> Result<(), Error> {
-    let sql =
-        std::ffi::CString::new(sql).map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "NUL in SQL"))?;
-    // SAFETY: the caller's contract; `sql` is NUL-terminated.
-    let rc = unsafe { ffi::sqlite3_exec(db, sql.as_ptr(), None, ptr::null_mut(), ptr::null_mut()) };
-    if rc == ffi::SQLITE_OK {
-        Ok(())
-    } else {
-        // SAFETY: as above.
-        Err(unsafe { Error::from_db(db, rc) })
-    }
+    // SAFETY: the caller's contract.
+    unsafe { run::exec(db, &c_sql(sql)?) }
 }
 
 /// `"schema"` quoted as an SQL identifier.
@@ -326,29 +326,15 @@ pub(crate) unsafe fn rekey(db: *mut ffi::sqlite3, schema: &CStr, key: &[u8]) -> 
     }
 }
 
-/// The integer a pragma returns.
+/// The integer a pragma such as `PRAGMA main.user_version` answers.
 ///
 /// # Safety
 /// `db` is open and used by this thread only.
 #[cfg(feature = "encryption")]
 unsafe fn int_pragma(db: *mut ffi::sqlite3, sql: &str) -> Result<i64, Error> {
-    let sql =
-        std::ffi::CString::new(sql).map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "NUL in SQL"))?;
-    // SAFETY: the caller's contract; the statement is finalized on every path.
-    unsafe {
-        let mut stmt = ptr::null_mut();
-        let rc = ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut());
-        if rc != ffi::SQLITE_OK {
-            return Err(Error::from_db(db, rc));
-        }
-        let rc = ffi::sqlite3_step(stmt);
-        let value = ffi::sqlite3_column_int64(stmt, 0);
-        let done = ffi::sqlite3_finalize(stmt);
-        match (rc, done) {
-            (ffi::SQLITE_ROW, ffi::SQLITE_OK) => Ok(value),
-            (ffi::SQLITE_ROW | ffi::SQLITE_DONE, rc) | (rc, _) => Err(Error::from_db(db, rc)),
-        }
-    }
+    // SAFETY: the caller's contract.
+    let value = unsafe { run::first_row(db, &c_sql(sql)?, |stmt| ffi::sqlite3_column_int64(stmt, 0)) }?;
+    value.ok_or_else(|| Error::new(ffi::SQLITE_ERROR, format!("{sql} gave no value")))
 }
 
 /// Whether `schema` has a key (SQLCipher's `PRAGMA cipher_provider` answers only then).
@@ -357,27 +343,10 @@ unsafe fn int_pragma(db: *mut ffi::sqlite3, sql: &str) -> Result<i64, Error> {
 /// `db` is open and used by this thread only.
 #[cfg(feature = "encryption")]
 unsafe fn keyed(db: *mut ffi::sqlite3, schema: &CStr) -> Result<bool, Error> {
-    let sql = std::ffi::CString::new(format!("PRAGMA {}.cipher_provider", ident(schema)))
-        .map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "schema contains a NUL byte"))?;
-    // SAFETY: the caller's contract; the statement is finalized on every path.
-    unsafe {
-        let mut stmt = ptr::null_mut();
-        let rc = ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut());
-        if rc != ffi::SQLITE_OK {
-            return Err(Error::from_db(db, rc));
-        }
-        let rc = ffi::sqlite3_step(stmt);
-        let has_row = rc == ffi::SQLITE_ROW && !ffi::sqlite3_column_text(stmt, 0).is_null();
-        let rc = if rc == ffi::SQLITE_ROW { ffi::SQLITE_OK } else { rc };
-        let rc2 = ffi::sqlite3_finalize(stmt);
-        if rc != ffi::SQLITE_OK && rc != ffi::SQLITE_DONE {
-            return Err(Error::from_db(db, rc));
-        }
-        if rc2 != ffi::SQLITE_OK {
-            return Err(Error::from_db(db, rc2));
-        }
-        Ok(has_row)
-    }
+    let sql = c_sql(&format!("PRAGMA {}.cipher_provider", ident(schema)))?;
+    // SAFETY: the caller's contract; the text is looked at while the statement is on its row.
+    let provider = unsafe { run::first_row(db, &sql, |stmt| run::text0(stmt).is_some()) }?;
+    Ok(provider == Some(true))
 }
 
 /// Writes the content of `schema` into a new database file at `path`, encrypted with `key`

@@ -5,6 +5,7 @@ use std::ffi::{c_int, CStr};
 
 use libsqlite3_sys as ffi;
 
+use crate::engine::run;
 use crate::error::Error;
 
 /// The `sqlite3_db_config` switches (on/off options) that `sqlbatch_conn_db_config` takes:
@@ -65,32 +66,13 @@ pub(crate) fn unknown_schema(name: Option<&CStr>) -> Error {
 /// # Safety
 /// `db` is open and used by this thread only.
 pub(crate) unsafe fn encoding(db: *mut ffi::sqlite3) -> Result<i32, Error> {
-    // SAFETY: the caller's contract; the statement is finalized on every path.
-    unsafe {
-        let mut stmt = std::ptr::null_mut();
-        let rc = ffi::sqlite3_prepare_v2(
-            db,
-            c"PRAGMA main.encoding".as_ptr(),
-            -1,
-            &mut stmt,
-            std::ptr::null_mut(),
-        );
-        if rc != ffi::SQLITE_OK {
-            return Err(Error::from_db(db, rc));
-        }
-        let rc = ffi::sqlite3_step(stmt);
-        let result = if rc == ffi::SQLITE_ROW {
-            let p = ffi::sqlite3_column_text(stmt, 0);
-            let name = if p.is_null() { &b""[..] } else { std::ffi::CStr::from_ptr(p.cast()).to_bytes() };
-            Ok(match name {
-                b"UTF-16le" => SQLBATCH_ENCODING_UTF16LE,
-                b"UTF-16be" => SQLBATCH_ENCODING_UTF16BE,
-                _ => SQLBATCH_ENCODING_UTF8,
-            })
-        } else {
-            Err(Error::from_db(db, rc))
-        };
-        ffi::sqlite3_finalize(stmt);
-        result
-    }
+    // SAFETY: the caller's contract; the text is read while the statement is on its row.
+    let name = unsafe {
+        run::first_row(db, c"PRAGMA main.encoding", |stmt| match run::text0(stmt).map(CStr::to_bytes) {
+            Some(b"UTF-16le") => SQLBATCH_ENCODING_UTF16LE,
+            Some(b"UTF-16be") => SQLBATCH_ENCODING_UTF16BE,
+            _ => SQLBATCH_ENCODING_UTF8,
+        })
+    }?;
+    Ok(name.unwrap_or(SQLBATCH_ENCODING_UTF8))
 }

@@ -5,7 +5,7 @@
 
 use std::alloc::Layout;
 use std::collections::HashSet;
-use std::ffi::{c_int, CStr, CString};
+use std::ffi::{c_int, CString};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -15,6 +15,7 @@ use libsqlite3_sys as ffi;
 
 use crate::codes::*;
 use crate::engine::cipher::{self, sqlbatch_cipher};
+use crate::engine::run;
 use crate::engine::state::FetchBuffers;
 use crate::engine::worker::Worker;
 use crate::error::{sqlbatch_error, Error, ErrorSink, LastError};
@@ -285,16 +286,7 @@ unsafe fn set_up(db: *mut ffi::sqlite3, flags: u32) -> Result<(), Error> {
                 return Err(Error::from_db(db, rc));
             }
         }
-        let rc = ffi::sqlite3_exec(
-            db,
-            c"PRAGMA cell_size_check=ON; PRAGMA mmap_size=0".as_ptr(),
-            None,
-            ptr::null_mut(),
-            ptr::null_mut(),
-        );
-        if rc != ffi::SQLITE_OK {
-            return Err(Error::from_db(db, rc));
-        }
+        run::exec(db, c"PRAGMA cell_size_check=ON; PRAGMA mmap_size=0")?;
         quick_check(db)
     }
 }
@@ -305,38 +297,24 @@ unsafe fn set_up(db: *mut ffi::sqlite3, flags: u32) -> Result<(), Error> {
 /// # Safety
 /// `db` is open and used by this thread only.
 unsafe fn quick_check(db: *mut ffi::sqlite3) -> Result<(), Error> {
-    // SAFETY: the caller's contract; the statement is finalized on every path.
-    unsafe {
-        let mut stmt = ptr::null_mut();
-        let rc =
-            ffi::sqlite3_prepare_v2(db, c"PRAGMA quick_check(1)".as_ptr(), -1, &mut stmt, ptr::null_mut());
-        if rc != ffi::SQLITE_OK {
-            return Err(Error::from_db(db, rc));
+    // SAFETY: the caller's contract; the text is copied while the statement is on its row.
+    let finding = unsafe {
+        run::first_row(db, c"PRAGMA quick_check(1)", |stmt| {
+            run::text0(stmt).map(|f| f.to_string_lossy().into_owned())
+        })
+    }?;
+    // A page the check could not read for lack of memory is reported as a finding
+    // ("unable to get the page. error code=7"), not as the pragma's error: that, or no
+    // text at all, is out of memory, not a damaged file.
+    let nomem = || Error::new(ffi::SQLITE_NOMEM, "out of memory checking the database file");
+    match finding {
+        Some(Some(f)) if f == "ok" => Ok(()),
+        Some(Some(f)) if f.contains("error code=7") || f.contains("error code=3082") => Err(nomem()),
+        Some(Some(f)) => {
+            Err(Error::new(ffi::SQLITE_CORRUPT, format!("the database failed PRAGMA quick_check: {f}")))
         }
-        let rc = ffi::sqlite3_step(stmt);
-        let finding = if rc == ffi::SQLITE_ROW {
-            let p = ffi::sqlite3_column_text(stmt, 0);
-            (!p.is_null()).then(|| CStr::from_ptr(p.cast()).to_string_lossy().into_owned())
-        } else {
-            None
-        };
-        // A page the check could not read for lack of memory is reported as a finding
-        // ("unable to get the page. error code=7"), not as the pragma's error: that, or no
-        // text at all, is out of memory, not a damaged file.
-        let nomem = || Error::new(ffi::SQLITE_NOMEM, "out of memory checking the database file");
-        let result = match (rc, finding) {
-            (ffi::SQLITE_ROW, Some(f)) if f == "ok" => Ok(()),
-            (ffi::SQLITE_ROW, None) => Err(nomem()),
-            (ffi::SQLITE_ROW, Some(f)) if f.contains("error code=7") || f.contains("error code=3082") => {
-                Err(nomem())
-            }
-            (ffi::SQLITE_ROW, Some(f)) => {
-                Err(Error::new(ffi::SQLITE_CORRUPT, format!("the database failed PRAGMA quick_check: {f}")))
-            }
-            (rc, _) => Err(Error::from_db(db, rc)),
-        };
-        ffi::sqlite3_finalize(stmt);
-        result
+        Some(None) => Err(nomem()),
+        None => Err(Error::new(ffi::SQLITE_ERROR, "PRAGMA quick_check gave no answer")),
     }
 }
 

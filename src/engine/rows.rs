@@ -266,7 +266,8 @@ unsafe extern "C" fn filter(
         let rows = unsafe { Arc::clone(&*p) };
         // SAFETY: as above.
         let declared = unsafe { (*c.base.pVtab.cast::<Table>()).n_cols };
-        if rows.n_cols != declared {
+        // No rows have no width to check: an empty list reads as empty from any table.
+        if rows.n_cols != declared && rows.n_rows() > 0 {
             let message = format!(
                 "sqlbatch_rows: the bound table has {} column(s), the virtual table declares {declared}",
                 rows.n_cols

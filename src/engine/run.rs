@@ -1,4 +1,8 @@
-//! Running a statement to completion, shared by script exec and bulk writes.
+//! Running statements: to completion (script exec, bulk writes), SQL whose rows nobody
+//! wants ([`exec`]), and the first row of a statement such as a pragma ([`first_row`]).
+
+use std::ffi::CStr;
+use std::ptr;
 
 use libsqlite3_sys as ffi;
 
@@ -79,5 +83,64 @@ pub(crate) unsafe fn step_to_done(db: *mut ffi::sqlite3, raw: *mut ffi::sqlite3_
             // SAFETY: as above.
             rc => return Err(unsafe { Error::from_db(db, rc) }),
         }
+    }
+}
+
+/// Runs the statements of `sql` to their end, discarding any rows (`sqlite3_exec`), with
+/// SQLite's error.
+///
+/// # Safety
+/// `db` is open and used by this thread only.
+pub(crate) unsafe fn exec(db: *mut ffi::sqlite3, sql: &CStr) -> Result<(), Error> {
+    // SAFETY: the caller's contract; `sql` is NUL-terminated.
+    let rc = unsafe { ffi::sqlite3_exec(db, sql.as_ptr(), None, ptr::null_mut(), ptr::null_mut()) };
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        // SAFETY: as above.
+        Err(unsafe { Error::from_db(db, rc) })
+    }
+}
+
+/// Prepares the one statement of `sql` (a pragma, typically), steps it once and gives the
+/// statement on its first row to `read`: `Ok(None)` when it gives no row, SQLite's error when
+/// it fails. The statement is finalized on every path, after `read` returns.
+///
+/// # Safety
+/// `db` is open and used by this thread only; `read` may read the row's columns only.
+pub(crate) unsafe fn first_row<T>(
+    db: *mut ffi::sqlite3,
+    sql: &CStr,
+    read: impl FnOnce(*mut ffi::sqlite3_stmt) -> T,
+) -> Result<Option<T>, Error> {
+    // SAFETY: the caller's contract; the statement is finalized on every path.
+    unsafe {
+        let mut stmt = ptr::null_mut();
+        let rc = ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut());
+        if rc != ffi::SQLITE_OK {
+            return Err(Error::from_db(db, rc));
+        }
+        let result = match ffi::sqlite3_step(stmt) {
+            ffi::SQLITE_ROW => Ok(Some(read(stmt))),
+            ffi::SQLITE_DONE => Ok(None),
+            rc => Err(Error::from_db(db, rc)),
+        };
+        let rc = ffi::sqlite3_finalize(stmt);
+        match result {
+            Ok(_) if rc != ffi::SQLITE_OK => Err(Error::from_db(db, rc)),
+            r => r,
+        }
+    }
+}
+
+/// The first column of the row `stmt` is on, as text; `None` for NULL (or no memory).
+///
+/// # Safety
+/// `stmt` is on a row; the text is valid until the statement moves or is finalized.
+pub(crate) unsafe fn text0<'a>(stmt: *mut ffi::sqlite3_stmt) -> Option<&'a CStr> {
+    // SAFETY: the caller's contract; SQLite's text is NUL-terminated.
+    unsafe {
+        let p = ffi::sqlite3_column_text(stmt, 0);
+        (!p.is_null()).then(|| CStr::from_ptr(p.cast()))
     }
 }
