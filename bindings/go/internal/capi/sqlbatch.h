@@ -905,7 +905,9 @@ int32_t sqlbatch_stmt_bind(struct sqlbatch_stmt *stmt,
  * declared once per shape, with the columns as its arguments (`CREATE VIRTUAL TABLE
  * temp.points USING sqlbatch_rows(id INTEGER, name TEXT)`), and read as a table-valued
  * function (`INSERT INTO t SELECT * FROM points(?)`). A scan fails with `SQLITE_ERROR` when
- * the parameter holds no bound table or one of another column count than the table's.
+ * the parameter holds no bound table, or one of another column count than the table's that
+ * has rows: a table of no rows reads as empty from any `sqlbatch_rows` table (so an empty
+ * list needs no width).
  *
  * Ownership: the values and their bytes are copied (once, into one allocation): `rows` and
  * what it points to may be freed as soon as this returns. The copy lives until the
