@@ -83,13 +83,14 @@ test-tsan:
 
 # The encrypted variant (ENCRYPTION=1): the whole Rust suite on SQLCipher's amalgamation
 # (tests/encryption.rs among them, with files read and written by Debian's sqlcipher shell),
-# then the C example and the Go binding's tests of keys, on build/lib-encrypted (the C example
-# without valgrind: each key derivation is 256,000 PBKDF2 rounds).
+# then the C example and the Go and Haskell bindings' tests of keys, on build/lib-encrypted
+# (the C example without valgrind: each key derivation is 256,000 PBKDF2 rounds).
 test-encryption:
 	$(MAKE) --no-print-directory lib ENCRYPTION=1
 	SQLBATCH_REQUIRE_SQLCIPHER_SHELL=1 $(CARGO) test --release --features encryption --target-dir target/encrypted
 	$(MAKE) -C bindings/c encrypted LIB=$(CURDIR)/build/lib-encrypted VALGRIND=
 	$(MAKE) -C bindings/go test-encryption
+	$(MAKE) -C bindings/haskell test-encryption
 
 test-c: lib
 	$(MAKE) -C tests/c test

@@ -45,6 +45,7 @@ import SimpleUpstream (simpleUpstreamTests)
 import Mixing (mixingTests)
 import VTabTests (vtabTests)
 import Untrusted (untrustedTests)
+import Encryption (encryptionTests)
 import Properties (properties)
 import Soak (soak)
 import Foreign.Ptr (castPtr, nullPtr)
@@ -111,6 +112,7 @@ tests = TestList
   , TestLabel "Untrusted" untrustedTests
   , TestLabel "Extensions" extensionTests
   , TestLabel "Ahead" aheadTests
+  , TestLabel "Encryption" encryptionTests
   ]
 
 withMem :: (Connection -> IO a) -> IO a

@@ -58,6 +58,15 @@ module Database.SQLBatch
   , interrupt
   , setBusyTimeout
   , setTrace
+    -- * Encryption
+    -- $encryption
+  , openEncrypted
+  , openEncryptedWith
+  , Cipher (..)
+  , defaultCipher
+  , rekey
+  , export
+  , cipherVersion
     -- * Fetch-ahead and write-behind
     -- $ahead
   , setFetchAhead
@@ -159,13 +168,13 @@ import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
 import Database.SQLBatch.Internal.Rows (tablesIn)
-import Database.SQLBatch.Internal.Core (Database (..), interruptDatabase, rawDatabase, throwAfter, withDb, withDbAhead,
+import Database.SQLBatch.Internal.Core (Database (..), cipherVersion, interruptDatabase, rawDatabase, throwAfter, withDb, withDbAhead,
                                         withDbQuick)
 import qualified Database.SQLBatch.Internal.Core as C
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
-import Database.SQLBatch.Raw.Types (ExecResult (..), pokeParams, TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
+import Database.SQLBatch.Raw.Types (Cipher (..), defaultCipher, ExecResult (..), pokeParams, TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
                                     sqlbatchOk, sqlbatchDone, sqlbatchRow, sqlbatchESkipped, sqlbatchEMultipleStatements,
                                     sqlbatchEParamCount, paramsSingle, valueSize,
                                     withCParams, writeResultSize)
@@ -221,6 +230,78 @@ interrupt = interruptDatabase . connectionHandle
 -- instead of failing at once with 'ErrorBusy'. 0 turns waiting off.
 setBusyTimeout :: Connection -> Int -> IO ()
 setBusyTimeout c ms = withConnDirect c "setBusyTimeout" $ \db -> D.setBusyTimeout db ms
+
+------------------------------------------------------------------------------------------
+-- Encryption
+
+-- $encryption
+-- With the encrypted build of the library (SQLCipher in place of SQLite: @make lib
+-- ENCRYPTION=1@, or the encrypted release; see the package's README), a database file can
+-- be encrypted at rest:
+--
+-- > conn <- openEncrypted "secrets.db" "correct horse battery staple" defaultCipher
+-- > execute_ conn "CREATE TABLE IF NOT EXISTS notes(body TEXT)"
+-- > close conn
+--
+-- Everything else works on such a connection as on any other. The file's bytes are
+-- encrypted page by page (its WAL too); SQLCipher writes files the
+-- @sqlcipher@ shell and the SQLCipher packages of other languages read with the same key and
+-- settings. In a build without encryption ('cipherVersion' is 'Nothing') 'openEncrypted',
+-- 'rekey' and 'export' throw 'SQLError' with 'ErrorUnsupported' and create no file.
+--
+-- __Keys.__ A key is a passphrase (any bytes; SQLCipher derives the key with
+-- PBKDF2-HMAC-SHA512, 256,000 iterations by default) or a raw key written @x\'…\'@ with 64
+-- hex digits (256 bits) or 96 (the key, then the file's 128-bit salt). The key's
+-- 'B.ByteString' is passed to the library where it lies, without a copy, and the library
+-- keeps none (SQLCipher keeps the key it derives, in memory it wipes when the connection
+-- closes): what stays in the program's memory is the caller's 'B.ByteString', the caller's to
+-- overwrite after the call if it wants to (with "Data.ByteString.Unsafe"'s
+-- @unsafeUseAsCStringLen@ and "Foreign.Marshal.Utils"'s @fillBytes@, on a 'B.ByteString' no
+-- other code shares). An empty key, a malformed raw key, a setting out of its range, and an
+-- in-memory or temporary database (no file to encrypt) fail with 'ErrorInvalidArgument'
+-- before anything is opened or written.
+
+-- | Opens (and creates if needed) a database file encrypted with the key (see
+-- \"Encryption\" above) and the cipher settings ('defaultCipher': SQLCipher 4's), for reading
+-- and writing. A new or empty file becomes an encrypted database; an existing one must have
+-- been written with this key and these settings. The file is read here, so a wrong key,
+-- wrong settings or a file that is no database fail here, with 'ErrorNotADatabase', not at
+-- the first query. Throws 'SQLError' ('ErrorUnsupported' in a build without encryption).
+openEncrypted :: String -> B.ByteString -> Cipher -> IO Connection
+openEncrypted path = openEncryptedWith path []
+
+-- | 'openEncrypted' with explicit flags, as 'openWith' (e.g. @['D.OpenReadOnly']@;
+-- 'D.OpenUntrusted' keys the file before its check reads it).
+openEncryptedWith :: String -> [D.OpenFlag] -> B.ByteString -> Cipher -> IO Connection
+openEncryptedWith path flags key cipher = openConnectionWith (Just (key, cipher)) (T.pack path) flags
+
+-- | Changes the key of the connection's encrypted database (its main database) to this one,
+-- rewriting every page in one transaction under an exclusive lock: 'ErrorBusy' while another
+-- connection reads the file, and then nothing has changed. Its cipher settings stay; a
+-- database in WAL mode must be switched to a rollback journal first (SQLCipher's rule). The
+-- key is passed as by 'openEncrypted' (not copied; the caller may overwrite it afterwards).
+--
+-- SQLCipher encrypts or decrypts no database in place: an empty key, or a connection to a
+-- plain database, is 'ErrorInvalidArgument'. To encrypt a plain database, or decrypt an
+-- encrypted one, 'export' it into a new file and put that in its place.
+rekey :: Connection -> B.ByteString -> IO ()
+rekey conn key = withConn conn "rekey" $ \c -> do
+  rc <- C.rekeyHandle c B.empty key
+  unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc "rekey"
+
+-- | Writes the whole content of the connection's main database (schema, rows, indexes,
+-- triggers, views, @user_version@ and @application_id@) into a new database file at the
+-- path, encrypted with the key and cipher settings, or plain for an empty key (SQLCipher's
+-- @sqlcipher_export@): how a plain database is encrypted, an encrypted one decrypted, or its
+-- settings changed (export, close, then put the copy in the file's place). The path must
+-- not exist, or be an empty file ('ErrorInvalidArgument'); a failure may leave a partial
+-- file there, which is the caller's to remove. The key is passed as by 'openEncrypted'.
+export :: Connection -> FilePath -> B.ByteString -> Cipher -> IO ()
+export conn path key cipher = withConn conn ctx $ \c -> do
+  rc <- C.exportHandle c B.empty (TE.encodeUtf8 (T.pack path)) key cipher
+  unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc ctx
+  where
+    ctx = "export " <> T.pack path
 
 ------------------------------------------------------------------------------------------
 -- Fetch-ahead and write-behind

@@ -25,6 +25,33 @@ module Database.SQLite3
   , open2
   , close
   , withDatabase
+    -- * Encryption
+    --
+    -- | Not in direct-sqlite: a database file encrypted at rest, with the encrypted build of
+    -- the library (SQLCipher in place of SQLite: @make lib ENCRYPTION=1@, or the encrypted
+    -- release; see the package's README).
+    --
+    -- > db <- openEncrypted "secrets.db" "correct horse battery staple" defaultCipher
+    -- > exec db "CREATE TABLE IF NOT EXISTS notes(body TEXT)"
+    -- > close db
+    --
+    -- A key is a passphrase (any bytes; SQLCipher derives the key with PBKDF2) or a raw key
+    -- written @x\'…\'@ with 64 hex digits (or 96: the key, then the file's salt). Its
+    -- 'ByteString' is passed to the library where it lies, without a copy, and the library
+    -- keeps none (SQLCipher keeps the key it derives, in memory it wipes when the
+    -- connection closes): the only copy left is the caller's, to overwrite after the call if
+    -- it wants to. In a build without encryption ('cipherVersion' is 'Nothing') every call
+    -- here but 'cipherVersion' throws 'ErrorUnsupported' and no file is created. An empty or
+    -- malformed key, a setting out of range, and an in-memory or temporary database are
+    -- 'ErrorMisuse' (as direct-sqlite reports the library's other argument errors), with the
+    -- library's message.
+  , openEncrypted
+  , openEncrypted2
+  , Cipher (..)
+  , defaultCipher
+  , rekey
+  , export
+  , cipherVersion
     -- * Simple query execution
   , exec
   , execPrint
@@ -269,6 +296,8 @@ import qualified Database.SQLite3.Internal.Function as F
 import Foreign.Ptr (Ptr)
 
 import Database.SQLBatch.Internal.Code (SQLError (..))
+import Database.SQLBatch.Internal.Core (cipherVersion)
+import Database.SQLBatch.Raw.Types (Cipher (..), defaultCipher)
 
 -- | The flags of 'open2' (SQLite's @SQLITE_OPEN_*@). The VFS-only ones and
 -- 'SQLOpenNoMutex' (sqlbatch's default) change nothing.
@@ -353,16 +382,35 @@ open path = I.open (toUtf8 path) >>= checkErrorMsg ("open " `appendShow` path)
 
 -- | <https://www.sqlite.org/c3ref/open.html>, with flags and a VFS.
 open2 :: Text -> [SQLOpenFlag] -> SQLVFS -> IO Database
-open2 path flags vfs = do
+open2 path flags vfs = open2With I.openWith "open2 " path flags vfs
+
+-- | Opens a database file encrypted with the key (see \"Encryption\" above) and the cipher
+-- settings ('defaultCipher': SQLCipher 4's), read-write and created if missing: a new or
+-- empty file becomes an encrypted database, an existing one must have been written with
+-- this key and these settings. The file is read here, so a wrong key, wrong settings or a
+-- file that is no database throw 'ErrorNotADatabase' here, not at the first query.
+openEncrypted :: Text -> ByteString -> Cipher -> IO Database
+openEncrypted path key cipher = I.openEncryptedWith (toUtf8 path) 0 key cipher
+  >>= checkErrorMsg ("openEncrypted " `appendShow` path)
+
+-- | 'openEncrypted' with the flags and VFS of 'open2'.
+openEncrypted2 :: Text -> [SQLOpenFlag] -> SQLVFS -> ByteString -> Cipher -> IO Database
+openEncrypted2 path flags vfs key cipher =
+  open2With (\p f -> I.openEncryptedWith p f key cipher) "openEncrypted2 " path flags vfs
+
+-- | 'open2' and 'openEncrypted2': the VFS checked, the flags' bits, the error thrown.
+open2With :: (Utf8 -> Int -> IO (Either (Error, Utf8) Database)) -> Text -> Text -> [SQLOpenFlag] -> SQLVFS
+  -> IO Database
+open2With opening name path flags vfs = do
   case vfs of
     SQLVFSDefault -> return ()
     SQLVFSUnix -> return ()
     _ -> throwIO SQLError
            { sqlError = ErrorError
            , sqlErrorDetails = "no such vfs: " <> vfsName
-           , sqlErrorContext = "open2 " `appendShow` path }
-  I.openWith (toUtf8 path) (foldr ((.|.) . bit) 0 flags)
-    >>= checkErrorMsg ("open2 " `appendShow` path)
+           , sqlErrorContext = name `appendShow` path }
+  opening (toUtf8 path) (foldr ((.|.) . bit) 0 flags)
+    >>= checkErrorMsg (name `appendShow` path)
   where
     vfsName = case vfs of
       SQLVFSUnixDotFile -> "unix-dotfile"
@@ -384,6 +432,26 @@ open2 path flags vfs = do
       SQLOpenExResCode -> 0x02000000
       SQLOpenUntrusted -> 0x20000000
       _ -> 0
+
+-- | Changes the key of the encrypted database @schema@ (@\"main\"@, or @\"\"@ for it) to
+-- this one, rewriting every page in one transaction under an exclusive lock: 'ErrorBusy'
+-- while another connection reads the file, and then nothing has changed. Its cipher
+-- settings stay; a database in WAL mode must be switched to a rollback journal first.
+-- SQLCipher encrypts or decrypts no database in place: an empty key, or a plain database,
+-- throws 'ErrorMisuse'; 'export' writes an encrypted copy of a plain database, or a plain
+-- copy of an encrypted one.
+rekey :: Database -> Text -> ByteString -> IO ()
+rekey db schema key = X.rekey db (toUtf8 schema) key >>= checkError (DetailDatabase db) "rekey"
+
+-- | @export db schema path key cipher@ writes the whole content of database @schema@ into a
+-- new database file at @path@, encrypted with the key and cipher settings, or plain for an
+-- empty key (SQLCipher's @sqlcipher_export@, plus @user_version@ and @application_id@): how
+-- a plain database is encrypted, an encrypted one decrypted, or its settings changed
+-- (export, close, then put the copy in the file's place). @path@ must not exist or be an
+-- empty file; a failure may leave a partial file there, the caller's to remove.
+export :: Database -> Text -> Text -> ByteString -> Cipher -> IO ()
+export db schema path key cipher = X.export db (toUtf8 schema) (toUtf8 path) key cipher
+  >>= checkError (DetailDatabase db) ("export " `appendShow` path)
 
 -- | <https://www.sqlite.org/c3ref/close.html>. Throws 'ErrorBusy' while statements of the
 -- connection are not finalized (the connection stays open); a no-op on a closed one.

@@ -32,6 +32,7 @@ module Database.SQLBatch.Internal
   ( -- * Connections
     Connection (..)
   , openConnection
+  , openConnectionWith
   , closeConnection
   , connDatabase
   , connJob
@@ -212,10 +213,14 @@ throwSQL db rc ctx = D.errorFrom db rc ctx >>= throwIO
 
 -- | Opens a connection; throws 'SQLError' on failure.
 openConnection :: Text -> [D.OpenFlag] -> IO Connection
-openConnection path flags = do
+openConnection = openConnectionWith Nothing
+
+-- | 'openConnection', with a key and cipher settings when given (see 'openDatabaseWith').
+openConnectionWith :: Maybe (B.ByteString, Cipher) -> Text -> [D.OpenFlag] -> IO Connection
+openConnectionWith key path flags = do
   let bits = foldr ((.|.) . D.openFlagBits) 0 flags
       Utf8 p = Utf8 (TE.encodeUtf8 path)
-  r <- openDatabase p bits (D.OpenFetchAhead `elem` flags) (D.OpenWriteBehind `elem` flags)
+  r <- openDatabaseWith key p bits (D.OpenFetchAhead `elem` flags) (D.OpenWriteBehind `elem` flags)
   case r of
     Right db -> Connection db <$> newIORef 0
     Left (rc, msg) -> throwIO SQLError

@@ -24,6 +24,17 @@ module Database.SQLite3.Direct
   , setExtendedResultCodes
   , getAutoCommit
   , setSharedCacheEnabled
+    -- * Encryption
+    --
+    -- | Not in direct-sqlite: the encrypted build of the library (see "Database.SQLite3",
+    -- \"Encryption\"). In a build without encryption each fails with 'ErrorUnsupported'.
+  , openEncrypted
+  , openEncrypted2
+  , Cipher (..)
+  , defaultCipher
+  , rekey
+  , export
+  , cipherVersion
     -- * Simple query execution
   , exec
   , execWithCallback
@@ -217,6 +228,8 @@ import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 
 
+import Database.SQLBatch.Internal.Core (cipherVersion)
+import Database.SQLBatch.Raw.Types (Cipher (..), defaultCipher)
 import Database.SQLite3.Internal
 import Database.SQLite3.Internal.Extra
 import Database.SQLite3.Internal.Function
@@ -243,7 +256,25 @@ stepNoCB = step
 -- opens with SQLite's default VFS: 'Nothing' and @\"unix\"@ are accepted, another name fails
 -- with 'ErrorError' (\"no such vfs\", as SQLite says). See 'openWith' for the flags.
 open2 :: Utf8 -> Int -> Maybe Utf8 -> IO (Either (Error, Utf8) Database)
-open2 path flags vfs = case vfs of
+open2 path flags vfs = withVfs vfs (openWith path flags)
+
+-- | 'open' for a database encrypted with the key and cipher settings ('defaultCipher':
+-- SQLCipher 4's): a new or empty file becomes an encrypted database, an existing one must
+-- have been written with this key and these settings. The file is read here, so a wrong key
+-- fails here with 'ErrorNotADatabase'. An empty or malformed key, a setting out of range or
+-- an in-memory database is 'ErrorMisuse' (the library's @SQLBATCH_E_INVALID_ARGUMENT@; the
+-- message says which). The key is passed to the library in place, not copied, and the
+-- library keeps none: the caller may overwrite its bytes once this returns.
+openEncrypted :: Utf8 -> B.ByteString -> Cipher -> IO (Either (Error, Utf8) Database)
+openEncrypted path = openEncryptedWith path 0
+
+-- | 'openEncrypted' with the flags and VFS of 'open2'.
+openEncrypted2 :: Utf8 -> Int -> Maybe Utf8 -> B.ByteString -> Cipher -> IO (Either (Error, Utf8) Database)
+openEncrypted2 path flags vfs key cipher = withVfs vfs (openEncryptedWith path flags key cipher)
+
+-- | Runs the open if the VFS is SQLite's default one (the one sqlbatch opens with).
+withVfs :: Maybe Utf8 -> IO (Either (Error, Utf8) Database) -> IO (Either (Error, Utf8) Database)
+withVfs vfs opening = case vfs of
   Just (Utf8 name) | not (B.null name) && name /= TE.encodeUtf8 (T.pack "unix") ->
     return (Left (ErrorError, Utf8 (TE.encodeUtf8 (T.pack "no such vfs: ") <> name)))
-  _ -> openWith path flags
+  _ -> opening

@@ -48,6 +48,7 @@ module Database.SQLite3.Internal
     -- * Connections
   , open
   , openWith
+  , openEncryptedWith
   , close
   , errcode
   , extendedErrcode
@@ -169,11 +170,21 @@ open path = openWith path 0
 -- @SQLITE_OPEN_EXRESCODE@ makes the connection report extended result codes (as
 -- 'setExtendedResultCodes').
 openWith :: Utf8 -> OpenFlags -> IO (Either (Error, Utf8) Database)
-openWith (Utf8 path) flags = do
+openWith = openKeyed Nothing
+
+-- | 'openWith' for a database encrypted with the key and cipher settings (the encrypted
+-- build; see "Database.SQLite3"'s @openEncrypted@). The key is passed to the library in
+-- place, not copied ('openDatabaseWith').
+openEncryptedWith :: Utf8 -> OpenFlags -> B.ByteString -> Cipher -> IO (Either (Error, Utf8) Database)
+openEncryptedWith path flags key cipher = openKeyed (Just (key, cipher)) path flags
+
+-- | 'openWith' and 'openEncryptedWith'.
+openKeyed :: Maybe (B.ByteString, Cipher) -> Utf8 -> OpenFlags -> IO (Either (Error, Utf8) Database)
+openKeyed key (Utf8 path) flags = do
   shared <- readIORef sharedCache
   let cache = if shared && flags .&. (openSharedCacheBit .|. openPrivateCacheBit) == 0
         then openSharedCacheBit else 0
-  r <- openDatabase path ((fromIntegral flags .|. fromIntegral cache) .&. accepted) False False
+  r <- openDatabaseWith key path ((fromIntegral flags .|. fromIntegral cache) .&. accepted) False False
   case r of
     Right db -> do
       when extended $ writeIORef (dbExtended db) True

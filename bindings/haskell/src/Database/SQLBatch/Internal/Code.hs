@@ -173,6 +173,10 @@ data Error
   | ErrorSkipped             -- ^ @SQLBATCH_E_SKIPPED@ (1010): a bulk write queued behind one
                              -- that failed did not run (write-behind; 'Database.SQLBatch.executeMany'
                              -- reports the failure before it instead)
+  | ErrorUnsupported         -- ^ @SQLBATCH_E_UNSUPPORTED@ (1011): this build of the library
+                             -- lacks what the call needs: the key calls
+                             -- ('Database.SQLBatch.openEncrypted', 'Database.SQLBatch.rekey',
+                             -- 'Database.SQLBatch.export') in a build without encryption
   | ErrorUnknown !Int32      -- ^ a code this binding does not know
   deriving (Eq, Show, Generic)
 
@@ -195,6 +199,7 @@ primaries =
   , (sqlbatchEInvalidArgument, ErrorInvalidArgument)
   , (sqlbatchEBufferTooSmall, ErrorBufferTooSmall)
   , (sqlbatchEMultipleStatements, ErrorMultipleStatements), (sqlbatchESkipped, ErrorSkipped)
+  , (sqlbatchEUnsupported, ErrorUnsupported)
   ]
 
 -- | The numbers of the extended constructors (SQLite's @SQLITE_*_*@ values: the primary code

@@ -44,12 +44,17 @@ module Database.SQLBatch.Internal.Core
   , Job (..)
   , fetchAheadAvailable
   , openDatabase
+  , openDatabaseWith
   , closeDatabase
   , interruptDatabase
   , rawDatabase
   , dbIdent
   , keptIndex
   , runKept
+    -- * Encryption
+  , cipherVersion
+  , rekeyHandle
+  , exportHandle
     -- * The lock
   , withLock
   , withLocks
@@ -144,7 +149,7 @@ import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word16, Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
-import Foreign.C.Types (CBool (..), CSize)
+import Foreign.C.Types (CBool (..), CChar, CSize)
 import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
@@ -168,7 +173,9 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.Internal.Rows (bindTables, tableOfBlob)
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Raw
-import Database.SQLBatch.Raw.Extra (rtsCapabilities)
+import Database.SQLBatch.Raw.Extra (c_sqlbatch_cipher_version, c_sqlbatch_conn_export,
+                                    c_sqlbatch_conn_open_encrypted, c_sqlbatch_conn_rekey,
+                                    rtsCapabilities)
 import Database.SQLBatch.Raw.Types
 import Database.SQLBatch.Types (Query (..))
 
@@ -261,13 +268,26 @@ nextId = case counter of
 -- library's, or the code's text). A connection nobody references any more is closed by the
 -- garbage collector.
 openDatabase :: B.ByteString -> Word32 -> Bool -> Bool -> IO (Either (Int32, B.ByteString) Database)
-openDatabase path flags0 ahead0 behind0 = do
+openDatabase = openDatabaseWith Nothing
+
+-- | 'openDatabase', with a key and cipher settings when given: @sqlbatch_conn_open_encrypted@
+-- in place of @sqlbatch_conn_open@, and otherwise the same. The key's bytes are passed to
+-- the library where they are (a 'B.ByteString' is pinned memory), not copied: nothing of
+-- the key is left here to wipe, and the library keeps no copy either (SQLCipher keeps the
+-- key it derives, and wipes it when the connection closes). A build without encryption
+-- fails with @SQLBATCH_E_UNSUPPORTED@ and a message saying so.
+openDatabaseWith :: Maybe (B.ByteString, Cipher) -> B.ByteString -> Word32 -> Bool -> Bool
+  -> IO (Either (Int32, B.ByteString) Database)
+openDatabaseWith key path flags0 ahead0 behind0 = do
   _ <- c_hs_sqlbatch_ensure_handler
   let ahead = ahead0 && fetchAheadAvailable
       behind = behind0 && fetchAheadAvailable
       flags = if ahead then flags0 else flags0 .&. complement openFetchAhead
   BU.unsafeUseAsCStringLen path $ \(p, n) -> alloca $ \out -> do
-    rc <- c_sqlbatch_conn_open p (fromIntegral n) flags out
+    rc <- case key of
+      Nothing -> c_sqlbatch_conn_open p (fromIntegral n) flags out
+      Just (k, cipher) -> withKey k $ \kp kn -> withCCipher cipher $ \cp ->
+        c_sqlbatch_conn_open_encrypted p (fromIntegral n) flags kp kn cp out
     c <- peek out
     if rc == sqlbatchOk
       then do
@@ -290,9 +310,63 @@ openDatabase path flags0 ahead0 behind0 = do
         _ <- mkWeakIORef openRef (closeDatabase db)
         return (Right db)
       else do
-        msg <- if c == nullPtr then return (codeText rc) else libraryMessage c rc
+        msg <- if c /= nullPtr then libraryMessage c rc else return (openFailure key rc)
         c_sqlbatch_conn_close c
         return (Left (rc, msg))
+
+------------------------------------------------------------------------------------------
+-- Encryption
+
+-- | The version of SQLCipher in an encrypted build of the library (@\"4.20.0 community\"@),
+-- or 'Nothing' in a build without encryption (where every key call fails with
+-- @SQLBATCH_E_UNSUPPORTED@): which of the two builds the program is linked with.
+cipherVersion :: IO (Maybe Text)
+cipherVersion = do
+  p <- c_sqlbatch_cipher_version
+  if p == nullPtr then return Nothing else Just . T.pack <$> peekCString p
+
+-- | The message of an open that failed before the library had a handle to keep its own on:
+-- for a key, its checks of the key and the settings (which come first), in the library's
+-- words where the code says which failed, otherwise the code's text.
+openFailure :: Maybe (B.ByteString, Cipher) -> Int32 -> B.ByteString
+openFailure (Just (k, _)) rc
+  | rc == sqlbatchEUnsupported =
+      "this build of sqlbatch has no encryption (build it with make lib ENCRYPTION=1)"
+  | rc == sqlbatchEInvalidArgument && B.null k =
+      "the key is empty (an empty key would leave the database unencrypted)"
+  | rc == sqlbatchEInvalidArgument =
+      "the key or a cipher setting is not valid: a raw key is x'...' with 64 hex digits (or 96: \
+      \the key, then the salt), and each cipher setting has its range"
+openFailure _ rc = codeText rc
+
+-- | The key's bytes in place for one call (a 'B.ByteString' is pinned: no copy is made, so
+-- none is left to wipe); NULL and 0 for an empty key.
+withKey :: B.ByteString -> (Ptr Word8 -> CSize -> IO a) -> IO a
+withKey k f
+  | B.null k = f nullPtr 0
+  | otherwise = BU.unsafeUseAsCStringLen k $ \(p, n) -> f (castPtr p) (fromIntegral n)
+
+-- | A database name for one call: NULL and 0 (\"main\") for an empty one.
+withSchema :: B.ByteString -> (Ptr CChar -> CSize -> IO a) -> IO a
+withSchema b f
+  | B.null b = f nullPtr 0
+  | otherwise = BU.unsafeUseAsCStringLen b $ \(p, n) -> f p (fromIntegral n)
+
+-- | @sqlbatch_conn_rekey@ on a handle (the caller holds the connection's lock): database
+-- @schema@ (UTF-8; empty: @\"main\"@) re-encrypted with the key, which is passed in place as
+-- by 'openDatabaseWith'. The status; the details are the connection's last error.
+rekeyHandle :: Ptr CConn -> B.ByteString -> B.ByteString -> IO Int32
+rekeyHandle c schema key = withSchema schema $ \sp sl -> withKey key $ \kp kn ->
+  c_sqlbatch_conn_rekey c sp sl kp kn
+
+-- | @sqlbatch_conn_export@ on a handle (the caller holds the connection's lock): database
+-- @schema@ (empty: @\"main\"@) copied into a new file at the path (UTF-8), encrypted with
+-- the key and settings, or plain for an empty key. The status; the details are the
+-- connection's last error.
+exportHandle :: Ptr CConn -> B.ByteString -> B.ByteString -> B.ByteString -> Cipher -> IO Int32
+exportHandle c schema path key cipher = withSchema schema $ \sp sl ->
+  BU.unsafeUseAsCStringLen path $ \(pp, pl) -> withKey key $ \kp kn -> withCCipher cipher $ \cp ->
+    c_sqlbatch_conn_export c sp sl pp (fromIntegral pl) kp kn cp
 
 -- | Closes the connection, waiting for a call running on it to end (a batch stepped ahead
 -- is dropped; a queued write runs to its end). Idempotent. Statements still open on it
@@ -575,6 +649,8 @@ decodeCode ext rc
       | rc == sqlbatchERange || rc == sqlbatchEParamCount = ErrorRange
       | rc == sqlbatchEInvalidUtf8 || rc == sqlbatchEMultipleStatements = ErrorError
       | rc == sqlbatchEBufferTooSmall = ErrorNoMemory
+      -- No SQLite code says it, and only calls direct-sqlite does not have return it.
+      | rc == sqlbatchEUnsupported = ErrorUnsupported
       | otherwise = ErrorMisuse  -- NULL parameter, stale batch, closed, invalid argument
 
 -- | A failure of the library on this connection, for direct-sqlite's face: its 'Error', and

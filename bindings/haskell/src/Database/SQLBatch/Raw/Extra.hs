@@ -30,6 +30,11 @@ module Database.SQLBatch.Raw.Extra
   , c_sqlbatch_conn_serialize
   , c_sqlbatch_conn_deserialize
   , p_sqlbatch_free
+    -- * Encryption
+  , c_sqlbatch_cipher_version
+  , c_sqlbatch_conn_open_encrypted
+  , c_sqlbatch_conn_rekey
+  , c_sqlbatch_conn_export
     -- * Limits, switches and state
   , c_sqlbatch_conn_limit
   , c_sqlbatch_conn_db_config
@@ -205,6 +210,33 @@ foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_deserialize"
 -- | The address of @sqlbatch_free@: a finalizer for the buffers the library hands out.
 foreign import capi "hs_sqlbatch.h &sqlbatch_free"
   p_sqlbatch_free :: FunPtr (Ptr Word8 -> IO ())
+
+------------------------------------------------------------------------------------------
+-- Encryption (the encrypted build; in the default one the three calls after the version
+-- return SQLBATCH_E_UNSUPPORTED)
+
+-- | @sqlbatch_cipher_version@ (unsafe: returns a static string): SQLCipher's version in the
+-- encrypted build, NULL in the default one.
+foreign import capi unsafe "hs_sqlbatch.h sqlbatch_cipher_version"
+  c_sqlbatch_cipher_version :: IO CString
+
+-- | @sqlbatch_conn_open_encrypted@ (safe: opens the file, derives the key, reads the schema).
+-- Arguments: path, path_len, flags, key, key_len, cipher (may be NULL), out_conn. The key
+-- and the settings are read during the call only.
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_open_encrypted"
+  c_sqlbatch_conn_open_encrypted :: Ptr CChar -> CSize -> Word32 -> Ptr Word8 -> CSize -> Ptr CCipher
+    -> Ptr (Ptr CConn) -> IO Int32
+
+-- | @sqlbatch_conn_rekey@ (safe: rewrites every page). Arguments: conn, schema, schema_len
+-- (NULL, 0: \"main\"), key, key_len.
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_rekey"
+  c_sqlbatch_conn_rekey :: Ptr CConn -> CString -> CSize -> Ptr Word8 -> CSize -> IO Int32
+
+-- | @sqlbatch_conn_export@ (safe: writes a whole database). Arguments: conn, schema,
+-- schema_len, path, path_len, key, key_len (0: a plain copy), cipher (may be NULL).
+foreign import capi safe "hs_sqlbatch.h sqlbatch_conn_export"
+  c_sqlbatch_conn_export :: Ptr CConn -> CString -> CSize -> CString -> CSize -> Ptr Word8 -> CSize
+    -> Ptr CCipher -> IO Int32
 
 ------------------------------------------------------------------------------------------
 -- Limits, switches and state

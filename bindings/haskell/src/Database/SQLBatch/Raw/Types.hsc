@@ -21,7 +21,7 @@ module Database.SQLBatch.Raw.Types
   , -- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
 sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange
   , sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument
-  , sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements, sqlbatchESkipped
+  , sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements, sqlbatchESkipped, sqlbatchEUnsupported
     -- * Value kinds
   , kindInteger, kindFloat, kindText, kindBlob, kindNull
     -- * Open and prepare flags
@@ -48,6 +48,8 @@ openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
   , columnTableOff, columnOriginOff
     -- * @sqlbatch_trace_event@
   , CTraceEvent, TraceView (..), peekTraceEvent, traceStmt, traceExpanded
+    -- * @sqlbatch_cipher@
+  , Cipher (..), defaultCipher, CCipher, withCCipher
   ) where
 
 import Data.Int (Int32, Int64)
@@ -89,7 +91,8 @@ sqlbatchDone = #{const SQLBATCH_DONE}
 -- | The library's own error codes, @SQLBATCH_E_*@ (1000 and up; see the header).
 sqlbatchENullParameter, sqlbatchEPanic, sqlbatchEInvalidUtf8, sqlbatchERange,
   sqlbatchEParamCount, sqlbatchEStaleBatch, sqlbatchEClosed, sqlbatchEInvalidArgument,
-  sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements, sqlbatchESkipped :: Int32
+  sqlbatchEBufferTooSmall, sqlbatchEMultipleStatements, sqlbatchESkipped,
+  sqlbatchEUnsupported :: Int32
 sqlbatchENullParameter = #{const SQLBATCH_E_NULL_PARAMETER}
 sqlbatchEPanic = #{const SQLBATCH_E_PANIC}
 sqlbatchEInvalidUtf8 = #{const SQLBATCH_E_INVALID_UTF8}
@@ -101,6 +104,7 @@ sqlbatchEInvalidArgument = #{const SQLBATCH_E_INVALID_ARGUMENT}
 sqlbatchEBufferTooSmall = #{const SQLBATCH_E_BUFFER_TOO_SMALL}
 sqlbatchEMultipleStatements = #{const SQLBATCH_E_MULTIPLE_STATEMENTS}
 sqlbatchESkipped = #{const SQLBATCH_E_SKIPPED}
+sqlbatchEUnsupported = #{const SQLBATCH_E_UNSUPPORTED}
 
 -- | The @kind@ tags of a @sqlbatch_value@ (@SQLBATCH_INTEGER@ ... @SQLBATCH_NULL@).
 kindInteger, kindFloat, kindText, kindBlob, kindNull :: Word8
@@ -349,3 +353,47 @@ peekTraceEvent p = do
 traceStmt, traceExpanded :: Word32
 traceStmt = #{const SQLBATCH_TRACE_STMT}
 traceExpanded = #{const SQLBATCH_TRACE_EXPANDED}
+
+-- | The cipher settings of an encrypted database (the encrypted build of the library, see
+-- \"Encryption\" in the package's README): SQLCipher's pragmas, each applied when not 0.
+-- 'defaultCipher' (every field 0) is SQLCipher 4's defaults: AES-256-CBC, HMAC-SHA512,
+-- PBKDF2-HMAC-SHA512 with 256,000 iterations, 4096-byte pages. A file opens only with the
+-- settings it was written with. A value out of its field's range (one that does not fit in
+-- 32 bits included) is refused with @SQLBATCH_E_INVALID_ARGUMENT@ before anything is
+-- opened or written.
+data Cipher = Cipher
+  { cipherCompatibility :: !Int
+    -- ^ @PRAGMA cipher_compatibility@: 1 to 4, the defaults of that SQLCipher major version
+    -- (3 for the files of SQLCipher 3.x, such as Debian 12's @sqlcipher@ writes); 0: 4.
+  , cipherPageSize :: !Int
+    -- ^ @PRAGMA cipher_page_size@: a power of two from 512 to 65536; 0: the default.
+  , cipherKdfIter :: !Int
+    -- ^ @PRAGMA kdf_iter@: the PBKDF2 iterations of a passphrase; 0: the default.
+  , cipherPlaintextHeaderSize :: !Int
+    -- ^ @PRAGMA cipher_plaintext_header_size@: bytes at the start of the file left
+    -- unencrypted (a multiple of 16, at least 32), for iOS's shared WAL containers; 0: none.
+  }
+  deriving (Eq, Show)
+
+-- | The library's defaults (SQLCipher 4's): every setting 0.
+defaultCipher :: Cipher
+defaultCipher = Cipher 0 0 0 0
+
+-- | @sqlbatch_cipher@ (written with 'withCCipher').
+data CCipher
+
+-- | A @sqlbatch_cipher@ on the stack holding the settings, for the duration of the action.
+-- A setting that does not fit in the C struct's @int32_t@ is written as -1, which the
+-- library refuses for every field, rather than wrapped round to a value it might take.
+withCCipher :: Cipher -> (Ptr CCipher -> IO a) -> IO a
+withCCipher c k = allocaBytes #{size sqlbatch_cipher} $ \p -> do
+  #{poke sqlbatch_cipher, compatibility} p (i32 (cipherCompatibility c))
+  #{poke sqlbatch_cipher, page_size} p (i32 (cipherPageSize c))
+  #{poke sqlbatch_cipher, kdf_iter} p (i32 (cipherKdfIter c))
+  #{poke sqlbatch_cipher, plaintext_header_size} p (i32 (cipherPlaintextHeaderSize c))
+  k p
+  where
+    i32 :: Int -> Int32
+    i32 x
+      | x < fromIntegral (minBound :: Int32) || x > fromIntegral (maxBound :: Int32) = -1
+      | otherwise = fromIntegral x

@@ -72,6 +72,9 @@ module Database.SQLite3.Internal.Extra
   , DeserializeFlag (..)
   , serialize
   , deserialize
+    -- * Encryption
+  , rekey
+  , export
     -- * Limits, switches and state
   , Limit (..)
   , getLimit
@@ -143,6 +146,8 @@ import System.Mem.Weak (Weak)
 import Database.SQLBatch.Raw.Types (CBackup, CBlob, CConn, CTraceEvent, TraceView (..), peekTraceEvent, sqlbatchDone, sqlbatchEBufferTooSmall,
                                     sqlbatchERange, sqlbatchOk)
 import Database.SQLBatch.Raw.Extra
+import Database.SQLBatch.Raw.Types (Cipher)
+import Database.SQLBatch.Internal.Core (exportHandle, rekeyHandle)
 import Database.SQLite3.Internal
 
 #include "sqlbatch.h"
@@ -570,6 +575,29 @@ deserialize db schema bytes flags = withOpen db $ \c -> withName schema $ \sp sl
   where
     bit DeserializeReadOnly = #{const SQLBATCH_DESERIALIZE_READONLY}
     bit DeserializeResizeable = #{const SQLBATCH_DESERIALIZE_RESIZEABLE}
+
+------------------------------------------------------------------------------------------
+-- Encryption
+
+-- | Changes the key of the encrypted database @schema@ (empty: @\"main\"@) to this one, in
+-- one transaction under an exclusive lock ('ErrorBusy' while another connection reads the
+-- file, and then nothing has changed); its cipher settings stay. The key is passed to the
+-- library in place, not copied, and the library keeps none. SQLCipher encrypts or decrypts
+-- no database in place: an empty key or a plain database fails ('ErrorMisuse', the library's
+-- @SQLBATCH_E_INVALID_ARGUMENT@, with its message in @errmsg@); 'export' copies one into a
+-- new file instead. 'ErrorUnsupported' in a build without encryption.
+rekey :: Database -> Utf8 -> B.ByteString -> IO (Either Error ())
+rekey db (Utf8 schema) key = withOpen db $ \c -> rekeyHandle c schema key >>= result db ()
+
+-- | @export db schema path key cipher@ writes database @schema@ (empty: @\"main\"@) into a new
+-- database file at @path@, encrypted with the key and cipher settings, or plain for an empty
+-- key (SQLCipher's @sqlcipher_export@, plus @user_version@ and @application_id@): how a plain
+-- database is encrypted, an encrypted one decrypted, or its settings changed. @path@ must not
+-- exist or be an empty file; a failure may leave a partial file there. The key is passed in
+-- place, as by 'rekey'. 'ErrorUnsupported' in a build without encryption.
+export :: Database -> Utf8 -> Utf8 -> B.ByteString -> Cipher -> IO (Either Error ())
+export db (Utf8 schema) (Utf8 path) key cipher =
+  withOpen db $ \c -> exportHandle c schema path key cipher >>= result db ()
 
 ------------------------------------------------------------------------------------------
 -- Limits, switches, state
