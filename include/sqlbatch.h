@@ -549,7 +549,10 @@ const char *sqlbatch_cipher_version(void);
  * the key (SQLCipher keeps the key it derives, in memory it wipes when the connection
  * closes), so the caller may wipe its own at once. `*out_conn` as for `sqlbatch_conn_open`:
  * set whenever a handle exists, even when opening fails; always closed with
- * `sqlbatch_conn_close`. Thread: any; the new connection's rules are `sqlbatch_conn_open`'s.
+ * `sqlbatch_conn_close`. A key or settings refused before the file is opened (or created)
+ * also give a handle, one that was never open, so that `sqlbatch_conn_last_error` says what
+ * is wrong with them; every other call on it returns `SQLBATCH_E_CLOSED`. Thread: any; the
+ * new connection's rules are `sqlbatch_conn_open`'s.
  * NULL: `out_conn` NULL, `path` NULL with `path_len > 0` or `key` NULL with `key_len > 0`:
  * `SQLBATCH_E_NULL_PARAMETER`.
  * @return `SQLBATCH_OK`; `SQLBATCH_E_UNSUPPORTED` in a build without encryption;

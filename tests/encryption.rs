@@ -56,9 +56,10 @@ fn export(c: *mut sqlbatch_conn, path: &str, key: &[u8]) -> i32 {
 fn a_build_without_encryption_says_so_and_opens_nothing() {
     assert!(sqlbatch_cipher_version().is_null());
     let path = temp_path("none.db");
-    let (rc, c, _) = open_with(&path, 0, b"secret", None);
+    let (rc, c, msg) = open_with(&path, 0, b"secret", None);
     assert_eq!(rc, SQLBATCH_E_UNSUPPORTED);
-    assert!(c.0.is_null());
+    assert!(msg.contains("ENCRYPTION=1"), "a handle that says why: {msg}");
+    drop(c);
     assert!(!std::path::Path::new(&path).exists(), "no file is created");
     let plain = Conn::open(&temp_path("plain.db"));
     assert_eq!(rekey(plain.0, None, b"k"), SQLBATCH_E_UNSUPPORTED);
@@ -189,10 +190,20 @@ mod encrypted {
             b"x'zz23456789012345678901234567890123456789012345678901234567890123'",
             b"x'0123456789012345678901234567890123456789012345678901234567890123",
         ];
-        for key in bad_keys {
-            let (rc, c, _) = open_with(&path, 0, key, None);
+        let says = [
+            "the key is empty",
+            "a raw key is x'…'",
+            "a raw key is x'…'",
+            "a raw key is x'…'",
+            "a raw key is x'…'",
+        ];
+        for (key, says) in bad_keys.into_iter().zip(says) {
+            let (rc, c, msg) = open_with(&path, 0, key, None);
             assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT, "{:?}", String::from_utf8_lossy(key));
-            assert!(c.0.is_null());
+            // A handle that was never open, holding why (closed by `c`).
+            assert!(!c.0.is_null());
+            assert!(msg.contains(says), "{msg}");
+            assert_eq!(c.try_exec("SELECT 1").0, SQLBATCH_E_CLOSED);
         }
         for settings in [
             sqlbatch_cipher { compatibility: 5, ..Default::default() },
@@ -201,8 +212,9 @@ mod encrypted {
             sqlbatch_cipher { kdf_iter: -1, ..Default::default() },
             sqlbatch_cipher { plaintext_header_size: 20, ..Default::default() },
         ] {
-            let (rc, _, _) = open_with(&path, 0, SECRET, Some(&settings));
+            let (rc, _, msg) = open_with(&path, 0, SECRET, Some(&settings));
             assert_eq!(rc, SQLBATCH_E_INVALID_ARGUMENT, "{settings:?}");
+            assert!(msg.starts_with("cipher setting: "), "{msg}");
         }
         assert!(!std::path::Path::new(&path).exists(), "no file is created");
         let mut c = ptr::null_mut();

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	sqlbatch "github.com/sqlbatch/sqlbatch/bindings/go"
@@ -35,6 +36,9 @@ func TestKeyCallsWithoutEncryptionReturnErrUnsupported(t *testing.T) {
 	var e *sqlbatch.Error
 	if !errors.As(err, &e) || e.ExtendedCode != sqlbatch.ErrUnsupported {
 		t.Fatalf("OpenEncrypted: %v, want ErrUnsupported", err)
+	}
+	if !strings.Contains(err.Error(), "ENCRYPTION=1") {
+		t.Fatalf("OpenEncrypted: %v, want the library's message on how to build with encryption", err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("a file was created: %v", err)
@@ -104,9 +108,13 @@ func TestOpenEncryptedRoundTrip(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != sqlbatch.ErrNotADB {
 		t.Fatalf("wrong key: %v, want ErrNotADB", err)
 	}
-	for _, bad := range [][]byte{nil, []byte("x'12'")} {
-		if _, err := sqlbatch.OpenEncrypted(path, 0, bad, nil); !errors.As(err, &e) || e.Code != sqlbatch.ErrInvalidArgument {
+	for bad, says := range map[string]string{"": "the key is empty", "x'12'": "a raw key is x'…'"} {
+		_, err := sqlbatch.OpenEncrypted(path, 0, []byte(bad), nil)
+		if !errors.As(err, &e) || e.Code != sqlbatch.ErrInvalidArgument {
 			t.Fatalf("key %q: %v, want ErrInvalidArgument", bad, err)
+		}
+		if !strings.Contains(err.Error(), says) {
+			t.Fatalf("key %q: %v, want the library's message %q", bad, err, says)
 		}
 	}
 	if _, err := sqlbatch.OpenEncrypted(":memory:", 0, key, nil); !errors.As(err, &e) || e.Code != sqlbatch.ErrInvalidArgument {

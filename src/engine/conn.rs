@@ -319,18 +319,39 @@ unsafe fn quick_check(db: *mut ffi::sqlite3) -> Result<(), Error> {
 }
 
 impl ConnShared {
+    /// The shared state of a connection to `db` (SQLite's handle; null for one never opened)
+    /// opened with `flags`.
+    fn new(db: *mut ffi::sqlite3, flags: u32) -> Arc<ConnShared> {
+        Arc::new(ConnShared {
+            db: AtomicPtr::new(db),
+            interrupts: AtomicUsize::new(0),
+            last_error: Mutex::new(LastError::default()),
+            direct_reads: flags & SQLBATCH_OPEN_FULLMUTEX == 0,
+            interrupt: AtomicBool::new(false),
+            stmts: Mutex::new(Statements::default()),
+            deferred: AtomicBool::new(false),
+            backups: Mutex::new(Vec::new()),
+            backup_destination: AtomicUsize::new(0),
+            blobs: Handles::default(),
+            sessions: Handles::default(),
+            hooks: Default::default(),
+            worker: Worker::default(),
+            interrupt_count: AtomicU64::new(0),
+            fetch_ahead: flags & SQLBATCH_OPEN_FETCH_AHEAD != 0,
+        })
+    }
+
     /// Opens a connection to `path` (UTF-8, no NUL inside) with `flags` (`SQLBATCH_OPEN_*`,
     /// see `sqlbatch_conn_open`). Like `sqlite3_open_v2`, SQLite's failure to open still
     /// gives a connection (its handle says why; the error is recorded on it too), beside the
-    /// error; `Err` only when there is none (bad path or flags, out of memory).
+    /// error, and so does a key or cipher settings refused before anything is opened (a
+    /// connection that was never open, holding the error); `Err` only when there is none (bad
+    /// path or flags, out of memory).
     pub(crate) fn open(
         bytes: &[u8],
         flags: u32,
         key: Option<(&[u8], Option<&sqlbatch_cipher>)>,
     ) -> Result<(Arc<ConnShared>, Result<(), Error>), Error> {
-        if let Some((key, settings)) = key {
-            cipher::check(key, settings)?;
-        }
         crate::error::check_utf8(bytes, "path")?;
         let cpath = CString::new(bytes)
             .map_err(|_| Error::new(SQLBATCH_E_INVALID_ARGUMENT, "path contains a NUL byte"))?;
@@ -348,29 +369,19 @@ impl ConnShared {
             f |= ffi::SQLITE_OPEN_NOMUTEX;
         }
         f |= ffi::SQLITE_OPEN_EXRESCODE;
+        if let Some(Err(e)) = key.map(|(key, settings)| cipher::check(key, settings)) {
+            // Refused before SQLite opens (or creates) the file: a handle for the message.
+            let shared = ConnShared::new(ptr::null_mut(), flags);
+            shared.record(&e);
+            return Ok((shared, Err(e)));
+        }
         let mut db = ptr::null_mut();
         // SAFETY: `cpath` is NUL-terminated; `db` receives the handle.
         let rc = unsafe { ffi::sqlite3_open_v2(cpath.as_ptr(), &mut db, f, ptr::null()) };
         if db.is_null() {
             return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory"));
         }
-        let shared = Arc::new(ConnShared {
-            db: AtomicPtr::new(db),
-            interrupts: AtomicUsize::new(0),
-            last_error: Mutex::new(LastError::default()),
-            direct_reads: flags & SQLBATCH_OPEN_FULLMUTEX == 0,
-            interrupt: AtomicBool::new(false),
-            stmts: Mutex::new(Statements::default()),
-            deferred: AtomicBool::new(false),
-            backups: Mutex::new(Vec::new()),
-            backup_destination: AtomicUsize::new(0),
-            blobs: Handles::default(),
-            sessions: Handles::default(),
-            hooks: Default::default(),
-            worker: Worker::default(),
-            interrupt_count: AtomicU64::new(0),
-            fetch_ahead: flags & SQLBATCH_OPEN_FETCH_AHEAD != 0,
-        });
+        let shared = ConnShared::new(db, flags);
         let opened = if rc == ffi::SQLITE_OK {
             // SAFETY: `db` is open and used by this thread only.
             unsafe {
