@@ -19,9 +19,18 @@
 -- the fetch workloads: the table's native C loop and Direct-layer loop). The udf_scalar and
 -- udf_aggregate workloads (SQL functions written in Haskell, see 'udfSetup') are run by
 -- hs-sqlbatch-fold and hs-sqlbatch-query; the per-row baselines do not have them (exit 3).
+--
+-- Encryption (issue 34): build/bench/hs-bench-enc is this program linked against the
+-- encrypted build of the library (SQLCipher; make build-enc). SQLBATCH_BENCH_BULK_FILE=1 makes
+-- hs-sqlbatch-fold's bulk_insert write a fresh file (<$TMPDIR or /tmp>/sqlbatch-bench-bulk-<pid>.db,
+-- synchronous=OFF) instead of :memory:, which SQLCipher does not encrypt; with
+-- SQLBATCH_BENCH_KEY=PASSPHRASE as well, hs-sqlbatch-fold and hs-sqlbatch-direct open the
+-- fetch workloads' input (an encrypted copy) and that file with the key ('openEncryptedWith',
+-- "Database.SQLite3"'s 'S3.openEncrypted'), SQLCipher's default settings. Both: exit 3 for
+-- the other implementations and workloads (hs-sqlbatch-direct has no bulk_insert).
 module Main (main) where
 
-import Control.Exception (bracket, evaluate)
+import Control.Exception (IOException, bracket, evaluate, finally, try)
 import Control.Monad (forM, forM_, replicateM_, unless, when)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as B8
@@ -38,18 +47,20 @@ import Foreign.Marshal.Alloc (alloca, mallocBytes)
 import Foreign.Ptr (Ptr, nullPtr, plusPtr)
 import Foreign.Storable (peek, peekByteOff)
 import GHC.Conc (getNumCapabilities)
-import System.Directory (doesFileExist)
+import System.Directory (doesFileExist, getTemporaryDirectory, removeFile)
 import System.Environment (getArgs, getExecutablePath, lookupEnv)
 import System.Exit (exitWith, ExitCode (..), exitFailure)
 import System.FilePath (takeDirectory, (</>))
 import System.IO (hPutStrLn, stderr, hFlush, stdout)
 import System.Mem (performMajorGC)
+import System.Posix.Process (getProcessID)
 import Text.Printf (printf)
 
 import Database.SQLBatch
 import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Direct.Function as DF
 import qualified Database.SQLBatch.Function as F
+import qualified Database.SQLite3 as S3
 import Database.SQLBatch.FromField (textBytes)
 import Database.SQLBatch.Internal (Cell (..), Row (..), RowParser (..), connDatabase, fieldByteSlice,
                                    fieldDoubleUnchecked, fieldInt64Unchecked, fieldKind)
@@ -419,6 +430,33 @@ parseOpts = go (Opts Nothing Nothing Nothing Nothing 1 Nothing Nothing)
     usage = "\nusage: hs-bench [--workloads DIR] [--reps N] [--only fetch_narrow|fetch_wide]\n"
          ++ "       hs-bench --impl NAME --workload W --input PATH_OR_COUNT --reps N --warmup W"
 
+-- | The encryption of a run (see the module's header): the passphrase of
+-- SQLBATCH_BENCH_KEY, and the file bulk_insert writes instead of @:memory:@.
+data Enc = Enc { encKey :: Maybe B.ByteString, encBulkFile :: Maybe FilePath }
+
+-- | Reads SQLBATCH_BENCH_KEY and SQLBATCH_BENCH_BULK_FILE (implied by the key).
+readEnc :: IO Enc
+readEnc = do
+  key <- fmap B8.pack . nonEmpty <$> lookupEnv "SQLBATCH_BENCH_KEY"
+  bulk <- maybe False (`notElem` ["", "0"]) <$> lookupEnv "SQLBATCH_BENCH_BULK_FILE"
+  path <- if bulk || key /= Nothing
+    then do
+      tmp <- getTemporaryDirectory
+      pid <- getProcessID
+      return (Just (tmp </> ("sqlbatch-bench-bulk-" ++ show pid ++ ".db")))
+    else return Nothing
+  return (Enc key path)
+  where
+    nonEmpty m = case m of
+      Just x | not (null x) -> Just x
+      _ -> Nothing
+
+-- | Removes the bulk_insert file and its rollback journal: before every repetition and at
+-- the end of the process.
+removeBulkFiles :: Enc -> IO ()
+removeBulkFiles e = forM_ (encBulkFile e) $ \p ->
+  forM_ [p, p ++ "-journal"] $ \f -> () <$ (try (removeFile f) :: IO (Either IOException ()))
+
 protocol :: String -> String -> String -> Int -> Int -> IO ()
 protocol impl workload input reps warmup = do
   -- SQLBATCH_BENCH_AHEAD=1: the runner's hs-sqlbatch-fold+ahead (issue 14), read once.
@@ -430,13 +468,29 @@ protocol impl workload input reps warmup = do
                   || workload `notElem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide", "fetch_work", "bulk_insert"])) $ do
     hPutStrLn stderr ("hs-bench: " ++ impl ++ " has no fetch-ahead / write-behind for " ++ workload ++ " (SQLBATCH_BENCH_AHEAD)")
     exitWith (ExitFailure 3)
+  -- Issue 34: the key and the bulk file (the runner's -sqlcipher and +enc rows).
+  enc <- readEnc
+  when (encBulkFile enc /= Nothing
+        && (impl `notElem` ["hs-sqlbatch-fold", "hs-sqlbatch-direct"]
+            || workload `notElem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide", "fetch_work", "bulk_insert"])) $ do
+    hPutStrLn stderr ("hs-bench: " ++ impl ++ " has no encrypted form of " ++ workload
+                      ++ " (SQLBATCH_BENCH_KEY, SQLBATCH_BENCH_BULK_FILE)")
+    exitWith (ExitFailure 3)
+  when (encKey enc /= Nothing) $ do
+    v <- cipherVersion
+    when (v == Nothing) $ die' "SQLBATCH_BENCH_KEY: this hs-bench is not linked against the encrypted build"
   let aheadOpts = if ahead then [D.OpenFetchAhead, D.OpenWriteBehind] else []
-  run <- setup aheadOpts
-  replicateM_ warmup (() <$ run)
-  replicateM_ reps $ do
-    (t, (n, s)) <- run
-    printf "%d %d %d %d\n" (tookWall t) n s (tookCpu t)
-    hFlush stdout
+      -- A connection of hs-sqlbatch-fold: with the key when there is one.
+      openConn path opts = case encKey enc of
+        Just k -> openEncryptedWith path opts k defaultCipher
+        Nothing -> openWith path opts
+  run <- setup enc openConn aheadOpts
+  (do replicateM_ warmup (() <$ run)
+      replicateM_ reps $ do
+        (t, (n, s)) <- run
+        printf "%d %d %d %d\n" (tookWall t) n s (tookCpu t)
+        hFlush stdout)
+    `finally` removeBulkFiles enc
   where
     sqlbatchImpl = impl `elem` ["hs-sqlbatch-fold", "hs-sqlbatch-query"]
     -- For instruction counts (valgrind) of the table's floors in this same harness.
@@ -445,7 +499,7 @@ protocol impl workload input reps warmup = do
     unsupported = do
       hPutStrLn stderr ("hs-bench: workload " ++ workload ++ " not supported by " ++ impl)
       exitWith (ExitFailure 3)
-    setup aheadOpts
+    setup enc openConn aheadOpts
       | VTab.isVTab workload = do
           -- Virtual tables and lists (bench/VTab.hs): direct, fold, and in_list per row.
           r <- VTab.vtabSetup impl workload input
@@ -460,7 +514,7 @@ protocol impl workload input reps warmup = do
           -- direct-sqlite's API on batches (bench/SQLite3Loop.hs): the fetch workloads only
           if workload `elem` ["fetch_narrow", "fetch_narrow_1m", "fetch_wide", "fetch_work"]
             then do
-              db <- L3.openDb input
+              db <- maybe (L3.openDb input) (\k -> S3.openEncrypted (T.pack input) k defaultCipher) (encKey enc)
               let f = case workload of
                     "fetch_wide" -> L3.fetchWide
                     "fetch_work" -> L3.fetchWork
@@ -501,7 +555,7 @@ protocol impl workload input reps warmup = do
       | workload == "fetch_work" =
           if sqlbatchImpl
             then do
-              c <- openWith input aheadOpts
+              c <- openConn input aheadOpts
               return (timed ((if impl == "hs-sqlbatch-fold" then sbFoldWork else sbQueryWork) c))
             else do
               db <- P.openDb input
@@ -510,7 +564,7 @@ protocol impl workload input reps warmup = do
           let narrow = workload /= "fetch_wide"
           if sqlbatchImpl
             then do
-              c <- openWith input aheadOpts
+              c <- openConn input aheadOpts
               let f = case (narrow, impl == "hs-sqlbatch-fold") of
                         (True, True) -> sbFoldNarrow
                         (True, False) -> sbQueryNarrow
@@ -547,8 +601,18 @@ protocol impl workload input reps warmup = do
           let n = read input :: Int64
               rows = [(i, fromIntegral i * 0.25, T.pack ("row-" ++ show i)) | i <- [0 .. n - 1]]
           _ <- evaluate (foldl' (\k (a, b, t) -> k + a + truncate b + fromIntegral (T.length t)) 0 rows)
+          -- :memory:, or a fresh file (keyed when there is a key) with synchronous=OFF, so
+          -- that the commit does not wait for the disk (the work measured is SQLite's, and
+          -- SQLCipher's, on the pages); opened untimed, as the C and Go programs do.
+          let bulkOpen = case encBulkFile enc of
+                Nothing -> openWith ":memory:" aheadOpts
+                Just p -> do
+                  removeBulkFiles enc
+                  c <- openConn p aheadOpts
+                  execute_ c "PRAGMA synchronous=OFF"
+                  return c
           return $ if sqlbatchImpl
-            then bracket (openWith ":memory:" aheadOpts) close $ \c -> do
+            then bracket bulkOpen close $ \c -> do
               execute_ c "CREATE TABLE bulk(a INTEGER, b REAL, c TEXT)"
               performMajorGC
               t0 <- stamp
