@@ -236,8 +236,8 @@ setBusyTimeout c ms = withConnDirect c "setBusyTimeout" $ \db -> D.setBusyTimeou
 
 -- $encryption
 -- With the encrypted build of the library (SQLCipher in place of SQLite: @make lib
--- ENCRYPTION=1@, or the encrypted release; see the package's README), a database file can
--- be encrypted at rest:
+-- ENCRYPTION=1@, installed with @make install ENCRYPTION=1@; see the package's README), a
+-- database file can be encrypted at rest:
 --
 -- > conn <- openEncrypted "secrets.db" "correct horse battery staple" defaultCipher
 -- > execute_ conn "CREATE TABLE IF NOT EXISTS notes(body TEXT)"

@@ -28,8 +28,8 @@ module Database.SQLite3
     -- * Encryption
     --
     -- | Not in direct-sqlite: a database file encrypted at rest, with the encrypted build of
-    -- the library (SQLCipher in place of SQLite: @make lib ENCRYPTION=1@, or the encrypted
-    -- release; see the package's README).
+    -- the library (SQLCipher in place of SQLite: @make lib ENCRYPTION=1@, installed with
+    -- @make install ENCRYPTION=1@; see the package's README).
     --
     -- > db <- openEncrypted "secrets.db" "correct horse battery staple" defaultCipher
     -- > exec db "CREATE TABLE IF NOT EXISTS notes(body TEXT)"
