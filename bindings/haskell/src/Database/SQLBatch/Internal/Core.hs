@@ -275,7 +275,9 @@ openDatabase = openDatabaseWith Nothing
 -- the library where they are (a 'B.ByteString' is pinned memory), not copied: nothing of
 -- the key is left here to wipe, and the library keeps no copy either (SQLCipher keeps the
 -- key it derives, and wipes it when the connection closes). A build without encryption
--- fails with @SQLBATCH_E_UNSUPPORTED@ and a message saying so.
+-- fails with @SQLBATCH_E_UNSUPPORTED@, and a key or settings the library refuses with
+-- @SQLBATCH_E_INVALID_ARGUMENT@, each with the library's message (on a handle that was
+-- never open, which it gives for that).
 openDatabaseWith :: Maybe (B.ByteString, Cipher) -> B.ByteString -> Word32 -> Bool -> Bool
   -> IO (Either (Int32, B.ByteString) Database)
 openDatabaseWith key path flags0 ahead0 behind0 = do
@@ -310,7 +312,7 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
         _ <- mkWeakIORef openRef (closeDatabase db)
         return (Right db)
       else do
-        msg <- if c /= nullPtr then libraryMessage c rc else return (openFailure key rc)
+        msg <- if c == nullPtr then return (codeText rc) else libraryMessage c rc
         c_sqlbatch_conn_close c
         return (Left (rc, msg))
 
@@ -324,20 +326,6 @@ cipherVersion :: IO (Maybe Text)
 cipherVersion = do
   p <- c_sqlbatch_cipher_version
   if p == nullPtr then return Nothing else Just . T.pack <$> peekCString p
-
--- | The message of an open that failed before the library had a handle to keep its own on:
--- for a key, its checks of the key and the settings (which come first), in the library's
--- words where the code says which failed, otherwise the code's text.
-openFailure :: Maybe (B.ByteString, Cipher) -> Int32 -> B.ByteString
-openFailure (Just (k, _)) rc
-  | rc == sqlbatchEUnsupported =
-      "this build of sqlbatch has no encryption (build it with make lib ENCRYPTION=1)"
-  | rc == sqlbatchEInvalidArgument && B.null k =
-      "the key is empty (an empty key would leave the database unencrypted)"
-  | rc == sqlbatchEInvalidArgument =
-      "the key or a cipher setting is not valid: a raw key is x'...' with 64 hex digits (or 96: \
-      \the key, then the salt), and each cipher setting has its range"
-openFailure _ rc = codeText rc
 
 -- | The key's bytes in place for one call (a 'B.ByteString' is pinned: no copy is made, so
 -- none is left to wipe); NULL and 0 for an empty key.
