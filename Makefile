@@ -180,10 +180,11 @@ test-abi: lib
 
 test: setup test-rust test-encryption test-valgrind test-tsan test-c test-go test-haskell test-durability test-soak test-fuzz test-dist test-abi
 
-# Runs every implementation on every workload, prints the table and publishes it: benches/results/
+# Runs every implementation on every workload, the encrypted rows too (the first run builds the
+# encrypted library, OpenSSL included), prints the table and publishes it: benches/results/
 # (latest.txt, .svg, .jsonl, summary.md) and the summary table in README.md.
 bench: setup lib
-	./benches/run --publish $(BENCH_ARGS)
+	./benches/run --publish --all $(BENCH_ARGS)
 
 # The core's criterion groups (native_c vs sqlbatch), then their ratios.
 bench-core:
