@@ -128,13 +128,14 @@ instance ToRow r => ToField (Rows r) where
   toField (Rows rs) = toField (tableValue rs)
 
 -- | The table of these rows, each the 'ToRow' values of one element. Its width is that of
--- the first row (1 for no rows: the eponymous @sqlbatch_rows@'s); rows of another width
--- make a table that cannot be bound, whose binding fails with the row that differs.
+-- the first row; rows of another width make a table that cannot be bound, whose binding
+-- fails with the row that differs. No rows read as an empty table from a @sqlbatch_rows@
+-- table of any width.
 tableValue :: ToRow r => [r] -> TableValue
 tableValue rs = tableFromValues Nothing (map toRow rs)
 
--- | 'tableValue' of a given width (for a table that may be empty: SQLite checks the width
--- against the virtual table's columns even when there are no rows).
+-- | 'tableValue' of a given width: rows of another width make a table that cannot be bound.
+-- (An empty table needs no width: it reads as empty from a table of any width.)
 tableValueOfWidth :: ToRow r => Int -> [r] -> TableValue
 tableValueOfWidth w rs = tableFromValues (Just w) (map toRow rs)
 
