@@ -57,10 +57,14 @@ int main(int argc, char **argv) {
   sqlbatch_conn *conn = NULL;
   int32_t rc = sqlbatch_conn_open_encrypted(path, strlen(path), 0, secret, strlen(secret), NULL, &conn);
   if (rc == SQLBATCH_E_UNSUPPORTED) {
+    /* The handle (never open) says why; no file was created. */
     struct stat st;
-    printf("this build of sqlbatch has no encryption (sqlbatch_cipher_version: %s)\n",
+    sqlbatch_error err;
+    sqlbatch_conn_last_error(conn, &err);
+    printf("%.*s (sqlbatch_cipher_version: %s)\n", (int)err.message_len, err.message,
            sqlbatch_cipher_version() == NULL ? "NULL" : sqlbatch_cipher_version());
-    return conn == NULL && stat(path, &st) != 0 ? 0 : 1; /* no handle, no file */
+    sqlbatch_conn_close(conn);
+    return stat(path, &st) != 0 ? 0 : 1;
   }
   CHECK(conn, rc);
   printf("SQLCipher %s\n", sqlbatch_cipher_version());
