@@ -45,6 +45,7 @@ import SimpleUpstream (simpleUpstreamTests)
 import Mixing (mixingTests)
 import VTabTests (vtabTests)
 import Untrusted (untrustedTests)
+import Cancel (cancelTests)
 import Properties (properties)
 import Soak (soak)
 import Foreign.Ptr (castPtr, nullPtr)
@@ -99,6 +100,7 @@ tests = TestList
   , TestLabel "Buffers" bufferTests
   , TestLabel "Streaming" streamingTests
   , TestLabel "Async" asyncTests
+  , TestLabel "Cancel" cancelTests
   , TestLabel "Threads" threadTests
   , TestLabel "Direct" directTests
   , TestLabel "EmptyArrays" emptyArrayTests
