@@ -104,6 +104,9 @@ data How = ByTimeout | ByThrowTo
 data Tally = Tally !Int !Int !Int
   deriving (Eq, Show)
 
+instance Semigroup Tally where
+  Tally a b c <> Tally x y z = Tally (a + x) (b + y) (c + z)
+
 -- | xorshift64.
 step64 :: IORef Word64 -> Int -> IO Int
 step64 r n = do
@@ -123,9 +126,7 @@ delayOf rng = do
 
 -- | Spins @n@ times without allocating (a delay finer than the timer's).
 spin :: Int -> IO ()
-spin n = when (n > 0) $ do
-  x <- evaluate (spinFor n 0)
-  when (x == (-1)) $ putStrLn "unreachable"
+spin n = void (evaluate (spinFor n 0))
   where
     spinFor :: Int -> Int -> Int
     spinFor 0 !acc = acc
@@ -225,7 +226,7 @@ onThreads k run = do
     return v
   rs <- mapM takeMVar vars
   ts <- forM rs $ either (\(e :: SomeException) -> throwIO e) return
-  return (foldr (\(Tally a b c) (Tally x y z) -> Tally (a + x) (b + y) (c + z)) (Tally 0 0 0) ts)
+  return (foldr (<>) (Tally 0 0 0) ts)
 
 check :: String -> Tally -> Assertion
 check what tally@(Tally n l s) = do
@@ -246,12 +247,12 @@ cancelTests = TestList
       n <- roundsOf 1500
       a <- withCapabilities 1 (onThreads 1 (\_ -> withTarget (series ByThrowTo 21 n)))
       b <- withCapabilities 2 (onThreads 1 (\_ -> withTarget (series ByThrowTo 22 n)))
-      check "throwTo" (let Tally x y z = a; Tally p q r = b in Tally (x + p) (y + q) (z + r))
+      check "throwTo" (a <> b)
   , "timeouts and throwTo through the direct-sqlite face" ~: do
       n <- roundsOf 1000
       a <- withCapabilities 2 (onThreads 1 (\_ -> withS3Target (series ByTimeout 31 n)))
       b <- withCapabilities 1 (withS3Target (series ByThrowTo 32 n))
-      check "direct-sqlite" (let Tally x y z = a; Tally p q r = b in Tally (x + p) (y + q) (z + r))
+      check "direct-sqlite" (a <> b)
   ]
   where
     roundsOf d = maybe d read <$> lookupEnv "SQLBATCH_CANCEL_ROUNDS"
