@@ -13,6 +13,10 @@
 -- which a cancelled call is interrupted again, see cbits/hs_sqlbatch.c) must run to its end:
 -- a cancellation must not reach the calls after the one it was meant for.
 --
+-- Two cases come first, made on purpose rather than by chance: an exception pending when a
+-- call starts under 'mask' (GHC queues it without a signal) must stop the call at once, and
+-- one pending under 'uninterruptibleMask' must leave it to run to its end.
+--
 -- The series run on bound and unbound threads, with one capability and with two, through
 -- each kind of interruptible call (a fetch, a script, a bulk write, the direct-sqlite face).
 -- Before the binding armed its calls and interrupted a cancelled call again until it
@@ -28,6 +32,7 @@ import Data.IORef
 import qualified Data.Text as T
 import Data.Word
 import GHC.Clock (getMonotonicTime)
+import GHC.Conc (ThreadStatus (..), threadStatus)
 import System.Environment (lookupEnv)
 import System.Timeout (timeout)
 import Test.HUnit
@@ -234,9 +239,55 @@ check what tally@(Tally n l s) = do
             ++ show s ++ " calls after one interrupted")
   tally @?= Tally n 0 0
 
+-- | Runs the action with exceptions masked ('mask_' or 'uninterruptibleMask_') and a
+-- 'Cancel' pending: thrown by another thread, which GHC holds blocked in 'throwTo' until
+-- the mask ends (or the action blocks interruptibly). Returns how the action ended, and
+-- whether the 'Cancel' came (from the action, or once the mask ended: a call that fails
+-- with 'ErrorInterrupt' under the caller's mask leaves it pending until then).
+withPending :: (IO () -> IO ()) -> IO () -> IO (Either SomeException (), Bool)
+withPending masking act = do
+  r <- try $ try $ masking $ do
+    me <- myThreadId
+    thrower <- forkIO (throwTo me Cancel)
+    let waitBlocked = do
+          st <- threadStatus thrower
+          case st of
+            ThreadBlocked _ -> return ()
+            _ -> yield >> waitBlocked
+    waitBlocked
+    act
+  late <- (threadDelay 1000 >> return False) `catch` \Cancel -> return True
+  return $ case r of
+    Left e -> (Left e, isCancel e)
+    Right inner -> (inner, late || either isCancel (const False) inner)
+  where
+    isCancel e = case fromException e of
+      Just Cancel -> True
+      Nothing -> False
+
 cancelTests :: Test
 cancelTests = TestList
-  [ "timeouts on a bound thread, one capability" ~: do
+  [ "an exception pending under mask stops the call at once" ~: withTarget $ \t -> do
+      -- GHC queues it without a signal, and does not look at the queue when the call
+      -- starts; the binding's own calls run under mask_. Without the arm, the call runs on
+      -- until a rescuer interrupts it after 2 s.
+      forM_ [1 .. 10 :: Int] $ \_ -> forM_ (zip [0 :: Int ..] (tCalls t)) $ \(i, call) -> do
+        t0 <- getMonotonicTime
+        done <- newEmptyMVar
+        _ <- forkIO $ do
+          r <- timeout 2000000 (readMVar done)
+          when (r == Nothing) (tInterrupt t)
+        r <- withPending mask_ call
+        putMVar done ()
+        t1 <- getMonotonicTime
+        assertBool ("call " ++ show i ++ " ended by " ++ show (fst r)) (snd r)
+        assertBool ("call " ++ show i ++ " ran on for " ++ show (t1 - t0) ++ " s") (t1 - t0 < 1)
+  , "an exception pending under uninterruptibleMask leaves the call to run" ~: withTarget $ \t -> do
+      got <- newIORef 0
+      r <- withPending uninterruptibleMask_ (tAfter t 200000 >>= writeIORef got)
+      readIORef got >>= (@?= 200000)
+      assertBool ("then the exception: " ++ show (fst r)) (snd r)
+  , "timeouts on a bound thread, one capability" ~: do
       n <- roundsOf 1500
       withCapabilities 1 (withTarget (series ByTimeout 1 n)) >>= check "bound, timeout"
   , "timeouts on two unbound threads, two capabilities" ~: do
