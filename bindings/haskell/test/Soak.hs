@@ -352,7 +352,8 @@ fileSize f = do
 rss :: IO Int
 rss = do
   s <- readFile "/proc/self/statm"
-  return $! case words s of
+  -- read to its end, which closes the file
+  return $! length s `seq` case words s of
     _ : r : _ -> read r * 4096
     _ -> 0
 
@@ -384,7 +385,11 @@ soak secs = do
                       r <- rss
                       live <- gcdetails_live_bytes . gc <$> getRTSStats
                       wal <- fileSize (p ++ "-wal")
-                      modifyIORef' samples ((t - start, (r, fromIntegral live :: Int, wal)) :)
+                      -- each sample evaluated, so that it holds no RTSStats
+                      let !dt = t - start
+                          !l = fromIntegral live :: Int
+                          !w = wal
+                      modifyIORef' samples ((dt, (r, l, w)) :)
                       stop <- timeout 250000 (readMVar stopSampler)
                       when (stop == Nothing) go
                 in go
