@@ -330,7 +330,7 @@ foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_ensure_handler"
 foreign import ccall unsafe "hs_sqlbatch_arm"
   c_hs_sqlbatch_arm :: ThreadId# -> IO Word64
 
--- | 'c_hs_sqlbatch_arm' for the calling thread.
+-- | @hs_sqlbatch_arm@ for the calling thread.
 arm :: IO Word64
 arm = IO $ \s -> case myThreadId# s of (# s1, t #) -> unIO (c_hs_sqlbatch_arm t) s1
 {-# INLINE arm #-}
