@@ -45,6 +45,7 @@ import SimpleUpstream (simpleUpstreamTests)
 import Mixing (mixingTests)
 import VTabTests (vtabTests)
 import Untrusted (untrustedTests)
+import Cancel (cancelTests)
 import Encryption (encryptionTests)
 import Properties (properties)
 import Soak (soak)
@@ -100,6 +101,7 @@ tests = TestList
   , TestLabel "Buffers" bufferTests
   , TestLabel "Streaming" streamingTests
   , TestLabel "Async" asyncTests
+  , TestLabel "Cancel" cancelTests
   , TestLabel "Threads" threadTests
   , TestLabel "Direct" directTests
   , TestLabel "EmptyArrays" emptyArrayTests

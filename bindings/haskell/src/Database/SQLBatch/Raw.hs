@@ -1,6 +1,8 @@
+{-# LANGUAGE BangPatterns #-}
 {-# LANGUAGE CApiFFI #-}
 {-# LANGUAGE InterruptibleFFI #-}
 {-# LANGUAGE MagicHash #-}
+{-# LANGUAGE UnboxedTuples #-}
 {-# LANGUAGE UnliftedFFITypes #-}
 -- |
 -- Module      : Database.SQLBatch.Raw
@@ -34,7 +36,8 @@
 -- * __interruptible__: the @c_hs_*@ wrappers (from @cbits/hs_sqlbatch.c@) around fetch,
 --   exec and execute_many. They are the ones the high-level API uses: an asynchronous
 --   exception thrown to the calling thread interrupts the running statement (see that C
---   file for the mechanism), instead of waiting for it to finish.
+--   file for the mechanism), instead of waiting for it to finish. Each is a Haskell function
+--   that makes two calls: an @unsafe@ one that arms the call, and the @interruptible@ one.
 --
 -- = Fetch-ahead and write-behind
 --
@@ -112,10 +115,11 @@ module Database.SQLBatch.Raw
   ) where
 
 import Data.Int (Int32, Int64)
-import Data.Word (Word32, Word8)
+import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (CString)
 import Foreign.C.Types (CBool (..), CChar, CInt (..), CPtrdiff (..), CSize (..))
-import GHC.Exts (ByteArray#, MutableByteArray#, RealWorld)
+import GHC.Exts (ByteArray#, MutableByteArray#, RealWorld, ThreadId#, myThreadId#)
+import GHC.IO (IO (..), unIO)
 import Foreign.Ptr (Ptr)
 
 import Database.SQLBatch.Raw.Types
@@ -309,46 +313,104 @@ foreign import capi unsafe "hs_sqlbatch.h sqlbatch_value_convert"
 foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_ensure_handler"
   c_hs_sqlbatch_ensure_handler :: IO CInt
 
+-- The interruptible wrappers below are each an @unsafe@ call of @hs_sqlbatch_arm@ followed
+-- by the @interruptible@ call, which takes the token the first returns (see "A cancellation
+-- at any moment of the call" in @cbits/hs_sqlbatch.c@: the arm marks the call cancelled if
+-- an exception is already queued for the thread, and so does a signal that lands between
+-- the two calls; either would otherwise be lost). The two must run on the same OS thread, so
+-- nothing may stand between them where GHC could switch threads (a heap or stack check, the
+-- evaluation of an argument): each wrapper is NOINLINE and forces its arguments before the
+-- arm, and the result of the arm goes straight to the second call (in GHC 9.0's Cmm: the
+-- arm, then @suspendThread@). The C side checks the token and ignores an arm that is not
+-- its own.
+
+-- | Arms the next interruptible call of the OS thread (unsafe: a few loads from the thread's
+-- TSO and stores to thread-local memory); returns its token. (@ccall@: @capi@ cannot pass a
+-- @ThreadId#@, which GHC passes as the pointer to the thread's TSO.)
+foreign import ccall unsafe "hs_sqlbatch_arm"
+  c_hs_sqlbatch_arm :: ThreadId# -> IO Word64
+
+-- | @hs_sqlbatch_arm@ for the calling thread.
+arm :: IO Word64
+arm = IO $ \s -> case myThreadId# s of (# s1, t #) -> unIO (c_hs_sqlbatch_arm t) s1
+{-# INLINE arm #-}
+
 -- | @sqlbatch_stmt_fetch_into@, interruptible by asynchronous exceptions. The connection is
 -- the one the statement was prepared on.
+c_hs_sqlbatch_fetch_into
+  :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
+c_hs_sqlbatch_fetch_into !c !s !n !b !l !o = arm >>= \t -> armedFetchInto t c s n b l o
+{-# NOINLINE c_hs_sqlbatch_fetch_into #-}
+
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_fetch_into"
-  c_hs_sqlbatch_fetch_into
-    :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
+  armedFetchInto
+    :: Word64 -> Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_stmt_reset@ and then @sqlbatch_stmt_fetch_into@ (if the reset succeeded), in
 -- one call interruptible by asynchronous exceptions.
+c_hs_sqlbatch_rewind_fetch_into
+  :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
+c_hs_sqlbatch_rewind_fetch_into !c !s !n !b !l !o =
+  arm >>= \t -> armedRewindFetchInto t c s n b l o
+{-# NOINLINE c_hs_sqlbatch_rewind_fetch_into #-}
+
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_rewind_fetch_into"
-  c_hs_sqlbatch_rewind_fetch_into
-    :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
+  armedRewindFetchInto
+    :: Word64 -> Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_stmt_fetch@, interruptible by asynchronous exceptions.
+c_hs_sqlbatch_fetch :: Ptr CConn -> Ptr CStmt -> CSize -> CSize -> Ptr Batch -> IO Int32
+c_hs_sqlbatch_fetch !c !s !n !m !o = arm >>= \t -> armedFetch t c s n m o
+{-# NOINLINE c_hs_sqlbatch_fetch #-}
+
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_fetch"
-  c_hs_sqlbatch_fetch :: Ptr CConn -> Ptr CStmt -> CSize -> CSize -> Ptr Batch -> IO Int32
+  armedFetch :: Word64 -> Ptr CConn -> Ptr CStmt -> CSize -> CSize -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_conn_exec@, interruptible by asynchronous exceptions.
+c_hs_sqlbatch_exec :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CParams -> Ptr ExecResult -> IO Int32
+c_hs_sqlbatch_exec !c !q !n !p !r = arm >>= \t -> armedExec t c q n p r
+{-# NOINLINE c_hs_sqlbatch_exec #-}
+
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_exec"
-  c_hs_sqlbatch_exec
-    :: Ptr CConn -> Ptr CChar -> CSize -> Ptr CParams -> Ptr ExecResult -> IO Int32
+  armedExec :: Word64 -> Ptr CConn -> Ptr CChar -> CSize -> Ptr CParams -> Ptr ExecResult -> IO Int32
 
 -- | @sqlbatch_stmt_execute_many@, interruptible by asynchronous exceptions. The connection
 -- is the one the statement was prepared on.
+c_hs_sqlbatch_execute_many
+  :: Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> Ptr WriteResult -> IO Int32
+c_hs_sqlbatch_execute_many !c !s !p !n !r = arm >>= \t -> armedExecuteMany t c s p n r
+{-# NOINLINE c_hs_sqlbatch_execute_many #-}
+
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_execute_many"
-  c_hs_sqlbatch_execute_many
-    :: Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> Ptr WriteResult -> IO Int32
+  armedExecuteMany
+    :: Word64 -> Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> Ptr WriteResult -> IO Int32
 
 -- | @sqlbatch_stmt_execute_many_start@, interruptible by asynchronous exceptions.
+c_hs_sqlbatch_execute_many_start :: Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> IO Int32
+c_hs_sqlbatch_execute_many_start !c !s !p !n =
+  arm >>= \t -> armedExecuteManyStart t c s p n
+{-# NOINLINE c_hs_sqlbatch_execute_many_start #-}
+
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_execute_many_start"
-  c_hs_sqlbatch_execute_many_start :: Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> IO Int32
+  armedExecuteManyStart :: Word64 -> Ptr CConn -> Ptr CStmt -> Ptr CParams -> CSize -> IO Int32
 
 -- | @sqlbatch_stmt_execute_many_wait@, interruptible by asynchronous exceptions (the
 -- interrupt stops the queued rows, as it stops the synchronous call's).
+c_hs_sqlbatch_execute_many_wait :: Ptr CConn -> Ptr CStmt -> Ptr WriteResult -> IO Int32
+c_hs_sqlbatch_execute_many_wait !c !s !r = arm >>= \t -> armedExecuteManyWait t c s r
+{-# NOINLINE c_hs_sqlbatch_execute_many_wait #-}
+
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_execute_many_wait"
-  c_hs_sqlbatch_execute_many_wait :: Ptr CConn -> Ptr CStmt -> Ptr WriteResult -> IO Int32
+  armedExecuteManyWait :: Word64 -> Ptr CConn -> Ptr CStmt -> Ptr WriteResult -> IO Int32
 
 -- | Waits until the connection's worker has no job (see "Fetch-ahead and write-behind"
 -- above), interruptible by asynchronous exceptions, which stop the job.
+c_hs_sqlbatch_settle :: Ptr CConn -> IO Int32
+c_hs_sqlbatch_settle !c = arm >>= \t -> armedSettle t c
+{-# NOINLINE c_hs_sqlbatch_settle #-}
+
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_settle"
-  c_hs_sqlbatch_settle :: Ptr CConn -> IO Int32
+  armedSettle :: Word64 -> Ptr CConn -> IO Int32
 
 -- | Decodes UTF-8 into a UTF-16 array, starting at the given unit of the array, which must
 -- have room for as many units as there are bytes; returns the units written or -1 for
