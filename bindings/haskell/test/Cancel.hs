@@ -27,7 +27,6 @@ module Cancel (cancelTests) where
 import Control.Concurrent
 import Control.Exception
 import Control.Monad
-import Data.Bits (shiftL, shiftR, xor)
 import Data.IORef
 import qualified Data.Text as T
 import Data.Word
@@ -38,6 +37,7 @@ import System.Timeout (timeout)
 import Test.HUnit
 
 import Database.SQLBatch
+import Kit
 import qualified Database.SQLite3 as S3
 
 -- | The exception thrown by the 'throwTo' series.
@@ -46,9 +46,6 @@ data Cancel = Cancel
 
 instance Exception Cancel
 
--- | A query that never ends on its own (one sqlite3_step that runs forever).
-endless :: Query
-endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
 
 -- | A query of @n@ rows' work that runs to its end.
 bounded :: Int -> Query
@@ -112,22 +109,13 @@ data Tally = Tally !Int !Int !Int
 instance Semigroup Tally where
   Tally a b c <> Tally x y z = Tally (a + x) (b + y) (c + z)
 
--- | xorshift64.
-step64 :: IORef Word64 -> Int -> IO Int
-step64 r n = do
-  x0 <- readIORef r
-  let x1 = x0 `xor` (x0 `shiftL` 13)
-      x2 = x1 `xor` (x1 `shiftR` 7)
-      x3 = x2 `xor` (x2 `shiftL` 17)
-  writeIORef r $! x3
-  return $! fromIntegral (x3 `mod` fromIntegral (max 1 n))
 
 -- | A delay: mostly under 200 us (the exception then often lands as the call enters C),
 -- now and then up to 3 ms (while SQLite runs).
 delayOf :: IORef Word64 -> IO Int
 delayOf rng = do
-  k <- step64 rng 8
-  if k == 0 then (+ 1) <$> step64 rng 3000 else (+ 1) <$> step64 rng 200
+  k <- xorshift rng 8
+  if k == 0 then (+ 1) <$> xorshift rng 3000 else (+ 1) <$> xorshift rng 200
 
 -- | Spins @n@ times without allocating (a delay finer than the timer's).
 spin :: Int -> IO ()
@@ -163,7 +151,7 @@ series how seed rounds t = do
         l <- readIORef lost
         if k > rounds || l >= 3 then return (k - 1) else oneRound k >> go (k + 1)
       oneRound k = do
-        i <- step64 rng (length calls)
+        i <- xorshift rng (length calls)
         d <- delayOf rng
         t0 <- getMonotonicTime
         modifyMVar_ state (\_ -> return (Just (k, t0, show how ++ " after " ++ show d ++ " of call " ++ show i)))
@@ -196,7 +184,7 @@ cancel ByTimeout _ d call = do
 cancel ByThrowTo rng d call = do
   me <- myThreadId
   thrown <- newEmptyMVar
-  k <- (* 20) <$> step64 rng d
+  k <- (* 20) <$> xorshift rng d
   mask $ \restore -> do
     _ <- forkIO (spin k >> throwTo me Cancel >> putMVar thrown ())
     r <- try (restore call)

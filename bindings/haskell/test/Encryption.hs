@@ -25,6 +25,7 @@ import System.Posix.Process (getProcessID)
 import Test.HUnit
 
 import Database.SQLBatch
+import Kit
 import Database.SQLBatch.Error (decodeError, encodeError, errorCodeName)
 import qualified Database.SQLite3 as S3
 
@@ -42,13 +43,6 @@ encryptionRequired = maybe False (`notElem` ["", "0"]) <$> lookupEnv "SQLBATCH_T
 fast :: Cipher
 fast = defaultCipher { cipherKdfIter = 4000 }
 
--- | The "Database.SQLBatch" 'SQLError' the action throws (fails if it throws none).
-sqlErrorOf :: IO a -> IO SQLError
-sqlErrorOf act = do
-  r <- try act
-  case r of
-    Left (e :: SQLError) -> return e
-    Right _ -> assertFailure "expected an SQLError" >> undefined
 
 -- | The "Database.SQLite3" 'S3.SQLError' the action throws.
 s3ErrorOf :: IO a -> IO S3.SQLError

@@ -20,6 +20,7 @@ import System.Directory (doesFileExist, makeAbsolute)
 import Test.HUnit
 
 import Database.SQLBatch
+import Kit
 import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Direct.Extension as DE
 import Database.SQLBatch.Extension
@@ -81,8 +82,6 @@ vectorQueries c = do
 hasVec :: D.Database -> IO Bool
 hasVec db = either (const False) (const True) <$> scalarD db "SELECT vec_version()"
 
-sqlErrorOf :: IO a -> IO SQLError
-sqlErrorOf act = try act >>= either return (\_ -> assertFailure "expected an SQLError" >> undefined)
 
 extensionTests :: Test
 extensionTests = TestList

@@ -17,13 +17,12 @@ import Control.Concurrent (threadDelay)
 import Test.HUnit
 
 import Database.SQLBatch
+import Kit
 import qualified Database.SQLBatch.Direct as D
 import qualified Database.SQLBatch.Direct.Function as DF
 import Database.SQLBatch.Function
 import Database.SQLBatch.Internal (connDatabase)
 
-withMem :: (Connection -> IO a) -> IO a
-withMem = withConnection ":memory:"
 
 -- | A table @t(x)@ of the integers 1..n (and @g = x % 7@).
 numbers :: Connection -> Int -> IO ()
@@ -31,13 +30,6 @@ numbers c n = execute c
   "CREATE TABLE t AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < ?) \
   \SELECT x, x % 7 AS g FROM r" (Only n)
 
--- | The 'SQLError' the action throws (fails if it throws none).
-sqlErrorOf :: IO a -> IO SQLError
-sqlErrorOf act = do
-  r <- try act
-  case r of
-    Left (e :: SQLError) -> return e
-    Right _ -> assertFailure "expected an SQLError" >> undefined
 
 right :: Either SQLError a -> IO a
 right = either throwIO return

@@ -30,6 +30,7 @@ import System.Timeout (timeout)
 import Test.HUnit
 
 import Database.SQLBatch
+import Kit
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error (decodeError, encodeError, errorCodeName)
 import qualified Database.SQLBatch.FromField as FF
@@ -117,8 +118,6 @@ tests = TestList
   , TestLabel "Encryption" encryptionTests
   ]
 
-withMem :: (Connection -> IO a) -> IO a
-withMem = withConnection ":memory:"
 
 -- | Writes a value through a parameter into a typeless column and reads it back.
 roundTrip :: forall a. (ToField a, FromField a) => Connection -> a -> IO a
@@ -1026,9 +1025,6 @@ streamingTests = TestList
 mib :: Int -> String
 mib x = show (fromIntegral (x * 10 `div` 1048576) / 10 :: Double) ++ " MiB"
 
--- | A query that never ends on its own (one sqlite3_step call that runs forever).
-endless :: Query
-endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
 
 -- | Runs a test with a watchdog: if the test has not finished after 60 s (the mechanism
 -- under test failed), the watchdog interrupts the connection so that the suite ends, and

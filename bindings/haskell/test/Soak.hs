@@ -35,7 +35,7 @@ module Soak (soak) where
 import Control.Concurrent
 import Control.Exception
 import Control.Monad
-import Data.Bits (shiftL, shiftR, xor, (.&.), (.|.))
+import Data.Bits ((.&.), (.|.))
 import Data.Int
 import Data.IORef
 import Data.List (foldl', sortOn)
@@ -54,6 +54,7 @@ import System.Posix.Process (getProcessID)
 import System.Timeout (timeout)
 
 import Database.SQLBatch
+import Kit
 import Database.SQLBatch.Internal.Core (liveStatementsWith)
 import Database.SQLBatch.VTab
 import qualified Database.SQLite3 as S3
@@ -81,13 +82,7 @@ busyMs = 5000
 newtype Rng = Rng (IORef Word64)
 
 next :: Rng -> Int -> IO Int
-next (Rng r) n = do
-  x0 <- readIORef r
-  let x1 = x0 `xor` (x0 `shiftL` 13)
-      x2 = x1 `xor` (x1 `shiftR` 7)
-      x3 = x2 `xor` (x2 `shiftL` 17)
-  writeIORef r $! x3
-  return $! fromIntegral (x3 `mod` fromIntegral (max 1 n))
+next (Rng r) = xorshift r
 
 -- | What the run records: writes acknowledged (worker, seq) -> rows; operations and errors
 -- by name; errors SQLite's rules do not allow.

@@ -18,16 +18,10 @@ import System.Posix.Process (getProcessID)
 import Test.HUnit
 
 import Database.SQLBatch
+import Kit
 import Database.SQLBatch.Function (createFunction)
 import qualified Database.SQLite3 as S3
 
--- | The 'SQLError' the action throws (fails if it throws none).
-sqlErrorOf :: IO a -> IO SQLError
-sqlErrorOf act = do
-  r <- try act
-  case r of
-    Left (e :: SQLError) -> return e
-    Right _ -> assertFailure "expected an SQLError" >> undefined
 
 -- | A fresh path in the temporary directory (removed after the action, with its journal).
 withPath :: String -> (FilePath -> IO a) -> IO a

@@ -21,19 +21,11 @@ import System.Timeout (timeout)
 import Test.HUnit
 
 import Database.SQLBatch
+import Kit
 import Database.SQLBatch.VTab
 import qualified Database.SQLite3 as S3
 
-withMem :: (Connection -> IO a) -> IO a
-withMem = withConnection ":memory:"
 
--- | The 'SQLError' the action throws (fails if it throws none).
-sqlErrorOf :: IO a -> IO SQLError
-sqlErrorOf act = do
-  r <- try act
-  case r of
-    Left (e :: SQLError) -> return e
-    Right _ -> assertFailure "expected an SQLError" >> undefined
 
 -- | Asserts that the action throws an 'SQLError' whose details contain the text.
 failsWith :: String -> Text -> IO a -> IO ()
