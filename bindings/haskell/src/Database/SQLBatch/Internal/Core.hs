@@ -1320,20 +1320,28 @@ nextBatch f = do
 {-# NOINLINE nextBatch #-}
 
 fetchAt :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> IO BatchView
-fetchAt f maxRows bfp size off want = do
+fetchAt f !maxRows bfp !size !off !want = do
+  -- Everything a fetch that succeeds needs is computed strictly here, and everything only
+  -- a failure needs (the error's context, the error) in functions of their own, called on
+  -- failure: so the common path allocates no thunk and no error it does not throw.
   let scratch = fScratch f
       st = fStmt f
       db = stDb st
-      base = unsafeForeignPtrToPtr bfp `plusPtr` off
-      ctx = contextOf "fetch" (stQuery st)
-  res <- withDbQuick db False ctx $ \c -> do
-    h <- readIORef (stHandle st)
-    if h == nullPtr then return (Left (finalizedError ctx)) else do
-      run <- readIORef (stRun st)
-      r <- runFetch db st c h run (fromIntegral maxRows) base (fromIntegral (size - off)) (castPtr scratch)
-      if r /= sqlbatchRow && r /= sqlbatchDone && r /= sqlbatchEBufferTooSmall
-        then Left <$> D.errorFrom (rawDatabase db) r ctx
-        else return (Right r)
+      !base = unsafeForeignPtrToPtr bfp `plusPtr` off
+      !cMaxRows = fromIntegral maxRows :: CSize
+      !cLen = fromIntegral (size - off) :: CSize
+      fetchOn c = do
+        h <- readIORef (stHandle st)
+        if h == nullPtr then return (finalizedFetch st) else do
+          run <- readIORef (stRun st)
+          r <- runFetch db st c h run cMaxRows base cLen (castPtr scratch)
+          if r == sqlbatchRow then return fetchedRow
+            else if r == sqlbatchDone then return fetchedDone
+            else if r == sqlbatchEBufferTooSmall then return fetchedTooSmall
+            else fetchFailure st r
+  hs <- readIORef (dbHookThreads db)
+  res <- if null hs then lockedQuick db False (\open -> if open then fetchOn (dbHandle db) else return (closedFetch st))
+    else inHookThread db hs fetchOn (lockedQuick db False (\open -> if open then fetchOn (dbHandle db) else return (closedFetch st)))
   touchForeignPtr bfp
   rc <- either throwAfter return res
   if rc == sqlbatchEBufferTooSmall
@@ -1346,18 +1354,47 @@ fetchAt f maxRows bfp size off want = do
       b <- peekBatch (castPtr scratch)
       let rows = batchRows b
           cols = batchCols b
+          dataLen = batchDataLen b
           done = rc == sqlbatchDone
           -- The buffer, not the row count, ended the batch: use a bigger one next time (up
           -- to 'maxBuf', but never smaller than @want@, which is at least the largest row
           -- so far: a row that did not fit set it. So only a row larger than every row
           -- before costs a second fetch, and no buffer too small for the rows is allocated).
-          want' = if not done && rows < maxRows then max want (min maxBuf (size * 4)) else want
-      writeIORef (fBuf f) $! Buf bfp size off (batchDataLen b) want'
-      when (cols > 0) $
-        writeIORef (fMaxRows f) $! max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
+          !want' = if not done && rows < maxRows then max want (min maxBuf (size * 4)) else want
+      -- Written only when they change: a statement run again and again (a point query)
+      -- keeps its buffer and batch size, and then writes neither.
+      Buf ofp osize ooff olast owant <- readIORef (fBuf f)
+      unless (ofp == bfp && osize == size && ooff == off && olast == dataLen && owant == want') $
+        writeIORef (fBuf f) $! Buf bfp size off dataLen want'
+      when (cols > 0) $ do
+        let !rows' = max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
+        when (rows' /= maxRows) $ writeIORef (fMaxRows f) rows'
       return $! BatchView (batchCells b) rows cols done
         (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff)
           (scratch `plusPtr` convOff) (fText f) st)
+
+-- | What a fetch's locked section gives for each status that is not a failure: shared, so
+-- that a fetch allocates none.
+fetchedRow, fetchedDone, fetchedTooSmall :: Either SQLError Int32
+fetchedRow = Right sqlbatchRow
+fetchedDone = Right sqlbatchDone
+fetchedTooSmall = Right sqlbatchEBufferTooSmall
+{-# NOINLINE fetchedRow #-}
+{-# NOINLINE fetchedDone #-}
+{-# NOINLINE fetchedTooSmall #-}
+
+-- | The error of a fetch that failed with this code (with the lock held: the message is
+-- the connection's), in the fetch's context.
+fetchFailure :: Statement -> Int32 -> IO (Either SQLError a)
+fetchFailure st r = Left <$> D.errorFrom (rawDatabase (stDb st)) r (contextOf "fetch" (stQuery st))
+{-# NOINLINE fetchFailure #-}
+
+-- | The error of a fetch on a finalized statement, and on a closed connection.
+finalizedFetch, closedFetch :: Statement -> Either SQLError a
+finalizedFetch st = Left (finalizedError (contextOf "fetch" (stQuery st)))
+closedFetch st = Left (closedError (contextOf "fetch" (stQuery st)))
+{-# NOINLINE finalizedFetch #-}
+{-# NOINLINE closedFetch #-}
 
 -- | One fetch with the lock held, keeping the run state and the worker's job: from 'Ready'
 -- it starts a run (the column names are asked again), from 'Rewind' it rewinds
