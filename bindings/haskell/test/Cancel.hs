@@ -270,6 +270,13 @@ cancelTests = TestList
         t1 <- getMonotonicTime
         assertBool ("call " ++ show i ++ " ended by " ++ show (fst r)) (snd r)
         assertBool ("call " ++ show i ++ " ran on for " ++ show (t1 - t0) ++ " s") (t1 - t0 < 1)
+  , "under mask, the call that the pending exception stopped throws that exception" ~: withTarget $ \t ->
+      -- Not the ErrorInterrupt it caused (every call throws its error by throwAfter).
+      forM_ (zip [0 :: Int ..] (tCalls t)) $ \(i, call) -> do
+        (r, _) <- withPending mask_ call
+        case r of
+          Left e | Just Cancel <- fromException e -> return ()
+          _ -> assertFailure ("call " ++ show i ++ " ended by " ++ show r)
   , "an exception pending under uninterruptibleMask leaves the call to run" ~: withTarget $ \t -> do
       got <- newIORef 0
       r <- withPending uninterruptibleMask_ (tAfter t 200000 >>= writeIORef got)
