@@ -794,14 +794,26 @@ running r = case r of
 -- | The values bound through direct-sqlite's per-parameter binds (every parameter not in
 -- the map is NULL), and whether the library has them yet. A bind of all parameters at once
 -- ("Database.SQLBatch") sets the map lazily, for a later per-parameter bind.
-data Binds = Binds (IM.IntMap Value) !Bool
+data Binds
+  = Binds (IM.IntMap Value) !Bool
+  | BindsEncoded (IM.IntMap Value) !(ForeignPtr Word8)
+    -- ^ A bind of all parameters at once that cannot fail (numbers, NULLs, short TEXTs
+    -- and BLOBs: "Database.SQLBatch.Internal"'s @deferBind@), not sent yet: a
+    -- @sqlbatch_params@ at the start of the buffer, which the statement's next run sends
+    -- to the library in the same locked section as its first fetch ('runFetch'); the map
+    -- as for 'Binds'.
+
+-- | The values of a 'Binds'.
+bindsMap :: Binds -> IM.IntMap Value
+bindsMap (Binds m _) = m
+bindsMap (BindsEncoded m _) = m
 
 -- | Records direct-sqlite's bind of parameter @i@, for the statement's next run. Atomic,
 -- so that it may run without the connection's lock: binds on other threads at the same
 -- time are all kept, and the fetch that sends the values to the library clears the flag
 -- only if no bind came in between ('fetchSnapshot').
 recordBind :: Statement -> Int -> Value -> IO ()
-recordBind st i v = atomicUpdate (stBinds st) (\(Binds m _) -> let !m' = IM.insert i v m in Binds m' True)
+recordBind st i v = atomicUpdate (stBinds st) (\b -> let !m' = IM.insert i v (bindsMap b) in Binds m' True)
 {-# INLINE recordBind #-}
 
 -- | Replaces the IORef's value if it is still the very object given; whether it did.
@@ -1397,16 +1409,26 @@ runFetch db st c h run0 maxRows base len out = do
         Just _ -> writeIORef (stCols st) Nothing
       e <- readIORef (stEncoding st)
       when (e /= -1) $ writeIORef (stEncoding st) (-1)
-      Binds _ dirty <- readIORef (stBinds st)
-      if not dirty then return (sqlbatchOk, run0) else do
-        rc <- sendPending st h
-        return (rc, Ready)
+      binds <- readIORef (stBinds st)
+      case binds of
+        Binds _ False -> return (sqlbatchOk, run0)
+        Binds _ True -> do
+          rc <- sendPending st h
+          return (rc, Ready)
+        BindsEncoded m fp -> do
+          -- Values laid out by the bind ("Database.SQLBatch"'s 'bind'): one unsafe call,
+          -- as above. Sent: clean, unless a bind came meanwhile (as in 'sendPending').
+          rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr (unsafeForeignPtrToPtr fp))
+          touchForeignPtr fp
+          when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds (Binds m False)
+          return (rc, Ready)
 {-# INLINE runFetch #-}
 
 -- | Sends the binds recorded and not yet sent ('runFetch'), with the lock held.
 sendPending :: Statement -> Ptr CStmt -> IO Int32
 sendPending st h = do
-  binds0@(Binds vals _) <- readIORef (stBinds st)
+  binds0 <- readIORef (stBinds st)
+  let vals = bindsMap binds0
   n <- statementParamCount st
   -- Table values ("Database.SQLBatch.Internal.Rows") go after the other values, each by
   -- its own bind (NULL in its place until then).
