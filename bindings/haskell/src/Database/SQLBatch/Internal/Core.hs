@@ -1399,9 +1399,9 @@ runFetch db st c h run0 maxRows base len out = do
     return r
   where
     -- A run starts: the column names are asked again, and the binds not yet sent (direct-
-    -- sqlite's, and "Database.SQLBatch"'s of numbers) go first, by one unsafe call (the
-    -- statement is not in the middle of a run: the bind does no I/O), which rewinds the
-    -- statement itself.
+    -- sqlite's, and "Database.SQLBatch"'s laid out by 'bind') go first, by one unsafe call
+    -- (the statement is not in the middle of a run: the bind does no I/O), which rewinds
+    -- the statement itself.
     starting = do
       cols <- readIORef (stCols st)
       case cols of
@@ -1413,15 +1413,27 @@ runFetch db st c h run0 maxRows base len out = do
       case binds of
         Binds _ False -> return (sqlbatchOk, run0)
         Binds _ True -> do
+          unjammed
           rc <- sendPending st h
           return (rc, Ready)
         BindsEncoded m fp -> do
           -- Values laid out by the bind ("Database.SQLBatch"'s 'bind'): one unsafe call,
           -- as above. Sent: clean, unless a bind came meanwhile (as in 'sendPending').
+          unjammed
           rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr (unsafeForeignPtrToPtr fp))
           touchForeignPtr fp
           when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds (Binds m False)
           return (rc, Ready)
+    -- The fetch's locked section does not wait for the connection's worker first (the
+    -- fetch waits for it itself, interruptibly), but an unsafe call must never wait: while
+    -- the worker may run a job (another statement's batch stepped ahead, a write behind),
+    -- the bind's unsafe call would wait for it with the capability held and no way to
+    -- interrupt it. So the job is waited for first, interruptibly ('settle').
+    unjammed = do
+      job <- readIORef (dbJob db)
+      case job of
+        NoJob -> return ()
+        _ -> settle db
 {-# INLINE runFetch #-}
 
 -- | Sends the binds recorded and not yet sent ('runFetch'), with the lock held.
