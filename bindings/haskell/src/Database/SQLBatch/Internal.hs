@@ -495,7 +495,7 @@ deferrable !n !bytes (v : vs) = case v of
   SQLBlob b | k <- B.length b, k <= minLengthLimit -> deferrable (n + 1) (bytes + k) vs
   _ -> -1
 
--- | 'deferrable''s radix (more than the bytes of 'maxParams' values of 'minLengthLimit'
+-- | The radix of 'deferrable' (more than the bytes of 'maxParams' values of 'minLengthLimit'
 -- bytes), and the most values a deferred bind has.
 deferUnit, maxParams :: Int
 deferUnit = 1000000
@@ -510,10 +510,11 @@ minLengthLimit = 30
 -- a live statement that is not in the middle of a run, has @n@ parameters, and is on an
 -- open connection outside its hooks: laid out here and recorded ('BindsEncoded'), without
 -- the lock; the statement's next run sends it in the locked section of its first fetch
--- (one unsafe call, as an eager bind of such a statement is). Such a bind cannot fail (the
--- count is right, no value is longer than any length limit SQLite allows, a 'Text' is valid
--- UTF-8), so no error comes later than it would have; and a kept statement's bind and run
--- take the lock once. False, with nothing done, in every other case: 'bindNow' then binds
+-- (one unsafe call, as an eager bind of such a statement is, after waiting interruptibly
+-- for a job the connection's worker may run: "Database.SQLBatch.Internal.Core"'s
+-- @runFetch@). Such a bind cannot fail (the count is right, no value is longer than any
+-- length limit SQLite allows, a 'Text' is valid UTF-8), so no error comes later than it
+-- would have; and a kept statement's bind and run take the lock once. False, with nothing done, in every other case: 'bindNow' then binds
 -- at once, with its checks and errors.
 deferBind :: C.Statement -> [SQLData] -> Int -> Int -> IO Bool
 deferBind st vs n bytes
