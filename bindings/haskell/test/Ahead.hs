@@ -14,6 +14,7 @@ import Data.IORef
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
+import GHC.Clock (getMonotonicTime)
 import System.Directory (getTemporaryDirectory, removeFile)
 import System.Timeout (timeout)
 import Test.HUnit
@@ -64,6 +65,13 @@ slowTail :: Query
 slowTail = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) \
            \SELECT x FROM c WHERE x <= 5000 OR x % 1000000000000 = 0"
 
+-- | 20 rows at once, then one more after some 30 million steps of the recursion (seconds):
+-- the first snapshot (16 rows, and the next one stepped to) comes at once, the batch after
+-- it, which the worker steps ahead, takes seconds.
+slowSecondBatch :: Query
+slowSecondBatch = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 30000000) \
+                  \SELECT x FROM c WHERE x <= 20 OR x = 30000000"
+
 expectSQLError :: IO a -> IO SQLError
 expectSQLError act = do
   r <- try act
@@ -100,6 +108,22 @@ aheadTests = TestList
         rest <- drain st
         rest @?= [2 .. 3000]
         readIORef (connJob c) >>= (@?= NoJob)
+  , "a bind sent by the fetch waits for another statement's batch stepped ahead interruptibly" ~: withAhead $ \c -> watchdog c $ do
+      -- 'bind' of a number is laid out without the lock and sent by the statement's next
+      -- fetch, in its locked section, by an unsafe call. The library makes every call wait
+      -- for the connection's worker first: an unsafe one would wait with the capability
+      -- held, and no exception could end it. Here the worker steps the next batch of the
+      -- other statement (seconds of stepping for one row), and a timeout must end the fetch.
+      executeScript c "CREATE TABLE kv(k INTEGER PRIMARY KEY, v INTEGER); INSERT INTO kv VALUES (1, 10)"
+      withStatement c slowSecondBatch $ \a -> withStatement c "SELECT v FROM kv WHERE k = ?" $ \b -> do
+        Just (Only (1 :: Int)) <- nextRow a
+        readIORef (connJob c) >>= assertBool "the worker steps the next batch" . isAhead
+        bind b (Only (1 :: Int))
+        t0 <- getMonotonicTime
+        r <- timeout 100000 (nextRow b :: IO (Maybe (Only Int)))
+        t1 <- getMonotonicTime
+        assertBool ("the fetch ended after " ++ show (t1 - t0) ++ " s, with " ++ show r) (t1 - t0 < 1)
+      query_ c "SELECT v FROM kv WHERE k = 1" >>= (@?= [Only (10 :: Int)])
   , "setFetchAhead per statement, on a connection without the option" ~: withMem $ \c -> do
       fillT c 3000
       withStatement c "SELECT x FROM t ORDER BY x" $ \st -> do

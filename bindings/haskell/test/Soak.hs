@@ -1,5 +1,6 @@
 {-# LANGUAGE BangPatterns #-}
 {-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE RankNTypes #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 -- | The soak test (issue 33): many threads on shared and private connections to one WAL file
 -- for a fixed time, with timeouts, interrupts and asynchronous exceptions at random points,
@@ -30,7 +31,7 @@
 -- the whole busy timeout, or at once for a write on the shared connection while another
 -- thread's query holds a read transaction open there). The counts of operations and errors
 -- are printed.
-module Soak (soak) where
+module Soak (soak, startWorker) where
 
 import Control.Concurrent
 import Control.Exception
@@ -43,6 +44,7 @@ import qualified Data.Map.Strict as M
 import qualified Data.Text as T
 import Data.Word
 import GHC.Clock (getMonotonicTime)
+import GHC.Conc (threadStatus)
 import GHC.Stats (GCDetails (..), RTSStats (..), getRTSStats)
 import Foreign.Marshal.Alloc (mallocBytes, reallocBytes)
 import Foreign.Marshal.Utils (fillBytes)
@@ -215,9 +217,10 @@ openDb b p = do
   register b c
   return c
 
--- | One worker's loop until the deadline.
-worker :: Book -> FilePath -> Double -> Int -> Maybe Connection -> IO ()
-worker b p deadline w shared = do
+-- | One worker's loop until the deadline. It starts with exceptions masked ('startWorker'),
+-- and unmasks them (the function given) for each operation only.
+worker :: (forall a. IO a -> IO a) -> Book -> FilePath -> Double -> Int -> Maybe Connection -> IO ()
+worker unmask b p deadline w shared = do
   rng <- Rng <$> newIORef (fromIntegral (w * 7919 + 1) * 0x9e3779b97f4a7c15)
   own <- newIORef Nothing
   seqRef <- newIORef (0 :: Int)
@@ -326,7 +329,7 @@ worker b p deadline w shared = do
                      reset st
                      when (r == Nothing) $ throwIO (userError "kept statement: no row")) `finally` closeStatement st
               | otherwise -> when (shared == Nothing) dropOwn)
-  mask (\restore -> loop restore) `finally` (dropOwn >> readIORef acks >>= \a ->
+  loop unmask `finally` (dropOwn >> readIORef acks >>= \a ->
     atomicModifyIORef' (bAcked b) (\m -> (M.insert w a m, ())))
   where
     limitedWrite chaos d act = if chaos == 0 then timeout d act >>= maybe (throwIO Timeout') return else act
@@ -351,6 +354,18 @@ rss = do
   return $! length s `seq` case words s of
     _ : r : _ -> read r * 4096
     _ -> 0
+
+-- | Starts a worker thread; the MVar is filled when it ends, however it ends. The thread
+-- starts with exceptions masked and gets the function that unmasks them: the chaos thread
+-- throws from the first moment, and an exception thrown to a thread that has not run yet
+-- is raised as it starts, before any handler of its own; forked unmasked, such a worker
+-- died at once and silently (no handler, its MVar never filled), and the soak waited 30 s
+-- for it and then failed, naming as still running every worker it had already waited for.
+startWorker :: ((forall a. IO a -> IO a) -> IO ()) -> IO (ThreadId, MVar ())
+startWorker body = do
+  v <- newEmptyMVar
+  t <- mask_ $ forkIOWithUnmask $ \unmask -> body unmask `finally` putMVar v ()
+  return (t, v)
 
 -- | Runs the soak for @secs@ seconds; True if every check holds. Prints what it did.
 soak :: Int -> IO Bool
@@ -404,12 +419,9 @@ soak secs = do
                  threadDelay 250000
                  go
          go) `finally` putMVar cpDone ()
-  dones <- forM [0 .. sharedWorkers + ownWorkers - 1] $ \w -> do
-    v <- newEmptyMVar
-    t <- forkIO (worker b p deadline w (if w < sharedWorkers then Just shared else Nothing)
-                   `catch` (\(e :: SomeException) -> recordBad b ("worker " ++ show w ++ " died: " ++ show e))
-                   `finally` putMVar v ())
-    return (t, v)
+  dones <- forM [0 .. sharedWorkers + ownWorkers - 1] $ \w ->
+    startWorker $ \unmask -> worker unmask b p deadline w (if w < sharedWorkers then Just shared else Nothing)
+      `catch` (\(e :: SomeException) -> recordBad b ("worker " ++ show w ++ " died: " ++ show e))
   -- chaos: an exception to a random worker every few ms, an interrupt of the shared
   -- connection now and then
   rng <- Rng <$> newIORef 0x2545f4914f6cdd1d
@@ -424,12 +436,15 @@ soak secs = do
           chaos
   chaos
   -- every worker ends within 30 s of the deadline (an operation waits 5 s for a lock at most)
-  finished <- timeout 30000000 (mapM_ (takeMVar . snd) dones)
+  finished <- timeout 30000000 (mapM_ (readMVar . snd) dones)
   when (finished == Nothing) $ do
     doing <- readIORef (bDoing b)
     stuck <- fmap concat $ forM dones $ \(t, v) -> do
       e <- isEmptyMVar v
-      return [ M.findWithDefault "?" (threadKey t) doing | e ]
+      -- what it does, and where the runtime has it (blocked on an MVar: the lock; in a
+      -- foreign call: a call that did not end)
+      st <- threadStatus t
+      return [ M.findWithDefault "?" (threadKey t) doing ++ " (" ++ show st ++ ")" | e ]
     putStrLn ("soak: FAILED: workers still running 30 s after the deadline, in: " ++ show stuck)
   putMVar stopSampler ()
   takeMVar cpDone

@@ -151,10 +151,12 @@ import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word16, Word32, Word64, Word8)
 import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
+import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Ptr (Ptr, castPtr, nullPtr, plusPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
 import GHC.Exts (oneShot, raiseIO#, Array#, Int (..), Int#, RealWorld, State#, indexArray#, isTrue#, newArray#, unsafeFreezeArray#, writeArray#, (+#), (-#), (<#), (==#), (>=#))
 import GHC.ByteOrder (ByteOrder (..), targetByteOrder)
+import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
 
 import GHC.IO (IO (..), unIO)
 
@@ -474,7 +476,76 @@ bindValues st vs = bindRaw st (contextOf "bind" (stmtQuery st)) vs []
 -- the values take at most 'unsafeBindBytes' bytes, else a safe one. The values are kept,
 -- lazily, for direct-sqlite's per-parameter binds.
 bindRaw :: Statement -> Text -> [SQLData] -> [SQLData] -> IO ()
-bindRaw (Statement st) ctx vs0 names
+bindRaw s@(Statement st) ctx vs0 names
+  | null names, n <- deferrable 0 0 vs0, n >= 0 = do
+      deferred <- deferBind st vs0 (n `quot` deferUnit) (n `rem` deferUnit)
+      unless deferred $ bindNow s ctx vs0 names
+  | otherwise = bindNow s ctx vs0 names
+{-# INLINE bindRaw #-}
+
+-- | If every value is a number, a NULL, or a TEXT or BLOB of at most 'minLengthLimit'
+-- bytes: @count * 'deferUnit' + bytes@ (an upper bound of the TEXTs' bytes); else -1.
+deferrable :: Int -> Int -> [SQLData] -> Int
+deferrable !n !bytes [] = n * deferUnit + bytes
+deferrable !n !bytes (v : vs) = case v of
+  SQLInteger _ -> deferrable (n + 1) bytes vs
+  SQLFloat _ -> deferrable (n + 1) bytes vs
+  SQLNull -> deferrable (n + 1) bytes vs
+  SQLText t | k <- utf8Bound t, k <= minLengthLimit -> deferrable (n + 1) (bytes + k) vs
+  SQLBlob b | k <- B.length b, k <= minLengthLimit -> deferrable (n + 1) (bytes + k) vs
+  _ -> -1
+
+-- | The radix of 'deferrable' (more than the bytes of 'maxParams' values of 'minLengthLimit'
+-- bytes), and the most values a deferred bind has.
+deferUnit, maxParams :: Int
+deferUnit = 1000000
+maxParams = 32766
+
+-- | SQLite's least length limit (@SQLITE_MIN_LENGTH@: @sqlite3_limit@ raises a lower
+-- @SQLITE_LIMIT_LENGTH@ to it): a value of at most this many bytes is never too big to bind.
+minLengthLimit :: Int
+minLengthLimit = 30
+
+-- | The bind of @n@ values ('deferrable', with at most @bytes@ bytes of TEXT and BLOB) to
+-- a live statement that is not in the middle of a run, has @n@ parameters, and is on an
+-- open connection outside its hooks: laid out here and recorded ('BindsEncoded'), without
+-- the lock; the statement's next run sends it in the locked section of its first fetch
+-- (one unsafe call, as an eager bind of such a statement is, after waiting interruptibly
+-- for a job the connection's worker may run: "Database.SQLBatch.Internal.Core"'s
+-- @runFetch@). Such a bind cannot fail (the count is right, no value is longer than any
+-- length limit SQLite allows, a 'Text' is valid UTF-8), so no error comes later than it
+-- would have; and a kept statement's bind and run take the lock once. False, with nothing done, in every other case: 'bindNow' then binds
+-- at once, with its checks and errors.
+deferBind :: C.Statement -> [SQLData] -> Int -> Int -> IO Bool
+deferBind st vs n bytes
+  | n > maxParams = return False
+  | otherwise = do
+  let db = stDb st
+  h <- readIORef (stHandle st)
+  np <- readIORef (stNParams st)
+  run <- readIORef (stRun st)
+  open <- readIORef (dbOpen db)
+  hs <- readIORef (dbHookThreads db)
+  if h == nullPtr || np /= n || running run || not open || not (null hs) then return False else do
+    let cellBytes = max 1 n * valueSize
+    fp <- mallocPlainForeignPtrBytes (paramsRoom + cellBytes + bytes)
+    let front = unsafeForeignPtrToPtr fp
+        cells = front `plusPtr` paramsRoom
+        dat = cells `plusPtr` cellBytes
+    end <- encodeParams cells dat 0 vs
+    pokeParams (castPtr front) (castPtr cells) nullPtr n (if end == 0 then nullPtr else dat) end 0
+    -- A run that ended is rewound by the bind the next run sends (as by an eager bind); a
+    -- run state changed meanwhile by another thread makes this bind an eager one.
+    ok <- case run of
+      Ready -> return True
+      _ -> casIORef (stRun st) run Rewind
+    if not ok then return False else do
+      writeIORef (stBinds st) $! BindsEncoded (IM.fromList (zip [1 ..] (map toValue vs))) fp
+      return True
+
+-- | The bind made at once, with the lock held ('bindRaw').
+bindNow :: Statement -> Text -> [SQLData] -> [SQLData] -> IO ()
+bindNow (Statement st) ctx vs0 names
   | not (null tables) && not (null names) = throwIO (SQLError ErrorMisuse sqlbatchEInvalidArgument
       "a table value (Database.SQLBatch.VTab) is bound by position, not by name" ctx Nothing Nothing Nothing Nothing)
   | otherwise =

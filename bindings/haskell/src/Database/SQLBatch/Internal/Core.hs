@@ -794,14 +794,26 @@ running r = case r of
 -- | The values bound through direct-sqlite's per-parameter binds (every parameter not in
 -- the map is NULL), and whether the library has them yet. A bind of all parameters at once
 -- ("Database.SQLBatch") sets the map lazily, for a later per-parameter bind.
-data Binds = Binds (IM.IntMap Value) !Bool
+data Binds
+  = Binds (IM.IntMap Value) !Bool
+  | BindsEncoded (IM.IntMap Value) !(ForeignPtr Word8)
+    -- ^ A bind of all parameters at once that cannot fail (numbers, NULLs, short TEXTs
+    -- and BLOBs: "Database.SQLBatch.Internal"'s @deferBind@), not sent yet: a
+    -- @sqlbatch_params@ at the start of the buffer, which the statement's next run sends
+    -- to the library in the same locked section as its first fetch ('runFetch'); the map
+    -- as for 'Binds'.
+
+-- | The values of a 'Binds'.
+bindsMap :: Binds -> IM.IntMap Value
+bindsMap (Binds m _) = m
+bindsMap (BindsEncoded m _) = m
 
 -- | Records direct-sqlite's bind of parameter @i@, for the statement's next run. Atomic,
 -- so that it may run without the connection's lock: binds on other threads at the same
 -- time are all kept, and the fetch that sends the values to the library clears the flag
 -- only if no bind came in between ('fetchSnapshot').
 recordBind :: Statement -> Int -> Value -> IO ()
-recordBind st i v = atomicUpdate (stBinds st) (\(Binds m _) -> let !m' = IM.insert i v m in Binds m' True)
+recordBind st i v = atomicUpdate (stBinds st) (\b -> let !m' = IM.insert i v (bindsMap b) in Binds m' True)
 {-# INLINE recordBind #-}
 
 -- | Replaces the IORef's value if it is still the very object given; whether it did.
@@ -1424,9 +1436,9 @@ runFetch db st c h run0 maxRows base len out = do
     return r
   where
     -- A run starts: the column names are asked again, and the binds not yet sent (direct-
-    -- sqlite's, and "Database.SQLBatch"'s of numbers) go first, by one unsafe call (the
-    -- statement is not in the middle of a run: the bind does no I/O), which rewinds the
-    -- statement itself.
+    -- sqlite's, and "Database.SQLBatch"'s laid out by 'bind') go first, by one unsafe call
+    -- (the statement is not in the middle of a run: the bind does no I/O), which rewinds
+    -- the statement itself.
     starting = do
       cols <- readIORef (stCols st)
       case cols of
@@ -1434,16 +1446,38 @@ runFetch db st c h run0 maxRows base len out = do
         Just _ -> writeIORef (stCols st) Nothing
       e <- readIORef (stEncoding st)
       when (e /= -1) $ writeIORef (stEncoding st) (-1)
-      Binds _ dirty <- readIORef (stBinds st)
-      if not dirty then return (sqlbatchOk, run0) else do
-        rc <- sendPending st h
-        return (rc, Ready)
+      binds <- readIORef (stBinds st)
+      case binds of
+        Binds _ False -> return (sqlbatchOk, run0)
+        Binds _ True -> do
+          unjammed
+          rc <- sendPending st h
+          return (rc, Ready)
+        BindsEncoded m fp -> do
+          -- Values laid out by the bind ("Database.SQLBatch"'s 'bind'): one unsafe call,
+          -- as above. Sent: clean, unless a bind came meanwhile (as in 'sendPending').
+          unjammed
+          rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr (unsafeForeignPtrToPtr fp))
+          touchForeignPtr fp
+          when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds (Binds m False)
+          return (rc, Ready)
+    -- The fetch's locked section does not wait for the connection's worker first (the
+    -- fetch waits for it itself, interruptibly), but an unsafe call must never wait: while
+    -- the worker may run a job (another statement's batch stepped ahead, a write behind),
+    -- the bind's unsafe call would wait for it with the capability held and no way to
+    -- interrupt it. So the job is waited for first, interruptibly ('settle').
+    unjammed = do
+      job <- readIORef (dbJob db)
+      case job of
+        NoJob -> return ()
+        _ -> settle db
 {-# INLINE runFetch #-}
 
 -- | Sends the binds recorded and not yet sent ('runFetch'), with the lock held.
 sendPending :: Statement -> Ptr CStmt -> IO Int32
 sendPending st h = do
-  binds0@(Binds vals _) <- readIORef (stBinds st)
+  binds0 <- readIORef (stBinds st)
+  let vals = bindsMap binds0
   n <- statementParamCount st
   -- Table values ("Database.SQLBatch.Internal.Rows") go after the other values, each by
   -- its own bind (NULL in its place until then).
