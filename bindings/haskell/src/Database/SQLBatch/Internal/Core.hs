@@ -51,6 +51,9 @@ module Database.SQLBatch.Internal.Core
   , dbIdent
   , keptIndex
   , runKept
+  , SqlText (..)
+  , sqlText
+  , withBytes
     -- * Encryption
   , cipherVersion
   , rekeyHandle
@@ -139,6 +142,7 @@ import Control.Exception
 import Control.Monad (forM, unless, when)
 import Data.Bits (complement, (.&.), (.|.))
 import qualified Data.ByteString as B
+import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int32)
 import Data.IORef
@@ -224,6 +228,8 @@ data Database = Database
     -- ^ Owns 'dbScratch'.
   , dbScratch :: {-# UNPACK #-} !(Ptr Word8)
     -- ^ 'scratchBytes' bytes for the out values of calls made with the lock held.
+  , dbSql :: {-# UNPACK #-} !(IORef SqlText)
+    -- ^ The last SQL text prepared or run through 'sqlText', with its UTF-8 bytes.
   }
 
 instance Eq Database where
@@ -304,10 +310,11 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
         ext <- newIORef False
         kept <- newIORef IM.empty
         sfp <- mallocPlainForeignPtrBytes scratchBytes
+        sql <- newIORef noSqlText
         i <- nextId
         let db = Database c lock openRef guard job hooks ahead behind
                    (TE.decodeUtf8With TE.lenientDecode path) i stmts own herr ext kept sfp
-                   (unsafeForeignPtrToPtr sfp)
+                   (unsafeForeignPtrToPtr sfp) sql
         -- A backstop only: connections should be closed.
         _ <- mkWeakIORef openRef (closeDatabase db)
         return (Right db)
@@ -393,6 +400,41 @@ rawDatabase = D.Database . dbHandle
 -- | The connection's identity (unique in the process).
 dbIdent :: Database -> Int
 dbIdent = dbId
+
+-- | SQL text, its UTF-8 bytes, and whether it might name or number a parameter
+-- ('mayNameParams'; computed when first asked).
+data SqlText = SqlText !Text !B.ByteString Bool
+
+-- | The text of no SQL.
+noSqlText :: SqlText
+noSqlText = SqlText T.empty B.empty False
+{-# NOINLINE noSqlText #-}
+
+-- | The UTF-8 bytes of SQL text to prepare or run on the connection (and whether it might
+-- name a parameter). The connection keeps the last text it was given with its bytes, so
+-- that a program running the same SQL again and again (a statement prepared for each row,
+-- sqlite-simple's @execute@ in a loop) encodes and scans it once: a repeat costs a
+-- comparison of the two texts. Any thread may call it: the kept value is replaced whole.
+sqlText :: Database -> Text -> IO SqlText
+sqlText db t = do
+  m@(SqlText t0 _ _) <- readIORef (dbSql db)
+  if t0 == t then return m else do
+    let !b = TE.encodeUtf8 t
+        m' = SqlText t b (mayNameParams b)
+    writeIORef (dbSql db) m'
+    return m'
+
+-- | The address and length of a 'B.ByteString''s bytes for the duration of an action
+-- that returns (a foreign call and what follows it): 'BU.unsafeUseAsCStringLen' without
+-- the frame and the closure that its @keepAlive#@ costs (GHC 9.0), the bytes kept alive
+-- by a @touch#@ after the action instead. Not for an action that may loop or always
+-- throws, after which GHC may drop the @touch#@.
+withBytes :: B.ByteString -> (Ptr CChar -> Int -> IO a) -> IO a
+withBytes (BI.PS fp off len) k = do
+  r <- k (unsafeForeignPtrToPtr fp `plusPtr` off) len
+  touchForeignPtr fp
+  return r
+{-# INLINE withBytes #-}
 
 -- | Bytes of 'dbScratch': out values at 0 (64 bytes), then the data buffer of a first
 -- snapshot ('fetchSnapshot') at 'scratchData', of 'scratchDataLen' bytes.
@@ -879,19 +921,30 @@ advancePos (Pos mba) = do
 -- the statement starts.
 prepareCore :: Database -> Ptr CConn -> Query -> B.ByteString -> Word32
             -> IO (Either Int32 (Maybe Statement, Int))
-prepareCore db c q sql flags =
-  BU.unsafeUseAsCStringLen sql $ \(p, n) -> allocaBytes 16 $ \outs -> do
-    -- One buffer for both out values (the handle, the tail's offset).
-    let out = castPtr outs :: Ptr (Ptr CStmt)
-        tailp = castPtr (outs `plusPtr` 8) :: Ptr CSize
-    rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) flags out tailp
-    if rc /= sqlbatchOk then return (Left rc) else do
-      h <- peek out
-      tl <- fromIntegral <$> (peek tailp :: IO CSize)
-      if h == nullPtr then return (Right (Nothing, tl)) else do
-        st <- newStatement db h q sql
-        return (Right (Just st, tl))
+prepareCore db c q sql flags = do
+  -- Both out values (the handle, the tail's offset) in the connection's scratch; inside a
+  -- hook of the connection the scratch may be the hooked call's, so there in a buffer.
+  hs <- readIORef (dbHookThreads db)
+  if null hs
+    then do
+      r <- prepareInto db c q sql flags (dbScratch db)
+      touchForeignPtr (dbScratchFP db)
+      return r
+    else allocaBytes 16 (prepareInto db c q sql flags)
 {-# INLINE prepareCore #-}
+
+prepareInto :: Database -> Ptr CConn -> Query -> B.ByteString -> Word32 -> Ptr Word8
+            -> IO (Either Int32 (Maybe Statement, Int))
+prepareInto db c q sql flags outs = withBytes sql $ \p n -> do
+  let out = castPtr outs :: Ptr (Ptr CStmt)
+      tailp = castPtr (outs `plusPtr` 8) :: Ptr CSize
+  rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) flags out tailp
+  if rc /= sqlbatchOk then return (Left rc) else do
+    h <- peek out
+    tl <- fromIntegral <$> (peek tailp :: IO CSize)
+    if h == nullPtr then return (Right (Nothing, tl)) else do
+      st <- newStatement db h q sql
+      return (Right (Just st, tl))
 
 -- | A statement of no connection (a closed one, without a handle): for reading values that
 -- are not a statement's (the arguments of an SQL function) with the row parsers, whose
@@ -909,8 +962,9 @@ detachedStatement q = do
   ext <- newIORef False
   kept <- newIORef IM.empty
   sfp <- mallocPlainForeignPtrBytes scratchBytes
+  sql <- newIORef noSqlText
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
-             herr ext kept sfp (unsafeForeignPtrToPtr sfp)
+             herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql
   st <- newStatement db nullPtr q B.empty
   writeIORef (stParams st) (Just [])
   writeIORef (stNParams st) 0
