@@ -1024,8 +1024,9 @@ openStatement :: Connection -> Query -> IO Statement
 openStatement conn q = mask_ $ do
   st <- prepareStatement conn q
   -- Kept by the caller: registered with the connection ("Database.SQLite3"'s close counts
-  -- it) and finalized by the garbage collector if the caller forgets it.
-  C.registerStatement (unStatement st)
+  -- it) and finalized by the garbage collector if the caller forgets it. The registry is
+  -- written with the lock held.
+  C.withLockQuick (connectionHandle conn) (\_ -> C.registerStatement (unStatement st))
   return st
 
 -- | Finalizes a statement. Call it once.

@@ -296,7 +296,7 @@ import qualified Database.SQLite3.Internal.Function as F
 import Foreign.Ptr (Ptr)
 
 import Database.SQLBatch.Internal.Code (SQLError (..))
-import Database.SQLBatch.Internal.Core (SqlText (..), cipherVersion, sqlText)
+import Database.SQLBatch.Internal.Core (cipherVersion)
 import Database.SQLBatch.Raw.Types (Cipher (..), defaultCipher)
 
 -- | The flags of 'open2' (SQLite's @SQLITE_OPEN_*@). The VFS-only ones and
@@ -488,10 +488,7 @@ execWithCallback db sql cb =
 -- | <https://www.sqlite.org/c3ref/prepare.html>: compiles the first statement of the
 -- text (the rest is ignored). Fails if the text holds no statement.
 prepare :: Database -> Text -> IO Statement
-prepare db sql = do
-  -- The bytes kept from the connection's last SQL if it is the same text.
-  SqlText _ b _ <- sqlText db sql
-  prepareUtf8 db (Utf8 b)
+prepare db sql = prepareUtf8 db (toUtf8 sql)
 
 -- | Like 'prepare', for text that is UTF-8 already.
 prepareUtf8 :: Database -> Utf8 -> IO Statement

@@ -296,9 +296,8 @@ queryUtf8 = Utf8 . TE.encodeUtf8 . fromQuery
 prepareStatement :: Connection -> Query -> IO Statement
 prepareStatement conn q = mask_ $ do
   let ctx = contextOf "prepare" q
+      Utf8 sql = queryUtf8 q
       db = connectionHandle conn
-  -- The bytes kept from the connection's last SQL if it is the same text ('sqlText').
-  SqlText _ sql _ <- sqlText db (fromQuery q)
   withDb db ctx $ \c -> do
     r <- prepareCore db c q sql prepareSingle
     case r of

@@ -212,7 +212,8 @@ data Database = Database
   , dbId :: {-# UNPACK #-} !Int
   , dbStmts :: !(IORef (IM.IntMap (Weak (IORef Run), IORef (Ptr CStmt))))
     -- ^ The registered statements not finalized yet (those of "Database.SQLite3" and
-    -- @openStatement@), by id: the key of the one's finalizer, and its handle.
+    -- @openStatement@), by id: the key of the one's finalizer, and its handle. Written
+    -- with the lock held.
   , dbOwnError :: !(IORef (Maybe (Int32, B.ByteString)))
     -- ^ The last failure detected here (misuse, an index out of range), shown by
     -- direct-sqlite's @errmsg@ until the library reports a newer one.
@@ -229,7 +230,7 @@ data Database = Database
   , dbScratch :: {-# UNPACK #-} !(Ptr Word8)
     -- ^ 'scratchBytes' bytes for the out values of calls made with the lock held.
   , dbSql :: {-# UNPACK #-} !(IORef SqlText)
-    -- ^ The last SQL text prepared or run through 'sqlText', with its UTF-8 bytes.
+    -- ^ The last SQL text run through 'sqlText', with its UTF-8 bytes.
   }
 
 instance Eq Database where
@@ -410,11 +411,11 @@ noSqlText :: SqlText
 noSqlText = SqlText T.empty B.empty False
 {-# NOINLINE noSqlText #-}
 
--- | The UTF-8 bytes of SQL text to prepare or run on the connection (and whether it might
--- name a parameter). The connection keeps the last text it was given with its bytes, so
--- that a program running the same SQL again and again (a statement prepared for each row,
--- sqlite-simple's @execute@ in a loop) encodes and scans it once: a repeat costs a
--- comparison of the two texts. Any thread may call it: the kept value is replaced whole.
+-- | The UTF-8 bytes of SQL text to run on the connection, and whether it might name a
+-- parameter. The connection keeps the last text it was given with its bytes, so that a
+-- program running the same SQL again and again (sqlite-simple's @execute@ in a loop)
+-- encodes it and scans it for parameter names once: a repeat costs a comparison of the
+-- two texts. Any thread may call it: the kept value is replaced whole.
 sqlText :: Database -> Text -> IO SqlText
 sqlText db t = do
   m@(SqlText t0 _ _) <- readIORef (dbSql db)
@@ -921,30 +922,19 @@ advancePos (Pos mba) = do
 -- the statement starts.
 prepareCore :: Database -> Ptr CConn -> Query -> B.ByteString -> Word32
             -> IO (Either Int32 (Maybe Statement, Int))
-prepareCore db c q sql flags = do
-  -- Both out values (the handle, the tail's offset) in the connection's scratch; inside a
-  -- hook of the connection the scratch may be the hooked call's, so there in a buffer.
-  hs <- readIORef (dbHookThreads db)
-  if null hs
-    then do
-      r <- prepareInto db c q sql flags (dbScratch db)
-      touchForeignPtr (dbScratchFP db)
-      return r
-    else allocaBytes 16 (prepareInto db c q sql flags)
+prepareCore db c q sql flags =
+  BU.unsafeUseAsCStringLen sql $ \(p, n) -> allocaBytes 16 $ \outs -> do
+    -- One buffer for both out values (the handle, the tail's offset).
+    let out = castPtr outs :: Ptr (Ptr CStmt)
+        tailp = castPtr (outs `plusPtr` 8) :: Ptr CSize
+    rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) flags out tailp
+    if rc /= sqlbatchOk then return (Left rc) else do
+      h <- peek out
+      tl <- fromIntegral <$> (peek tailp :: IO CSize)
+      if h == nullPtr then return (Right (Nothing, tl)) else do
+        st <- newStatement db h q sql
+        return (Right (Just st, tl))
 {-# INLINE prepareCore #-}
-
-prepareInto :: Database -> Ptr CConn -> Query -> B.ByteString -> Word32 -> Ptr Word8
-            -> IO (Either Int32 (Maybe Statement, Int))
-prepareInto db c q sql flags outs = withBytes sql $ \p n -> do
-  let out = castPtr outs :: Ptr (Ptr CStmt)
-      tailp = castPtr (outs `plusPtr` 8) :: Ptr CSize
-  rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) flags out tailp
-  if rc /= sqlbatchOk then return (Left rc) else do
-    h <- peek out
-    tl <- fromIntegral <$> (peek tailp :: IO CSize)
-    if h == nullPtr then return (Right (Nothing, tl)) else do
-      st <- newStatement db h q sql
-      return (Right (Just st, tl))
 
 -- | A statement of no connection (a closed one, without a handle): for reading values that
 -- are not a statement's (the arguments of an SQL function) with the row parsers, whose
@@ -992,14 +982,16 @@ newStatement db h q sql = do
 -- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
 -- it a finalizer the garbage collector runs once nobody references it. The statements of
 -- "Database.SQLBatch"'s queries, finalized by 'bracket' within the call, are not
--- registered.
+-- registered. With the connection's lock held: the registry ('dbStmts') is written only
+-- so, by a plain read and write.
 registerStatement :: Statement -> IO ()
 registerStatement st = do
   let db = stDb st
       href = stHandle st
   w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
   writeIORef (stWeak st) (Just w)
-  atomicUpdate (dbStmts db) (IM.insert (stId st) (w, href))
+  m <- readIORef (dbStmts db)
+  writeIORef (dbStmts db) $! IM.insert (stId st) (w, href) m
 
 firstRows, firstCols, initialSnapBuf :: Int
 firstRows = 16
@@ -1020,7 +1012,8 @@ finalizeHandleLocked db i href = do
   h <- readIORef href
   unless (h == nullPtr) $ do
     writeIORef href nullPtr
-    atomicUpdate (dbStmts db) (IM.delete i)
+    m <- readIORef (dbStmts db)
+    writeIORef (dbStmts db) $! IM.delete i m
     c_sqlbatch_stmt_finalize h
 
 -- | Finalizes a statement (the handle, its fetchers and its finalizer), returning its run
@@ -1060,7 +1053,8 @@ finalizeLocked st = do
   unless (h == nullPtr) $ do
     writeIORef (stHandle st) nullPtr
     writeIORef (stRun st) Ready
-    atomicUpdate (dbStmts db) (IM.delete (stId st))
+    m <- readIORef (dbStmts db)
+    writeIORef (dbStmts db) $! IM.delete (stId st) m
     job <- readIORef (dbJob db)
     if job == NoJob && not (running run)
       then c_sqlbatch_stmt_finalize_unsafe h
