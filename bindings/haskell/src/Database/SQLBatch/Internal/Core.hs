@@ -1007,6 +1007,8 @@ finalizeHandle db i href = do
   h <- readIORef href
   unless (h == nullPtr) $ mask_ $ lockedWith db True $ \_ -> finalizeHandleLocked db i href
 
+-- | 'finalizeHandle' with the connection's lock held (the handle finalized unless that was
+-- done already, the statement taken out of the registry).
 finalizeHandleLocked :: Database -> Int -> IORef (Ptr CStmt) -> IO ()
 finalizeHandleLocked db i href = do
   h <- readIORef href
