@@ -586,9 +586,11 @@ execute_ conn q = do
 -- sqlite-simple's errors. Any other error is the statement's, as the statement path would
 -- raise it, with the 'execute' context (SQLite's compile errors included).
 executeOnce :: T.Text -> Connection -> Query -> [SQLData] -> IO Bool
-executeOnce what conn q vs
-  | mayNameParams sql = return False
-  | otherwise =
+executeOnce what conn q vs = do
+  -- The SQL's bytes, and whether it may name parameters, kept from the connection's last
+  -- SQL if it is the same text ('C.sqlText').
+  C.SqlText _ sql may <- C.sqlText (connectionHandle conn) (fromQuery q)
+  if may then return False else
       execWith conn ctx sql vs [] paramsSingle nullPtr (\rc ->
         rc == sqlbatchEMultipleStatements || rc == sqlbatchEParamCount) >>= \r -> case r of
           Right rc -> return (rc == sqlbatchOk)
@@ -596,7 +598,6 @@ executeOnce what conn q vs
           Left e -> throwAfter e { sqlErrorStatementIndex = Nothing, sqlErrorStatementOffset = Nothing }
   where
     ctx = contextOf what q
-    Utf8 sql = queryUtf8 q
 
 -- | Runs one statement with named parameters (checked as by 'queryNamed').
 executeNamed :: Connection -> Query -> [NamedParam] -> IO ()
@@ -614,8 +615,7 @@ executeScript :: Connection -> Query -> IO ()
 executeScript conn q = let Utf8 sql = queryUtf8 q in executeScriptBytes conn q sql
 
 -- | 'executeScript' of SQL already in UTF-8 (the query for the error context). No
--- parameters and no result wanted: NULL for both, no buffer allocated (BEGIN and COMMIT of
--- every 'withTransaction' come here, encoded once).
+-- parameters and no result wanted: NULL for both, no buffer allocated.
 executeScriptBytes :: Connection -> Query -> B.ByteString -> IO ()
 executeScriptBytes conn q sql = scriptBytes conn q sql >>= either throwAfter return
 
@@ -627,15 +627,23 @@ scriptBytes conn q sql = do
   let ctx = contextOf "executeScript" q
       db = connectionHandle conn
   case C.keptIndex sql of
-    Just i -> withDbQuick db True ctx $ \c -> do
-      rc <- C.runKept db c i
-      if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else do
-        e <- D.errorFrom (connDatabase conn) rc ctx
-        return (Left e { sqlErrorStatementIndex = Just 0, sqlErrorStatementOffset = Just 0 })
+    Just i -> keptScript conn q i
     Nothing -> BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
       withDbQuick db True ctx $ \c -> do
         rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) nullPtr nullPtr
         if rc == sqlbatchOk then return (Right ()) else Left <$> D.errorFrom (connDatabase conn) rc ctx
+
+-- | 'scriptBytes' of the transaction statement of this index ('C.keptIndex'): the
+-- statement the connection keeps prepared, run once ('C.runKept').
+keptScript :: Connection -> Query -> Int -> IO (Either SQLError ())
+keptScript conn q i = do
+  let ctx = contextOf "executeScript" q
+      db = connectionHandle conn
+  withDbQuick db True ctx $ \c -> do
+    rc <- C.runKept db c i
+    if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else do
+      e <- D.errorFrom (connDatabase conn) rc ctx
+      return (Left e { sqlErrorStatementIndex = Just 0, sqlErrorStatementOffset = Just 0 })
 
 -- | 'executeScript' with positional parameters (consumed in order across the statements)
 -- and named ones; returns what ran.
@@ -666,7 +674,7 @@ runScript what conn q positional named = do
 execWith :: Connection -> T.Text -> B.ByteString -> [SQLData] -> [SQLData] -> Word32
          -> Ptr ExecResult -> (Int32 -> Bool) -> IO (Either SQLError Int32)
 execWith conn ctx sql vals names flags pr expected =
-  BU.unsafeUseAsCStringLen sql $ \(sp, sn) ->
+  C.withBytes sql $ \sp sn ->
     withParamsRoom paramsRoom vals names $ \front cells nameCells dat len -> do
       let pp = castPtr front
       pokeParams pp cells nameCells (length vals) dat len flags
@@ -927,34 +935,39 @@ bulkWrite db ctx st cells n ncols dat used base =
 -- | Runs the action in a transaction (@BEGIN@ ... @COMMIT@). If it throws, synchronously
 -- or asynchronously, the transaction is rolled back and the exception rethrown.
 withTransaction :: Connection -> IO a -> IO a
-withTransaction = transaction "BEGIN" beginBytes
+withTransaction = transaction "BEGIN" beginKept
 
 -- | 'withTransaction' with @BEGIN IMMEDIATE@ (takes the write lock at once).
 withImmediateTransaction :: Connection -> IO a -> IO a
-withImmediateTransaction = transaction "BEGIN IMMEDIATE" beginImmediateBytes
+withImmediateTransaction = transaction "BEGIN IMMEDIATE" beginImmediateKept
 
 -- | 'withTransaction' with @BEGIN EXCLUSIVE@.
 withExclusiveTransaction :: Connection -> IO a -> IO a
-withExclusiveTransaction = transaction "BEGIN EXCLUSIVE" beginExclusiveBytes
+withExclusiveTransaction = transaction "BEGIN EXCLUSIVE" beginExclusiveKept
 
--- | The statements of the transactions, in UTF-8 once for all.
-beginBytes, beginImmediateBytes, beginExclusiveBytes, commitBytes :: B.ByteString
-beginBytes = B8.pack "BEGIN"
-beginImmediateBytes = B8.pack "BEGIN IMMEDIATE"
-beginExclusiveBytes = B8.pack "BEGIN EXCLUSIVE"
-commitBytes = B8.pack "COMMIT"
-{-# NOINLINE beginBytes #-}
-{-# NOINLINE beginImmediateBytes #-}
-{-# NOINLINE beginExclusiveBytes #-}
-{-# NOINLINE commitBytes #-}
+-- | The statements of the transactions: their indexes among the statements a connection
+-- keeps prepared ('C.keptIndex'), found once for all.
+beginKept, beginImmediateKept, beginExclusiveKept, commitKept :: Int
+beginKept = keptOf "BEGIN"
+beginImmediateKept = keptOf "BEGIN IMMEDIATE"
+beginExclusiveKept = keptOf "BEGIN EXCLUSIVE"
+commitKept = keptOf "COMMIT"
+{-# NOINLINE beginKept #-}
+{-# NOINLINE beginImmediateKept #-}
+{-# NOINLINE beginExclusiveKept #-}
+{-# NOINLINE commitKept #-}
 
-transaction :: Query -> B.ByteString -> Connection -> IO a -> IO a
-transaction begin beginB conn act = mask $ \restore -> do
-  executeScriptBytes conn begin beginB
+keptOf :: String -> Int
+keptOf sql = maybe (error ("Database.SQLBatch: " ++ sql ++ " is not a kept statement")) id
+  (C.keptIndex (B8.pack sql))
+
+transaction :: Query -> Int -> Connection -> IO a -> IO a
+transaction begin beginK conn act = mask $ \restore -> do
+  keptScript conn begin beginK >>= either throwAfter return
   r <- restore act `onException` rollback
   -- A failed COMMIT (an asynchronous exception that interrupted it included: it is raised
   -- by 'throwAfter', after the rollback) rolls back.
-  c <- scriptBytes conn "COMMIT" commitBytes
+  c <- keptScript conn "COMMIT" commitKept
   case c of
     Right () -> return r
     Left e -> rollback >> throwAfter e
@@ -1011,8 +1024,9 @@ openStatement :: Connection -> Query -> IO Statement
 openStatement conn q = mask_ $ do
   st <- prepareStatement conn q
   -- Kept by the caller: registered with the connection ("Database.SQLite3"'s close counts
-  -- it) and finalized by the garbage collector if the caller forgets it.
-  C.registerStatement (unStatement st)
+  -- it) and finalized by the garbage collector if the caller forgets it. The registry is
+  -- written with the lock held.
+  C.withLockQuick (connectionHandle conn) (\_ -> C.registerStatement (unStatement st))
   return st
 
 -- | Finalizes a statement. Call it once.

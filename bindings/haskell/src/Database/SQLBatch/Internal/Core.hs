@@ -51,6 +51,9 @@ module Database.SQLBatch.Internal.Core
   , dbIdent
   , keptIndex
   , runKept
+  , SqlText (..)
+  , sqlText
+  , withBytes
     -- * Encryption
   , cipherVersion
   , rekeyHandle
@@ -139,6 +142,7 @@ import Control.Exception
 import Control.Monad (forM, unless, when)
 import Data.Bits (complement, (.&.), (.|.))
 import qualified Data.ByteString as B
+import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int32)
 import Data.IORef
@@ -208,7 +212,8 @@ data Database = Database
   , dbId :: {-# UNPACK #-} !Int
   , dbStmts :: !(IORef (IM.IntMap (Weak (IORef Run), IORef (Ptr CStmt))))
     -- ^ The registered statements not finalized yet (those of "Database.SQLite3" and
-    -- @openStatement@), by id: the key of the one's finalizer, and its handle.
+    -- @openStatement@), by id: the key of the one's finalizer, and its handle. Written
+    -- with the lock held.
   , dbOwnError :: !(IORef (Maybe (Int32, B.ByteString)))
     -- ^ The last failure detected here (misuse, an index out of range), shown by
     -- direct-sqlite's @errmsg@ until the library reports a newer one.
@@ -224,6 +229,8 @@ data Database = Database
     -- ^ Owns 'dbScratch'.
   , dbScratch :: {-# UNPACK #-} !(Ptr Word8)
     -- ^ 'scratchBytes' bytes for the out values of calls made with the lock held.
+  , dbSql :: {-# UNPACK #-} !(IORef SqlText)
+    -- ^ The last SQL text run through 'sqlText', with its UTF-8 bytes.
   }
 
 instance Eq Database where
@@ -304,10 +311,11 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
         ext <- newIORef False
         kept <- newIORef IM.empty
         sfp <- mallocPlainForeignPtrBytes scratchBytes
+        sql <- newIORef noSqlText
         i <- nextId
         let db = Database c lock openRef guard job hooks ahead behind
                    (TE.decodeUtf8With TE.lenientDecode path) i stmts own herr ext kept sfp
-                   (unsafeForeignPtrToPtr sfp)
+                   (unsafeForeignPtrToPtr sfp) sql
         -- A backstop only: connections should be closed.
         _ <- mkWeakIORef openRef (closeDatabase db)
         return (Right db)
@@ -393,6 +401,41 @@ rawDatabase = D.Database . dbHandle
 -- | The connection's identity (unique in the process).
 dbIdent :: Database -> Int
 dbIdent = dbId
+
+-- | SQL text, its UTF-8 bytes, and whether it might name or number a parameter
+-- ('mayNameParams'; computed when first asked).
+data SqlText = SqlText !Text !B.ByteString Bool
+
+-- | The text of no SQL.
+noSqlText :: SqlText
+noSqlText = SqlText T.empty B.empty False
+{-# NOINLINE noSqlText #-}
+
+-- | The UTF-8 bytes of SQL text to run on the connection, and whether it might name a
+-- parameter. The connection keeps the last text it was given with its bytes, so that a
+-- program running the same SQL again and again (sqlite-simple's @execute@ in a loop)
+-- encodes it and scans it for parameter names once: a repeat costs a comparison of the
+-- two texts. Any thread may call it: the kept value is replaced whole.
+sqlText :: Database -> Text -> IO SqlText
+sqlText db t = do
+  m@(SqlText t0 _ _) <- readIORef (dbSql db)
+  if t0 == t then return m else do
+    let !b = TE.encodeUtf8 t
+        m' = SqlText t b (mayNameParams b)
+    writeIORef (dbSql db) m'
+    return m'
+
+-- | The address and length of a 'B.ByteString''s bytes for the duration of an action
+-- that returns (a foreign call and what follows it): 'BU.unsafeUseAsCStringLen' without
+-- the frame and the closure that its @keepAlive#@ costs (GHC 9.0), the bytes kept alive
+-- by a @touch#@ after the action instead. Not for an action that may loop or always
+-- throws, after which GHC may drop the @touch#@.
+withBytes :: B.ByteString -> (Ptr CChar -> Int -> IO a) -> IO a
+withBytes (BI.PS fp off len) k = do
+  r <- k (unsafeForeignPtrToPtr fp `plusPtr` off) len
+  touchForeignPtr fp
+  return r
+{-# INLINE withBytes #-}
 
 -- | Bytes of 'dbScratch': out values at 0 (64 bytes), then the data buffer of a first
 -- snapshot ('fetchSnapshot') at 'scratchData', of 'scratchDataLen' bytes.
@@ -921,8 +964,9 @@ detachedStatement q = do
   ext <- newIORef False
   kept <- newIORef IM.empty
   sfp <- mallocPlainForeignPtrBytes scratchBytes
+  sql <- newIORef noSqlText
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
-             herr ext kept sfp (unsafeForeignPtrToPtr sfp)
+             herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql
   st <- newStatement db nullPtr q B.empty
   writeIORef (stParams st) (Just [])
   writeIORef (stNParams st) 0
@@ -950,14 +994,16 @@ newStatement db h q sql = do
 -- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
 -- it a finalizer the garbage collector runs once nobody references it. The statements of
 -- "Database.SQLBatch"'s queries, finalized by 'bracket' within the call, are not
--- registered.
+-- registered. With the connection's lock held: the registry ('dbStmts') is written only
+-- so, by a plain read and write.
 registerStatement :: Statement -> IO ()
 registerStatement st = do
   let db = stDb st
       href = stHandle st
   w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
   writeIORef (stWeak st) (Just w)
-  atomicUpdate (dbStmts db) (IM.insert (stId st) (w, href))
+  m <- readIORef (dbStmts db)
+  writeIORef (dbStmts db) $! IM.insert (stId st) (w, href) m
 
 firstRows, firstCols, initialSnapBuf :: Int
 firstRows = 16
@@ -973,12 +1019,15 @@ finalizeHandle db i href = do
   h <- readIORef href
   unless (h == nullPtr) $ mask_ $ lockedWith db True $ \_ -> finalizeHandleLocked db i href
 
+-- | 'finalizeHandle' with the connection's lock held (the handle finalized unless that was
+-- done already, the statement taken out of the registry).
 finalizeHandleLocked :: Database -> Int -> IORef (Ptr CStmt) -> IO ()
 finalizeHandleLocked db i href = do
   h <- readIORef href
   unless (h == nullPtr) $ do
     writeIORef href nullPtr
-    atomicUpdate (dbStmts db) (IM.delete i)
+    m <- readIORef (dbStmts db)
+    writeIORef (dbStmts db) $! IM.delete i m
     c_sqlbatch_stmt_finalize h
 
 -- | Finalizes a statement (the handle, its fetchers and its finalizer), returning its run
@@ -1018,7 +1067,8 @@ finalizeLocked st = do
   unless (h == nullPtr) $ do
     writeIORef (stHandle st) nullPtr
     writeIORef (stRun st) Ready
-    atomicUpdate (dbStmts db) (IM.delete (stId st))
+    m <- readIORef (dbStmts db)
+    writeIORef (dbStmts db) $! IM.delete (stId st) m
     job <- readIORef (dbJob db)
     if job == NoJob && not (running run)
       then c_sqlbatch_stmt_finalize_unsafe h
