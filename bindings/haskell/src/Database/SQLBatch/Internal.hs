@@ -514,8 +514,8 @@ minLengthLimit = 30
 -- for a job the connection's worker may run: "Database.SQLBatch.Internal.Core"'s
 -- @runFetch@). Such a bind cannot fail (the count is right, no value is longer than any
 -- length limit SQLite allows, a 'Text' is valid UTF-8), so no error comes later than it
--- would have; and a kept statement's bind and run take the lock once. False, with nothing done, in every other case: 'bindNow' then binds
--- at once, with its checks and errors.
+-- would have; and a kept statement's bind and run take the lock once. False, with nothing
+-- done, in every other case: 'bindNow' then binds at once, with its checks and errors.
 deferBind :: C.Statement -> [SQLData] -> Int -> Int -> IO Bool
 deferBind st vs n bytes
   | n > maxParams = return False
