@@ -150,7 +150,6 @@ soakHarnessTests = TestList
       r @?= Just (replicate 64 True)
   ]
 
-
 -- | Writes a value through a parameter into a typeless column and reads it back.
 roundTrip :: forall a. (ToField a, FromField a) => Connection -> a -> IO a
 roundTrip conn v = do
@@ -1056,7 +1055,6 @@ streamingTests = TestList
 
 mib :: Int -> String
 mib x = show (fromIntegral (x * 10 `div` 1048576) / 10 :: Double) ++ " MiB"
-
 
 -- | Runs a test with a watchdog: if the test has not finished after 60 s (the mechanism
 -- under test failed), the watchdog interrupts the connection so that the suite ends, and

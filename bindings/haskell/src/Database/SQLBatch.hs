@@ -152,7 +152,7 @@ module Database.SQLBatch
 import Control.Concurrent.MVar (withMVar)
 import Control.Exception
 import Control.Monad (forM, forM_, unless, when)
-import Data.Maybe (catMaybes, listToMaybe)
+import Data.Maybe (catMaybes, fromMaybe, listToMaybe)
 import Data.IORef
 import Data.Bits ((.|.))
 import Data.Int (Int32, Int64)
@@ -958,7 +958,7 @@ commitKept = keptOf "COMMIT"
 {-# NOINLINE commitKept #-}
 
 keptOf :: String -> Int
-keptOf sql = maybe (error ("Database.SQLBatch: " ++ sql ++ " is not a kept statement")) id
+keptOf sql = fromMaybe (error ("Database.SQLBatch: " ++ sql ++ " is not a kept statement"))
   (C.keptIndex (B8.pack sql))
 
 transaction :: Query -> Int -> Connection -> IO a -> IO a

@@ -295,7 +295,7 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
   BU.unsafeUseAsCStringLen path $ \(p, n) -> alloca $ \out -> do
     rc <- case key of
       Nothing -> c_sqlbatch_conn_open p (fromIntegral n) flags out
-      Just (k, cipher) -> withKey k $ \kp kn -> withCCipher cipher $ \cp ->
+      Just (k, cipher) -> withBytesOrNull k $ \kp kn -> withCCipher cipher $ \cp ->
         c_sqlbatch_conn_open_encrypted p (fromIntegral n) flags kp kn cp out
     c <- peek out
     if rc == sqlbatchOk
@@ -335,24 +335,11 @@ cipherVersion = do
   p <- c_sqlbatch_cipher_version
   if p == nullPtr then return Nothing else Just . T.pack <$> peekCString p
 
--- | The key's bytes in place for one call (a 'B.ByteString' is pinned: no copy is made, so
--- none is left to wipe); NULL and 0 for an empty key.
-withKey :: B.ByteString -> (Ptr Word8 -> CSize -> IO a) -> IO a
-withKey k f
-  | B.null k = f nullPtr 0
-  | otherwise = BU.unsafeUseAsCStringLen k $ \(p, n) -> f (castPtr p) (fromIntegral n)
-
--- | A database name for one call: NULL and 0 (\"main\") for an empty one.
-withSchema :: B.ByteString -> (Ptr CChar -> CSize -> IO a) -> IO a
-withSchema b f
-  | B.null b = f nullPtr 0
-  | otherwise = BU.unsafeUseAsCStringLen b $ \(p, n) -> f p (fromIntegral n)
-
 -- | @sqlbatch_conn_rekey@ on a handle (the caller holds the connection's lock): database
 -- @schema@ (UTF-8; empty: @\"main\"@) re-encrypted with the key, which is passed in place as
 -- by 'openDatabaseWith'. The status; the details are the connection's last error.
 rekeyHandle :: Ptr CConn -> B.ByteString -> B.ByteString -> IO Int32
-rekeyHandle c schema key = withSchema schema $ \sp sl -> withKey key $ \kp kn ->
+rekeyHandle c schema key = withBytesOrNull schema $ \sp sl -> withBytesOrNull key $ \kp kn ->
   c_sqlbatch_conn_rekey c sp sl kp kn
 
 -- | @sqlbatch_conn_export@ on a handle (the caller holds the connection's lock): database
@@ -360,8 +347,8 @@ rekeyHandle c schema key = withSchema schema $ \sp sl -> withKey key $ \kp kn ->
 -- the key and settings, or plain for an empty key. The status; the details are the
 -- connection's last error.
 exportHandle :: Ptr CConn -> B.ByteString -> B.ByteString -> B.ByteString -> Cipher -> IO Int32
-exportHandle c schema path key cipher = withSchema schema $ \sp sl ->
-  BU.unsafeUseAsCStringLen path $ \(pp, pl) -> withKey key $ \kp kn -> withCCipher cipher $ \cp ->
+exportHandle c schema path key cipher = withBytesOrNull schema $ \sp sl ->
+  BU.unsafeUseAsCStringLen path $ \(pp, pl) -> withBytesOrNull key $ \kp kn -> withCCipher cipher $ \cp ->
     c_sqlbatch_conn_export c sp sl pp (fromIntegral pl) kp kn cp
 
 -- | Closes the connection, waiting for a call running on it to end (a batch stepped ahead
@@ -1002,8 +989,7 @@ registerStatement st = do
       href = stHandle st
   w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
   writeIORef (stWeak st) (Just w)
-  m <- readIORef (dbStmts db)
-  writeIORef (dbStmts db) $! IM.insert (stId st) (w, href) m
+  modifyIORef' (dbStmts db) (IM.insert (stId st) (w, href))
 
 firstRows, firstCols, initialSnapBuf :: Int
 firstRows = 16
@@ -1026,8 +1012,7 @@ finalizeHandleLocked db i href = do
   h <- readIORef href
   unless (h == nullPtr) $ do
     writeIORef href nullPtr
-    m <- readIORef (dbStmts db)
-    writeIORef (dbStmts db) $! IM.delete i m
+    modifyIORef' (dbStmts db) (IM.delete i)
     c_sqlbatch_stmt_finalize h
 
 -- | Finalizes a statement (the handle, its fetchers and its finalizer), returning its run
@@ -1067,8 +1052,7 @@ finalizeLocked st = do
   unless (h == nullPtr) $ do
     writeIORef (stHandle st) nullPtr
     writeIORef (stRun st) Ready
-    m <- readIORef (dbStmts db)
-    writeIORef (dbStmts db) $! IM.delete (stId st) m
+    modifyIORef' (dbStmts db) (IM.delete (stId st))
     job <- readIORef (dbJob db)
     if job == NoJob && not (running run)
       then c_sqlbatch_stmt_finalize_unsafe h
@@ -1401,9 +1385,12 @@ fetchAt f !maxRows bfp !size !off !want = do
             else if r == sqlbatchDone then return fetchedDone
             else if r == sqlbatchEBufferTooSmall then return fetchedTooSmall
             else fetchFailure st r
+      whenOpen open = if open then fetchOn (dbHandle db) else return (closedFetch st)
+  -- 'withDbQuick', without the context it would take for the closed connection's error
+  -- (lockedQuick in each branch: one shared action would be a closure allocated per fetch).
   hs <- readIORef (dbHookThreads db)
-  res <- if null hs then lockedQuick db False (\open -> if open then fetchOn (dbHandle db) else return (closedFetch st))
-    else inHookThread db hs fetchOn (lockedQuick db False (\open -> if open then fetchOn (dbHandle db) else return (closedFetch st)))
+  res <- if null hs then lockedQuick db False whenOpen
+    else inHookThread db hs fetchOn (lockedQuick db False whenOpen)
   touchForeignPtr bfp
   rc <- either throwAfter return res
   if rc == sqlbatchEBufferTooSmall

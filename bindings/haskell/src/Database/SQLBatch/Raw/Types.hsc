@@ -50,6 +50,8 @@ openReadOnly, openReadWrite, openCreate, openUri, openMemory, openFullMutex
   , CTraceEvent, TraceView (..), peekTraceEvent, traceStmt, traceExpanded
     -- * @sqlbatch_cipher@
   , Cipher (..), defaultCipher, CCipher, withCCipher
+    -- * Byte arguments
+  , withBytesOrNull
   ) where
 
 import Data.Int (Int32, Int64)
@@ -57,7 +59,7 @@ import Data.Word (Word32, Word64, Word8)
 import Foreign.C.String (CString)
 import Foreign.C.Types (CSize (..))
 import Foreign.Marshal.Alloc (allocaBytes)
-import Foreign.Ptr (Ptr, nullPtr)
+import Foreign.Ptr (Ptr, castPtr, nullPtr)
 import Foreign.Storable (peekByteOff, pokeByteOff)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Unsafe as BU
@@ -397,3 +399,11 @@ withCCipher c k = allocaBytes #{size sqlbatch_cipher} $ \p -> do
     i32 x
       | x < fromIntegral (minBound :: Int32) || x > fromIntegral (maxBound :: Int32) = -1
       | otherwise = fromIntegral x
+
+-- | Bytes passed as (pointer, length) for the duration of the action, in place (a
+-- 'B.ByteString' is pinned: no copy is made); an empty one as NULL and 0, which the
+-- library reads as "none" (a key) or @\"main\"@ (a database name).
+withBytesOrNull :: B.ByteString -> (Ptr a -> CSize -> IO b) -> IO b
+withBytesOrNull b k
+  | B.null b = k nullPtr 0
+  | otherwise = BU.unsafeUseAsCStringLen b $ \(p, n) -> k (castPtr p) (fromIntegral n)

@@ -146,7 +146,7 @@ import System.Mem.Weak (Weak)
 import Database.SQLBatch.Raw.Types (CBackup, CBlob, CConn, CTraceEvent, TraceView (..), peekTraceEvent, sqlbatchDone, sqlbatchEBufferTooSmall,
                                     sqlbatchERange, sqlbatchOk)
 import Database.SQLBatch.Raw.Extra
-import Database.SQLBatch.Raw.Types (Cipher)
+import Database.SQLBatch.Raw.Types (Cipher, withBytesOrNull)
 import Database.SQLBatch.Internal.Core (exportHandle, rekeyHandle)
 import Database.SQLite3.Internal
 
@@ -171,9 +171,7 @@ newtype HookFP f h = HookFP (FunPtr f)
 -- | Passes a name as (pointer, length); an empty one as NULL, which the library reads as
 -- @\"main\"@.
 withName :: Utf8 -> (CString -> CSize -> IO a) -> IO a
-withName (Utf8 b) k
-  | B.null b = k nullPtr 0
-  | otherwise = BU.unsafeUseAsCStringLen b $ \(p, n) -> k p (fromIntegral n)
+withName (Utf8 b) = withBytesOrNull b
 
 -- | Like 'withName' for an optional name ('Nothing': NULL).
 withMaybeName :: Maybe Utf8 -> (CString -> CSize -> IO a) -> IO a

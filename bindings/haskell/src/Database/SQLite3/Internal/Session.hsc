@@ -89,7 +89,7 @@ import Foreign.Storable (peek, peekByteOff, poke)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem.Weak (Weak)
 
-import Database.SQLBatch.Raw.Types (CConn, CSession, sqlbatchOk)
+import Database.SQLBatch.Raw.Types (CConn, CSession, sqlbatchOk, withBytesOrNull)
 import Database.SQLBatch.Raw.Extra
 import Database.SQLite3.Internal
 import Database.SQLite3.Internal.Extra (ChangeOp (..))
@@ -105,9 +105,7 @@ import Database.SQLite3.Internal.Extra (ChangeOp (..))
 -- | Passes a name as (pointer, length); an empty one as NULL, which the library reads as
 -- @\"main\"@.
 withName :: Utf8 -> (CString -> CSize -> IO a) -> IO a
-withName (Utf8 b) k
-  | B.null b = k nullPtr 0
-  | otherwise = BU.unsafeUseAsCStringLen b $ \(p, n) -> k p (fromIntegral n)
+withName (Utf8 b) = withBytesOrNull b
 
 -- | A library call's status as a result, recording the failure on the connection.
 result :: Database -> a -> Int32 -> IO (Either Error a)
