@@ -19,9 +19,8 @@ import Data.Maybe (isJust)
 import Data.Text (Text)
 import qualified Data.Text as T
 import Foreign.Marshal.Utils (fillBytes)
-import System.Directory (doesFileExist, getTemporaryDirectory, removeFile)
+import System.Directory (doesFileExist)
 import System.Environment (lookupEnv)
-import System.Posix.Process (getProcessID)
 import Test.HUnit
 
 import Database.SQLBatch
@@ -67,14 +66,7 @@ expectS3Error code text e = do
 
 -- | A fresh path in the temporary directory (removed after the action, with its journals).
 withPath :: String -> (FilePath -> IO a) -> IO a
-withPath name act = do
-  tmp <- getTemporaryDirectory
-  pid <- getProcessID
-  let p = tmp ++ "/sqlbatch-hs-enc-" ++ show pid ++ "-" ++ name ++ ".db"
-      rm f = void (try (removeFile f) :: IO (Either IOException ()))
-      clean = mapM_ (rm . (p ++)) ["", "-journal", "-wal", "-shm"]
-  clean
-  act p `finally` clean
+withPath name = withTempDb ("enc-" ++ name)
 
 -- | Two fresh paths.
 withPath2 :: String -> (FilePath -> FilePath -> IO a) -> IO a

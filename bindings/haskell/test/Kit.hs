@@ -6,12 +6,16 @@ module Kit
   , withMem
   , endless
   , xorshift
+  , withTempDb
   ) where
 
-import Control.Exception (try)
+import Control.Exception (IOException, finally, try)
+import Control.Monad (void)
 import Data.Bits (shiftL, shiftR, xor)
 import Data.IORef
 import Data.Word (Word64)
+import System.Directory (getTemporaryDirectory, removeFile)
+import System.Posix.Process (getProcessID)
 import Test.HUnit (assertFailure)
 
 import Database.SQLBatch
@@ -41,3 +45,16 @@ xorshift r n = do
       x3 = x2 `xor` (x2 `shiftL` 17)
   writeIORef r $! x3
   return $! fromIntegral (x3 `mod` fromIntegral (max 1 n))
+
+-- | A fresh database path in the temporary directory, @sqlbatch-hs-TAG-PID.db@ (the
+-- process id keeps concurrent runs apart): the file and its journals are removed before
+-- the action and after it.
+withTempDb :: String -> (FilePath -> IO a) -> IO a
+withTempDb tag act = do
+  tmp <- getTemporaryDirectory
+  pid <- getProcessID
+  let p = tmp ++ "/sqlbatch-hs-" ++ tag ++ "-" ++ show pid ++ ".db"
+      rm f = void (try (removeFile f) :: IO (Either IOException ()))
+      clean = mapM_ (rm . (p ++)) ["", "-journal", "-wal", "-shm"]
+  clean
+  act p `finally` clean

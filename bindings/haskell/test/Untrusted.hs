@@ -7,14 +7,11 @@
 module Untrusted (untrustedTests) where
 
 import Control.Exception
-import Control.Monad
 import qualified Data.ByteString as B
 import Data.Int
 import Data.Text (Text)
 import qualified Data.Text as T
-import System.Directory (getTemporaryDirectory, removeFile)
 import System.IO (IOMode (ReadWriteMode), SeekMode (AbsoluteSeek), hSeek, withBinaryFile)
-import System.Posix.Process (getProcessID)
 import Test.HUnit
 
 import Database.SQLBatch
@@ -23,15 +20,9 @@ import Database.SQLBatch.Function (createFunction)
 import qualified Database.SQLite3 as S3
 
 
--- | A fresh path in the temporary directory (removed after the action, with its journal).
+-- | A fresh path in the temporary directory (removed after the action, with its journals).
 withPath :: String -> (FilePath -> IO a) -> IO a
-withPath name act = do
-  tmp <- getTemporaryDirectory
-  pid <- getProcessID
-  let p = tmp ++ "/sqlbatch-hs-untrusted-" ++ show pid ++ "-" ++ name ++ ".db"
-      rm f = void (try (removeFile f) :: IO (Either IOException ()))
-  mapM_ (rm . (p ++)) ["", "-journal", "-wal", "-shm"]
-  act p `finally` mapM_ (rm . (p ++)) ["", "-journal", "-wal", "-shm"]
+withPath name = withTempDb ("untrusted-" ++ name)
 
 -- | A sound database: a table of 2,000 rows with an index (about 70 pages of 4 KiB).
 makeDatabase :: FilePath -> IO ()
