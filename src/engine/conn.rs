@@ -4,9 +4,7 @@
 //! closing it.
 
 use std::alloc::Layout;
-use std::collections::HashSet;
 use std::ffi::{c_int, CString};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -155,7 +153,7 @@ impl<T> Handles<T> {
 /// finalized ones.
 #[derive(Default)]
 struct Statements {
-    live: HashSet<usize, BuildHasherDefault<AddressHasher>>,
+    live: Live,
     spare: Vec<FetchBuffers>,
     /// The allocations of finalized statements' wrappers, for the next prepares (a malloc
     /// and a free less for each statement of a prepare-run-finalize loop).
@@ -175,6 +173,8 @@ pub(crate) struct StmtRef {
     pub wrapper: usize,
     /// Its SQLite statement.
     pub raw: usize,
+    /// Its entry in the connection's list of live statements (see [`ConnShared::adopt`]).
+    pub entry: usize,
     pub ops: &'static StmtOps,
 }
 
@@ -232,26 +232,48 @@ impl Statements {
     const SPARE: usize = 4;
 }
 
-/// Hashes a statement's address with one multiplication (SipHash, the default, costs about a
-/// hundred instructions per insert or remove, on a path taken by every prepare and finalize).
-/// The addresses are the library's own allocations, not input an attacker chooses.
+/// The SQLite handles of a connection's live statements: a slab, each statement holding the
+/// index of its entry, so that recording and forgetting one is a few loads and stores (a hash
+/// set of the addresses cost about 40 instructions for each, on a path taken by every prepare
+/// and finalize). An entry holds a handle (its address, whose low bit is 0), or, once free,
+/// the link to the next free entry: `(next + 1) << 1 | 1`, `next + 1` being 0 at the end of
+/// the list. The slab grows to the most statements live at once, and is reused from then on.
 #[derive(Default)]
-struct AddressHasher(u64);
+struct Live {
+    entries: Vec<usize>,
+    /// The first free entry plus 1; 0 when none is free.
+    free: usize,
+}
 
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_usize(self.0 as usize ^ b as usize);
+impl Live {
+    /// Records the handle `raw` (not NULL); returns its entry.
+    fn insert(&mut self, raw: usize) -> usize {
+        debug_assert!(raw != 0 && raw & 1 == 0);
+        match self.free.checked_sub(1).and_then(|i| Some((i, self.entries.get_mut(i)?))) {
+            Some((i, e)) => {
+                self.free = *e >> 1;
+                *e = raw;
+                i
+            }
+            None => {
+                self.entries.push(raw);
+                self.entries.len() - 1
+            }
         }
     }
-    fn write_usize(&mut self, n: usize) {
-        // Fibonacci hashing; the fold brings the well-mixed high bits down to the low ones
-        // that pick the bucket (heap addresses have their low 4 bits zero).
-        let m = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = m ^ (m >> 29);
+
+    /// Forgets the handle `raw` of entry `i` (nothing if the entry holds another).
+    fn remove(&mut self, i: usize, raw: usize) {
+        if let Some(e) = self.entries.get_mut(i).filter(|e| **e == raw) {
+            *e = self.free << 1 | 1;
+            self.free = i + 1;
+        }
+    }
+
+    /// Takes every live handle.
+    fn take_all(&mut self) -> impl Iterator<Item = usize> {
+        self.free = 0;
+        std::mem::take(&mut self.entries).into_iter().filter(|e| e & 1 == 0)
     }
 }
 
@@ -496,7 +518,7 @@ impl ConnShared {
             // The wrapper is dropped in place; its allocation is kept for the next prepare.
             let (buffers, slot) = (stmt.ops.dismantle)(stmt.wrapper);
             let raw = stmt.raw as *mut ffi::sqlite3_stmt;
-            self.release(raw, buffers, slot);
+            self.release(stmt.entry, raw, buffers, slot);
             ffi::sqlite3_finalize(raw);
         }
     }
@@ -554,18 +576,19 @@ impl ConnShared {
     /// Records a statement handle that `close` must finalize, and hands out the fetch
     /// buffers a finalized statement left, if any (so that a statement prepared, run once and
     /// finalized, as an ORM without a statement cache does, allocates nothing to fetch).
-    pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) -> (FetchBuffers, Option<StmtSlot>) {
+    /// Returns the statement's entry in the list, for `release`.
+    pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) -> (usize, FetchBuffers, Option<StmtSlot>) {
         let mut stmts = lock(&self.stmts);
-        stmts.live.insert(raw as usize);
-        (stmts.spare.pop().unwrap_or_default(), stmts.slots.pop())
+        let entry = stmts.live.insert(raw as usize);
+        (entry, stmts.spare.pop().unwrap_or_default(), stmts.slots.pop())
     }
 
     /// Forgets a statement handle that its owner is about to finalize, and keeps its fetch
     /// buffers for the next statement if they are small (at most `Statements::SPARE` sets),
     /// and the allocation of its wrapper.
-    fn release(&self, raw: *mut ffi::sqlite3_stmt, buffers: FetchBuffers, slot: StmtSlot) {
+    fn release(&self, entry: usize, raw: *mut ffi::sqlite3_stmt, buffers: FetchBuffers, slot: StmtSlot) {
         let mut stmts = lock(&self.stmts);
-        stmts.live.remove(&(raw as usize));
+        stmts.live.remove(entry, raw as usize);
         if stmts.spare.len() < Statements::SPARE && buffers.small() {
             stmts.spare.push(buffers);
         }
@@ -671,7 +694,7 @@ impl ConnShared {
             }
             let (live, deferred) = {
                 let mut stmts = lock(&self.stmts);
-                (std::mem::take(&mut stmts.live), std::mem::take(&mut stmts.deferred))
+                (stmts.live.take_all().collect::<Vec<_>>(), std::mem::take(&mut stmts.deferred))
             };
             for raw in live {
                 ffi::sqlite3_finalize(raw as *mut ffi::sqlite3_stmt);
@@ -697,5 +720,30 @@ impl ErrorSink for ConnShared {
 impl Drop for ConnShared {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Live;
+
+    #[test]
+    fn live_statements_reuse_their_entries() {
+        let mut live = Live::default();
+        let (a, b, c) = (live.insert(0x10), live.insert(0x20), live.insert(0x30));
+        assert_eq!((a, b, c), (0, 1, 2));
+        live.remove(b, 0x20);
+        live.remove(a, 0x10);
+        // A stale or mismatched removal changes nothing.
+        live.remove(b, 0x20);
+        live.remove(c, 0x40);
+        // The free entries come back last freed first; then the slab grows again.
+        assert_eq!(live.insert(0x50), a);
+        assert_eq!(live.insert(0x60), b);
+        assert_eq!(live.insert(0x70), 3);
+        let mut all: Vec<usize> = live.take_all().collect();
+        all.sort();
+        assert_eq!(all, [0x30, 0x50, 0x60, 0x70]);
+        assert_eq!(live.insert(0x80), 0);
     }
 }

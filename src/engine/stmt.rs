@@ -42,6 +42,8 @@ pub struct sqlbatch_stmt {
     pub(crate) conn: Arc<ConnShared>,
     /// NULL when the SQL held no statement (only whitespace or comments).
     pub(crate) raw: *mut ffi::sqlite3_stmt,
+    /// Its entry in its connection's list of live statements (see `ConnShared::adopt`).
+    entry: usize,
     pub(crate) fetch: FetchState,
     /// Fetch-ahead's state, once it was turned on for the statement.
     pub(crate) ahead: Option<Box<Ahead>>,
@@ -242,12 +244,13 @@ impl sqlbatch_stmt {
                 return Err(e);
             }
         }
-        let (buffers, slot) = if raw.is_null() { Default::default() } else { conn.adopt(raw) };
+        let (entry, buffers, slot) = if raw.is_null() { Default::default() } else { conn.adopt(raw) };
         // SAFETY: `raw` is NULL or the statement just prepared.
         let ahead = if conn.fetch_ahead() { Some(unsafe { Ahead::new(raw) }) } else { None };
         let stmt = sqlbatch_stmt {
             conn: conn.clone(),
             raw,
+            entry,
             fetch: FetchState::new(buffers),
             ahead,
             columns: Vec::new(),
@@ -282,7 +285,7 @@ impl sqlbatch_stmt {
         // After sqlbatch_conn_close the handle was already finalized with the connection.
         if s.conn.is_open() && !s.raw.is_null() {
             let conn = s.conn.clone();
-            let stmt = StmtRef { wrapper: p as usize, raw: s.raw as usize, ops: &STMT_OPS };
+            let stmt = StmtRef { wrapper: p as usize, raw: s.raw as usize, entry: s.entry, ops: &STMT_OPS };
             // SAFETY: as above; the connection is open, so the handle is live.
             unsafe { conn.finalize(stmt) };
         } else {
