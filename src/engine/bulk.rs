@@ -72,9 +72,10 @@ pub(crate) unsafe fn start(
     n_rows: usize,
 ) -> Result<(), Error> {
     let mut result = sqlbatch_write_result::default();
-    let behind = match s.queued.back() {
+    let (n_queued, last) = s.queued().map_or((0, None), |q| (q.len(), q.back()));
+    let behind = match last {
         None => None,
-        Some(_) if s.queued.len() >= 2 => {
+        Some(_) if n_queued >= 2 => {
             return Err(Error::new(
                 ffi::SQLITE_MISUSE,
                 "two bulk writes are already queued on this statement: wait for one first",
@@ -129,7 +130,7 @@ pub(crate) unsafe fn start(
     let mut queued = Queued { outcome: outcome.clone(), failed: failed.clone(), ticket: 0, db, n_cols };
     let Some(w) = w else {
         *lock(&outcome) = Some((Ok(()), result));
-        s.queued.push_back(queued);
+        s.queued_mut().push_back(queued);
         return Ok(());
     };
     let is_behind = after.is_some();
@@ -163,20 +164,20 @@ pub(crate) unsafe fn start(
             }
         }
     }
-    s.queued.push_back(queued);
+    s.queued_mut().push_back(queued);
     Ok(())
 }
 
 /// Waits for the oldest bulk write queued on `s` (`sqlbatch_stmt_execute_many_wait`); what it
 /// did goes to `result`, also when it failed.
 pub(crate) fn wait(s: &mut sqlbatch_stmt, result: &mut sqlbatch_write_result) -> Result<(), Error> {
-    let Some(queued) = s.queued.pop_front() else {
+    let Some(queued) = s.queued_mut().pop_front() else {
         return Err(Error::new(ffi::SQLITE_MISUSE, "no bulk write is queued on this statement"));
     };
     // The last write's wait waits for the worker to be idle, as every call on the
     // connection would (a job another call queued meanwhile included); an earlier one's
     // only for its own write.
-    if s.queued.is_empty() {
+    if !s.writes_queued() {
         s.conn.worker().wait();
     } else {
         s.conn.worker().wait_for(queued.ticket);

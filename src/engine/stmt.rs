@@ -6,6 +6,7 @@
 use std::alloc::Layout;
 use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, CStr, CString};
+use std::mem::ManuallyDrop;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -47,18 +48,11 @@ pub struct sqlbatch_stmt {
     pub(crate) fetch: FetchState,
     /// Fetch-ahead's state, once it was turned on for the statement.
     pub(crate) ahead: Option<Box<Ahead>>,
-    columns: Vec<sqlbatch_column>,
-    /// Owns the bytes `columns` points to.
-    column_strings: Vec<CString>,
-    params: Option<Vec<sqlbatch_str>>,
-    /// Owns the bytes `params` points to.
-    param_strings: Vec<CString>,
-    /// The bulk writes `sqlbatch_stmt_execute_many_start` queued (at most two, oldest
-    /// first), each until its wait.
-    pub(crate) queued: VecDeque<Queued>,
-    /// What the last `sqlbatch_stmt_expanded_sql` gave (None before the first: an empty
-    /// `CString` would cost an allocation per prepare).
-    expanded: Option<CString>,
+    /// What few statements need (metadata handed out, bulk writes queued), made by the
+    /// first call that does: a statement prepared, run and finalized has none to make or free.
+    /// Dropped by `sqlbatch_stmt`'s `drop`, which tests it inline (the drop glue of an
+    /// `Option<Box<_>>` is a call).
+    cold: ManuallyDrop<Option<Box<Cold>>>,
     /// Set while a call that takes the statement mutably runs (`ffi_boundary!(stmt: ..)`):
     /// a callback of that call (an SQL function its step runs) that calls the statement
     /// again is refused with `SQLITE_MISUSE`, and one that finalizes it is deferred, instead
@@ -69,6 +63,32 @@ pub struct sqlbatch_stmt {
     /// a bulk write queued) at the end of the last call on it: a callback of that job, on the
     /// worker, must not use the statement. Written when a call leaves.
     with_worker: AtomicBool,
+}
+
+impl Drop for sqlbatch_stmt {
+    #[inline]
+    fn drop(&mut self) {
+        if self.cold.is_some() {
+            // SAFETY: dropped once, here; the statement is not used again.
+            unsafe { ManuallyDrop::drop(&mut self.cold) }
+        }
+    }
+}
+
+/// The part of a statement that few statements use (see `sqlbatch_stmt::cold`).
+#[derive(Default)]
+struct Cold {
+    columns: Vec<sqlbatch_column>,
+    /// Owns the bytes `columns` points to.
+    column_strings: Vec<CString>,
+    params: Option<Vec<sqlbatch_str>>,
+    /// Owns the bytes `params` points to.
+    param_strings: Vec<CString>,
+    /// What the last `sqlbatch_stmt_expanded_sql` gave (None before the first).
+    expanded: Option<CString>,
+    /// The bulk writes `sqlbatch_stmt_execute_many_start` queued (at most two, oldest
+    /// first), each until its wait.
+    queued: VecDeque<Queued>,
 }
 
 /// Metadata of one result column, from `sqlbatch_stmt_columns`.
@@ -146,6 +166,27 @@ impl sqlbatch_stmt {
         !(mutable && Self::entered(p))
     }
 
+    /// The statement's rarely used part, made on first use.
+    fn cold(&mut self) -> &mut Cold {
+        self.cold.get_or_insert_with(Default::default)
+    }
+
+    /// The bulk writes queued on the statement (see `bulk.rs`), oldest first; None for none.
+    pub(crate) fn queued(&self) -> Option<&VecDeque<Queued>> {
+        self.cold.as_ref().map(|c| &c.queued)
+    }
+
+    /// The bulk writes queued on the statement, to add or take one.
+    pub(crate) fn queued_mut(&mut self) -> &mut VecDeque<Queued> {
+        &mut self.cold().queued
+    }
+
+    /// Whether a bulk write is queued on the statement.
+    #[inline]
+    pub(crate) fn writes_queued(&self) -> bool {
+        self.cold.as_ref().is_some_and(|c| !c.queued.is_empty())
+    }
+
     #[inline]
     pub(crate) fn enter(&self) {
         self.entered.store(true, Ordering::Relaxed);
@@ -155,7 +196,7 @@ impl sqlbatch_stmt {
     /// clears `entered` (in that order, for a callback on the worker reading both).
     #[inline]
     pub(crate) fn leave(&self) {
-        let jobs = !self.queued.is_empty() || self.ahead.as_ref().is_some_and(|a| a.launched());
+        let jobs = self.writes_queued() || self.ahead.as_ref().is_some_and(|a| a.launched());
         self.with_worker.store(jobs, Ordering::Relaxed);
         self.entered.store(false, Ordering::Release);
     }
@@ -175,7 +216,7 @@ impl sqlbatch_stmt {
     /// `SQLBATCH_E_CLOSED` once the connection closed, `SQLITE_MISUSE` while a bulk write
     /// queued on the statement was not waited for.
     pub(crate) fn handles(&self) -> Result<(*mut ffi::sqlite3, *mut ffi::sqlite3_stmt), Error> {
-        if !self.queued.is_empty() {
+        if self.writes_queued() {
             return Err(Error::new(
                 ffi::SQLITE_MISUSE,
                 "a bulk write queued by sqlbatch_stmt_execute_many_start was not waited for",
@@ -253,12 +294,7 @@ impl sqlbatch_stmt {
             entry,
             fetch: FetchState::new(buffers),
             ahead,
-            columns: Vec::new(),
-            column_strings: Vec::new(),
-            params: None,
-            param_strings: Vec::new(),
-            queued: VecDeque::new(),
-            expanded: None,
+            cold: ManuallyDrop::new(None),
             entered: AtomicBool::new(false),
             with_worker: AtomicBool::new(false),
         };
@@ -370,10 +406,11 @@ impl sqlbatch_stmt {
                     origin: own(&mut store, ffi::sqlite3_column_origin_name(raw, i)),
                 });
             }
-            self.columns = columns;
-            self.column_strings = store;
+            let cold = self.cold();
+            cold.columns = columns;
+            cold.column_strings = store;
+            Ok(&cold.columns)
         }
-        Ok(&self.columns)
     }
 
     /// Whether result column `col` can never be NULL: 1, 0, or -1 when nothing is known (see
@@ -431,14 +468,15 @@ impl sqlbatch_stmt {
     /// in the statement. The caller checked `handles`.
     pub(crate) fn param_names(&mut self) -> &[sqlbatch_str] {
         let raw = self.raw;
-        if self.params.is_none() {
-            let store = &mut self.param_strings;
+        let cold = self.cold();
+        if cold.params.is_none() {
+            let store = &mut cold.param_strings;
             // SAFETY: `raw` is NULL or live; SQLite's strings are copied.
             let names = (1..=unsafe { param_count(raw) })
                 .map(|i| unsafe { own(store, ffi::sqlite3_bind_parameter_name(raw, i as c_int)) });
-            self.params = Some(names.collect());
+            cold.params = Some(names.collect());
         }
-        self.params.as_deref().unwrap_or_default()
+        cold.params.as_deref().unwrap_or_default()
     }
 
     /// The index of the parameter `name` answers to, 0 if none (see
@@ -473,11 +511,13 @@ impl sqlbatch_stmt {
     /// The SQL text with the bound parameters written in, kept in the statement until the
     /// next call (see `sqlbatch_stmt_expanded_sql`). The caller checked `handles`.
     pub(crate) fn expanded_sql(&mut self) -> Result<sqlbatch_str, Error> {
-        self.expanded = None;
-        if !self.raw.is_null() {
+        let raw = self.raw;
+        let cold = self.cold();
+        cold.expanded = None;
+        if !raw.is_null() {
             // SAFETY: `raw` is live; SQLite's string is copied, then freed.
             unsafe {
-                let p = ffi::sqlite3_expanded_sql(self.raw);
+                let p = ffi::sqlite3_expanded_sql(raw);
                 if p.is_null() {
                     return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory expanding the SQL"));
                 }
@@ -492,10 +532,10 @@ impl sqlbatch_stmt {
                 if !copied {
                     return Err(Error::new(ffi::SQLITE_NOMEM, "out of memory copying the expanded SQL"));
                 }
-                self.expanded = CString::from_vec_with_nul(copy).ok();
+                cold.expanded = CString::from_vec_with_nul(copy).ok();
             }
         }
-        let text: &CStr = self.expanded.as_deref().unwrap_or(c"");
+        let text: &CStr = cold.expanded.as_deref().unwrap_or(c"");
         Ok(sqlbatch_str { ptr: text.as_ptr(), len: text.to_bytes().len() })
     }
 }
@@ -514,7 +554,8 @@ impl sqlbatch_stmt {
         out: *mut sqlbatch_batch,
     ) -> Option<Result<i32, Error>> {
         let a = self.ahead.as_deref_mut()?;
-        let writes_queued = !self.queued.is_empty();
+        // `writes_queued`, read beside the borrow of `ahead`.
+        let writes_queued = self.cold.as_ref().is_some_and(|c| !c.queued.is_empty());
         // SAFETY: the caller's contract.
         unsafe { ahead::fetch_served(&mut self.fetch, a, &self.conn, writes_queued, max_rows, bound, out) }
     }
