@@ -135,20 +135,46 @@ pub(crate) fn check_no_nul(sql: &[u8]) -> Result<(), Error> {
 /// Checks SQL text as `check_utf8(sql, "SQL")` and then `check_no_nul` do, with the same
 /// errors, in one pass for the common case: short ASCII text (a statement an application
 /// prepares or a `BEGIN`), where the two separate scans cost more than the rest of the call.
+#[inline]
 pub(crate) fn check_sql(sql: &[u8]) -> Result<(), Error> {
+    if plain_sql(sql) {
+        Ok(())
+    } else {
+        check_sql_slow(sql)
+    }
+}
+
+/// Whether `sql` is short text of ASCII bytes other than NUL: 8 bytes at a time, the last 8
+/// bytes read as one word (overlapping the word before). A word at a time and a branch per
+/// word: statements are tens of bytes, for which a vectorized loop costs more to start.
+#[inline]
+fn plain_sql(sql: &[u8]) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const ONES: u64 = 0x0101_0101_0101_0101;
-    if sql.len() <= 4096 {
-        let mut words = sql.chunks_exact(8);
-        // No byte >= 0x80 and no zero byte in any word (the classic has-zero-byte test).
-        let plain = words.by_ref().all(|w| {
-            let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
-            (w | (w.wrapping_sub(ONES) & !w)) & HIGH == 0
-        }) && words.remainder().iter().all(|&b| b != 0 && b < 0x80);
-        if plain {
-            return Ok(());
-        }
+    // Whether a byte of `w` is >= 0x80 or zero (the classic has-zero-byte test, whose false
+    // positives need a zero byte in the word, flagged anyway).
+    let flagged = |w: u64| (w | (w.wrapping_sub(ONES) & !w)) & HIGH != 0;
+    let word = |at: usize| u64::from_le_bytes(sql[at..at + 8].try_into().unwrap_or_default());
+    let n = sql.len();
+    if n < 8 {
+        return sql.iter().all(|&b| b != 0 && b < 0x80);
     }
+    if n > 4096 {
+        return false;
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if flagged(word(at)) {
+            return false;
+        }
+        at += 8;
+    }
+    !flagged(word(n - 8))
+}
+
+#[cold]
+#[inline(never)]
+fn check_sql_slow(sql: &[u8]) -> Result<(), Error> {
     check_utf8(sql, "SQL")?;
     check_no_nul(sql)
 }
@@ -259,4 +285,29 @@ pub(crate) unsafe fn vtab_error(
         (*vtab).zErrMsg = sqlite_message(message);
     }
     rc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_sql;
+
+    #[test]
+    fn plain_sql_is_ascii_without_nul() {
+        let naive = |s: &[u8]| s.len() <= 4096 && s.iter().all(|&b| b != 0 && b < 0x80);
+        for n in 0..48 {
+            let base: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(plain_sql(&base), "length {n}");
+            for at in 0..n {
+                for bad in [0x00, 0x01, 0x7f, 0x80, 0xc3, 0xff] {
+                    let mut s = base.clone();
+                    s[at] = bad;
+                    assert_eq!(plain_sql(&s), naive(&s), "length {n}, {bad:#x} at {at}");
+                }
+            }
+        }
+        // A 0x01 after a NUL (where the zero test's borrow lands), and the length bound.
+        assert!(!plain_sql(b"SELECT 1\x00\x01;  "));
+        assert!(plain_sql(&[b' '; 4096]));
+        assert!(!plain_sql(&[b' '; 4097]));
+    }
 }
