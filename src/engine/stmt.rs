@@ -21,7 +21,7 @@ use crate::engine::rows::BoundRows;
 use crate::engine::sql_text::{second_statement_error, StackSql};
 use crate::engine::state::FetchState;
 use crate::engine::value::{
-    param_count, param_count_error, sqlbatch_str, sqlbatch_value, Binder, Lifetime, Params,
+    bind_all, param_count, param_count_error, sqlbatch_str, sqlbatch_value, Binder, Lifetime, Params,
 };
 use crate::engine::write::Queued;
 use crate::error::{check_sql, check_utf8, Error};
@@ -339,17 +339,27 @@ impl sqlbatch_stmt {
     /// caller checked `handles`, which gave `db`.
     pub(crate) fn bind(&mut self, db: *mut ffi::sqlite3, params: Params) -> Result<(), Error> {
         let raw = self.raw;
-        // SAFETY: `raw` is NULL or live.
-        let expected = unsafe { param_count(raw) };
-        if params.names.is_empty() && params.values.len() != expected {
-            return Err(param_count_error(expected, params.values.len()));
+        let positional = params.names.is_empty();
+        if positional {
+            // SAFETY: `raw` is NULL or live.
+            let expected = unsafe { param_count(raw) };
+            if params.values.len() != expected {
+                return Err(param_count_error(expected, params.values.len()));
+            }
         }
         self.rewind();
         if raw.is_null() {
             return Ok(());
         }
         // SAFETY: `raw` is a live statement of `db`; the bytes are copied.
-        unsafe { Binder::new(params).bind_single(db, raw, Lifetime::Copy).map(drop) }
+        unsafe {
+            if positional {
+                // Exactly its parameter count, as checked above: they bind in order.
+                bind_all(db, raw, params.values, &params, Lifetime::Copy)
+            } else {
+                Binder::new(params).bind_single(db, raw, Lifetime::Copy).map(drop)
+            }
+        }
     }
 
     /// Binds the table `rows` (`n_cols` values a row) to parameter `index` (from 1), for the

@@ -174,35 +174,33 @@ impl<'a> Params<'a> {
     /// # Safety
     /// A non-NULL `p` must point to a `sqlbatch_params` whose arrays hold `n_values` values
     /// (and names), and whose non-NULL `data` points to `data_len` bytes.
+    #[inline(always)]
     pub unsafe fn from_c(p: *const sqlbatch_params) -> Result<Params<'a>, Error> {
         // SAFETY: the caller vouches for `p` and what it points to.
         let Some(p) = (unsafe { p.as_ref() }) else {
             return Ok(Params::NONE);
         };
-        if p.flags & !PARAMS_FLAGS_ALLOWED != 0 {
-            return Err(Error::new(
-                SQLBATCH_E_INVALID_ARGUMENT,
-                format!("unknown params flags {:#x}", p.flags & !PARAMS_FLAGS_ALLOWED),
-            ));
-        }
         let addresses = p.flags & SQLBATCH_PARAMS_ADDRESSES != 0;
-        if addresses && (!p.data.is_null() || p.data_len != 0) {
-            return Err(Error::new(
-                SQLBATCH_E_INVALID_ARGUMENT,
-                "with SQLBATCH_PARAMS_ADDRESSES, data must be NULL and data_len 0",
-            ));
+        // Every check at once (this is inlined into every call that takes parameters); which
+        // one failed is found out of line.
+        let valid = p.flags & !PARAMS_FLAGS_ALLOWED == 0
+            && !(addresses && (!p.data.is_null() || p.data_len != 0))
+            && !(p.data.is_null() && p.data_len != 0)
+            && !(p.values.is_null() && p.n_values != 0);
+        if !valid {
+            return Err(params_error(p));
         }
-        if p.data.is_null() && p.data_len != 0 {
-            return Err(Error::null("params->data"));
-        }
-        // SAFETY: as for this function.
-        let values = unsafe { crate::ffi::try_slice(p.values, p.n_values, "params->values")? };
-        let names = if p.names.is_null() {
-            &[][..]
-        } else {
-            // SAFETY: as for this function.
-            unsafe { crate::ffi::try_slice(p.names, p.n_values, "params->names")? }
+        let slice = |ptr: *const sqlbatch_value| {
+            if p.n_values == 0 {
+                &[][..]
+            } else {
+                // SAFETY: `ptr` is not NULL (checked above for `values`, by the caller for
+                // `names`) and holds `n_values` values (the caller's contract).
+                unsafe { std::slice::from_raw_parts(ptr, p.n_values) }
+            }
         };
+        let values = slice(p.values);
+        let names = if p.names.is_null() { &[][..] } else { slice(p.names) };
         let single = p.flags & SQLBATCH_PARAMS_SINGLE != 0;
         Ok(Params { values, names, data: p.data, data_len: p.data_len, addresses, single })
     }
@@ -274,6 +272,29 @@ impl<'a> Params<'a> {
         crate::error::check_utf8(b, "a parameter name")?;
         Ok(b)
     }
+}
+
+/// The error of a parameter set that `Params::from_c` refused, checked in the order the header
+/// gives: flags, then `data` and `data_len`, then `values`.
+#[cold]
+#[inline(never)]
+fn params_error(p: &sqlbatch_params) -> Error {
+    if p.flags & !PARAMS_FLAGS_ALLOWED != 0 {
+        return Error::new(
+            SQLBATCH_E_INVALID_ARGUMENT,
+            format!("unknown params flags {:#x}", p.flags & !PARAMS_FLAGS_ALLOWED),
+        );
+    }
+    if p.flags & SQLBATCH_PARAMS_ADDRESSES != 0 && (!p.data.is_null() || p.data_len != 0) {
+        return Error::new(
+            SQLBATCH_E_INVALID_ARGUMENT,
+            "with SQLBATCH_PARAMS_ADDRESSES, data must be NULL and data_len 0",
+        );
+    }
+    if p.data.is_null() && p.data_len != 0 {
+        return Error::null("params->data");
+    }
+    Error::null("params->values")
 }
 
 #[cold]
