@@ -160,6 +160,7 @@ unsafe impl<T> Send for Handle<T> {}
 /// `db` and `raw` are the statement's live handles (from `handles`, so no job runs), used by
 /// this thread only; a `Bound::Buffer` holds that many writable bytes.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 pub(crate) unsafe fn fetch(
     st: &mut FetchState,
     a: &mut Ahead,

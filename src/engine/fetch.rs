@@ -500,21 +500,30 @@ unsafe fn step(st: &mut FetchState, db: *mut ffi::sqlite3, raw: *mut ffi::sqlite
     }
 }
 
-/// Records why stepping stopped: the end of the result, or an error (not cold: the end of
-/// every write).
+/// Records why stepping stopped: the end of the result (inline: the end of every write), or
+/// an error.
 ///
 /// # Safety
 /// `db` must be open.
-#[inline(never)]
+#[inline(always)]
 unsafe fn stopped(st: &mut FetchState, db: *mut ffi::sqlite3, rc: c_int) {
-    // SAFETY: the contract in this function's # Safety section covers each operation.
-    unsafe {
-        if rc == ffi::SQLITE_DONE {
-            st.phase = Phase::Done;
-        } else {
-            st.fail(&Error::from_db(db, rc));
-        }
+    if rc == ffi::SQLITE_DONE {
+        st.phase = Phase::Done;
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { failed(st, db, rc) }
     }
+}
+
+/// Records the error of a step that returned `rc`.
+///
+/// # Safety
+/// `db` must be open.
+#[cold]
+#[inline(never)]
+unsafe fn failed(st: &mut FetchState, db: *mut ffi::sqlite3, rc: c_int) {
+    // SAFETY: the caller's contract.
+    st.fail(&unsafe { Error::from_db(db, rc) });
 }
 
 /// Steps `raw` and appends up to `max_rows` rows to `st.cells` and `sink`.

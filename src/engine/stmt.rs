@@ -581,6 +581,7 @@ impl sqlbatch_stmt {
     /// # Safety
     /// `db` and `raw` are the statement's live handles (from `handles`), used by this thread
     /// only; a `Bound::Buffer` holds that many writable bytes.
+    #[inline(always)]
     pub(crate) unsafe fn fetch(
         &mut self,
         db: *mut ffi::sqlite3,
