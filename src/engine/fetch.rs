@@ -575,12 +575,9 @@ pub(crate) unsafe fn fill<S: Sink>(
             ncols = ffi::sqlite3_column_count(raw) as usize;
         }
         // Direct reads take column c at pResultRow + c * STRIDE (the layout is a compile-time
-        // fact, see mem.rs); that the API reads the same row is SQLite's behaviour: check it once
-        // a batch, on column 0.
-        if stride != 0
-            && ncols != 0
-            && mem::row_address(raw) != ffi::sqlite3_column_value(raw, 0) as *const u8
-        {
+        // fact, see mem.rs); that the API reads the same row is SQLite's behaviour, checked on
+        // a statement's row (see `mem::api_reads_result_row`).
+        if stride != 0 && ncols != 0 && !mem::api_reads_result_row(raw) {
             stride = 0;
         }
         // Invariant at the top of the loop: positioned on a row the caller has not received.

@@ -22,7 +22,8 @@
 //! the build. Direct reads are compiled in (`cfg(sqlbatch_direct_reads)`, set by build.rs)
 //! only on 64-bit little-endian targets, where that check runs; elsewhere every cell goes
 //! through the API. What the compiler cannot see, that `sqlite3_column_value(stmt, i)` is
-//! `&pResultRow[i]`, the fetch loop checks once a batch (column 0), and tests compare both
+//! `&pResultRow[i]`, the fetch loop checks on column 0 (until it has held once: it is the
+//! same for every statement), and tests compare both
 //! paths on every kind of value. A connection opened with `SQLBATCH_OPEN_FULLMUTEX` always
 //! reads through the API.
 
@@ -67,6 +68,29 @@ pub(crate) fn stride() -> usize {
 pub(crate) unsafe fn row_address(stmt: *mut ffi::sqlite3_stmt) -> *const u8 {
     // SAFETY: `stmt` is a live Vdbe, whose pResultRow lies at OFF_RESULT_ROW (build.rs).
     unsafe { read(stmt as *const u8, OFF_RESULT_ROW) }
+}
+
+/// Set once [`api_reads_result_row`] has seen it hold.
+static RESULT_ROW_CHECKED: AtomicBool = AtomicBool::new(false);
+
+/// Whether `sqlite3_column_value(stmt, 0)` is the statement's `pResultRow` (see the module's
+/// documentation): SQLite's code decides it, the same for every statement positioned on a row,
+/// so it is asked (a call of about 50 instructions) until it has held once in the process.
+///
+/// # Safety
+/// `stmt` must be a live statement positioned on a row of at least one column, and direct
+/// reads compiled in ([`DIRECT_READS`]).
+#[inline]
+pub(crate) unsafe fn api_reads_result_row(stmt: *mut ffi::sqlite3_stmt) -> bool {
+    if RESULT_ROW_CHECKED.load(Ordering::Relaxed) {
+        return true;
+    }
+    // SAFETY: the caller's contract.
+    let same = unsafe { row_address(stmt) == ffi::sqlite3_column_value(stmt, 0) as *const u8 };
+    if same {
+        RESULT_ROW_CHECKED.store(true, Ordering::Relaxed);
+    }
+    same
 }
 
 /// Whether fetches read plain cells directly (on connections without FULLMUTEX).
