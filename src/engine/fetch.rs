@@ -554,8 +554,11 @@ pub(crate) unsafe fn fill<S: Sink>(
         match st.phase {
             Phase::Done => return Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols }),
             Phase::Failed => {
-                let e =
-                    st.failure.clone().unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "statement failed"));
+                let e = st
+                    .failure
+                    .as_deref()
+                    .cloned()
+                    .unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "statement failed"));
                 return Err(e.into());
             }
             _ => {}
@@ -566,7 +569,8 @@ pub(crate) unsafe fn fill<S: Sink>(
                     Phase::Done => Ok(Filled { status: SQLBATCH_DONE, rows: 0, ncols }),
                     _ => Err(st
                         .failure
-                        .clone()
+                        .as_deref()
+                        .cloned()
                         .unwrap_or_else(|| Error::new(ffi::SQLITE_ERROR, "step failed"))
                         .into()),
                 };

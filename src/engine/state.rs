@@ -51,7 +51,9 @@ pub(crate) struct FetchState {
     pub window: usize,
     pub generation: u64,
     pub phase: Phase,
-    pub failure: Option<Error>,
+    /// Boxed: a statement carries the room for it (and each prepare writes it) while only a
+    /// failed one has one.
+    pub failure: Option<Box<Error>>,
 }
 
 impl FetchState {
@@ -97,6 +99,6 @@ impl FetchState {
 
     pub fn fail(&mut self, e: &Error) {
         self.phase = Phase::Failed;
-        self.failure = Some(e.clone());
+        self.failure = Some(Box::new(e.clone()));
     }
 }
