@@ -154,10 +154,10 @@ impl<T> Handles<T> {
 #[derive(Default)]
 struct Statements {
     live: Live,
-    spare: Vec<FetchBuffers>,
-    /// The allocations of finalized statements' wrappers, for the next prepares (a malloc
-    /// and a free less for each statement of a prepare-run-finalize loop).
-    slots: Vec<StmtSlot>,
+    /// What finalized statements left for the next prepares: the allocations of their
+    /// wrappers (a malloc and a free less for each statement of a prepare-run-finalize loop),
+    /// each with the statement's fetch buffers if they were small.
+    spare: Vec<(StmtSlot, FetchBuffers)>,
     /// Statements finalized from inside a hook, their handles still in `live` (see
     /// `ConnShared::finalize`). One left in the middle of its rows keeps its place, and any
     /// lock it holds, until the connection closes.
@@ -228,7 +228,7 @@ impl Drop for StmtSlot {
 }
 
 impl Statements {
-    /// How many finalized statements' buffers (and wrapper allocations) are kept.
+    /// How many finalized statements' wrapper allocations (and buffers) are kept.
     const SPARE: usize = 4;
 }
 
@@ -580,20 +580,22 @@ impl ConnShared {
     pub fn adopt(&self, raw: *mut ffi::sqlite3_stmt) -> (usize, FetchBuffers, Option<StmtSlot>) {
         let mut stmts = lock(&self.stmts);
         let entry = stmts.live.insert(raw as usize);
-        (entry, stmts.spare.pop().unwrap_or_default(), stmts.slots.pop())
+        match stmts.spare.pop() {
+            Some((slot, buffers)) => (entry, buffers, Some(slot)),
+            None => (entry, FetchBuffers::default(), None),
+        }
     }
 
     /// Forgets a statement handle that its owner is about to finalize, and keeps its fetch
     /// buffers for the next statement if they are small (at most `Statements::SPARE` sets),
     /// and the allocation of its wrapper.
     fn release(&self, entry: usize, raw: *mut ffi::sqlite3_stmt, buffers: FetchBuffers, slot: StmtSlot) {
+        // Large buffers are freed here, before the lock.
+        let buffers = if buffers.small() { buffers } else { FetchBuffers::default() };
         let mut stmts = lock(&self.stmts);
         stmts.live.remove(entry, raw as usize);
-        if stmts.spare.len() < Statements::SPARE && buffers.small() {
-            stmts.spare.push(buffers);
-        }
-        if stmts.slots.len() < Statements::SPARE {
-            stmts.slots.push(slot);
+        if stmts.spare.len() < Statements::SPARE {
+            stmts.spare.push((slot, buffers));
         }
     }
 
