@@ -664,6 +664,7 @@ pub(crate) unsafe fn own(store: &mut Vec<CString>, s: *const c_char) -> sqlbatch
 ///
 /// # Safety
 /// `db` must be open and used by this thread only.
+#[inline]
 pub(crate) unsafe fn prepare_raw(
     db: *mut ffi::sqlite3,
     sql: &[u8],
@@ -679,11 +680,22 @@ pub(crate) unsafe fn prepare_raw(
     let rc = unsafe { ffi::sqlite3_prepare_v3(db, base, len, flags, &mut raw, &mut tail) };
     if rc != ffi::SQLITE_OK {
         // SAFETY: as above.
-        return Err(unsafe { Error::from_db(db, rc) });
+        return Err(unsafe { prepare_error(db, rc) });
     }
     // SAFETY: `tail` points into `sql`.
     let consumed = if tail.is_null() { sql.len() } else { (unsafe { tail.offset_from(base) }) as usize };
     Ok((raw, consumed))
+}
+
+/// The error of a prepare that returned `rc`.
+///
+/// # Safety
+/// `db` must be open.
+#[cold]
+#[inline(never)]
+unsafe fn prepare_error(db: *mut ffi::sqlite3, rc: c_int) -> Error {
+    // SAFETY: the caller's contract.
+    unsafe { Error::from_db(db, rc) }
 }
 
 /// The index of the parameter `name` answers to (see `sqlbatch_stmt_param_index`), 0 if none.
