@@ -142,19 +142,19 @@ impl Sink for Arena<'_> {
     }
     /// # Safety
     /// As for [`Sink::push`].
+    #[inline(always)]
     unsafe fn push(&mut self, p: *const u8, n: usize) -> Result<usize, RowError> {
         // SAFETY: the contract in this function's # Safety section covers each operation.
         unsafe {
             let at = self.buf.len();
-            if n > 0 {
+            if self.buf.capacity() - at < n {
                 // A value too large for the memory left fails the fetch; it must not abort the
                 // host program.
-                self.buf.try_reserve(n).map_err(|_| RowError::NoMem)?;
-                // The room was reserved just above; the bytes are written before the length
-                // covers them.
-                copy_bytes(p, self.buf.as_mut_ptr().add(at), n);
-                self.buf.set_len(at + n);
+                reserve(self.buf, n)?;
             }
+            // The room is there; the bytes are written before the length covers them.
+            copy_bytes(p, self.buf.as_mut_ptr().add(at), n);
+            self.buf.set_len(at + n);
             Ok(at)
         }
     }
@@ -174,6 +174,13 @@ impl Sink for Arena<'_> {
     fn base(&self) -> *const u8 {
         self.buf.as_ptr()
     }
+}
+
+/// Makes room for `n` more bytes in an arena (out of the hot loop).
+#[cold]
+#[inline(never)]
+fn reserve(buf: &mut Vec<u8>, n: usize) -> Result<(), RowError> {
+    buf.try_reserve(n).map_err(|_| RowError::NoMem)
 }
 
 /// The caller's buffer: a hard bound.
@@ -566,6 +573,7 @@ unsafe fn failed(st: &mut FetchState, db: *mut ffi::sqlite3, rc: c_int) {
 /// # Safety
 /// `raw` must be NULL or a live statement of `db` that `st` belongs to, used by this
 /// thread only; a non-zero `stride` must come from `mem.rs`.
+#[inline(always)]
 pub(crate) unsafe fn fill<S: Sink>(
     st: &mut FetchState,
     db: *mut ffi::sqlite3,
