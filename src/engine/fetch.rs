@@ -647,7 +647,10 @@ pub(crate) unsafe fn fill<S: Sink>(
                 (base, room) = (st.cells.as_mut_ptr(), st.cells.capacity());
             }
             if stride != 0 && ncols != 0 {
-                let fit = (max_rows - rows).min((room - rows * ncols) / ncols);
+                // The rows left to take, or as many as the cells' room holds (a division,
+                // tens of cycles, only when the room is what limits them).
+                let (left, free) = (max_rows - rows, room - rows * ncols);
+                let fit = if left.saturating_mul(ncols) <= free { left } else { free / ncols };
                 let (n, why) = fill_direct(raw, ncols, base.add(rows * ncols), fit, sink, rows * ncols);
                 rows += n;
                 match why {
