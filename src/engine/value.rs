@@ -194,8 +194,8 @@ impl<'a> Params<'a> {
             if p.n_values == 0 {
                 &[][..]
             } else {
-                // SAFETY: `ptr` is not NULL (checked above for `values`, by the caller for
-                // `names`) and holds `n_values` values (the caller's contract).
+                // SAFETY: `ptr` is not NULL (checked above for `values`, below for `names`)
+                // and holds `n_values` values (the caller's contract).
                 unsafe { std::slice::from_raw_parts(ptr, p.n_values) }
             }
         };
@@ -274,8 +274,8 @@ impl<'a> Params<'a> {
     }
 }
 
-/// The error of a parameter set that `Params::from_c` refused, checked in the order the header
-/// gives: flags, then `data` and `data_len`, then `values`.
+/// The error of a parameter set that `Params::from_c` refused, found in the order its checks
+/// have always run: flags, then `data` and `data_len`, then `values`.
 #[cold]
 #[inline(never)]
 fn params_error(p: &sqlbatch_params) -> Error {
