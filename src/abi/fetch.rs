@@ -78,7 +78,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
     // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
     // live, and the pointers are valid as the header states (the caller's contract).
     ffi_boundary!(stmt: stmt => |s| unsafe {
-        if !(buf.is_null() && buf_len > 0) {
+        if s.ahead.is_some() && !(buf.is_null() && buf_len > 0) {
             if let Some(r) = s.fetch_served(max_rows, Bound::Buffer(buf, buf_len), out_batch) {
                 return r;
             }
