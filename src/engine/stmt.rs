@@ -320,12 +320,7 @@ impl sqlbatch_stmt {
         let s = unsafe { &*p };
         // After sqlbatch_conn_close the handle was already finalized with the connection.
         if s.conn.is_open() && !s.raw.is_null() {
-            // Not a clone of the statement's `Arc`, which the finalize drops with it: while the
-            // connection is open its handle holds another, which only `sqlbatch_conn_close`
-            // drops, and that cannot run while a call on one of its statements does (the
-            // thread model), nor from a callback this finalize runs (it refuses to).
-            // SAFETY: as just said, the connection state outlives this call.
-            let conn = unsafe { &*Arc::as_ptr(&s.conn) };
+            let conn = s.conn.clone();
             let stmt = StmtRef { wrapper: p as usize, raw: s.raw as usize, entry: s.entry, ops: &STMT_OPS };
             // SAFETY: as above; the connection is open, so the handle is live.
             unsafe { conn.finalize(stmt) };
