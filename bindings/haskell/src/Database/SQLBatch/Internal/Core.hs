@@ -174,7 +174,7 @@ import qualified System.Mem.Weak as Weak
 import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error
-import Database.SQLBatch.Internal.Rows (bindTables, tableOfBlob)
+import Database.SQLBatch.Internal.Rows (TableValue, bindTables, tableOfBlob)
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Extra (c_sqlbatch_cipher_version, c_sqlbatch_conn_export,
@@ -1518,10 +1518,7 @@ sendPending st h = do
   n <- statementParamCount st
   -- Table values ("Database.SQLBatch.Internal.Rows") go after the other values, each by
   -- its own bind (NULL in its place until then).
-  let tables = IM.foldrWithKey (\i v acc -> case v of
-        VBlob b | Just t <- tableOfBlob b -> (i, t) : acc
-        _ -> acc) [] vals
-  rc0 <- sendBinds h n (if null tables then vals else withoutTableValues vals)
+  (rc0, tables) <- sendBinds h n vals
   rc <- if rc0 /= sqlbatchOk || null tables then return rc0 else do
     r <- bindTables h True tables
     case r of
@@ -1533,12 +1530,6 @@ sendPending st h = do
   when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds0 (Binds vals False)
   return rc
 {-# NOINLINE sendPending #-}
-
--- | The values with each table value replaced by NULL.
-withoutTableValues :: IM.IntMap Value -> IM.IntMap Value
-withoutTableValues = IM.map (\v -> case v of
-  VBlob b | Just _ <- tableOfBlob b -> VNull
-  _ -> v)
 
 -- | The error of a call on a finalized statement ("Database.SQLBatch"'s face).
 finalizedError :: Text -> SQLError
@@ -1684,8 +1675,9 @@ fetchSnapshot st c h = do
 -- | Binds values @1 .. n@ of a statement (those not in the map are NULL) with one unsafe
 -- @sqlbatch_stmt_bind@ of a statement that is not in the middle of a run: the cells in one
 -- buffer, a TEXT or BLOB cell holding the address of its bytes (@SQLBATCH_PARAMS_ADDRESSES@),
--- which the map keeps alive until the call returns.
-sendBinds :: Ptr CStmt -> Int -> IM.IntMap Value -> IO Int32
+-- which the map keeps alive until the call returns. A table value is bound as NULL here and
+-- returned with its index, in order, for its own bind after this one.
+sendBinds :: Ptr CStmt -> Int -> IM.IntMap Value -> IO (Int32, [(Int, TableValue)])
 sendBinds h n vals = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
   let cells = front `plusPtr` hdr
       put :: Int -> Word64 -> Word32 -> Word8 -> IO ()
@@ -1698,24 +1690,24 @@ sendBinds h n vals = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
         pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
       bytes i kind b = BU.unsafeUseAsCStringLen b $ \(p, len) ->
         put i (fromIntegral (ptrToWordPtr p)) (fromIntegral len) kind
-      fill i
-        | i > n = return ()
-        | otherwise = do
-            case IM.lookup i vals of
-              Nothing -> put i 0 0 kindNull
-              Just v -> case v of
-                VInteger x -> put i (fromIntegral x) 0 kindInteger
-                VFloat d -> put i (castDoubleToWord64 d) 0 kindFloat
-                VNull -> put i 0 0 kindNull
-                VText b -> bytes i kindText b
-                VBlob b -> bytes i kindBlob b
-            fill (i + 1)
-  fill 1
+      fill !i tables
+        | i > n = return tables
+        | otherwise = case IM.lookup i vals of
+            Nothing -> put i 0 0 kindNull >> fill (i + 1) tables
+            Just v -> case v of
+              VInteger x -> put i (fromIntegral x) 0 kindInteger >> fill (i + 1) tables
+              VFloat d -> put i (castDoubleToWord64 d) 0 kindFloat >> fill (i + 1) tables
+              VNull -> put i 0 0 kindNull >> fill (i + 1) tables
+              VText b -> bytes i kindText b >> fill (i + 1) tables
+              VBlob b -> case tableOfBlob b of
+                Just t -> put i 0 0 kindNull >> fill (i + 1) ((i, t) : tables)
+                Nothing -> bytes i kindBlob b >> fill (i + 1) tables
+  tables <- fill 1 []
   pokeParams (castPtr front) cells nullPtr n nullPtr 0 paramsAddresses
   rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr front)
   -- The bytes the cells point to belong to the values in the map.
   IO (\s -> (# touch# vals s, () #))
-  return rc
+  return (rc, if null tables then [] else reverse tables)
   where
     hdr = (paramsSize + 15) `quot` 16 * 16
 
