@@ -143,7 +143,6 @@ import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int32, Int64)
 import Data.IORef
-import qualified Data.IntMap.Strict as IM
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
@@ -540,7 +539,7 @@ deferBind st vs n bytes
       Ready -> return True
       _ -> casIORef (stRun st) run Rewind
     if not ok then return False else do
-      writeIORef (stBinds st) $! BindsEncoded (IM.fromList (zip [1 ..] (map toValue vs))) fp
+      writeIORef (stWhole st) $! WholeEncoded [1 ..] (map toValue vs) fp
       return True
 
 -- | The bind made at once, with the lock held ('bindRaw').
@@ -571,9 +570,9 @@ bindNow (Statement st) ctx vs0 names
           known <- if null names then return (Just [1 ..]) else do
             ps <- readIORef (stParams st)
             return $ fmap (\ns -> [i | n <- names, i <- indexOf ns n]) ps
-          writeIORef (stBinds st) $! case known of
-            Just is -> Binds (IM.fromList (zip is (map toValue vs0))) False
-            Nothing -> Binds IM.empty False
+          writeIORef (stWhole st) $! case known of
+            Just is -> WholeSent is (map toValue vs0)
+            Nothing -> WholeSent [] []
           return (Right ())
    either throwAfter return r
   where

@@ -89,8 +89,10 @@ module Database.SQLBatch.Internal.Core
     -- * Statements
   , Statement (..)
   , Run (..)
-  , Binds (..)
-  , recordBind
+  , Whole (..)
+  , noSlots
+  , knowParamCount
+  , settleSlots
   , Snap (..)
   , Pos
   , newPos
@@ -175,6 +177,7 @@ import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error
 import Database.SQLBatch.Internal.Rows (TableValue, bindTables, tableOfBlob)
+import Database.SQLBatch.Internal.Slots
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Extra (c_sqlbatch_cipher_version, c_sqlbatch_conn_export,
@@ -769,8 +772,11 @@ data Statement = Statement
     -- columns may change with it.
   , stWrites :: {-# UNPACK #-} !(IORef Int)
     -- ^ Whether the statement writes (1) or only reads (0); -1 until asked.
-  , stBinds :: {-# UNPACK #-} !(IORef Binds)
-    -- ^ The values bound, for direct-sqlite's per-parameter binds.
+  , stSlots :: {-# UNPACK #-} !(IORef Slots)
+    -- ^ The values of the parameters for the next run ("Database.SQLBatch.Internal.Slots"):
+    -- 'noSlots' until the parameter count is known ('knowParamCount'), then one a parameter.
+  , stWhole :: {-# UNPACK #-} !(IORef Whole)
+    -- ^ The last bind of all parameters at once, while the slots do not hold its values.
   , stEncoding :: {-# UNPACK #-} !(IORef Int)
     -- ^ The @SQLBATCH_CONVERT_UTF16*@ flag of the connection's text encoding (0 for UTF-8),
     -- asked of the library when a BLOB is first read as a number in a run; -1 until then
@@ -821,30 +827,61 @@ running r = case r of
   _ -> True
 {-# INLINE running #-}
 
--- | The values bound through direct-sqlite's per-parameter binds (every parameter not in
--- the map is NULL), and whether the library has them yet. A bind of all parameters at once
--- ("Database.SQLBatch") sets the map lazily, for a later per-parameter bind.
-data Binds
-  = Binds (IM.IntMap Value) !Bool
-  | BindsEncoded (IM.IntMap Value) !(ForeignPtr Word8)
-    -- ^ A bind of all parameters at once that cannot fail (numbers, NULLs, short TEXTs
-    -- and BLOBs: "Database.SQLBatch.Internal"'s @deferBind@), not sent yet: a
-    -- @sqlbatch_params@ at the start of the buffer, which the statement's next run sends
-    -- to the library in the same locked section as its first fetch ('runFetch'); the map
-    -- as for 'Binds'.
+-- | The slots of a statement whose parameter count is not known yet, and of one without
+-- parameters: none, nothing ever counted in them.
+noSlots :: Slots
+noSlots = unsafePerformIO (newSlots 0)
+{-# NOINLINE noSlots #-}
 
--- | The values of a 'Binds'.
-bindsMap :: Binds -> IM.IntMap Value
-bindsMap (Binds m _) = m
-bindsMap (BindsEncoded m _) = m
+-- | The last bind of all parameters at once ("Database.SQLBatch"'s 'bind'), while the
+-- slots do not hold its values: they are written there only when a per-parameter bind
+-- follows ('settleSlots'), which is rare; a kept statement of "Database.SQLBatch" never
+-- touches its slots.
+data Whole
+  = InSlots
+    -- ^ the slots hold every value
+  | WholeSent [Int] [Value]
+    -- ^ the library has these values of these parameters (lazy: converted when settled)
+  | WholeEncoded [Int] [Value] !(ForeignPtr Word8)
+    -- ^ a bind that cannot fail (numbers, NULLs, short TEXTs and BLOBs:
+    -- "Database.SQLBatch.Internal"'s @deferBind@), not sent yet: a @sqlbatch_params@ at the
+    -- start of the buffer, which the statement's next run sends to the library in the same
+    -- locked section as its first fetch ('runFetch')
 
--- | Records direct-sqlite's bind of parameter @i@, for the statement's next run. Atomic,
--- so that it may run without the connection's lock: binds on other threads at the same
--- time are all kept, and the fetch that sends the values to the library clears the flag
--- only if no bind came in between ('fetchSnapshot').
-recordBind :: Statement -> Int -> Value -> IO ()
-recordBind st i v = atomicUpdate (stBinds st) (\b -> let !m' = IM.insert i v (bindsMap b) in Binds m' True)
-{-# INLINE recordBind #-}
+-- | Writes the values of the last bind of all parameters into the slots (every other
+-- parameter NULL), with the lock held, before a per-parameter bind: that bind's run then
+-- sends them all. Values the library does not have yet count as a bind.
+settleSlots :: Statement -> IO ()
+settleSlots st = do
+  whole <- readIORef (stWhole st)
+  case whole of
+    InSlots -> return ()
+    WholeSent is vs -> writeBack whole is vs False
+    WholeEncoded is vs _ -> writeBack whole is vs True
+  where
+    writeBack whole is vs unsentYet = do
+      slots <- readIORef (stSlots st)
+      made <- bindsMade slots
+      let n = slotCount slots
+          go (i : is') (v : vs') = do
+            when (i >= 1 && i <= n) $ setSlot slots i v
+            go is' vs'
+          go _ _ = return ()
+      mapM_ (\i -> setSlot slots i VNull) [1 .. n]
+      go is vs
+      if unsentYet then countBind slots else markSent slots made
+      -- A bind of all parameters without the lock ("Database.SQLBatch.Internal"'s
+      -- @deferBind@) may have come meanwhile: then settled again.
+      ok <- casIORef (stWhole st) whole InSlots
+      unless ok (settleSlots st)
+
+-- | Records the parameter count the library gave, with the lock held: the statement gets
+-- its slots (before the count, which the binds without the lock read first).
+knowParamCount :: Statement -> Int -> IO ()
+knowParamCount st n = do
+  sl <- readIORef (stSlots st)
+  when (n > 0 && slotCount sl /= n) $ newSlots n >>= writeIORef (stSlots st)
+  writeIORef (stNParams st) n
 
 -- | Replaces the IORef's value if it is still the very object given; whether it did.
 casIORef :: IORef a -> a -> a -> IO Bool
@@ -968,15 +1005,16 @@ newStatement db h q sql = do
   nparams <- newIORef (-1)
   cols <- newIORef Nothing
   writes <- newIORef (-1)
-  binds <- newIORef (Binds IM.empty False)
+  slots <- newIORef noSlots
+  whole <- newIORef InSlots
   enc <- newIORef (-1)
   scols <- newIORef (-1)
   idle <- newIORef Nothing
   ahead <- newIORef (dbFetchAhead db)
   weak <- newIORef Nothing
   i <- nextId
-  return (Statement h href db i run q (mayNameParams sql) params nparams cols writes binds
-            enc scols idle ahead weak)
+  return (Statement h href db i run q (mayNameParams sql) params nparams cols writes slots
+            whole enc scols idle ahead weak)
 
 -- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
 -- it a finalizer the garbage collector runs once nobody references it. The statements of
@@ -1134,7 +1172,7 @@ statementParamNames st = do
           Left _ -> return []
           Right ns -> do
             writeIORef (stParams st) (Just ns)
-            writeIORef (stNParams st) (length ns)
+            knowParamCount st (length ns)
             return ns
 
 -- | The statement's parameter count (the largest index): asked of the library
@@ -1148,7 +1186,7 @@ statementParamCount st = do
     if h == nullPtr then return 0 else do
       r <- D.paramCount (D.Statement h (rawDatabase (stDb st)))
       let n = either (const 0) id r
-      writeIORef (stNParams st) n
+      knowParamCount st n
       return n
 
 -- | The names of the result columns, with the lock held: kept from the last time they were
@@ -1483,20 +1521,23 @@ runFetch db st c h run0 maxRows base len out = do
         Just _ -> writeIORef (stCols st) Nothing
       e <- readIORef (stEncoding st)
       when (e /= -1) $ writeIORef (stEncoding st) (-1)
-      binds <- readIORef (stBinds st)
-      case binds of
-        Binds _ False -> return (sqlbatchOk, run0)
-        Binds _ True -> do
-          unjammed
-          rc <- sendPending st h
-          return (rc, Ready)
-        BindsEncoded m fp -> do
-          -- Values laid out by the bind ("Database.SQLBatch"'s 'bind'): one unsafe call,
-          -- as above. Sent: clean, unless a bind came meanwhile (as in 'sendPending').
+      whole <- readIORef (stWhole st)
+      case whole of
+        InSlots -> do
+          slots <- readIORef (stSlots st)
+          more <- unsent slots
+          if not more then return (sqlbatchOk, run0) else do
+            unjammed
+            rc <- sendPending st h slots
+            return (rc, Ready)
+        WholeSent _ _ -> return (sqlbatchOk, run0)
+        WholeEncoded is vs fp -> do
+          -- Values laid out by "Database.SQLBatch"'s 'bind': one unsafe call, as above.
+          -- Sent: kept as sent, unless a bind came meanwhile (for the next run).
           unjammed
           rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr (unsafeForeignPtrToPtr fp))
           touchForeignPtr fp
-          when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds (Binds m False)
+          when (rc == sqlbatchOk) $ () <$ casIORef (stWhole st) whole (WholeSent is vs)
           return (rc, Ready)
     -- The fetch's locked section does not wait for the connection's worker first (the
     -- fetch waits for it itself, interruptibly), but an unsafe call must never wait: while
@@ -1510,24 +1551,21 @@ runFetch db st c h run0 maxRows base len out = do
         _ -> settle db
 {-# INLINE runFetch #-}
 
--- | Sends the binds recorded and not yet sent ('runFetch'), with the lock held.
-sendPending :: Statement -> Ptr CStmt -> IO Int32
-sendPending st h = do
-  binds0 <- readIORef (stBinds st)
-  let vals = bindsMap binds0
-  n <- statementParamCount st
+-- | Sends the values of the slots ('runFetch'), with the lock held.
+sendPending :: Statement -> Ptr CStmt -> Slots -> IO Int32
+sendPending st h slots = do
+  made <- bindsMade slots
   -- Table values ("Database.SQLBatch.Internal.Rows") go after the other values, each by
   -- its own bind (NULL in its place until then).
-  (rc0, tables) <- sendBinds h n vals
+  (rc0, tables) <- sendBinds h slots
   rc <- if rc0 /= sqlbatchOk || null tables then return rc0 else do
     r <- bindTables h True tables
     case r of
       Right () -> return sqlbatchOk
       Left (code, Nothing) -> return code
       Left (code, Just msg) -> code <$ ownFailureMsg (stDb st) code (TE.encodeUtf8 (T.pack msg))
-  -- Sent: clean, unless a bind without the lock ('recordBind') came meanwhile, which then
-  -- stays for the next run.
-  when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds0 (Binds vals False)
+  -- Sent: the binds counted before the values were read ("Database.SQLBatch.Internal.Slots").
+  when (rc == sqlbatchOk) $ markSent slots made
   return rc
 {-# NOINLINE sendPending #-}
 
@@ -1672,13 +1710,14 @@ fetchSnapshot st c h = do
               return sqlbatchRow
     grow have need = head [x | x <- iterate (* 2) (max 1024 have), x >= need]
 
--- | Binds values @1 .. n@ of a statement (those not in the map are NULL) with one unsafe
--- @sqlbatch_stmt_bind@ of a statement that is not in the middle of a run: the cells in one
--- buffer, a TEXT or BLOB cell holding the address of its bytes (@SQLBATCH_PARAMS_ADDRESSES@),
--- which the map keeps alive until the call returns. A table value is bound as NULL here and
--- returned with its index, in order, for its own bind after this one.
-sendBinds :: Ptr CStmt -> Int -> IM.IntMap Value -> IO (Int32, [(Int, TableValue)])
-sendBinds h n vals = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
+-- | Binds the values of the slots (every parameter) with one unsafe @sqlbatch_stmt_bind@
+-- of a statement that is not in the middle of a run: the cells in one buffer, a TEXT or
+-- BLOB cell holding the address of its bytes (@SQLBATCH_PARAMS_ADDRESSES@), kept alive
+-- until the call returns (a bind on another thread may replace a slot meanwhile). A table
+-- value is bound as NULL here and returned with its index, in order, for its own bind
+-- after this one.
+sendBinds :: Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
+sendBinds h slots = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
   let cells = front `plusPtr` hdr
       put :: Int -> Word64 -> Word32 -> Word8 -> IO ()
       put i bits len kind = do
@@ -1690,25 +1729,25 @@ sendBinds h n vals = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
         pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
       bytes i kind b = BU.unsafeUseAsCStringLen b $ \(p, len) ->
         put i (fromIntegral (ptrToWordPtr p)) (fromIntegral len) kind
-      fill !i tables
-        | i > n = return tables
-        | otherwise = case IM.lookup i vals of
-            Nothing -> put i 0 0 kindNull >> fill (i + 1) tables
-            Just v -> case v of
-              VInteger x -> put i (fromIntegral x) 0 kindInteger >> fill (i + 1) tables
-              VFloat d -> put i (castDoubleToWord64 d) 0 kindFloat >> fill (i + 1) tables
-              VNull -> put i 0 0 kindNull >> fill (i + 1) tables
-              VText b -> bytes i kindText b >> fill (i + 1) tables
+      fill !i keep tables
+        | i > n = return (keep, tables)
+        | otherwise = do
+            v <- readSlot slots i
+            case v of
+              VInteger x -> put i (fromIntegral x) 0 kindInteger >> fill (i + 1) keep tables
+              VFloat d -> put i (castDoubleToWord64 d) 0 kindFloat >> fill (i + 1) keep tables
+              VNull -> put i 0 0 kindNull >> fill (i + 1) keep tables
+              VText b -> bytes i kindText b >> fill (i + 1) (b : keep) tables
               VBlob b -> case tableOfBlob b of
-                Just t -> put i 0 0 kindNull >> fill (i + 1) ((i, t) : tables)
-                Nothing -> bytes i kindBlob b >> fill (i + 1) tables
-  tables <- fill 1 []
+                Just t -> put i 0 0 kindNull >> fill (i + 1) keep ((i, t) : tables)
+                Nothing -> bytes i kindBlob b >> fill (i + 1) (b : keep) tables
+  (keep, tables) <- fill 1 [] []
   pokeParams (castPtr front) cells nullPtr n nullPtr 0 paramsAddresses
   rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr front)
-  -- The bytes the cells point to belong to the values in the map.
-  IO (\s -> (# touch# vals s, () #))
+  IO (\s -> (# touch# keep s, () #))
   return (rc, if null tables then [] else reverse tables)
   where
+    n = slotCount slots
     hdr = (paramsSize + 15) `quot` 16 * 16
 
 maxSnapBuf, cellBudget :: Int
