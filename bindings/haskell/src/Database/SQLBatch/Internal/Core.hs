@@ -141,7 +141,7 @@ module Database.SQLBatch.Internal.Core
 import Control.Concurrent (ThreadId, myThreadId, rtsSupportsBoundThreads)
 import Control.Concurrent.MVar
 import Control.Exception
-import Control.Monad (forM, unless, when)
+import Control.Monad (forM, forM_, unless, when)
 import Data.Bits (complement, (.&.), (.|.))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
@@ -156,12 +156,12 @@ import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word16, Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CBool (..), CChar, CSize)
-import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
+import Foreign.ForeignPtr (ForeignPtr, castForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
-import Foreign.Marshal.Utils (copyBytes)
+import Foreign.Marshal.Utils (copyBytes, fillBytes)
 import Foreign.Ptr (Ptr, castPtr, minusPtr, nullPtr, plusPtr, ptrToWordPtr)
-import Foreign.Storable (peek, peekByteOff, pokeByteOff)
+import Foreign.Storable (peek, peekByteOff, peekElemOff, pokeByteOff, pokeElemOff, sizeOf)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, casMutVar#, fetchAddIntArray#,
                  newByteArray#, readIntArray#, touch#, writeIntArray#, (+#))
 import GHC.Float (castDoubleToWord64)
@@ -225,9 +225,9 @@ data Database = Database
   , dbExtended :: !(IORef Bool)
     -- ^ Whether "Database.SQLite3" reports extended result codes
     -- (@setExtendedResultCodes@, @SQLOpenExResCode@).
-  , dbKept :: !(IORef (IM.IntMap (Ptr CStmt)))
-    -- ^ The transaction statements kept prepared ('runKept'), by their index in 'keptSql';
-    -- written with the lock held, finalized by the close.
+  , dbKept :: !(ForeignPtr (Ptr CStmt))
+    -- ^ The transaction statements kept prepared ('runKept'): one handle for each of
+    -- 'keptSql', NULL until prepared; written with the lock held, finalized by the close.
   , dbScratchFP :: !(ForeignPtr Word8)
     -- ^ Owns 'dbScratch'.
   , dbScratch :: {-# UNPACK #-} !(Ptr Word8)
@@ -312,7 +312,7 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
         own <- newIORef Nothing
         herr <- newIORef Nothing
         ext <- newIORef False
-        kept <- newIORef IM.empty
+        kept <- newKept
         sfp <- mallocPlainForeignPtrBytes scratchBytes
         sql <- newIORef noSqlText
         i <- nextId
@@ -369,9 +369,13 @@ closeDatabase db = uninterruptibleMask_ $ do
       AheadJob _ -> c_sqlbatch_conn_interrupt (dbHandle db)
       _ -> return ()
     c_sqlbatch_conn_close (dbHandle db)
-    kept <- readIORef (dbKept db)
-    writeIORef (dbKept db) IM.empty
-    mapM_ c_sqlbatch_stmt_finalize_unsafe (IM.elems kept)
+    let kept = unsafeForeignPtrToPtr (dbKept db)
+    forM_ [0 .. length keptSql - 1] $ \k -> do
+      h <- peekElemOff kept k
+      unless (h == nullPtr) $ do
+        pokeElemOff kept k nullPtr
+        c_sqlbatch_stmt_finalize_unsafe h
+    touchForeignPtr (dbKept db)
     writeIORef (dbJob db) NoJob
   putMVar (dbGuard db) ()
   putMVar (dbLock db) ()
@@ -450,6 +454,14 @@ keptSql = map (TE.encodeUtf8 . T.pack)
   , "END TRANSACTION" ]
 {-# NOINLINE keptSql #-}
 
+-- | A connection's 'dbKept': no statement prepared yet.
+newKept :: IO (ForeignPtr (Ptr CStmt))
+newKept = do
+  let bytes = length keptSql * sizeOf nullPtr
+  fp <- mallocPlainForeignPtrBytes bytes
+  fillBytes (unsafeForeignPtrToPtr fp) 0 bytes
+  return (castForeignPtr fp)
+
 -- | The index of SQL text in 'keptSql', if it is one of them (byte for byte).
 keptIndex :: B.ByteString -> Maybe Int
 keptIndex sql
@@ -472,20 +484,21 @@ runKept db c i = do
 
 runKeptAt :: Database -> Ptr CConn -> Int -> Ptr Word8 -> IO Int32
 runKeptAt db c i out = do
-  kept <- readIORef (dbKept db)
-  e <- case IM.lookup i kept of
-    Just h -> return (Right h)
-    Nothing -> BU.unsafeUseAsCStringLen (keptSql !! i) $ \(p, n) -> do
+  let kept = unsafeForeignPtrToPtr (dbKept db)
+  h0 <- peekElemOff kept i
+  e <- if h0 /= nullPtr then return (Right h0) else
+    BU.unsafeUseAsCStringLen (keptSql !! i) $ \(p, n) -> do
       rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) (prepareSingle .|. preparePersistent)
               (castPtr out) nullPtr
       if rc /= sqlbatchOk then return (Left rc) else do
         h <- peek (castPtr out)
-        writeIORef (dbKept db) (IM.insert i h kept)
+        pokeElemOff kept i h
         return (Right h)
   r <- case e of
     Left rc -> return rc
     Right h -> c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
   touchForeignPtr (dbScratchFP db)
+  touchForeignPtr (dbKept db)
   return r
 
 ------------------------------------------------------------------------------------------
@@ -986,7 +999,7 @@ detachedStatement q = do
   own <- newIORef Nothing
   herr <- newIORef Nothing
   ext <- newIORef False
-  kept <- newIORef IM.empty
+  kept <- newKept
   sfp <- mallocPlainForeignPtrBytes scratchBytes
   sql <- newIORef noSqlText
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
