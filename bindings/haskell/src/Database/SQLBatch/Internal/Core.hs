@@ -1197,8 +1197,15 @@ statementParamCount st = do
   if cached >= 0 then return cached else do
     h <- readIORef (stHandle st)
     if h == nullPtr then return 0 else do
-      r <- D.paramCount (D.Statement h (rawDatabase (stDb st)))
-      let n = either (const 0) id r
+      -- The out value in the connection's scratch (outside its hooks: there the scratch
+      -- may be the hooked call's).
+      let db = stDb st
+          ask out = do
+            rc <- c_sqlbatch_stmt_param_count h out
+            if rc /= sqlbatchOk then return 0 else fromIntegral <$> peek out
+      hs <- readIORef (dbHookThreads db)
+      n <- if null hs then ask (castPtr (dbScratch db)) <* touchForeignPtr (dbScratchFP db)
+        else alloca ask
       knowParamCount st n
       return n
 

@@ -31,17 +31,17 @@ module Database.SQLBatch.Internal.Slots
 
 import GHC.Exts
   ( Int (I#)
-  , MutableArray#
+  , SmallMutableArray#
   , MutableByteArray#
   , RealWorld
   , atomicReadIntArray#
   , fetchAddIntArray#
-  , newArray#
+  , newSmallArray#
   , newByteArray#
-  , readArray#
+  , readSmallArray#
   , readIntArray#
-  , sizeofMutableArray#
-  , writeArray#
+  , sizeofSmallMutableArray#
+  , writeSmallArray#
   , writeIntArray#
   , (-#)
   )
@@ -50,11 +50,11 @@ import GHC.IO (IO (..))
 import Database.SQLBatch.Direct (Value (VNull))
 
 -- | The values of parameters @1 .. slotCount@, and the two counts (binds made, binds sent).
-data Slots = Slots (MutableArray# RealWorld Value) (MutableByteArray# RealWorld)
+data Slots = Slots (SmallMutableArray# RealWorld Value) (MutableByteArray# RealWorld)
 
 -- | @n@ slots holding NULL, nothing to send.
 newSlots :: Int -> IO Slots
-newSlots (I# n) = IO $ \s -> case newArray# n VNull s of
+newSlots (I# n) = IO $ \s -> case newSmallArray# n VNull s of
   (# s1, arr #) -> case newByteArray# 16# s1 of
     (# s2, counts #) -> case writeIntArray# counts 0# 0# s2 of
       s3 -> case writeIntArray# counts 1# 0# s3 of
@@ -62,13 +62,13 @@ newSlots (I# n) = IO $ \s -> case newArray# n VNull s of
 
 -- | The number of parameters.
 slotCount :: Slots -> Int
-slotCount (Slots arr _) = I# (sizeofMutableArray# arr)
+slotCount (Slots arr _) = I# (sizeofSmallMutableArray# arr)
 {-# INLINE slotCount #-}
 
 -- | direct-sqlite's bind of parameter @i@ (@1 <= i <= 'slotCount'@, unchecked): the value
 -- (to weak head normal form) in its slot, then the bind counted. Without the lock.
 recordSlot :: Slots -> Int -> Value -> IO ()
-recordSlot (Slots arr counts) (I# i) !v = IO $ \s -> case writeArray# arr (i -# 1#) v s of
+recordSlot (Slots arr counts) (I# i) !v = IO $ \s -> case writeSmallArray# arr (i -# 1#) v s of
   s1 -> case fetchAddIntArray# counts 0# 1# s1 of
     (# s2, _ #) -> (# s2, () #)
 {-# INLINE recordSlot #-}
@@ -77,12 +77,12 @@ recordSlot (Slots arr counts) (I# i) !v = IO $ \s -> case writeArray# arr (i -# 
 -- written, not counted, the value as it is (a thunk is evaluated when the slot is read).
 -- Wrap the writes in 'bindsMade' before and 'markSent' after.
 setSlot :: Slots -> Int -> Value -> IO ()
-setSlot (Slots arr _) (I# i) v = IO $ \s -> (# writeArray# arr (i -# 1#) v s, () #)
+setSlot (Slots arr _) (I# i) v = IO $ \s -> (# writeSmallArray# arr (i -# 1#) v s, () #)
 {-# INLINE setSlot #-}
 
 -- | The value of parameter @i@ (@1 <= i <= 'slotCount'@, unchecked).
 readSlot :: Slots -> Int -> IO Value
-readSlot (Slots arr _) (I# i) = IO $ \s -> readArray# arr (i -# 1#) s
+readSlot (Slots arr _) (I# i) = IO $ \s -> readSmallArray# arr (i -# 1#) s
 {-# INLINE readSlot #-}
 
 -- | The binds made so far (read before the slots that are sent with it).
