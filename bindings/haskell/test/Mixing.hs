@@ -89,6 +89,38 @@ mixingTests = TestList
         DS.reset (unStatement stmt)
         DS.bindSQLData (unStatement stmt) 1 (SQLInteger 1)
         nextRow stmt >>= (@?= Just (Only ("a" :: T.Text)))
+  , "a per-parameter bind after sqlite-simple's bind keeps its other values, sent or not" ~: withC $ \conn -> do
+      execute_ conn "CREATE TABLE t (a INT, b TEXT, c REAL)"
+      let long = T.replicate 100 "x"
+      withStatement conn "INSERT INTO t VALUES (?, ?, ?)" $ \stmt -> do
+        let s = unStatement stmt
+            run = do
+              DS.Done <- DS.step s
+              DS.reset s
+        -- Short values: the bind waits for the run; one value replaced before it.
+        bind stmt (1 :: Int, "one" :: T.Text, 1.5 :: Double)
+        DS.bindInt64 s 1 10
+        run
+        -- Those values sent by the run, then one replaced.
+        DS.bindText s 2 "ten"
+        run
+        -- A long text: bound at once; then one value replaced.
+        bind stmt (2 :: Int, long, 2.5 :: Double)
+        DS.bindDouble s 3 3.5
+        run
+        -- Cleared after sqlite-simple's bind, not yet sent: every value NULL.
+        bind stmt (3 :: Int, "three" :: T.Text, 3.0 :: Double)
+        DS.clearBindings s
+        run
+        -- sqlite-simple's bind after per-parameter binds replaces them all.
+        DS.bindInt64 s 1 40
+        DS.bindText s 2 "forty"
+        bind stmt (4 :: Int, "four" :: T.Text, 4.5 :: Double)
+        run
+      rows <- query_ conn "SELECT a, b, c FROM t ORDER BY rowid"
+      rows @?= [ (Just 10, Just "one", Just 1.5), (Just 10, Just "ten", Just 1.5)
+               , (Just (2 :: Int), Just long, Just (3.5 :: Double)), (Nothing, Nothing, Nothing)
+               , (Just 4, Just "four", Just 4.5) ]
   , "one lock, one error: a direct-sqlite statement and a sqlite-simple query interleave" ~: withC $ \conn -> do
       execute_ conn "CREATE TABLE t (x INT UNIQUE)"
       executeMany conn "INSERT INTO t VALUES (?)" (map Only [1 .. 100 :: Int])

@@ -190,6 +190,20 @@ tests = TestList
         bindInt st 1 7
         allRows st >>= (@?= [[SQLInteger 7], [SQLInteger 2]])
         finalize st
+    , TestLabel "binds of one statement on many threads at once are all kept" $ TestCase $ withDb $ \db -> do
+        -- The binds take no lock: each is recorded in its parameter's slot, and the run
+        -- sends them all.
+        st <- prepare db "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
+        forM_ [1 .. 200 :: Int64] $ \r -> do
+          dones <- forM [1 .. 8] $ \i -> do
+            done <- newEmptyMVar
+            _ <- forkIO $ (bindInt64 st (fromIntegral i) (r * 100 + i) >> yield >> bindInt64 st (fromIntegral i) (r * 1000 + i))
+                            `finally` putMVar done ()
+            return done
+          mapM_ takeMVar dones
+          allRows st >>= (@?= [[SQLInteger (r * 1000 + i) | i <- [1 .. 8]]])
+          reset st
+        finalize st
     , TestLabel "zeroblob" $ TestCase $ withDb $ \db -> do
         st <- prepare db "SELECT ?"
         bindZeroBlob st 1 3

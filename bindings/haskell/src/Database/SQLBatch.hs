@@ -167,7 +167,7 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
-import Database.SQLBatch.Internal.Rows (tablesIn)
+import Database.SQLBatch.Internal.Rows (isTableValue, tablesIn)
 import Database.SQLBatch.Internal.Core (Database (..), cipherVersion, interruptDatabase, rawDatabase, throwAfter, withDb, withDbAhead,
                                         withDbQuick)
 import qualified Database.SQLBatch.Internal.Core as C
@@ -548,7 +548,7 @@ runOnce ctx st vs =
 execute :: ToRow q => Connection -> Query -> q -> IO ()
 execute conn q params = do
   let vs = toRow params
-  if not (null (tablesIn vs)) then executeTables conn q vs else do
+  if any isTableValue vs then executeTables conn q vs else do
     done <- executeOnce "execute" conn q vs
     unless done $ withPrepared conn q $ \st -> do
       checkPositional st vs
@@ -675,9 +675,9 @@ execWith :: Connection -> T.Text -> B.ByteString -> [SQLData] -> [SQLData] -> Wo
          -> Ptr ExecResult -> (Int32 -> Bool) -> IO (Either SQLError Int32)
 execWith conn ctx sql vals names flags pr expected =
   C.withBytes sql $ \sp sn ->
-    withParamsRoom paramsRoom vals names $ \front cells nameCells dat len -> do
+    withParamsRoom paramsRoom vals names $ \nv front cells nameCells dat len -> do
       let pp = castPtr front
-      pokeParams pp cells nameCells (length vals) dat len flags
+      pokeParams pp cells nameCells nv dat len flags
       withDbQuick (connectionHandle conn) True ctx $ \c -> do
         rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) pp pr
         if rc == sqlbatchOk || expected rc then return (Right rc)

@@ -143,7 +143,6 @@ import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int32, Int64)
 import Data.IORef
-import qualified Data.IntMap.Strict as IM
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
@@ -366,6 +365,19 @@ encodeParams cells dat = go cells
       pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
       pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
 
+-- | The number of values and 'paramBytesBound', in one pass.
+data Sized = Sized !Int !Int
+
+sized :: [SQLData] -> Sized
+sized = go 0 0
+  where
+    go !n !acc [] = Sized n acc
+    go !n !acc (v : vs) = case v of
+      SQLText t -> go (n + 1) (acc + utf8Bound t) vs
+      SQLBlob b -> go (n + 1) (acc + B.length b) vs
+      _ -> go (n + 1) acc vs
+{-# INLINE sized #-}
+
 -- | An upper bound of the bytes 'encodeParams' writes for these values.
 paramBytesBound :: [SQLData] -> Int
 paramBytesBound = go 0
@@ -448,23 +460,25 @@ putCellTail cell len kind
 -- | Encodes values (and, if given, as many names: 'SQLText' or 'SQLNull') into freshly
 -- allocated memory for the duration of the action: @k cells names dat dataLen@.
 withParams :: [SQLData] -> [SQLData] -> (Ptr CValue -> Ptr CValue -> Ptr Word8 -> Int -> IO a) -> IO a
-withParams vs names k = withParamsRoom 0 vs names (\_ -> k)
+withParams vs names k = withParamsRoom 0 vs names (\_ _ -> k)
 {-# INLINE withParams #-}
 
 -- | 'withParams' with @room@ more bytes (a multiple of 16) in front of the cells, for the
--- caller's use: one buffer (one pinned allocation) for the room, the cells and the bytes.
+-- caller's use: one buffer (one pinned allocation) for the room, the cells and the bytes;
+-- the action also gets the number of values (@k nvalues front cells names dat dataLen@).
 withParamsRoom :: Int -> [SQLData] -> [SQLData]
-               -> (Ptr Word8 -> Ptr CValue -> Ptr CValue -> Ptr Word8 -> Int -> IO a) -> IO a
+               -> (Int -> Ptr Word8 -> Ptr CValue -> Ptr CValue -> Ptr Word8 -> Int -> IO a) -> IO a
 withParamsRoom room vs names k =
-  let nv = length vs
-      cellBytes = (nv + length names) * valueSize
-  in allocaBytes (max 1 (room + cellBytes + paramBytesBound vs + paramBytesBound names)) $ \front -> do
+  let !(Sized nv bv) = sized vs
+      !(Sized nn bn) = sized names
+      cellBytes = (nv + nn) * valueSize
+  in allocaBytes (max 1 (room + cellBytes + bv + bn)) $ \front -> do
     let cells = front `plusPtr` room
         dat = cells `plusPtr` cellBytes
     off <- encodeParams cells dat 0 vs
     let nameCells = cells `plusPtr` (nv * valueSize)
     end <- encodeParams nameCells dat off names
-    k front (castPtr cells) (if null names then nullPtr else castPtr nameCells) dat end
+    k nv front (castPtr cells) (if nn == 0 then nullPtr else castPtr nameCells) dat end
 {-# INLINE withParamsRoom #-}
 
 -- | Binds all parameters (positional): value @i@ to parameter @i+1@; the count must match.
@@ -540,7 +554,7 @@ deferBind st vs n bytes
       Ready -> return True
       _ -> casIORef (stRun st) run Rewind
     if not ok then return False else do
-      writeIORef (stBinds st) $! BindsEncoded (IM.fromList (zip [1 ..] (map toValue vs))) fp
+      writeIORef (stWhole st) $! WholeEncoded [1 ..] (map toValue vs) fp
       return True
 
 -- | The bind made at once, with the lock held ('bindRaw').
@@ -549,9 +563,9 @@ bindNow (Statement st) ctx vs0 names
   | not (null tables) && not (null names) = throwIO (SQLError ErrorMisuse sqlbatchEInvalidArgument
       "a table value (Database.SQLBatch.VTab) is bound by position, not by name" ctx Nothing Nothing Nothing Nothing)
   | otherwise =
-  withParamsRoom paramsRoom vs names $ \front cells nameCells dat len -> do
+  withParamsRoom paramsRoom vs names $ \nv front cells nameCells dat len -> do
    let pp = castPtr front
-   pokeParams pp cells nameCells (length vs) dat len 0
+   pokeParams pp cells nameCells nv dat len 0
    r <- withDbQuick db True ctx $ \_ -> do
       h <- statementHandle st
       if h == nullPtr then return (Left (finalizedErr ctx)) else do
@@ -571,9 +585,9 @@ bindNow (Statement st) ctx vs0 names
           known <- if null names then return (Just [1 ..]) else do
             ps <- readIORef (stParams st)
             return $ fmap (\ns -> [i | n <- names, i <- indexOf ns n]) ps
-          writeIORef (stBinds st) $! case known of
-            Just is -> Binds (IM.fromList (zip is (map toValue vs0))) False
-            Nothing -> Binds IM.empty False
+          writeIORef (stWhole st) $! case known of
+            Just is -> WholeSent is (map toValue vs0)
+            Nothing -> WholeSent [] []
           return (Right ())
    either throwAfter return r
   where

@@ -110,14 +110,13 @@ module Database.SQLite3.Internal
   ) where
 
 import Control.Exception (mask_, onException)
-import Control.Monad (forM, when)
+import Control.Monad (forM, forM_, when)
 import Data.Bits ((.&.), (.|.))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
 import qualified Data.ByteString.Unsafe as BU
 import Data.Int (Int32, Int64)
 import Data.IORef
-import qualified Data.IntMap.Strict as IM
 import Data.Text (Text)
 import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
@@ -139,6 +138,7 @@ import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import Database.SQLBatch.Error (Error (..))
 import Database.SQLBatch.Internal.Core hiding (statementSql)
 import qualified Database.SQLBatch.Internal.Core as Core
+import Database.SQLBatch.Internal.Slots (recordSlot, slotCount)
 import Database.SQLBatch.Internal.Text (decodeUtf8Fresh)
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Extra (c_sqlbatch_conn_enable_load_extension, c_sqlbatch_conn_encoding)
@@ -504,8 +504,11 @@ resetLocked st = withLockQuick db $ \c -> do
 -- | <https://www.sqlite.org/c3ref/clear_bindings.html>: sets every parameter to NULL
 -- (taking effect at the statement's next run).
 clearBindings :: Statement -> IO ()
-clearBindings st = withLock (stDb st) $ \_ ->
-  writeIORef (stBinds st) (Binds IM.empty True)
+clearBindings st = withLock (stDb st) $ \_ -> do
+  n <- statementParamCount st
+  settleSlots st
+  slots <- readIORef (stSlots st)
+  forM_ [1 .. min n (slotCount slots)] $ \i -> recordSlot slots i VNull
 
 -- | <https://www.sqlite.org/c3ref/sql.html>: the statement's SQL ('Nothing' once finalized).
 statementSql :: Statement -> IO (Maybe Utf8)
@@ -577,14 +580,18 @@ bindValue st (ParamIndex i) v = do
   -- of the same statement on another thread is kept for the run after (SQLite would refuse
   -- it with SQLITE_MISUSE or take it before the step; neither loses it).
   h <- readIORef (stHandle st)
-  n <- readIORef (stNParams st)
+  slots <- readIORef (stSlots st)
   run <- readIORef (stRun st)
+  whole <- readIORef (stWhole st)
   let ready = case run of
         Ready -> True
         Rewind -> True
         _ -> False
-  if h /= nullPtr && ready && i >= 1 && i <= n
-    then Right () <$ recordBind st i v
+      settled = case whole of
+        InSlots -> True
+        _ -> False
+  if h /= nullPtr && ready && settled && i >= 1 && i <= slotCount slots
+    then Right () <$ recordSlot slots i v
     else bindValueLocked st i v
 {-# INLINE bindValue #-}
 
@@ -599,7 +606,10 @@ bindValueLocked st i v = withLock db $ \_ -> do
         _ -> False
   if h == nullPtr || not ready then ownFailure db sqliteMisuse else do
     n <- statementParamCount st
-    if i < 1 || i > n then ownFailure db sqliteRange else Right () <$ recordBind st i v
+    if i < 1 || i > n then ownFailure db sqliteRange else do
+      settleSlots st
+      slots <- readIORef (stSlots st)
+      Right () <$ recordSlot slots i v
   where
     db = stDb st
 

@@ -89,8 +89,10 @@ module Database.SQLBatch.Internal.Core
     -- * Statements
   , Statement (..)
   , Run (..)
-  , Binds (..)
-  , recordBind
+  , Whole (..)
+  , noSlots
+  , knowParamCount
+  , settleSlots
   , Snap (..)
   , Pos
   , newPos
@@ -139,7 +141,7 @@ module Database.SQLBatch.Internal.Core
 import Control.Concurrent (ThreadId, myThreadId, rtsSupportsBoundThreads)
 import Control.Concurrent.MVar
 import Control.Exception
-import Control.Monad (forM, unless, when)
+import Control.Monad (forM, forM_, unless, when)
 import Data.Bits (complement, (.&.), (.|.))
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Internal as BI
@@ -154,12 +156,12 @@ import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word16, Word32, Word64, Word8)
 import Foreign.C.String (peekCString)
 import Foreign.C.Types (CBool (..), CChar, CSize)
-import Foreign.ForeignPtr (ForeignPtr, touchForeignPtr)
+import Foreign.ForeignPtr (ForeignPtr, castForeignPtr, touchForeignPtr)
 import Foreign.ForeignPtr.Unsafe (unsafeForeignPtrToPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
-import Foreign.Marshal.Utils (copyBytes)
+import Foreign.Marshal.Utils (copyBytes, fillBytes)
 import Foreign.Ptr (Ptr, castPtr, minusPtr, nullPtr, plusPtr, ptrToWordPtr)
-import Foreign.Storable (peek, peekByteOff, pokeByteOff)
+import Foreign.Storable (peek, peekByteOff, peekElemOff, pokeByteOff, pokeElemOff, sizeOf)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, casMutVar#, fetchAddIntArray#,
                  newByteArray#, readIntArray#, touch#, writeIntArray#, (+#))
 import GHC.Float (castDoubleToWord64)
@@ -174,7 +176,8 @@ import qualified System.Mem.Weak as Weak
 import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error
-import Database.SQLBatch.Internal.Rows (bindTables, tableOfBlob)
+import Database.SQLBatch.Internal.Rows (TableValue, bindTables, tableOfBlob)
+import Database.SQLBatch.Internal.Slots
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Extra (c_sqlbatch_cipher_version, c_sqlbatch_conn_export,
@@ -222,9 +225,9 @@ data Database = Database
   , dbExtended :: !(IORef Bool)
     -- ^ Whether "Database.SQLite3" reports extended result codes
     -- (@setExtendedResultCodes@, @SQLOpenExResCode@).
-  , dbKept :: !(IORef (IM.IntMap (Ptr CStmt)))
-    -- ^ The transaction statements kept prepared ('runKept'), by their index in 'keptSql';
-    -- written with the lock held, finalized by the close.
+  , dbKept :: !(ForeignPtr (Ptr CStmt))
+    -- ^ The transaction statements kept prepared ('runKept'): one handle for each of
+    -- 'keptSql', NULL until prepared; written with the lock held, finalized by the close.
   , dbScratchFP :: !(ForeignPtr Word8)
     -- ^ Owns 'dbScratch'.
   , dbScratch :: {-# UNPACK #-} !(Ptr Word8)
@@ -309,7 +312,7 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
         own <- newIORef Nothing
         herr <- newIORef Nothing
         ext <- newIORef False
-        kept <- newIORef IM.empty
+        kept <- newKept
         sfp <- mallocPlainForeignPtrBytes scratchBytes
         sql <- newIORef noSqlText
         i <- nextId
@@ -366,9 +369,13 @@ closeDatabase db = uninterruptibleMask_ $ do
       AheadJob _ -> c_sqlbatch_conn_interrupt (dbHandle db)
       _ -> return ()
     c_sqlbatch_conn_close (dbHandle db)
-    kept <- readIORef (dbKept db)
-    writeIORef (dbKept db) IM.empty
-    mapM_ c_sqlbatch_stmt_finalize_unsafe (IM.elems kept)
+    let kept = unsafeForeignPtrToPtr (dbKept db)
+    forM_ [0 .. length keptSql - 1] $ \k -> do
+      h <- peekElemOff kept k
+      unless (h == nullPtr) $ do
+        pokeElemOff kept k nullPtr
+        c_sqlbatch_stmt_finalize_unsafe h
+    touchForeignPtr (dbKept db)
     writeIORef (dbJob db) NoJob
   putMVar (dbGuard db) ()
   putMVar (dbLock db) ()
@@ -447,6 +454,14 @@ keptSql = map (TE.encodeUtf8 . T.pack)
   , "END TRANSACTION" ]
 {-# NOINLINE keptSql #-}
 
+-- | A connection's 'dbKept': no statement prepared yet.
+newKept :: IO (ForeignPtr (Ptr CStmt))
+newKept = do
+  let bytes = length keptSql * sizeOf nullPtr
+  fp <- mallocPlainForeignPtrBytes bytes
+  fillBytes (unsafeForeignPtrToPtr fp) 0 bytes
+  return (castForeignPtr fp)
+
 -- | The index of SQL text in 'keptSql', if it is one of them (byte for byte).
 keptIndex :: B.ByteString -> Maybe Int
 keptIndex sql
@@ -469,20 +484,21 @@ runKept db c i = do
 
 runKeptAt :: Database -> Ptr CConn -> Int -> Ptr Word8 -> IO Int32
 runKeptAt db c i out = do
-  kept <- readIORef (dbKept db)
-  e <- case IM.lookup i kept of
-    Just h -> return (Right h)
-    Nothing -> BU.unsafeUseAsCStringLen (keptSql !! i) $ \(p, n) -> do
+  let kept = unsafeForeignPtrToPtr (dbKept db)
+  h0 <- peekElemOff kept i
+  e <- if h0 /= nullPtr then return (Right h0) else
+    BU.unsafeUseAsCStringLen (keptSql !! i) $ \(p, n) -> do
       rc <- c_sqlbatch_stmt_prepare c p (fromIntegral n) (prepareSingle .|. preparePersistent)
               (castPtr out) nullPtr
       if rc /= sqlbatchOk then return (Left rc) else do
         h <- peek (castPtr out)
-        writeIORef (dbKept db) (IM.insert i h kept)
+        pokeElemOff kept i h
         return (Right h)
   r <- case e of
     Left rc -> return rc
     Right h -> c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
   touchForeignPtr (dbScratchFP db)
+  touchForeignPtr (dbKept db)
   return r
 
 ------------------------------------------------------------------------------------------
@@ -769,8 +785,11 @@ data Statement = Statement
     -- columns may change with it.
   , stWrites :: {-# UNPACK #-} !(IORef Int)
     -- ^ Whether the statement writes (1) or only reads (0); -1 until asked.
-  , stBinds :: {-# UNPACK #-} !(IORef Binds)
-    -- ^ The values bound, for direct-sqlite's per-parameter binds.
+  , stSlots :: {-# UNPACK #-} !(IORef Slots)
+    -- ^ The values of the parameters for the next run ("Database.SQLBatch.Internal.Slots"):
+    -- 'noSlots' until the parameter count is known ('knowParamCount'), then one a parameter.
+  , stWhole :: {-# UNPACK #-} !(IORef Whole)
+    -- ^ The last bind of all parameters at once, while the slots do not hold its values.
   , stEncoding :: {-# UNPACK #-} !(IORef Int)
     -- ^ The @SQLBATCH_CONVERT_UTF16*@ flag of the connection's text encoding (0 for UTF-8),
     -- asked of the library when a BLOB is first read as a number in a run; -1 until then
@@ -821,30 +840,61 @@ running r = case r of
   _ -> True
 {-# INLINE running #-}
 
--- | The values bound through direct-sqlite's per-parameter binds (every parameter not in
--- the map is NULL), and whether the library has them yet. A bind of all parameters at once
--- ("Database.SQLBatch") sets the map lazily, for a later per-parameter bind.
-data Binds
-  = Binds (IM.IntMap Value) !Bool
-  | BindsEncoded (IM.IntMap Value) !(ForeignPtr Word8)
-    -- ^ A bind of all parameters at once that cannot fail (numbers, NULLs, short TEXTs
-    -- and BLOBs: "Database.SQLBatch.Internal"'s @deferBind@), not sent yet: a
-    -- @sqlbatch_params@ at the start of the buffer, which the statement's next run sends
-    -- to the library in the same locked section as its first fetch ('runFetch'); the map
-    -- as for 'Binds'.
+-- | The slots of a statement whose parameter count is not known yet, and of one without
+-- parameters: none, nothing ever counted in them.
+noSlots :: Slots
+noSlots = unsafePerformIO (newSlots 0)
+{-# NOINLINE noSlots #-}
 
--- | The values of a 'Binds'.
-bindsMap :: Binds -> IM.IntMap Value
-bindsMap (Binds m _) = m
-bindsMap (BindsEncoded m _) = m
+-- | The last bind of all parameters at once ("Database.SQLBatch"'s 'bind'), while the
+-- slots do not hold its values: they are written there only when a per-parameter bind
+-- follows ('settleSlots'), which is rare; a kept statement of "Database.SQLBatch" never
+-- touches its slots.
+data Whole
+  = InSlots
+    -- ^ the slots hold every value
+  | WholeSent [Int] [Value]
+    -- ^ the library has these values of these parameters (lazy: converted when settled)
+  | WholeEncoded [Int] [Value] !(ForeignPtr Word8)
+    -- ^ a bind that cannot fail (numbers, NULLs, short TEXTs and BLOBs:
+    -- "Database.SQLBatch.Internal"'s @deferBind@), not sent yet: a @sqlbatch_params@ at the
+    -- start of the buffer, which the statement's next run sends to the library in the same
+    -- locked section as its first fetch ('runFetch')
 
--- | Records direct-sqlite's bind of parameter @i@, for the statement's next run. Atomic,
--- so that it may run without the connection's lock: binds on other threads at the same
--- time are all kept, and the fetch that sends the values to the library clears the flag
--- only if no bind came in between ('fetchSnapshot').
-recordBind :: Statement -> Int -> Value -> IO ()
-recordBind st i v = atomicUpdate (stBinds st) (\b -> let !m' = IM.insert i v (bindsMap b) in Binds m' True)
-{-# INLINE recordBind #-}
+-- | Writes the values of the last bind of all parameters into the slots (every other
+-- parameter NULL), with the lock held, before a per-parameter bind: that bind's run then
+-- sends them all. Values the library does not have yet count as a bind.
+settleSlots :: Statement -> IO ()
+settleSlots st = do
+  whole <- readIORef (stWhole st)
+  case whole of
+    InSlots -> return ()
+    WholeSent is vs -> writeBack whole is vs False
+    WholeEncoded is vs _ -> writeBack whole is vs True
+  where
+    writeBack whole is vs unsentYet = do
+      slots <- readIORef (stSlots st)
+      made <- bindsMade slots
+      let n = slotCount slots
+          go (i : is') (v : vs') = do
+            when (i >= 1 && i <= n) $ setSlot slots i v
+            go is' vs'
+          go _ _ = return ()
+      mapM_ (\i -> setSlot slots i VNull) [1 .. n]
+      go is vs
+      if unsentYet then countBind slots else markSent slots made
+      -- A bind of all parameters without the lock ("Database.SQLBatch.Internal"'s
+      -- @deferBind@) may have come meanwhile: then settled again.
+      ok <- casIORef (stWhole st) whole InSlots
+      unless ok (settleSlots st)
+
+-- | Records the parameter count the library gave, with the lock held: the statement gets
+-- its slots (before the count, which the binds without the lock read first).
+knowParamCount :: Statement -> Int -> IO ()
+knowParamCount st n = do
+  sl <- readIORef (stSlots st)
+  when (n > 0 && slotCount sl /= n) $ newSlots n >>= writeIORef (stSlots st)
+  writeIORef (stNParams st) n
 
 -- | Replaces the IORef's value if it is still the very object given; whether it did.
 casIORef :: IORef a -> a -> a -> IO Bool
@@ -949,7 +999,7 @@ detachedStatement q = do
   own <- newIORef Nothing
   herr <- newIORef Nothing
   ext <- newIORef False
-  kept <- newIORef IM.empty
+  kept <- newKept
   sfp <- mallocPlainForeignPtrBytes scratchBytes
   sql <- newIORef noSqlText
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
@@ -968,15 +1018,16 @@ newStatement db h q sql = do
   nparams <- newIORef (-1)
   cols <- newIORef Nothing
   writes <- newIORef (-1)
-  binds <- newIORef (Binds IM.empty False)
+  slots <- newIORef noSlots
+  whole <- newIORef InSlots
   enc <- newIORef (-1)
   scols <- newIORef (-1)
   idle <- newIORef Nothing
   ahead <- newIORef (dbFetchAhead db)
   weak <- newIORef Nothing
   i <- nextId
-  return (Statement h href db i run q (mayNameParams sql) params nparams cols writes binds
-            enc scols idle ahead weak)
+  return (Statement h href db i run q (mayNameParams sql) params nparams cols writes slots
+            whole enc scols idle ahead weak)
 
 -- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
 -- it a finalizer the garbage collector runs once nobody references it. The statements of
@@ -1134,7 +1185,7 @@ statementParamNames st = do
           Left _ -> return []
           Right ns -> do
             writeIORef (stParams st) (Just ns)
-            writeIORef (stNParams st) (length ns)
+            knowParamCount st (length ns)
             return ns
 
 -- | The statement's parameter count (the largest index): asked of the library
@@ -1146,9 +1197,16 @@ statementParamCount st = do
   if cached >= 0 then return cached else do
     h <- readIORef (stHandle st)
     if h == nullPtr then return 0 else do
-      r <- D.paramCount (D.Statement h (rawDatabase (stDb st)))
-      let n = either (const 0) id r
-      writeIORef (stNParams st) n
+      -- The out value in the connection's scratch (outside its hooks: there the scratch
+      -- may be the hooked call's).
+      let db = stDb st
+          ask out = do
+            rc <- c_sqlbatch_stmt_param_count h out
+            if rc /= sqlbatchOk then return 0 else fromIntegral <$> peek out
+      hs <- readIORef (dbHookThreads db)
+      n <- if null hs then ask (castPtr (dbScratch db)) <* touchForeignPtr (dbScratchFP db)
+        else alloca ask
+      knowParamCount st n
       return n
 
 -- | The names of the result columns, with the lock held: kept from the last time they were
@@ -1483,20 +1541,23 @@ runFetch db st c h run0 maxRows base len out = do
         Just _ -> writeIORef (stCols st) Nothing
       e <- readIORef (stEncoding st)
       when (e /= -1) $ writeIORef (stEncoding st) (-1)
-      binds <- readIORef (stBinds st)
-      case binds of
-        Binds _ False -> return (sqlbatchOk, run0)
-        Binds _ True -> do
-          unjammed
-          rc <- sendPending st h
-          return (rc, Ready)
-        BindsEncoded m fp -> do
-          -- Values laid out by the bind ("Database.SQLBatch"'s 'bind'): one unsafe call,
-          -- as above. Sent: clean, unless a bind came meanwhile (as in 'sendPending').
+      whole <- readIORef (stWhole st)
+      case whole of
+        InSlots -> do
+          slots <- readIORef (stSlots st)
+          more <- unsent slots
+          if not more then return (sqlbatchOk, run0) else do
+            unjammed
+            rc <- sendPending st h slots
+            return (rc, Ready)
+        WholeSent _ _ -> return (sqlbatchOk, run0)
+        WholeEncoded is vs fp -> do
+          -- Values laid out by "Database.SQLBatch"'s 'bind': one unsafe call, as above.
+          -- Sent: kept as sent, unless a bind came meanwhile (for the next run).
           unjammed
           rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr (unsafeForeignPtrToPtr fp))
           touchForeignPtr fp
-          when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds (Binds m False)
+          when (rc == sqlbatchOk) $ () <$ casIORef (stWhole st) whole (WholeSent is vs)
           return (rc, Ready)
     -- The fetch's locked section does not wait for the connection's worker first (the
     -- fetch waits for it itself, interruptibly), but an unsafe call must never wait: while
@@ -1510,35 +1571,23 @@ runFetch db st c h run0 maxRows base len out = do
         _ -> settle db
 {-# INLINE runFetch #-}
 
--- | Sends the binds recorded and not yet sent ('runFetch'), with the lock held.
-sendPending :: Statement -> Ptr CStmt -> IO Int32
-sendPending st h = do
-  binds0 <- readIORef (stBinds st)
-  let vals = bindsMap binds0
-  n <- statementParamCount st
+-- | Sends the values of the slots ('runFetch'), with the lock held.
+sendPending :: Statement -> Ptr CStmt -> Slots -> IO Int32
+sendPending st h slots = do
+  made <- bindsMade slots
   -- Table values ("Database.SQLBatch.Internal.Rows") go after the other values, each by
   -- its own bind (NULL in its place until then).
-  let tables = IM.foldrWithKey (\i v acc -> case v of
-        VBlob b | Just t <- tableOfBlob b -> (i, t) : acc
-        _ -> acc) [] vals
-  rc0 <- sendBinds h n (if null tables then vals else withoutTableValues vals)
+  (rc0, tables) <- sendBinds h slots
   rc <- if rc0 /= sqlbatchOk || null tables then return rc0 else do
     r <- bindTables h True tables
     case r of
       Right () -> return sqlbatchOk
       Left (code, Nothing) -> return code
       Left (code, Just msg) -> code <$ ownFailureMsg (stDb st) code (TE.encodeUtf8 (T.pack msg))
-  -- Sent: clean, unless a bind without the lock ('recordBind') came meanwhile, which then
-  -- stays for the next run.
-  when (rc == sqlbatchOk) $ () <$ casIORef (stBinds st) binds0 (Binds vals False)
+  -- Sent: the binds counted before the values were read ("Database.SQLBatch.Internal.Slots").
+  when (rc == sqlbatchOk) $ markSent slots made
   return rc
 {-# NOINLINE sendPending #-}
-
--- | The values with each table value replaced by NULL.
-withoutTableValues :: IM.IntMap Value -> IM.IntMap Value
-withoutTableValues = IM.map (\v -> case v of
-  VBlob b | Just _ <- tableOfBlob b -> VNull
-  _ -> v)
 
 -- | The error of a call on a finalized statement ("Database.SQLBatch"'s face).
 finalizedError :: Text -> SQLError
@@ -1681,12 +1730,14 @@ fetchSnapshot st c h = do
               return sqlbatchRow
     grow have need = head [x | x <- iterate (* 2) (max 1024 have), x >= need]
 
--- | Binds values @1 .. n@ of a statement (those not in the map are NULL) with one unsafe
--- @sqlbatch_stmt_bind@ of a statement that is not in the middle of a run: the cells in one
--- buffer, a TEXT or BLOB cell holding the address of its bytes (@SQLBATCH_PARAMS_ADDRESSES@),
--- which the map keeps alive until the call returns.
-sendBinds :: Ptr CStmt -> Int -> IM.IntMap Value -> IO Int32
-sendBinds h n vals = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
+-- | Binds the values of the slots (every parameter) with one unsafe @sqlbatch_stmt_bind@
+-- of a statement that is not in the middle of a run: the cells in one buffer, a TEXT or
+-- BLOB cell holding the address of its bytes (@SQLBATCH_PARAMS_ADDRESSES@), kept alive
+-- until the call returns (a bind on another thread may replace a slot meanwhile). A table
+-- value is bound as NULL here and returned with its index, in order, for its own bind
+-- after this one.
+sendBinds :: Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
+sendBinds h slots = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
   let cells = front `plusPtr` hdr
       put :: Int -> Word64 -> Word32 -> Word8 -> IO ()
       put i bits len kind = do
@@ -1698,25 +1749,25 @@ sendBinds h n vals = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
         pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
       bytes i kind b = BU.unsafeUseAsCStringLen b $ \(p, len) ->
         put i (fromIntegral (ptrToWordPtr p)) (fromIntegral len) kind
-      fill i
-        | i > n = return ()
+      fill !i keep tables
+        | i > n = return (keep, tables)
         | otherwise = do
-            case IM.lookup i vals of
-              Nothing -> put i 0 0 kindNull
-              Just v -> case v of
-                VInteger x -> put i (fromIntegral x) 0 kindInteger
-                VFloat d -> put i (castDoubleToWord64 d) 0 kindFloat
-                VNull -> put i 0 0 kindNull
-                VText b -> bytes i kindText b
-                VBlob b -> bytes i kindBlob b
-            fill (i + 1)
-  fill 1
+            v <- readSlot slots i
+            case v of
+              VInteger x -> put i (fromIntegral x) 0 kindInteger >> fill (i + 1) keep tables
+              VFloat d -> put i (castDoubleToWord64 d) 0 kindFloat >> fill (i + 1) keep tables
+              VNull -> put i 0 0 kindNull >> fill (i + 1) keep tables
+              VText b -> bytes i kindText b >> fill (i + 1) (b : keep) tables
+              VBlob b -> case tableOfBlob b of
+                Just t -> put i 0 0 kindNull >> fill (i + 1) keep ((i, t) : tables)
+                Nothing -> bytes i kindBlob b >> fill (i + 1) (b : keep) tables
+  (keep, tables) <- fill 1 [] []
   pokeParams (castPtr front) cells nullPtr n nullPtr 0 paramsAddresses
   rc <- c_sqlbatch_stmt_bind_unsafe h (castPtr front)
-  -- The bytes the cells point to belong to the values in the map.
-  IO (\s -> (# touch# vals s, () #))
-  return rc
+  IO (\s -> (# touch# keep s, () #))
+  return (rc, if null tables then [] else reverse tables)
   where
+    n = slotCount slots
     hdr = (paramsSize + 15) `quot` 16 * 16
 
 maxSnapBuf, cellBudget :: Int

@@ -38,6 +38,7 @@ module Database.SQLBatch.Internal.Rows
     -- * Recognising and binding them
   , tableOfBlob
   , tablesIn
+  , isTableValue
   , tablesInValues
   , withoutTables
   , withoutTablesValues
@@ -344,6 +345,14 @@ tablesIn = go 1
     go i (SQLBlob b : vs) | Just t <- tableOfBlob b = (i, t) : go (i + 1) vs
     go i (_ : vs) = go (i + 1) vs
 {-# INLINE tablesIn #-}
+
+-- | Whether a value is a table value ('tablesIn' without the list).
+isTableValue :: SQLData -> Bool
+isTableValue (SQLBlob b) = case tableOfBlob b of
+  Just _ -> True
+  Nothing -> False
+isTableValue _ = False
+{-# INLINE isTableValue #-}
 
 -- | 'tablesIn' for the layer below's values (direct-sqlite's per-parameter binds).
 tablesInValues :: [Value] -> [(Int, TableValue)]
