@@ -1458,10 +1458,9 @@ runFetch db st c h run0 maxRows base len out = do
     _ -> return (sqlbatchOk, run0)
   if brc /= sqlbatchOk then brc <$ writeIORef (stRun st) (Failed brc) else do
     writeIORef (stRun st) Running
-    let fetchInto = case run of
-          Rewind -> c_hs_sqlbatch_rewind_fetch_into
-          _ -> c_hs_sqlbatch_fetch_into
-    r <- fetchInto c h maxRows base len out
+    r <- case run of
+      Rewind -> c_hs_sqlbatch_rewind_fetch_into c h maxRows base len out
+      _ -> c_hs_sqlbatch_fetch_into c h maxRows base len out
     -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
     -- left it stepping the next one.
     ahead <- readIORef (stAhead st)
