@@ -657,11 +657,23 @@ stepEnd st cur = do
   if ok then return (Right Done) else stepSlow st
 {-# NOINLINE stepEnd #-}
 
--- | The part of 'step' that needs the library, with the connection's lock held.
+-- | The part of 'step' that needs the library, with the connection's lock held: the
+-- locked section's action ('lockedReleasing'), which puts the lock back itself, so that a
+-- fetch leaves one frame of its own under the mask's. (No exception to raise after it:
+-- the errors are returned.)
 stepSlow :: Statement -> IO (Either Error StepResult)
-stepSlow st = withLockQuick db $ \c -> do
+stepSlow st =
+  withLockReleasing db True (\_ isOpen -> stepIn st True (if isOpen then dbHandle db else nullPtr))
+    (stepIn st False)
+  where
+    db = stDb st
+
+-- | 'stepSlow' on a connection's handle ('nullPtr' if closed), in its locked section if
+-- @locked@ (the lock put back last), else in a hook of the connection.
+stepIn :: Statement -> Bool -> Ptr CConn -> IO (Either Error StepResult)
+stepIn st locked c = do
   h <- statementHandle st
-  if h == nullPtr || c == nullPtr then ownFailure db sqliteMisuse else do
+  if h == nullPtr || c == nullPtr then ownFailure db sqliteMisuse >>= out else do
     cur <- readIORef (stRun st)
     case cur of
       Rows sn -> do
@@ -670,25 +682,28 @@ stepSlow st = withLockQuick db $ \c -> do
         if p < snRows sn
           then do
             r <- advancePos (snPos sn)
-            if r < snRows sn then return (Right Row) else next c h sn
-          else next c h sn
-      Finished -> restart c h
-      Failed _ -> restart c h
-      _ -> fetch c h
+            if r < snRows sn then out (Right Row) else next h sn
+          else next h sn
+      Finished -> restart h
+      Failed _ -> restart h
+      _ -> fetch h
   where
     db = stDb st
-    next c h sn
+    out r = do
+      when locked $ unlock db
+      return r
+    next h sn
       | snLast sn = do
           writeIORef (stRun st) Finished
-          return (Right Done)
-      | otherwise = fetch c h
+          out (Right Done)
+      | otherwise = fetch h
     -- SQLite's automatic reset: the fetch rewinds the statement first.
-    restart c h = writeIORef (stRun st) Rewind >> fetch c h
-    fetch c h = do
+    restart h = writeIORef (stRun st) Rewind >> fetch h
+    fetch h = do
       rc <- fetchSnapshot st c h
-      if rc == sqlbatchRow then return (Right Row)
-        else if rc == sqlbatchDone then return (Right Done)
-        else Left <$> libraryFailure db rc
+      if rc == sqlbatchRow then out (Right Row)
+        else if rc == sqlbatchDone then out (Right Done)
+        else libraryFailure db rc >>= out . Left
 
 ------------------------------------------------------------------------------------------
 -- Reading the current row

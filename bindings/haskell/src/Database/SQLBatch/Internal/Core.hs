@@ -64,6 +64,10 @@ module Database.SQLBatch.Internal.Core
   , withDb
   , withDbAhead
   , lockedQuick
+  , lockedReleasing
+  , withLockReleasing
+  , unlock
+  , restoreIf
   , withLockQuick
   , withDbQuick
   , throwAfter
@@ -567,6 +571,17 @@ lockedReleasing db wait k = IO $ \s -> case getMaskingState# s of
           _ -> settle db
       k masked open
 {-# INLINE lockedReleasing #-}
+
+-- | 'lockedReleasing' (given the section's action), or in a thread that runs hooks of the
+-- connection the other action, with the handle ('inHookThread'), neither locked nor masked
+-- by this. 'lockedReleasing' is written in each branch: one shared action would be a
+-- closure allocated per call.
+withLockReleasing :: Database -> Bool -> (Bool -> Bool -> IO a) -> (Ptr CConn -> IO a) -> IO a
+withLockReleasing db wait section hooked = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs then lockedReleasing db wait section
+    else inHookThread db hs hooked (lockedReleasing db wait section)
+{-# INLINE withLockReleasing #-}
 
 -- | Puts the connection's lock back ('lockedReleasing').
 unlock :: Database -> IO ()
@@ -1406,13 +1421,9 @@ fetchAt :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> IO BatchVi
 fetchAt f !maxRows bfp !size !off !want = do
   -- The whole fetch is the locked section's action ('lockedReleasing'), and 'fetchIn' reads
   -- the batch after putting the lock back: so all the work after the call is in the call's
-  -- continuation, the fetch's one frame under the mask's. 'lockedReleasing' in each branch:
-  -- one shared action would be a closure allocated per fetch.
-  let db = stDb (fStmt f)
-  hs <- readIORef (dbHookThreads db)
-  if null hs then lockedReleasing db False (fetchOpen f maxRows bfp size off want)
-    else inHookThread db hs (fetchIn f maxRows bfp size off want False False)
-           (lockedReleasing db False (fetchOpen f maxRows bfp size off want))
+  -- continuation, the fetch's one frame under the mask's.
+  withLockReleasing (stDb (fStmt f)) False (fetchOpen f maxRows bfp size off want)
+    (fetchIn f maxRows bfp size off want False False)
 
 -- | 'fetchAt''s section ('lockedReleasing'): given @masked@ and whether the connection is
 -- open.
@@ -1626,7 +1637,9 @@ snapshotView f sn pos =
 -- statement fetches 16 rows first, then four times more a batch up to about 64 KiB of
 -- cells; one that writes fetches one row per batch, so that its effects come at the @step@
 -- where direct-sqlite makes them. Returns the status: 'sqlbatchRow' with rows to read,
--- 'sqlbatchDone', or a failure's code.
+-- 'sqlbatchDone', or a failure's code. INLINE (two callers): the caller's work after it
+-- (the status read, the lock put back: 'lockedReleasing') joins the fetch's continuation,
+-- the one frame of the call.
 fetchSnapshot :: Statement -> Ptr CConn -> Ptr CStmt -> IO Int32
 fetchSnapshot st c h = do
   run <- readIORef (stRun st)
@@ -1740,6 +1753,7 @@ fetchSnapshot st c h = do
               writeIORef (stRun st) $! Rows (Snap fp' cells dat' (batchDataLen b) rows bcols done maxRows bufLen pos)
               return sqlbatchRow
     grow have need = head [x | x <- iterate (* 2) (max 1024 have), x >= need]
+{-# INLINE fetchSnapshot #-}
 
 -- | Binds values @1 .. n@ of a statement (those not in the map are NULL) with one unsafe
 -- @sqlbatch_stmt_bind@ of a statement that is not in the middle of a run: the cells in one
