@@ -338,17 +338,28 @@ lastInsertRowId db = getter db 0 c_sqlbatch_conn_last_insert_rowid peek
 -- | <https://www.sqlite.org/c3ref/exec.html>: runs every statement of the SQL (one call to
 -- @sqlbatch_conn_exec@, interruptible). On failure, the message.
 exec :: Database -> Utf8 -> IO (Either (Error, Utf8) ())
-exec db (Utf8 sql) = withLockQuick db $ \c ->
-  if c == nullPtr then Left <$> closedPair db else case keptIndex sql of
+exec db sql =
+  -- The locked section's action puts the lock back itself ('lockedReleasing'), so that the
+  -- call leaves one frame of its own under the mask's ('execIn').
+  withLockReleasing db True (\_ isOpen -> execIn db sql True (if isOpen then dbHandle db else nullPtr))
+    (execIn db sql False)
+
+-- | 'exec' with the connection's handle ('nullPtr' if closed), in its locked section if
+-- @locked@ (the lock put back last), else in a hook of the connection.
+execIn :: Database -> Utf8 -> Bool -> Ptr CConn -> IO (Either (Error, Utf8) ())
+execIn db (Utf8 sql) locked c = do
+  r <- if c == nullPtr then Left <$> closedPair db else case keptIndex sql of
     -- A transaction statement, byte for byte: the connection's kept one ('runKept').
     Just i -> do
       rc <- runKept db c i
-      if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else failed c rc
+      if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else failed rc
     Nothing -> BU.unsafeUseAsCStringLen sql $ \(p, n) -> do
       rc <- c_hs_sqlbatch_exec c p (fromIntegral n) nullPtr nullPtr
-      if rc == sqlbatchOk then return (Right ()) else failed c rc
+      if rc == sqlbatchOk then return (Right ()) else failed rc
+  when locked $ unlock db
+  return r
   where
-    failed c rc = do
+    failed rc = do
       e <- libraryFailure db rc
       m <- libraryMessage c rc
       return (Left (e, Utf8 m))

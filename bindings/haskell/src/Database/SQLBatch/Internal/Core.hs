@@ -471,6 +471,7 @@ runKept db c i = do
   hs <- readIORef (dbHookThreads db)
   -- Inside a hook of the connection the scratch may be the hooked call's.
   if null hs then runKeptAt db c i (dbScratch db) else allocaBytes 64 (runKeptAt db c i)
+{-# INLINE runKept #-}
 
 runKeptAt :: Database -> Ptr CConn -> Int -> Ptr Word8 -> IO Int32
 runKeptAt db c i out = do
@@ -489,6 +490,9 @@ runKeptAt db c i out = do
     Right h -> c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
   touchForeignPtr (dbScratchFP db)
   return r
+-- INLINE (as 'runKept'): the caller's work after the call (the status read, the lock put
+-- back: 'lockedReleasing') joins the call's continuation, the one frame of the call.
+{-# INLINE runKeptAt #-}
 
 ------------------------------------------------------------------------------------------
 -- The lock
