@@ -639,7 +639,8 @@ keptScript :: Connection -> Query -> Int -> IO (Either SQLError ())
 keptScript conn q i =
   -- The locked section's action puts the lock back itself ('C.lockedReleasing'), so that
   -- the call leaves one frame of its own under the mask's ('keptIn').
-  C.withLockReleasing db True (\_ isOpen -> if isOpen then keptIn conn q i True (dbHandle db) else closed)
+  C.withLockReleasing db True
+    (\_ isOpen -> if isOpen then keptIn conn q i True (dbHandle db) else closed)
     (keptIn conn q i False)
   where
     db = connectionHandle conn

@@ -1268,7 +1268,7 @@ nextRowWith rp (Statement st) = do
       putFetcher st fr
       return x
 
--- | 'nextRowWith''s locked section, given whether the connection is open.
+-- | The locked section of 'nextRowWith', given whether the connection is open.
 nextOpen :: C.Statement -> Bool -> IO (Either SQLError (Maybe (Snap, Int)))
 nextOpen st open
   | open = nextIn st True (dbHandle (stDb st))

@@ -326,11 +326,12 @@ foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_ensure_handler"
 -- The wrappers are NOINLINE, but for the two fetches, which are INLINE: a safe call pushes
 -- the frame it returns to, and a wrapper of its own would add a second one under it (the
 -- wrapper's return to its caller), which the runtime walks at every safe call of the
--- thread ('threadPaused'). Inlined, the arm and the call still have nothing between them:
+-- thread (@threadPaused@). Inlined, the arm and the call still have nothing between them:
 -- the arguments are forced first (an evaluation is not moved past the arm, a call with
 -- side effects), an @unsafe@ call's result needs no heap check, and the arm's result is
--- the call's argument (checked in the Cmm of "Database.SQLBatch.Internal.Core" and
--- "Database.SQLBatch.Direct", where they are inlined).
+-- the call's argument (checked in GHC 9.0's Cmm of every module of the package they are
+-- inlined into: "Database.SQLBatch.Internal.Core", "Database.SQLBatch.Internal",
+-- "Database.SQLBatch", "Database.SQLite3.Internal" and "Database.SQLBatch.Direct").
 
 -- | Arms the next interruptible call of the OS thread (unsafe: a few loads from the thread's
 -- TSO and stores to thread-local memory); returns its token. (@ccall@: @capi@ cannot pass a

@@ -341,7 +341,8 @@ exec :: Database -> Utf8 -> IO (Either (Error, Utf8) ())
 exec db sql =
   -- The locked section's action puts the lock back itself ('lockedReleasing'), so that the
   -- call leaves one frame of its own under the mask's ('execIn').
-  withLockReleasing db True (\_ isOpen -> execIn db sql True (if isOpen then dbHandle db else nullPtr))
+  withLockReleasing db True
+    (\_ isOpen -> execIn db sql True (if isOpen then dbHandle db else nullPtr))
     (execIn db sql False)
 
 -- | 'exec' with the connection's handle ('nullPtr' if closed), in its locked section if
@@ -674,7 +675,8 @@ stepEnd st cur = do
 -- the errors are returned.)
 stepSlow :: Statement -> IO (Either Error StepResult)
 stepSlow st =
-  withLockReleasing db True (\_ isOpen -> stepIn st True (if isOpen then dbHandle db else nullPtr))
+  withLockReleasing db True
+    (\_ isOpen -> stepIn st True (if isOpen then dbHandle db else nullPtr))
     (stepIn st False)
   where
     db = stDb st

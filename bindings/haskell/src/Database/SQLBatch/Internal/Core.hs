@@ -471,6 +471,8 @@ runKept db c i = do
   hs <- readIORef (dbHookThreads db)
   -- Inside a hook of the connection the scratch may be the hooked call's.
   if null hs then runKeptAt db c i (dbScratch db) else allocaBytes 64 (runKeptAt db c i)
+-- INLINE, and 'runKeptAt' too: the caller's work after the call (the status read, the lock
+-- put back: 'lockedReleasing') joins the call's continuation, the one frame of the call.
 {-# INLINE runKept #-}
 
 runKeptAt :: Database -> Ptr CConn -> Int -> Ptr Word8 -> IO Int32
@@ -490,8 +492,6 @@ runKeptAt db c i out = do
     Right h -> c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
   touchForeignPtr (dbScratchFP db)
   return r
--- INLINE (as 'runKept'): the caller's work after the call (the status read, the lock put
--- back: 'lockedReleasing') joins the call's continuation, the one frame of the call.
 {-# INLINE runKeptAt #-}
 
 ------------------------------------------------------------------------------------------
@@ -552,14 +552,13 @@ lockedQuick db wait k = mask_ $ do
 {-# INLINE lockedQuick #-}
 
 -- | 'lockedQuick' for an action that puts the lock back itself ('unlock'), on every path,
--- before anything that can throw. The action is the section's last call, so that the
--- section has no frame of its own under the action's: a safe call in the action, with the
--- work after it (the lock put back included) in the call's continuation, leaves just that
--- continuation and the mask's frame on the stack, which the runtime walks at every safe
--- call ('threadPaused'). The action is given, besides whether the connection is open,
--- whether the section masked exceptions itself (the caller's were unmasked: then
--- 'restoreIf' runs an action unmasked again, as after the section; 'throwAfter' of an
--- error, a second call), and it must not block uninterruptibly: it runs masked.
+-- before anything that can throw; the action is the section's last call. So a safe call
+-- in the action, with the work after it (the lock's release included) in the call's
+-- continuation, has just that continuation and the mask's frame under it on the stack,
+-- which the runtime walks at every safe call (@threadPaused@). The action is given whether
+-- the section masked exceptions itself (the caller's were unmasked) and whether the
+-- connection is open. It runs masked to its end, also after the lock is back: what must
+-- run as after the section (a 'throwAfter', another call) goes through 'restoreIf'.
 lockedReleasing :: Database -> Bool -> (Bool -> Bool -> IO a) -> IO a
 lockedReleasing db wait k = IO $ \s -> case getMaskingState# s of
   (# s1, 0# #) -> maskAsyncExceptions# (unIO (section True)) s1
@@ -1429,16 +1428,17 @@ fetchAt f !maxRows bfp !size !off !want = do
   withLockReleasing (stDb (fStmt f)) False (fetchOpen f maxRows bfp size off want)
     (fetchIn f maxRows bfp size off want False False)
 
--- | 'fetchAt''s section ('lockedReleasing'): given @masked@ and whether the connection is
--- open.
-fetchOpen :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> Bool -> Bool -> IO BatchView
+-- | The section of 'fetchAt' ('lockedReleasing'), given @masked@ and whether the
+-- connection is open.
+fetchOpen :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> Bool -> Bool
+          -> IO BatchView
 fetchOpen f maxRows bfp size off want masked open
   | open = fetchIn f maxRows bfp size off want masked True (dbHandle (stDb (fStmt f)))
   | otherwise = fetchFailed f bfp masked True (closedFetch (fStmt f))
 {-# INLINE fetchOpen #-}
 
 -- | 'fetchAt' on a connection's handle, in a 'lockedReleasing' section if @locked@ (the
--- lock put back after the call; @masked@: 'restoreIf''s), else in a hook of the connection.
+-- lock put back after the call; @masked@ for 'restoreIf'), else in a hook of the connection.
 -- Everything a fetch that succeeds needs is computed strictly here, and everything only a
 -- failure needs (the error's context, the error) in functions of their own, called on
 -- failure: so the common path allocates no thunk and no error it does not throw.
