@@ -174,7 +174,7 @@ import qualified Database.SQLBatch.Internal.Core as C
 import Database.SQLBatch.Ok
 import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
-import Database.SQLBatch.Raw.Types (Cipher (..), defaultCipher, ExecResult (..), pokeParams, TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
+import Database.SQLBatch.Raw.Types (CConn, Cipher (..), defaultCipher, ExecResult (..), pokeParams, TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
                                     sqlbatchOk, sqlbatchDone, sqlbatchRow, sqlbatchESkipped, sqlbatchEMultipleStatements,
                                     sqlbatchEParamCount, paramsSingle, valueSize,
                                     withCParams, writeResultSize)
@@ -636,14 +636,27 @@ scriptBytes conn q sql = do
 -- | 'scriptBytes' of the transaction statement of this index ('C.keptIndex'): the
 -- statement the connection keeps prepared, run once ('C.runKept').
 keptScript :: Connection -> Query -> Int -> IO (Either SQLError ())
-keptScript conn q i = do
-  let ctx = contextOf "executeScript" q
-      db = connectionHandle conn
-  withDbQuick db True ctx $ \c -> do
-    rc <- C.runKept db c i
-    if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else do
-      e <- D.errorFrom (connDatabase conn) rc ctx
-      return (Left e { sqlErrorStatementIndex = Just 0, sqlErrorStatementOffset = Just 0 })
+keptScript conn q i =
+  -- The locked section's action puts the lock back itself ('C.lockedReleasing'), so that
+  -- the call leaves one frame of its own under the mask's ('keptIn').
+  C.withLockReleasing db True
+    (\_ isOpen -> if isOpen then keptIn conn q i True (dbHandle db) else closed)
+    (keptIn conn q i False)
+  where
+    db = connectionHandle conn
+    closed = Left (C.closedError (contextOf "executeScript" q)) <$ C.unlock db
+
+-- | 'keptScript' with the connection's handle, in its locked section if @locked@ (the lock
+-- put back last), else in a hook of the connection.
+keptIn :: Connection -> Query -> Int -> Bool -> Ptr CConn -> IO (Either SQLError ())
+keptIn conn q i locked c = do
+  let db = connectionHandle conn
+  rc <- C.runKept db c i
+  r <- if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else do
+    e <- D.errorFrom (connDatabase conn) rc (contextOf "executeScript" q)
+    return (Left e { sqlErrorStatementIndex = Just 0, sqlErrorStatementOffset = Just 0 })
+  when locked $ C.unlock db
+  return r
 
 -- | 'executeScript' with positional parameters (consumed in order across the statements)
 -- and named ones; returns what ran.

@@ -1262,37 +1262,14 @@ nextRowWith rp (Statement st) = do
     _ -> slow
   where
     db = stDb st
-    ctx = contextOf "fetch" (stQuery st)
+    -- The locked section's action puts the lock back itself ('lockedReleasing', 'nextIn'),
+    -- so that a fetch leaves one frame of its own under the mask's.
     slow = do
-      m <- withDbQuick db False ctx $ \c -> do
-        h <- statementHandle st
-        if h == nullPtr then return (Left (finalizedErr ctx)) else do
-          run <- readIORef (stRun st)
-          case run of
-            Rows sn -> do
-              -- Another thread may have fetched meanwhile: the position is taken again.
-              p <- readPos (snPos sn)
-              r <- if p < snRows sn then advancePos (snPos sn) else return p
-              if r < snRows sn then return (Right (Just (sn, r))) else next c h sn
-            Finished -> return (Right Nothing)
-            _ -> fetch c h
+      m <- withLockReleasing db False (\_ open -> nextOpen st open) (nextIn st False)
       case m of
         Left e -> throwAfter e
         Right Nothing -> return Nothing
         Right (Just (sn, r)) -> Just <$> parseAt sn r
-    next c h sn
-      | snLast sn = Right Nothing <$ writeIORef (stRun st) Finished
-      | otherwise = fetch c h
-    fetch c h = do
-      rc <- fetchSnapshot st c h
-      if rc == sqlbatchRow
-        then do
-          run <- readIORef (stRun st)
-          case run of
-            Rows sn -> return (Right (Just (sn, 0)))
-            _ -> return (Right Nothing)
-        else if rc == sqlbatchDone then return (Right Nothing)
-        else Left <$> D.errorFrom (rawDatabase db) rc ctx
     -- Row @r@ of the snapshot, parsed with a fetcher's scratch (whose "slice taken" flag is
     -- left as it was: a snapshot is never reused).
     parseAt sn r = do
@@ -1304,6 +1281,49 @@ nextRowWith rp (Statement st) = do
       pokeByteOff (bcFlag ctxB) 0 flag
       putFetcher st fr
       return x
+
+-- | The locked section of 'nextRowWith', given whether the connection is open.
+nextOpen :: C.Statement -> Bool -> IO (Either SQLError (Maybe (Snap, Int)))
+nextOpen st open
+  | open = nextIn st True (dbHandle (stDb st))
+  | otherwise = Left (closedError (contextOf "fetch" (stQuery st))) <$ unlock (stDb st)
+{-# INLINE nextOpen #-}
+
+-- | The part of 'nextRowWith' that needs the library: the snapshot's next row, fetching the
+-- next snapshot if needed ('Nothing' at the end), with the connection's handle; in the
+-- locked section if @locked@ (the lock put back last), else in a hook of the connection.
+nextIn :: C.Statement -> Bool -> Ptr CConn -> IO (Either SQLError (Maybe (Snap, Int)))
+nextIn st locked c = do
+  h <- statementHandle st
+  if h == nullPtr then out (Left (finalizedErr ctx)) else do
+    run <- readIORef (stRun st)
+    case run of
+      Rows sn -> do
+        -- Another thread may have fetched meanwhile: the position is taken again.
+        p <- readPos (snPos sn)
+        r <- if p < snRows sn then advancePos (snPos sn) else return p
+        if r < snRows sn then out (Right (Just (sn, r))) else next h sn
+      Finished -> out (Right Nothing)
+      _ -> fetch h
+  where
+    db = stDb st
+    ctx = contextOf "fetch" (stQuery st)
+    out r = do
+      when locked $ unlock db
+      return r
+    next h sn
+      | snLast sn = writeIORef (stRun st) Finished >> out (Right Nothing)
+      | otherwise = fetch h
+    fetch h = do
+      rc <- fetchSnapshot st c h
+      if rc == sqlbatchRow
+        then do
+          run <- readIORef (stRun st)
+          case run of
+            Rows sn -> out (Right (Just (sn, 0)))
+            _ -> out (Right Nothing)
+        else if rc == sqlbatchDone then out (Right Nothing)
+        else D.errorFrom (rawDatabase db) rc ctx >>= out . Left
 
 -- | Runs a loop over a statement's batches under one handler: a row that failed to parse
 -- ('RowFailure') throws sqlite-simple's error ('catchRowFailure'), and an asynchronous

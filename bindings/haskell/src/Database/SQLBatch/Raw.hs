@@ -319,10 +319,19 @@ foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_ensure_handler"
 -- an exception is already queued for the thread, and so does a signal that lands between
 -- the two calls; either would otherwise be lost). The two must run on the same OS thread, so
 -- nothing may stand between them where GHC could switch threads (a heap or stack check, the
--- evaluation of an argument): each wrapper is NOINLINE and forces its arguments before the
--- arm, and the result of the arm goes straight to the second call (in GHC 9.0's Cmm: the
--- arm, then @suspendThread@). The C side checks the token and ignores an arm that is not
--- its own.
+-- evaluation of an argument): each wrapper forces its arguments before the arm, and the
+-- result of the arm goes straight to the second call (in GHC 9.0's Cmm: the arm, then
+-- @suspendThread@). The C side checks the token and ignores an arm that is not its own.
+--
+-- The wrappers are NOINLINE, but for the two fetches, which are INLINE: a safe call pushes
+-- the frame it returns to, and a wrapper of its own would add a second one under it (the
+-- wrapper's return to its caller), which the runtime walks at every safe call of the
+-- thread (@threadPaused@). Inlined, the arm and the call still have nothing between them:
+-- the arguments are forced first (an evaluation is not moved past the arm, a call with
+-- side effects), an @unsafe@ call's result needs no heap check, and the arm's result is
+-- the call's argument (checked in GHC 9.0's Cmm of every module of the package they are
+-- inlined into: "Database.SQLBatch.Internal.Core", "Database.SQLBatch.Internal",
+-- "Database.SQLBatch", "Database.SQLite3.Internal" and "Database.SQLBatch.Direct").
 
 -- | Arms the next interruptible call of the OS thread (unsafe: a few loads from the thread's
 -- TSO and stores to thread-local memory); returns its token. (@ccall@: @capi@ cannot pass a
@@ -340,7 +349,7 @@ arm = IO $ \s -> case myThreadId# s of (# s1, t #) -> unIO (c_hs_sqlbatch_arm t)
 c_hs_sqlbatch_fetch_into
   :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
 c_hs_sqlbatch_fetch_into !c !s !n !b !l !o = arm >>= \t -> armedFetchInto t c s n b l o
-{-# NOINLINE c_hs_sqlbatch_fetch_into #-}
+{-# INLINE c_hs_sqlbatch_fetch_into #-}
 
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_fetch_into"
   armedFetchInto
@@ -352,7 +361,7 @@ c_hs_sqlbatch_rewind_fetch_into
   :: Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
 c_hs_sqlbatch_rewind_fetch_into !c !s !n !b !l !o =
   arm >>= \t -> armedRewindFetchInto t c s n b l o
-{-# NOINLINE c_hs_sqlbatch_rewind_fetch_into #-}
+{-# INLINE c_hs_sqlbatch_rewind_fetch_into #-}
 
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_rewind_fetch_into"
   armedRewindFetchInto

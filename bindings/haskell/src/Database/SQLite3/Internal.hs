@@ -338,17 +338,29 @@ lastInsertRowId db = getter db 0 c_sqlbatch_conn_last_insert_rowid peek
 -- | <https://www.sqlite.org/c3ref/exec.html>: runs every statement of the SQL (one call to
 -- @sqlbatch_conn_exec@, interruptible). On failure, the message.
 exec :: Database -> Utf8 -> IO (Either (Error, Utf8) ())
-exec db (Utf8 sql) = withLockQuick db $ \c ->
-  if c == nullPtr then Left <$> closedPair db else case keptIndex sql of
+exec db sql =
+  -- The locked section's action puts the lock back itself ('lockedReleasing'), so that the
+  -- call leaves one frame of its own under the mask's ('execIn').
+  withLockReleasing db True
+    (\_ isOpen -> execIn db sql True (if isOpen then dbHandle db else nullPtr))
+    (execIn db sql False)
+
+-- | 'exec' with the connection's handle ('nullPtr' if closed), in its locked section if
+-- @locked@ (the lock put back last), else in a hook of the connection.
+execIn :: Database -> Utf8 -> Bool -> Ptr CConn -> IO (Either (Error, Utf8) ())
+execIn db (Utf8 sql) locked c = do
+  r <- if c == nullPtr then Left <$> closedPair db else case keptIndex sql of
     -- A transaction statement, byte for byte: the connection's kept one ('runKept').
     Just i -> do
       rc <- runKept db c i
-      if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else failed c rc
+      if rc == sqlbatchDone || rc == sqlbatchRow then return (Right ()) else failed rc
     Nothing -> BU.unsafeUseAsCStringLen sql $ \(p, n) -> do
       rc <- c_hs_sqlbatch_exec c p (fromIntegral n) nullPtr nullPtr
-      if rc == sqlbatchOk then return (Right ()) else failed c rc
+      if rc == sqlbatchOk then return (Right ()) else failed rc
+  when locked $ unlock db
+  return r
   where
-    failed c rc = do
+    failed rc = do
       e <- libraryFailure db rc
       m <- libraryMessage c rc
       return (Left (e, Utf8 m))
@@ -667,11 +679,24 @@ stepEnd st cur = do
   if ok then return (Right Done) else stepSlow st
 {-# NOINLINE stepEnd #-}
 
--- | The part of 'step' that needs the library, with the connection's lock held.
+-- | The part of 'step' that needs the library, with the connection's lock held: the
+-- locked section's action ('lockedReleasing'), which puts the lock back itself, so that a
+-- fetch leaves one frame of its own under the mask's. (No exception to raise after it:
+-- the errors are returned.)
 stepSlow :: Statement -> IO (Either Error StepResult)
-stepSlow st = withLockQuick db $ \c -> do
+stepSlow st =
+  withLockReleasing db True
+    (\_ isOpen -> stepIn st True (if isOpen then dbHandle db else nullPtr))
+    (stepIn st False)
+  where
+    db = stDb st
+
+-- | 'stepSlow' on a connection's handle ('nullPtr' if closed), in its locked section if
+-- @locked@ (the lock put back last), else in a hook of the connection.
+stepIn :: Statement -> Bool -> Ptr CConn -> IO (Either Error StepResult)
+stepIn st locked c = do
   h <- statementHandle st
-  if h == nullPtr || c == nullPtr then ownFailure db sqliteMisuse else do
+  if h == nullPtr || c == nullPtr then ownFailure db sqliteMisuse >>= out else do
     cur <- readIORef (stRun st)
     case cur of
       Rows sn -> do
@@ -680,25 +705,28 @@ stepSlow st = withLockQuick db $ \c -> do
         if p < snRows sn
           then do
             r <- advancePos (snPos sn)
-            if r < snRows sn then return (Right Row) else next c h sn
-          else next c h sn
-      Finished -> restart c h
-      Failed _ -> restart c h
-      _ -> fetch c h
+            if r < snRows sn then out (Right Row) else next h sn
+          else next h sn
+      Finished -> restart h
+      Failed _ -> restart h
+      _ -> fetch h
   where
     db = stDb st
-    next c h sn
+    out r = do
+      when locked $ unlock db
+      return r
+    next h sn
       | snLast sn = do
           writeIORef (stRun st) Finished
-          return (Right Done)
-      | otherwise = fetch c h
+          out (Right Done)
+      | otherwise = fetch h
     -- SQLite's automatic reset: the fetch rewinds the statement first.
-    restart c h = writeIORef (stRun st) Rewind >> fetch c h
-    fetch c h = do
+    restart h = writeIORef (stRun st) Rewind >> fetch h
+    fetch h = do
       rc <- fetchSnapshot st c h
-      if rc == sqlbatchRow then return (Right Row)
-        else if rc == sqlbatchDone then return (Right Done)
-        else Left <$> libraryFailure db rc
+      if rc == sqlbatchRow then out (Right Row)
+        else if rc == sqlbatchDone then out (Right Done)
+        else libraryFailure db rc >>= out . Left
 
 ------------------------------------------------------------------------------------------
 -- Reading the current row

@@ -64,6 +64,10 @@ module Database.SQLBatch.Internal.Core
   , withDb
   , withDbAhead
   , lockedQuick
+  , lockedReleasing
+  , withLockReleasing
+  , unlock
+  , restoreIf
   , withLockQuick
   , withDbQuick
   , throwAfter
@@ -163,10 +167,11 @@ import Foreign.Marshal.Utils (copyBytes, fillBytes)
 import Foreign.Ptr (Ptr, castPtr, minusPtr, nullPtr, plusPtr, ptrToWordPtr)
 import Foreign.Storable (peek, peekByteOff, peekElemOff, pokeByteOff, pokeElemOff, sizeOf)
 import GHC.Exts (Int (..), MutableByteArray#, RealWorld, casMutVar#, fetchAddIntArray#,
-                 newByteArray#, readIntArray#, touch#, writeIntArray#, (+#))
+                 getMaskingState#, maskAsyncExceptions#, newByteArray#, readIntArray#, touch#,
+                 writeIntArray#, (+#))
 import GHC.Float (castDoubleToWord64)
 import GHC.ForeignPtr (mallocPlainForeignPtrBytes)
-import GHC.IO (IO (..))
+import GHC.IO (IO (..), unIO, unsafeUnmask)
 import GHC.IORef (IORef (..))
 import GHC.STRef (STRef (..))
 import System.IO.Unsafe (unsafePerformIO)
@@ -481,6 +486,9 @@ runKept db c i = do
   hs <- readIORef (dbHookThreads db)
   -- Inside a hook of the connection the scratch may be the hooked call's.
   if null hs then runKeptAt db c i (dbScratch db) else allocaBytes 64 (runKeptAt db c i)
+-- INLINE, and 'runKeptAt' too: the caller's work after the call (the status read, the lock
+-- put back: 'lockedReleasing') joins the call's continuation, the one frame of the call.
+{-# INLINE runKept #-}
 
 runKeptAt :: Database -> Ptr CConn -> Int -> Ptr Word8 -> IO Int32
 runKeptAt db c i out = do
@@ -500,6 +508,7 @@ runKeptAt db c i out = do
   touchForeignPtr (dbScratchFP db)
   touchForeignPtr (dbKept db)
   return r
+{-# INLINE runKeptAt #-}
 
 ------------------------------------------------------------------------------------------
 -- The lock
@@ -557,6 +566,52 @@ lockedQuick db wait k = mask_ $ do
   putMVar (dbLock db) ()
   return r
 {-# INLINE lockedQuick #-}
+
+-- | 'lockedQuick' for an action that puts the lock back itself ('unlock'), on every path,
+-- before anything that can throw; the action is the section's last call. So a safe call
+-- in the action, with the work after it (the lock's release included) in the call's
+-- continuation, has just that continuation and the mask's frame under it on the stack,
+-- which the runtime walks at every safe call (@threadPaused@). The action is given whether
+-- the section masked exceptions itself (the caller's were unmasked) and whether the
+-- connection is open. It runs masked to its end, also after the lock is back: what must
+-- run as after the section (a 'throwAfter', another call) goes through 'restoreIf'.
+lockedReleasing :: Database -> Bool -> (Bool -> Bool -> IO a) -> IO a
+lockedReleasing db wait k = IO $ \s -> case getMaskingState# s of
+  (# s1, 0# #) -> maskAsyncExceptions# (unIO (section True)) s1
+  (# s1, _ #) -> unIO (section False) s1
+  where
+    section masked = do
+      takeMVar (dbLock db)
+      open <- readIORef (dbOpen db)
+      when (wait && open) $ do
+        job <- readIORef (dbJob db)
+        case job of
+          NoJob -> return ()
+          _ -> settle db
+      k masked open
+{-# INLINE lockedReleasing #-}
+
+-- | 'lockedReleasing' (given the section's action), or in a thread that runs hooks of the
+-- connection the other action, with the handle ('inHookThread'), neither locked nor masked
+-- by this. 'lockedReleasing' is written in each branch: one shared action would be a
+-- closure allocated per call.
+withLockReleasing :: Database -> Bool -> (Bool -> Bool -> IO a) -> (Ptr CConn -> IO a) -> IO a
+withLockReleasing db wait section hooked = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs then lockedReleasing db wait section
+    else inHookThread db hs hooked (lockedReleasing db wait section)
+{-# INLINE withLockReleasing #-}
+
+-- | Puts the connection's lock back ('lockedReleasing').
+unlock :: Database -> IO ()
+unlock db = putMVar (dbLock db) ()
+{-# INLINE unlock #-}
+
+-- | An action in a 'lockedReleasing' section as if after it: unmasked if the section
+-- masked exceptions itself (given 'True'), else as it is.
+restoreIf :: Bool -> IO a -> IO a
+restoreIf masked act = if masked then unsafeUnmask act else act
+{-# INLINE restoreIf #-}
 
 -- | 'withLock' for an action that never throws ('lockedQuick').
 withLockQuick :: Database -> (Ptr CConn -> IO a) -> IO a
@@ -1425,81 +1480,97 @@ nextBatch f = do
 
 fetchAt :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> IO BatchView
 fetchAt f !maxRows bfp !size !off !want = do
-  -- Everything a fetch that succeeds needs is computed strictly here, and everything only
-  -- a failure needs (the error's context, the error) in functions of their own, called on
-  -- failure: so the common path allocates no thunk and no error it does not throw.
+  -- The whole fetch is the locked section's action ('lockedReleasing'), and 'fetchIn' reads
+  -- the batch after putting the lock back: so all the work after the call is in the call's
+  -- continuation, the fetch's one frame under the mask's.
+  withLockReleasing (stDb (fStmt f)) False (fetchOpen f maxRows bfp size off want)
+    (fetchIn f maxRows bfp size off want False False)
+
+-- | The section of 'fetchAt' ('lockedReleasing'), given @masked@ and whether the
+-- connection is open.
+fetchOpen :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> Bool -> Bool
+          -> IO BatchView
+fetchOpen f maxRows bfp size off want masked open
+  | open = fetchIn f maxRows bfp size off want masked True (dbHandle (stDb (fStmt f)))
+  | otherwise = fetchFailed f bfp masked True (closedFetch (fStmt f))
+{-# INLINE fetchOpen #-}
+
+-- | 'fetchAt' on a connection's handle, in a 'lockedReleasing' section if @locked@ (the
+-- lock put back after the call; @masked@ for 'restoreIf'), else in a hook of the connection.
+-- Everything a fetch that succeeds needs is computed strictly here, and everything only a
+-- failure needs (the error's context, the error) in functions of their own, called on
+-- failure: so the common path allocates no thunk and no error it does not throw.
+fetchIn :: Fetcher -> Int -> ForeignPtr Word8 -> Int -> Int -> Int -> Bool -> Bool -> Ptr CConn
+        -> IO BatchView
+fetchIn f !maxRows bfp !size !off !want masked locked c = do
   let scratch = fScratch f
       st = fStmt f
       db = stDb st
       !base = unsafeForeignPtrToPtr bfp `plusPtr` off
       !cMaxRows = fromIntegral maxRows :: CSize
       !cLen = fromIntegral (size - off) :: CSize
-      fetchOn c = do
-        h <- readIORef (stHandle st)
-        if h == nullPtr then return (finalizedFetch st) else do
-          run <- readIORef (stRun st)
-          r <- runFetch db st c h run cMaxRows base cLen (castPtr scratch)
-          if r == sqlbatchRow then return fetchedRow
-            else if r == sqlbatchDone then return fetchedDone
-            else if r == sqlbatchEBufferTooSmall then return fetchedTooSmall
-            else fetchFailure st r
-      whenOpen open = if open then fetchOn (dbHandle db) else return (closedFetch st)
-  -- 'withDbQuick', without the context it would take for the closed connection's error
-  -- (lockedQuick in each branch: one shared action would be a closure allocated per fetch).
-  hs <- readIORef (dbHookThreads db)
-  res <- if null hs then lockedQuick db False whenOpen
-    else inHookThread db hs fetchOn (lockedQuick db False whenOpen)
-  touchForeignPtr bfp
-  rc <- either throwAfter return res
-  if rc == sqlbatchEBufferTooSmall
-    then do
-      need <- batchDataLen <$> peekBatch (castPtr scratch)
-      let nsize = head [c | c <- iterate (* 2) (max want initialBuf), c >= need]
-      nfp <- mallocPlainForeignPtrBytes nsize
-      fetchAt f maxRows nfp nsize 0 nsize
-    else do
-      b <- peekBatch (castPtr scratch)
-      let rows = batchRows b
-          cols = batchCols b
-          dataLen = batchDataLen b
-          done = rc == sqlbatchDone
-          -- The buffer, not the row count, ended the batch: use a bigger one next time (up
-          -- to 'maxBuf', but never smaller than @want@, which is at least the largest row
-          -- so far: a row that did not fit set it. So only a row larger than every row
-          -- before costs a second fetch, and no buffer too small for the rows is allocated).
-          !want' = if not done && rows < maxRows then max want (min maxBuf (size * 4)) else want
-      -- Written only when they change: a statement run again and again (a point query)
-      -- keeps its buffer and batch size, and then writes neither.
-      Buf ofp osize ooff olast owant <- readIORef (fBuf f)
-      unless (ofp == bfp && osize == size && ooff == off && olast == dataLen && owant == want') $
-        writeIORef (fBuf f) $! Buf bfp size off dataLen want'
-      when (cols > 0) $ do
-        let !rows' = max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
-        when (rows' /= maxRows) $ writeIORef (fMaxRows f) rows'
-      return $! BatchView (batchCells b) rows cols done
-        (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff)
-          (scratch `plusPtr` convOff) (fText f) st)
+  h <- readIORef (stHandle st)
+  if h == nullPtr then fetchFailed f bfp masked locked (finalizedFetch st) else do
+    run <- readIORef (stRun st)
+    rc <- runFetch db st c h run cMaxRows base cLen (castPtr scratch)
+    if rc /= sqlbatchRow && rc /= sqlbatchDone && rc /= sqlbatchEBufferTooSmall
+      then fetchFailure st rc >>= fetchFailed f bfp masked locked
+      else do
+        when locked $ unlock db
+        touchForeignPtr bfp
+        if rc == sqlbatchEBufferTooSmall then fetchGrown f maxRows want masked else do
+          b <- peekBatch (castPtr scratch)
+          let rows = batchRows b
+              cols = batchCols b
+              dataLen = batchDataLen b
+              done = rc == sqlbatchDone
+              -- The buffer, not the row count, ended the batch: use a bigger one next time
+              -- (up to 'maxBuf', but never smaller than @want@, which is at least the
+              -- largest row so far: a row that did not fit set it. So only a row larger than
+              -- every row before costs a second fetch, and no buffer too small for the rows
+              -- is allocated).
+              !want' = if not done && rows < maxRows then max want (min maxBuf (size * 4)) else want
+          -- Written only when they change: a statement run again and again (a point query)
+          -- keeps its buffer and batch size, and then writes neither.
+          Buf ofp osize ooff olast owant <- readIORef (fBuf f)
+          unless (ofp == bfp && osize == size && ooff == off && olast == dataLen && owant == want') $
+            writeIORef (fBuf f) $! Buf bfp size off dataLen want'
+          when (cols > 0) $ do
+            let !rows' = max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
+            when (rows' /= maxRows) $ writeIORef (fMaxRows f) rows'
+          return $! BatchView (batchCells b) rows cols done
+            (BatchCtx base bfp off (scratch `plusPtr` flagOff) (scratch `plusPtr` usedOff)
+              (scratch `plusPtr` convOff) (fText f) st)
 
--- | What a fetch's locked section gives for each status that is not a failure: shared, so
--- that a fetch allocates none.
-fetchedRow, fetchedDone, fetchedTooSmall :: Either SQLError Int32
-fetchedRow = Right sqlbatchRow
-fetchedDone = Right sqlbatchDone
-fetchedTooSmall = Right sqlbatchEBufferTooSmall
-{-# NOINLINE fetchedRow #-}
-{-# NOINLINE fetchedDone #-}
-{-# NOINLINE fetchedTooSmall #-}
+-- | The end of a fetch that failed ('fetchIn'): the lock put back if @locked@, the error
+-- thrown ('throwAfter') as after the section.
+fetchFailed :: Fetcher -> ForeignPtr Word8 -> Bool -> Bool -> SQLError -> IO a
+fetchFailed f bfp masked locked e = do
+  when locked $ unlock (stDb (fStmt f))
+  touchForeignPtr bfp
+  restoreIf masked (throwAfter e)
+{-# NOINLINE fetchFailed #-}
+
+-- | The fetch again into a bigger buffer, after one that the first row did not fit
+-- ('fetchIn', with the lock back), as after the section.
+fetchGrown :: Fetcher -> Int -> Int -> Bool -> IO BatchView
+fetchGrown f maxRows want masked = restoreIf masked $ do
+  need <- batchDataLen <$> peekBatch (castPtr (fScratch f))
+  let nsize = head [c | c <- iterate (* 2) (max want initialBuf), c >= need]
+  nfp <- mallocPlainForeignPtrBytes nsize
+  fetchAt f maxRows nfp nsize 0 nsize
+{-# NOINLINE fetchGrown #-}
 
 -- | The error of a fetch that failed with this code (with the lock held: the message is
 -- the connection's), in the fetch's context.
-fetchFailure :: Statement -> Int32 -> IO (Either SQLError a)
-fetchFailure st r = Left <$> D.errorFrom (rawDatabase (stDb st)) r (contextOf "fetch" (stQuery st))
+fetchFailure :: Statement -> Int32 -> IO SQLError
+fetchFailure st r = D.errorFrom (rawDatabase (stDb st)) r (contextOf "fetch" (stQuery st))
 {-# NOINLINE fetchFailure #-}
 
 -- | The error of a fetch on a finalized statement, and on a closed connection.
-finalizedFetch, closedFetch :: Statement -> Either SQLError a
-finalizedFetch st = Left (finalizedError (contextOf "fetch" (stQuery st)))
-closedFetch st = Left (closedError (contextOf "fetch" (stQuery st)))
+finalizedFetch, closedFetch :: Statement -> SQLError
+finalizedFetch st = finalizedError (contextOf "fetch" (stQuery st))
+closedFetch st = closedError (contextOf "fetch" (stQuery st))
 {-# NOINLINE finalizedFetch #-}
 {-# NOINLINE closedFetch #-}
 
@@ -1510,16 +1581,13 @@ closedFetch st = Left (closedError (contextOf "fetch" (stQuery st)))
 runFetch :: Database -> Statement -> Ptr CConn -> Ptr CStmt -> Run -> CSize -> Ptr Word8 -> CSize
          -> Ptr Batch -> IO Int32
 runFetch db st c h run0 maxRows base len out = do
-  (brc, run) <- case run0 of
-    Ready -> starting
-    Rewind -> starting
-    _ -> return (sqlbatchOk, run0)
+  -- One use of @starting@, so that it is inlined (two would make it a closure per fetch).
+  (brc, run) <- if startsRun run0 then starting else return (sqlbatchOk, run0)
   if brc /= sqlbatchOk then brc <$ writeIORef (stRun st) (Failed brc) else do
     writeIORef (stRun st) Running
-    let fetchInto = case run of
-          Rewind -> c_hs_sqlbatch_rewind_fetch_into
-          _ -> c_hs_sqlbatch_fetch_into
-    r <- fetchInto c h maxRows base len out
+    r <- case run of
+      Rewind -> c_hs_sqlbatch_rewind_fetch_into c h maxRows base len out
+      _ -> c_hs_sqlbatch_fetch_into c h maxRows base len out
     -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
     -- left it stepping the next one.
     ahead <- readIORef (stAhead st)
@@ -1571,6 +1639,13 @@ runFetch db st c h run0 maxRows base len out = do
         _ -> settle db
 {-# INLINE runFetch #-}
 
+-- | Whether a fetch from this run state starts a run ('runFetch').
+startsRun :: Run -> Bool
+startsRun Ready = True
+startsRun Rewind = True
+startsRun _ = False
+{-# INLINE startsRun #-}
+
 -- | Sends the values of the slots ('runFetch'), with the lock held.
 sendPending :: Statement -> Ptr CStmt -> Slots -> IO Int32
 sendPending st h slots = do
@@ -1615,7 +1690,9 @@ snapshotView f sn pos =
 -- statement fetches 16 rows first, then four times more a batch up to about 64 KiB of
 -- cells; one that writes fetches one row per batch, so that its effects come at the @step@
 -- where direct-sqlite makes them. Returns the status: 'sqlbatchRow' with rows to read,
--- 'sqlbatchDone', or a failure's code.
+-- 'sqlbatchDone', or a failure's code. INLINE (two callers): the caller's work after it
+-- (the status read, the lock put back: 'lockedReleasing') joins the fetch's continuation,
+-- the one frame of the call.
 fetchSnapshot :: Statement -> Ptr CConn -> Ptr CStmt -> IO Int32
 fetchSnapshot st c h = do
   run <- readIORef (stRun st)
@@ -1729,6 +1806,7 @@ fetchSnapshot st c h = do
               writeIORef (stRun st) $! Rows (Snap fp' cells dat' (batchDataLen b) rows bcols done maxRows bufLen pos)
               return sqlbatchRow
     grow have need = head [x | x <- iterate (* 2) (max 1024 have), x >= need]
+{-# INLINE fetchSnapshot #-}
 
 -- | Binds the values of the slots (every parameter) with one unsafe @sqlbatch_stmt_bind@
 -- of a statement that is not in the middle of a run: the cells in one buffer, a TEXT or
