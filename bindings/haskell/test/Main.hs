@@ -38,6 +38,7 @@ import Database.SQLBatch.Raw (c_sqlbatch_stmt_bind)
 import Database.SQLBatch.Raw.Types (paramsAddresses, withCParams)
 import Ahead (aheadProperties, aheadTests)
 import Database.SQLBatch.Internal (mayNameParams)
+import qualified Database.SQLBatch.Internal.Core as C
 import qualified Test.QuickCheck as Q
 import Extensions (extensionTests)
 import Functions (functionTests)
@@ -466,6 +467,10 @@ scriptTests = TestList
       sqlErrorOffset e @?= Just (length ("CREATE TABLE s(a);\nINSERT INTO s VALUES (1);\nINSERT INTO s " :: String))
       [Only n] <- query_ c "SELECT count(*) FROM s"
       n @?= (1 :: Int)
+  , "every transaction statement the connection keeps prepared is found by its text, no other" ~: do
+      forM_ (zip [0 ..] C.keptSql) $ \(i, k) -> C.keptIndex k @?= Just i
+      forM_ ["begin", "BEGIN ", "COMMITS", "END TRANSACTIONS", "ROLLBACK TO x", ""] $ \k ->
+        C.keptIndex (B8.pack k) @?= Nothing
   , "an error mid-script inside withTransaction rolls everything back" ~: withMem $ \c -> do
       executeScript c "CREATE TABLE s(a UNIQUE)"
       _ <- try (withTransaction c (executeScript c "INSERT INTO s VALUES (1); INSERT INTO s VALUES (1);"))

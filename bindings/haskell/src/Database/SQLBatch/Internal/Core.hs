@@ -49,6 +49,7 @@ module Database.SQLBatch.Internal.Core
   , interruptDatabase
   , rawDatabase
   , dbIdent
+  , keptSql
   , keptIndex
   , runKept
   , SqlText (..)
