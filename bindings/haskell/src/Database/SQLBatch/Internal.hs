@@ -522,7 +522,7 @@ minLengthLimit = 30
 
 -- | The bind of @n@ values ('deferrable', with at most @bytes@ bytes of TEXT and BLOB) to
 -- a live statement that is not in the middle of a run, has @n@ parameters, and is on an
--- open connection outside its hooks: laid out here and recorded ('BindsEncoded'), without
+-- open connection outside its hooks: laid out here and recorded ('WholeEncoded'), without
 -- the lock; the statement's next run sends it in the locked section of its first fetch
 -- (one unsafe call, as an eager bind of such a statement is, after waiting interruptibly
 -- for a job the connection's worker may run: "Database.SQLBatch.Internal.Core"'s

@@ -124,7 +124,6 @@ module Database.SQLBatch.Internal.Core
   , cancelAhead
   , running
   , casIORef
-  , atomicUpdate
     -- * Reading batches
   , Fetcher
   , newFetcher
@@ -957,16 +956,6 @@ casIORef :: IORef a -> a -> a -> IO Bool
 casIORef (IORef (STRef mv)) old new = IO $ \s -> case casMutVar# mv old new s of
   (# s1, 0#, _ #) -> (# s1, True #)
   (# s1, _, _ #) -> (# s1, False #)
-
--- | Applies a function to an IORef's value atomically, the new value computed (to weak head
--- normal form) before it is stored: a compare-and-swap loop, without the thunks and the
--- selector that 'atomicModifyIORef'' allocates and evaluates.
-atomicUpdate :: IORef a -> (a -> a) -> IO ()
-atomicUpdate ref f = do
-  old <- readIORef ref
-  let !new = f old
-  ok <- casIORef ref old new
-  unless ok (atomicUpdate ref f)
 
 -- | A batch copied into Haskell memory, with the index of the current row. Unpacked into
 -- 'Rows' (and its 'ForeignPtr' and 'Pos' into it), so that @step@ and the @column*@
