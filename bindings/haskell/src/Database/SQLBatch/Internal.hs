@@ -365,7 +365,8 @@ encodeParams cells dat = go cells
       pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
       pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
 
--- | The number of values and 'paramBytesBound', in one pass.
+-- | The number of values, and an upper bound of the bytes 'encodeParams' writes for them:
+-- one pass.
 data Sized = Sized !Int !Int
 
 sized :: [SQLData] -> Sized
@@ -380,13 +381,8 @@ sized = go 0 0
 
 -- | An upper bound of the bytes 'encodeParams' writes for these values.
 paramBytesBound :: [SQLData] -> Int
-paramBytesBound = go 0
-  where
-    go !acc [] = acc
-    go !acc (v : vs) = case v of
-      SQLText t -> go (acc + utf8Bound t) vs
-      SQLBlob b -> go (acc + B.length b) vs
-      _ -> go acc vs
+paramBytesBound vs = case sized vs of Sized _ bytes -> bytes
+{-# INLINE paramBytesBound #-}
 
 -- | Lays out one parameter row of a bulk write in a single pass over its values, for
 -- 'Database.SQLBatch.executeMany': @encodeRow ncols vs cells dat off cap@ writes the

@@ -595,10 +595,7 @@ bindValue st (ParamIndex i) v = do
   slots <- readIORef (stSlots st)
   run <- readIORef (stRun st)
   whole <- readIORef (stWhole st)
-  let ready = case run of
-        Ready -> True
-        Rewind -> True
-        _ -> False
+  let ready = startsRun run
       settled = case whole of
         InSlots -> True
         _ -> False
@@ -612,11 +609,7 @@ bindValueLocked :: Statement -> Int -> Value -> IO (Either Error ())
 bindValueLocked st i v = withLock db $ \_ -> do
   h <- statementHandle st
   run <- readIORef (stRun st)
-  let ready = case run of
-        Ready -> True
-        Rewind -> True
-        _ -> False
-  if h == nullPtr || not ready then ownFailure db sqliteMisuse else do
+  if h == nullPtr || not (startsRun run) then ownFailure db sqliteMisuse else do
     n <- statementParamCount st
     if i < 1 || i > n then ownFailure db sqliteRange else do
       settleSlots st

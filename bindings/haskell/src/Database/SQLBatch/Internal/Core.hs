@@ -123,6 +123,7 @@ module Database.SQLBatch.Internal.Core
   , setStatementFetchAhead
   , cancelAhead
   , running
+  , startsRun
   , casIORef
     -- * Reading batches
   , Fetcher
@@ -532,11 +533,7 @@ lockedWith db wait k = mask $ \restore -> do
   takeMVar (dbLock db)
   r <- restore (do
          open <- readIORef (dbOpen db)
-         when (wait && open) $ do
-           job <- readIORef (dbJob db)
-           case job of
-             NoJob -> return ()
-             _ -> settle db
+         when (wait && open) $ settleJob db
          k open)
        `onException` putMVar (dbLock db) ()
   putMVar (dbLock db) ()
@@ -555,13 +552,7 @@ lockedWith db wait k = mask $ \restore -> do
 -- outside): an exception of the action would leave the lock taken.
 lockedQuick :: Database -> Bool -> (Bool -> IO a) -> IO a
 lockedQuick db wait k = mask_ $ do
-  takeMVar (dbLock db)
-  open <- readIORef (dbOpen db)
-  when (wait && open) $ do
-    job <- readIORef (dbJob db)
-    case job of
-      NoJob -> return ()
-      _ -> settle db
+  open <- takeLock db wait
   r <- k open
   putMVar (dbLock db) ()
   return r
@@ -580,15 +571,7 @@ lockedReleasing db wait k = IO $ \s -> case getMaskingState# s of
   (# s1, 0# #) -> maskAsyncExceptions# (unIO (section True)) s1
   (# s1, _ #) -> unIO (section False) s1
   where
-    section masked = do
-      takeMVar (dbLock db)
-      open <- readIORef (dbOpen db)
-      when (wait && open) $ do
-        job <- readIORef (dbJob db)
-        case job of
-          NoJob -> return ()
-          _ -> settle db
-      k masked open
+    section masked = takeLock db wait >>= k masked
 {-# INLINE lockedReleasing #-}
 
 -- | 'lockedReleasing' (given the section's action), or in a thread that runs hooks of the
@@ -601,6 +584,16 @@ withLockReleasing db wait section hooked = do
   if null hs then lockedReleasing db wait section
     else inHookThread db hs hooked (lockedReleasing db wait section)
 {-# INLINE withLockReleasing #-}
+
+-- | Takes the connection's lock (the caller masks exceptions) and, with @wait@ and the
+-- connection open, waits for the worker's job ('settleJob'); whether the connection is open.
+takeLock :: Database -> Bool -> IO Bool
+takeLock db wait = do
+  takeMVar (dbLock db)
+  open <- readIORef (dbOpen db)
+  when (wait && open) $ settleJob db
+  return open
+{-# INLINE takeLock #-}
 
 -- | Puts the connection's lock back ('lockedReleasing').
 unlock :: Database -> IO ()
@@ -688,6 +681,15 @@ settle db = do
   _ <- c_hs_sqlbatch_settle (dbHandle db)
   writeIORef (dbJob db) NoJob
 {-# NOINLINE settle #-}
+
+-- | 'settle' if the connection's worker may be running a job. With the lock held.
+settleJob :: Database -> IO ()
+settleJob db = do
+  job <- readIORef (dbJob db)
+  case job of
+    NoJob -> return ()
+    _ -> settle db
+{-# INLINE settleJob #-}
 
 -- | Throws 'HookReentry' when called from a hook of the connection.
 notInHook :: Database -> IO ()
@@ -1621,15 +1623,12 @@ runFetch db st c h run0 maxRows base len out = do
     -- fetch waits for it itself, interruptibly), but an unsafe call must never wait: while
     -- the worker may run a job (another statement's batch stepped ahead, a write behind),
     -- the bind's unsafe call would wait for it with the capability held and no way to
-    -- interrupt it. So the job is waited for first, interruptibly ('settle').
-    unjammed = do
-      job <- readIORef (dbJob db)
-      case job of
-        NoJob -> return ()
-        _ -> settle db
+    -- interrupt it. So the job is waited for first, interruptibly ('settleJob').
+    unjammed = settleJob db
 {-# INLINE runFetch #-}
 
--- | Whether a fetch from this run state starts a run ('runFetch').
+-- | Whether a fetch from this run state starts a run ('runFetch'): the statement is
+-- between runs, where a bind may come.
 startsRun :: Run -> Bool
 startsRun Ready = True
 startsRun Rewind = True
