@@ -20,6 +20,8 @@ int32_t hs_sqlbatch_rewind_fetch_into(uint64_t token, sqlbatch_conn *conn, sqlba
                                       size_t max_rows, uint8_t *buf, size_t buf_len,
                                       sqlbatch_batch *out_batch);
 
+int32_t hs_sqlbatch_rewind_step_quick(sqlbatch_stmt *stmt, sqlbatch_batch *out_batch);
+
 int32_t hs_sqlbatch_fetch(uint64_t token, sqlbatch_conn *conn, sqlbatch_stmt *stmt,
                           size_t max_rows, size_t max_bytes, sqlbatch_batch *out_batch);
 

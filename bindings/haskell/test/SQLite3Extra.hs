@@ -628,6 +628,29 @@ extraTests = TestList
         assertBool "read of t.secret seen" ((AuthAction 20, Just "t", Just "secret", Just "main") `elem` ss)
         setAuthorizer db Nothing
         exec db "INSERT INTO t VALUES (2, 3)"
+    , TestLabel "a kept BEGIN calls back once a callback is set (it runs unsafe before)" $ TestCase $ withDb $ \db -> do
+        -- The second BEGIN runs the kept statement without waiting (an unsafe call); once an
+        -- authorizer or a trace is set it must be a safe call again: SQLite prepares it anew
+        -- (setting an authorizer expires every statement) and calls both.
+        replicateM_ 2 (exec db "BEGIN" >> exec db "COMMIT")
+        seen <- newIORef []
+        -- Each collects garbage too: under an unsafe call that would find the calling
+        -- thread's stack in the middle of the call.
+        setAuthorizer db $ Just $ \act x _ _ _ -> do
+          modifyIORef seen ((act, x) :)
+          performMajorGC
+          return AuthOk
+        traced <- newIORef []
+        Direct.setTrace db (Just (\t -> modifyIORef traced (t :) >> performMajorGC))
+        exec db "BEGIN"
+        Direct.getAutoCommit db >>= (@?= False)
+        exec db "COMMIT"
+        ss <- readIORef seen
+        assertBool ("BEGIN authorized again: " ++ show ss) ((AuthAction 22, Just "BEGIN") `elem` ss)
+        ts <- readIORef traced
+        reverse ts @?= [Direct.Utf8 "BEGIN", Direct.Utf8 "COMMIT"]
+        setAuthorizer db Nothing
+        Direct.setTrace db Nothing
     , TestLabel "busy handler retries, then gives up" $ TestCase $ withTempPath $ \fp -> do
         a <- open fp
         b <- open fp

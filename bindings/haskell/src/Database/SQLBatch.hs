@@ -375,6 +375,8 @@ setTrace conn (Just logger) = mask_ $ do
   called <- newIORef False
   withConn conn "setTrace" (\c -> do
       writeIORef called True
+      -- From now on SQLite calls back while a statement steps ('C.runKept').
+      writeIORef (C.dbCallsBack (connectionHandle conn)) True
       rc <- c_sqlbatch_conn_trace c (traceStmt .|. traceExpanded) fp (castFunPtrToPtr fp)
               traceDestroy
       unless (rc == sqlbatchOk) $ throwSQL (connDatabase conn) rc "setTrace")

@@ -100,6 +100,7 @@ module Database.SQLBatch.Raw
   , c_hs_sqlbatch_ensure_handler
   , c_hs_sqlbatch_fetch_into
   , c_hs_sqlbatch_rewind_fetch_into
+  , c_hs_sqlbatch_rewind_step_quick
   , c_hs_sqlbatch_fetch
   , c_hs_sqlbatch_exec
   , c_hs_sqlbatch_execute_many
@@ -366,6 +367,12 @@ c_hs_sqlbatch_rewind_fetch_into !c !s !n !b !l !o =
 foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_rewind_fetch_into"
   armedRewindFetchInto
     :: Word64 -> Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
+
+-- | @sqlbatch_stmt_reset@ and then @sqlbatch_stmt_fetch_into@ of at most one row into no
+-- buffer, as an @unsafe@ call: only for a statement that cannot wait or call back into Haskell
+-- (the kept deferred @BEGIN@ of @runKept@).
+foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_rewind_step_quick"
+  c_hs_sqlbatch_rewind_step_quick :: Ptr CStmt -> Ptr Batch -> IO Int32
 
 -- | @sqlbatch_stmt_fetch@, interruptible by asynchronous exceptions.
 c_hs_sqlbatch_fetch :: Ptr CConn -> Ptr CStmt -> CSize -> CSize -> Ptr Batch -> IO Int32

@@ -240,6 +240,10 @@ data Database = Database
     -- ^ 'scratchBytes' bytes for the out values of calls made with the lock held.
   , dbSql :: {-# UNPACK #-} !(IORef SqlText)
     -- ^ The last SQL text run through 'sqlText', with its UTF-8 bytes.
+  , dbCallsBack :: {-# UNPACK #-} !(IORef Bool)
+    -- ^ Set (for good) once a callback that SQLite may call while any statement steps or is
+    -- prepared again (a trace, a progress handler, an authorizer, any hook) has been
+    -- registered on the connection: 'runKept' then makes even a @BEGIN@ a safe call.
   }
 
 instance Eq Database where
@@ -321,10 +325,11 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
         kept <- newKept
         sfp <- mallocPlainForeignPtrBytes scratchBytes
         sql <- newIORef noSqlText
+        calls <- newIORef False
         i <- nextId
         let db = Database c lock openRef guard job hooks ahead behind
                    (TE.decodeUtf8With TE.lenientDecode path) i stmts own herr ext kept sfp
-                   (unsafeForeignPtrToPtr sfp) sql
+                   (unsafeForeignPtrToPtr sfp) sql calls
         -- A backstop only: connections should be closed.
         _ <- mkWeakIORef openRef (closeDatabase db)
         return (Right db)
@@ -460,6 +465,12 @@ keptSql = map (TE.encodeUtf8 . T.pack)
   , "END TRANSACTION" ]
 {-# NOINLINE keptSql #-}
 
+-- | Whether the kept statement of index @i@ is a deferred @BEGIN@ (@BEGIN@, @BEGIN DEFERRED@,
+-- @BEGIN TRANSACTION@), which 'runKept' may run with an unsafe call.
+quickKept :: Int -> Bool
+quickKept i = i == 0 || i == 5 || i == 6
+{-# INLINE quickKept #-}
+
 -- | A connection's 'dbKept': no statement prepared yet.
 newKept :: IO (ForeignPtr (Ptr CStmt))
 newKept = do
@@ -482,6 +493,13 @@ keptIndex sql
 -- interruptible call (@hs_sqlbatch_rewind_fetch_into@: reset, then step). The library's
 -- status: 'sqlbatchDone' (or 'sqlbatchRow') when it ran, else its error (the connection's
 -- last error tells more, as after @sqlbatch_conn_exec@).
+--
+-- A deferred @BEGIN@ ('quickKept') already prepared is one unsafe call instead: SQLite only
+-- turns autocommit off (or fails at once, inside a transaction); it takes no lock, touches
+-- no file and waits for nothing, so it cannot block the capability. Not when SQLite may call
+-- back into Haskell while it steps ('dbCallsBack': a trace, a progress handler, an
+-- authorizer when the statement is prepared again), which an unsafe call must not allow,
+-- nor inside a hook of the connection.
 runKept :: Database -> Ptr CConn -> Int -> IO Int32
 runKept db c i = do
   hs <- readIORef (dbHookThreads db)
@@ -505,7 +523,13 @@ runKeptAt db c i out = do
         return (Right h)
   r <- case e of
     Left rc -> return rc
-    Right h -> c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
+    Right h
+      | quickKept i && h0 /= nullPtr -> do
+          calls <- readIORef (dbCallsBack db)
+          hs <- readIORef (dbHookThreads db)
+          if calls || not (null hs) then c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
+            else c_hs_sqlbatch_rewind_step_quick h (castPtr out)
+      | otherwise -> c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
   touchForeignPtr (dbScratchFP db)
   touchForeignPtr (dbKept db)
   return r
@@ -1049,8 +1073,9 @@ detachedStatement q = do
   kept <- newKept
   sfp <- mallocPlainForeignPtrBytes scratchBytes
   sql <- newIORef noSqlText
+  calls <- newIORef False
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
-             herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql
+             herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql calls
   st <- newStatement db nullPtr q B.empty
   writeIORef (stParams st) (Just [])
   writeIORef (stNParams st) 0

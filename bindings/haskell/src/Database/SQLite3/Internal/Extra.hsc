@@ -147,7 +147,7 @@ import Database.SQLBatch.Raw.Types (CBackup, CBlob, CConn, CTraceEvent, TraceVie
                                     sqlbatchERange, sqlbatchOk)
 import Database.SQLBatch.Raw.Extra
 import Database.SQLBatch.Raw.Types (Cipher, withBytesOrNull)
-import Database.SQLBatch.Internal.Core (exportHandle, rekeyHandle)
+import Database.SQLBatch.Internal.Core (Database (dbCallsBack), exportHandle, rekeyHandle)
 import Database.SQLite3.Internal
 
 #include "sqlbatch.h"
@@ -753,6 +753,8 @@ register :: Database -> (Ptr CConn -> FunPtr f -> Ptr () -> FunPtr DestroyFn -> 
 register db install (HookFP fp) mk = mask_ $ withOpen db $ \c -> case mk of
   Nothing -> install c nullFunPtr nullPtr nullFunPtr >>= result db ()
   Just k -> do
+    -- From now on SQLite may call back while a statement steps ('runKept').
+    writeIORef (dbCallsBack db) True
     sp <- newStablePtr (k c)
     atomicModifyIORef' liveHooks (\n -> (n + 1, ()))
     install c fp (castStablePtrToPtr sp) destroyFP >>= result db ()
