@@ -105,6 +105,7 @@ module Database.SQLBatch.Internal.Core
   , advancePos
   , prepareCore
   , detachedStatement
+  , newStatement
   , registerStatement
   , finalizeHandle
   , finalizeHandleLocked
@@ -1057,6 +1058,8 @@ detachedStatement q = do
   writeIORef (stCols st) (Just [])
   return st
 
+-- | A statement of the connection for a handle just prepared from this SQL (its query and
+-- bytes), not registered ('registerStatement').
 newStatement :: Database -> Ptr CStmt -> Query -> B.ByteString -> IO Statement
 newStatement db h q sql = do
   href <- newIORef h
@@ -1641,7 +1644,7 @@ sendPending st h slots = do
   made <- bindsMade slots
   -- Table values ("Database.SQLBatch.Internal.Rows") go after the other values, each by
   -- its own bind (NULL in its place until then).
-  (rc0, tables) <- sendBinds h slots
+  (rc0, tables) <- sendBinds (stDb st) h slots
   rc <- if rc0 /= sqlbatchOk || null tables then return rc0 else do
     r <- bindTables h True tables
     case r of
@@ -1802,9 +1805,27 @@ fetchSnapshot st c h = do
 -- BLOB cell holding the address of its bytes (@SQLBATCH_PARAMS_ADDRESSES@), kept alive
 -- until the call returns (a bind on another thread may replace a slot meanwhile). A table
 -- value is bound as NULL here and returned with its index, in order, for its own bind
--- after this one.
-sendBinds :: Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
-sendBinds h slots = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
+-- after this one. With the lock held: the values are laid out in the connection's scratch
+-- (no buffer allocated) when they fit and no hook of the connection runs on this thread
+-- (there the scratch may be the hooked call's); the library has copied them when the call
+-- returns.
+sendBinds :: Database -> Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
+sendBinds db h slots = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs && need <= scratchBytes
+    then sendBindsAt (dbScratch db) h slots <* touchForeignPtr (dbScratchFP db)
+    else allocaBytes need $ \front -> sendBindsAt front h slots
+  where
+    need = sendBindsRoom (slotCount slots)
+
+-- | The bytes 'sendBindsAt' lays @n@ values out in.
+sendBindsRoom :: Int -> Int
+sendBindsRoom n = (paramsSize + 15) `quot` 16 * 16 + max 1 n * valueSize
+{-# INLINE sendBindsRoom #-}
+
+-- | 'sendBinds' with the values laid out at @front@ ('sendBindsRoom' bytes).
+sendBindsAt :: Ptr Word8 -> Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
+sendBindsAt front h slots = do
   let cells = front `plusPtr` hdr
       put :: Int -> Word64 -> Word32 -> Word8 -> IO ()
       put i bits len kind = do
