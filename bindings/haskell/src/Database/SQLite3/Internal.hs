@@ -132,7 +132,7 @@ import GHC.Float (castWord64ToDouble)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performMajorGC)
 import Control.Concurrent (myThreadId)
-import Control.Concurrent.MVar (putMVar, takeMVar)
+import Control.Concurrent.MVar (putMVar, takeMVar, tryTakeMVar)
 
 import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import Database.SQLBatch.Error (Error (..))
@@ -229,8 +229,12 @@ setLoadExtensionEnabled db on = withLock db $ \c ->
 -- is a no-op (@Right ()@).
 close :: Database -> IO (Either Error ())
 close db = notInHook db >> do
-  busy <- liveStatementsWith (finalizeHandle db) db
-  busy' <- if busy == 0 then return 0 else performMajorGC >> liveStatementsWith (finalizeHandle db) db
+  -- The statements prepared last are registered first ('registerYoung'), so that they
+  -- are counted (or finalized, if nobody references them).
+  (_, young) <- ageYoungNow db
+  busy <- (+ young) <$> liveStatementsWith (finalizeHandle db) db
+  busy' <- if busy == 0 then return 0
+    else performMajorGC >> (+ young) <$> liveStatementsWith (finalizeHandle db) db
   if busy' > 0
     then ownFailureMsg db sqliteBusy closeBusy
     else do
@@ -241,6 +245,7 @@ close db = notInHook db >> do
         r <- (do
           isOpen <- readIORef (dbOpen db)
           if not isOpen then return (Right ()) else do
+            _ <- ageYoung db
             n <- liveStatementsWith (finalizeHandleLocked db) db
             if n > 0 then ownFailureMsg db sqliteBusy closeBusy else do
               putMVar (dbLock db) ()
@@ -253,10 +258,33 @@ close db = notInHook db >> do
   where
     closeBusy = "unable to close due to unfinalized statements or unfinished backups"
 
--- | The number of registered statements of the connection that are neither finalized nor
--- unreachable; the unreachable ones are finalized on the way.
+-- | The number of the connection's statements that are neither finalized nor unreachable;
+-- the unreachable ones are finalized on the way (after a collection, if statements
+-- prepared last had to be registered for it: see 'registerYoung').
 liveStatements :: Database -> IO Int
-liveStatements db = liveStatementsWith (finalizeHandle db) db
+liveStatements db = do
+  -- Whether a statement prepared last ('registerYoung') is unreachable takes a collection
+  -- once it is registered.
+  (aged, young) <- ageYoungNow db
+  when aged performMajorGC
+  (+ young) <$> liveStatementsWith (finalizeHandle db) db
+
+-- | Registers the connection's young statements ('registerYoung', 'ageYoung') if its lock
+-- is free at once: whether one was registered. Never waits ('close' never waits for a
+-- query): with the lock taken, the young statements stay as they are and the second
+-- figure counts those not finalized (as live: another thread is using the connection).
+ageYoungNow :: Database -> IO (Bool, Int)
+ageYoungNow db = mask_ $ do
+  free <- tryTakeMVar (dbLock db)
+  case free of
+    Just () -> do
+      aged <- ageYoung db `onException` putMVar (dbLock db) ()
+      putMVar (dbLock db) ()
+      return (aged, 0)
+    Nothing -> do
+      young <- readIORef (dbYoung db)
+      hs <- mapM (readIORef . stHandle) young
+      return (False, length (filter (/= nullPtr) hs))
 
 -- | <https://www.sqlite.org/c3ref/errcode.html>: the code of the last failure on the
 -- connection (sqlbatch keeps it until the next failure: successful calls do not reset it);
@@ -474,7 +502,7 @@ prepareAt db sql locked c outs = do
           _ <- finalizeLocked st
           return (Right (Nothing, tl))
         else do
-          registerStatement st
+          registerYoung st
           _ <- statementParamCount st
           return (Right (Just st, tl))
   when locked $ unlock db

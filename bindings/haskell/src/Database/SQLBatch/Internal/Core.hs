@@ -107,6 +107,8 @@ module Database.SQLBatch.Internal.Core
   , detachedStatement
   , newStatement
   , registerStatement
+  , registerYoung
+  , ageYoung
   , finalizeHandle
   , finalizeHandleLocked
   , finalizeCore
@@ -241,6 +243,9 @@ data Database = Database
     -- ^ 'scratchBytes' bytes for the out values of calls made with the lock held.
   , dbSql :: {-# UNPACK #-} !(IORef SqlText)
     -- ^ The last SQL text run through 'sqlText', with its UTF-8 bytes.
+  , dbYoung :: !(IORef [Statement])
+    -- ^ The last statements "Database.SQLite3" prepared ('registerYoung'), newest first, at
+    -- most two: not registered yet. Written with the lock held.
   }
 
 instance Eq Database where
@@ -322,10 +327,11 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
         kept <- newKept
         sfp <- mallocPlainForeignPtrBytes scratchBytes
         sql <- newIORef noSqlText
+        young <- newIORef []
         i <- nextId
         let db = Database c lock openRef guard job hooks ahead behind
                    (TE.decodeUtf8With TE.lenientDecode path) i stmts own herr ext kept sfp
-                   (unsafeForeignPtrToPtr sfp) sql
+                   (unsafeForeignPtrToPtr sfp) sql young
         -- A backstop only: connections should be closed.
         _ <- mkWeakIORef openRef (closeDatabase db)
         return (Right db)
@@ -367,6 +373,9 @@ exportHandle c schema path key cipher = withBytesOrNull schema $ \sp sl ->
 closeDatabase :: Database -> IO ()
 closeDatabase db = uninterruptibleMask_ $ do
   takeMVar (dbLock db)
+  -- The statements prepared last get their finalizer, as the others have (a statement
+  -- outlives its connection: its calls then fail).
+  _ <- ageYoung db
   takeMVar (dbGuard db)
   open <- readIORef (dbOpen db)
   when open $ do
@@ -1050,8 +1059,9 @@ detachedStatement q = do
   kept <- newKept
   sfp <- mallocPlainForeignPtrBytes scratchBytes
   sql <- newIORef noSqlText
+  young <- newIORef []
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
-             herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql
+             herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql young
   st <- newStatement db nullPtr q B.empty
   writeIORef (stParams st) (Just [])
   writeIORef (stNParams st) 0
@@ -1091,6 +1101,42 @@ registerStatement st = do
   w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
   writeIORef (stWeak st) (Just w)
   modifyIORef' (dbStmts db) (IM.insert (stId st) (w, href))
+
+-- | 'registerStatement', deferred (direct-sqlite's @prepare@): the statement joins the
+-- connection's young ones ('dbYoung'), which the connection references, and is registered
+-- only when two newer ones push it out, if it is not finalized by then; the
+-- connection's close and the count of its statements ('ageYoung') register the young ones
+-- first. A statement prepared, run and finalized at once (the usual case) so never has a
+-- weak pointer, a finalizer or an entry in 'dbStmts': those cost its prepare and finalize
+-- about as much again as the rest of their Haskell side, and the collector a copy of each
+-- weak pointer. A statement nobody references is finalized by the collector once it is
+-- registered (after two more prepares, or at the close). With the lock held.
+registerYoung :: Statement -> IO ()
+registerYoung st = do
+  let ref = dbYoung (stDb st)
+  young <- readIORef ref
+  -- Two kept (a match: a count and a split cost 70 instructions).
+  case young of
+    (a : older : _) -> do
+      writeIORef ref [st, a]
+      () <$ ageStatement older
+    _ -> writeIORef ref (st : young)
+{-# INLINE registerYoung #-}
+
+-- | Registers the connection's young statements that are not finalized ('registerYoung');
+-- whether there was one. With the lock held.
+ageYoung :: Database -> IO Bool
+ageYoung db = do
+  young <- readIORef (dbYoung db)
+  if null young then return False else do
+    writeIORef (dbYoung db) []
+    or <$> mapM ageStatement young
+
+-- | Registers a young statement unless it is finalized; whether it did.
+ageStatement :: Statement -> IO Bool
+ageStatement st = do
+  h <- readIORef (stHandle st)
+  if h == nullPtr then return False else True <$ registerStatement st
 
 firstRows, firstCols, initialSnapBuf :: Int
 firstRows = 16
@@ -1153,7 +1199,12 @@ finalizeLocked st = do
   unless (h == nullPtr) $ do
     writeIORef (stHandle st) nullPtr
     writeIORef (stRun st) Ready
-    modifyIORef' (dbStmts db) (IM.delete (stId st))
+    -- Only a registered statement is in the registry (not a young one, nor one of
+    -- "Database.SQLBatch"'s queries).
+    w <- readIORef (stWeak st)
+    case w of
+      Nothing -> return ()
+      Just _ -> modifyIORef' (dbStmts db) (IM.delete (stId st))
     job <- readIORef (dbJob db)
     if job == NoJob && not (running run)
       then c_sqlbatch_stmt_finalize_unsafe h
