@@ -122,7 +122,7 @@ import qualified Data.Text as T
 import qualified Data.Text.Encoding as TE
 import qualified Data.Text.Encoding.Error as TE
 import Data.Word (Word32, Word64, Word8)
-import Foreign.C.Types (CBool (..))
+import Foreign.C.Types (CBool (..), CSize)
 import Foreign.ForeignPtr (touchForeignPtr)
 import Foreign.Marshal.Alloc (alloca, allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
@@ -132,7 +132,7 @@ import GHC.Float (castWord64ToDouble)
 import System.IO.Unsafe (unsafePerformIO)
 import System.Mem (performMajorGC)
 import Control.Concurrent (myThreadId)
-import Control.Concurrent.MVar (putMVar, takeMVar)
+import Control.Concurrent.MVar (putMVar, takeMVar, tryTakeMVar)
 
 import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import Database.SQLBatch.Error (Error (..))
@@ -229,8 +229,12 @@ setLoadExtensionEnabled db on = withLock db $ \c ->
 -- is a no-op (@Right ()@).
 close :: Database -> IO (Either Error ())
 close db = notInHook db >> do
-  busy <- liveStatementsWith (finalizeHandle db) db
-  busy' <- if busy == 0 then return 0 else performMajorGC >> liveStatementsWith (finalizeHandle db) db
+  -- The statements prepared last are registered first ('registerYoung'), so that they
+  -- are counted (or finalized, if nobody references them).
+  (_, young) <- ageYoungNow db
+  busy <- (+ young) <$> liveStatementsWith (finalizeHandle db) db
+  busy' <- if busy == 0 then return 0
+    else performMajorGC >> (+ young) <$> liveStatementsWith (finalizeHandle db) db
   if busy' > 0
     then ownFailureMsg db sqliteBusy closeBusy
     else do
@@ -241,6 +245,7 @@ close db = notInHook db >> do
         r <- (do
           isOpen <- readIORef (dbOpen db)
           if not isOpen then return (Right ()) else do
+            _ <- ageYoung db
             n <- liveStatementsWith (finalizeHandleLocked db) db
             if n > 0 then ownFailureMsg db sqliteBusy closeBusy else do
               putMVar (dbLock db) ()
@@ -253,10 +258,33 @@ close db = notInHook db >> do
   where
     closeBusy = "unable to close due to unfinalized statements or unfinished backups"
 
--- | The number of registered statements of the connection that are neither finalized nor
--- unreachable; the unreachable ones are finalized on the way.
+-- | The number of the connection's statements that are neither finalized nor unreachable;
+-- the unreachable ones are finalized on the way (after a collection, if statements
+-- prepared last had to be registered for it: see 'registerYoung').
 liveStatements :: Database -> IO Int
-liveStatements db = liveStatementsWith (finalizeHandle db) db
+liveStatements db = do
+  -- Whether a statement prepared last ('registerYoung') is unreachable takes a collection
+  -- once it is registered.
+  (aged, young) <- ageYoungNow db
+  when aged performMajorGC
+  (+ young) <$> liveStatementsWith (finalizeHandle db) db
+
+-- | Registers the connection's young statements ('registerYoung', 'ageYoung') if its lock
+-- is free at once: whether one was registered. Never waits ('close' never waits for a
+-- query): with the lock taken, the young statements stay as they are and the second
+-- figure counts those not finalized (as live: another thread is using the connection).
+ageYoungNow :: Database -> IO (Bool, Int)
+ageYoungNow db = mask_ $ do
+  free <- tryTakeMVar (dbLock db)
+  case free of
+    Just () -> do
+      aged <- ageYoung db `onException` putMVar (dbLock db) ()
+      putMVar (dbLock db) ()
+      return (aged, 0)
+    Nothing -> do
+      young <- readIORef (dbYoung db)
+      hs <- mapM (readIORef . stHandle) young
+      return (False, length (filter (/= nullPtr) hs))
 
 -- | <https://www.sqlite.org/c3ref/errcode.html>: the code of the last failure on the
 -- connection (sqlbatch keeps it until the next failure: successful calls do not reset it);
@@ -427,26 +455,58 @@ prepare db sql = fmap fst <$> prepareTail db sql
 
 -- | Like 'prepare', also giving the byte offset where the next statement starts.
 prepareTail :: Database -> Utf8 -> IO (Either Error (Maybe Statement, Int))
-prepareTail db (Utf8 sql) = withLockQuick db $ \c ->
-  if c == nullPtr then ownFailure db sqliteMisuse else do
-    r <- prepareCore db c (Query (TE.decodeUtf8With TE.lenientDecode sql)) sql 0
-    case r of
-      Left rc -> Left <$> libraryFailure db rc
-      Right (Nothing, tl) -> return (Right (Nothing, tl))
-      Right (Just st, tl) -> do
-        -- SQL of only whitespace and comments gives an empty statement: no statement for
-        -- direct-sqlite.
-        empty <- if startsStatement sql then return False else B.null <$> Core.statementSql st c
-        if empty
-          then do
-            _ <- finalizeLocked st
-            return (Right (Nothing, tl))
-          else do
-            registerStatement st
-            -- The parameter count in the same locked section (an unsafe call): the binds
-            -- check it, and without it the first one would take the lock.
-            _ <- statementParamCount st
-            return (Right (Just st, tl))
+prepareTail db (Utf8 sql) =
+  -- The locked section's action puts the lock back itself ('lockedReleasing'), so that the
+  -- prepare's safe call leaves one frame of its own under the mask's.
+  withLockReleasing db True
+    (\_ isOpen -> prepareIn db sql True (if isOpen then dbHandle db else nullPtr))
+    (prepareIn db sql False)
+
+-- | 'prepareTail' on a connection's handle ('nullPtr' if closed), in its locked section if
+-- @locked@ (the lock put back last), else in a hook of the connection. In the locked
+-- section the out values go to the connection's scratch (no buffer allocated); in a hook
+-- the scratch may be the hooked call's.
+prepareIn :: Database -> B.ByteString -> Bool -> Ptr CConn -> IO (Either Error (Maybe Statement, Int))
+prepareIn db sql locked c
+  | c == nullPtr = do
+      r <- ownFailure db sqliteMisuse
+      when locked $ unlock db
+      return r
+  | locked = do
+      r <- prepareAt db sql True c (dbScratch db)
+      touchForeignPtr (dbScratchFP db)
+      return r
+  | otherwise = allocaBytes 16 (prepareAt db sql False c)
+
+-- | 'prepareIn' with 16 bytes for the out values (the handle, the tail's offset): the
+-- library's prepare (a safe call), then the statement, registered with its parameter count
+-- (an unsafe call: the binds check it, and without it the first one would take the lock).
+-- Puts the lock back last if @locked@.
+prepareAt :: Database -> B.ByteString -> Bool -> Ptr CConn -> Ptr Word8
+          -> IO (Either Error (Maybe Statement, Int))
+prepareAt db sql locked c outs = do
+  let out = castPtr outs :: Ptr (Ptr CStmt)
+      tailp = castPtr (outs `plusPtr` 8) :: Ptr CSize
+  rc <- BU.unsafeUseAsCStringLen sql $ \(p, n) ->
+    c_sqlbatch_stmt_prepare c p (fromIntegral n) 0 out tailp
+  r <- if rc /= sqlbatchOk then Left <$> libraryFailure db rc else do
+    h <- peek out
+    tl <- fromIntegral <$> peek tailp
+    if h == nullPtr then return (Right (Nothing, tl)) else do
+      st <- newStatement db h (Query (TE.decodeUtf8With TE.lenientDecode sql)) sql
+      -- SQL of only whitespace and comments gives an empty statement: no statement for
+      -- direct-sqlite.
+      empty <- if startsStatement sql then return False else B.null <$> Core.statementSql st c
+      if empty
+        then do
+          _ <- finalizeLocked st
+          return (Right (Nothing, tl))
+        else do
+          registerYoung st
+          _ <- statementParamCount st
+          return (Right (Just st, tl))
+  when locked $ unlock db
+  return r
 
 -- | Whether SQL text surely begins with a statement: its first byte after ASCII white space
 -- is a letter, @(@ or a digit (no comment, no lone @;@ before it). When False the library

@@ -105,7 +105,10 @@ module Database.SQLBatch.Internal.Core
   , advancePos
   , prepareCore
   , detachedStatement
+  , newStatement
   , registerStatement
+  , registerYoung
+  , ageYoung
   , finalizeHandle
   , finalizeHandleLocked
   , finalizeCore
@@ -244,6 +247,9 @@ data Database = Database
     -- ^ Set (for good) once a callback that SQLite may call while any statement steps or is
     -- prepared again (a trace, a progress handler, an authorizer, any hook) has been
     -- registered on the connection: 'runKept' then makes even a @BEGIN@ a safe call.
+  , dbYoung :: !(IORef [Statement])
+    -- ^ The last statements "Database.SQLite3" prepared ('registerYoung'), newest first, at
+    -- most two: not registered yet. Written with the lock held.
   }
 
 instance Eq Database where
@@ -326,10 +332,11 @@ openDatabaseWith key path flags0 ahead0 behind0 = do
         sfp <- mallocPlainForeignPtrBytes scratchBytes
         sql <- newIORef noSqlText
         calls <- newIORef False
+        young <- newIORef []
         i <- nextId
         let db = Database c lock openRef guard job hooks ahead behind
                    (TE.decodeUtf8With TE.lenientDecode path) i stmts own herr ext kept sfp
-                   (unsafeForeignPtrToPtr sfp) sql calls
+                   (unsafeForeignPtrToPtr sfp) sql calls young
         -- A backstop only: connections should be closed.
         _ <- mkWeakIORef openRef (closeDatabase db)
         return (Right db)
@@ -371,6 +378,9 @@ exportHandle c schema path key cipher = withBytesOrNull schema $ \sp sl ->
 closeDatabase :: Database -> IO ()
 closeDatabase db = uninterruptibleMask_ $ do
   takeMVar (dbLock db)
+  -- The statements prepared last get their finalizer, as the others have (a statement
+  -- outlives its connection: its calls then fail).
+  _ <- ageYoung db
   takeMVar (dbGuard db)
   open <- readIORef (dbOpen db)
   when open $ do
@@ -1074,14 +1084,17 @@ detachedStatement q = do
   sfp <- mallocPlainForeignPtrBytes scratchBytes
   sql <- newIORef noSqlText
   calls <- newIORef False
+  young <- newIORef []
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
-             herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql calls
+             herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql calls young
   st <- newStatement db nullPtr q B.empty
   writeIORef (stParams st) (Just [])
   writeIORef (stNParams st) 0
   writeIORef (stCols st) (Just [])
   return st
 
+-- | A statement of the connection for a handle just prepared from this SQL (its query and
+-- bytes), not registered ('registerStatement').
 newStatement :: Database -> Ptr CStmt -> Query -> B.ByteString -> IO Statement
 newStatement db h q sql = do
   href <- newIORef h
@@ -1113,6 +1126,42 @@ registerStatement st = do
   w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
   writeIORef (stWeak st) (Just w)
   modifyIORef' (dbStmts db) (IM.insert (stId st) (w, href))
+
+-- | 'registerStatement', deferred (direct-sqlite's @prepare@): the statement joins the
+-- connection's young ones ('dbYoung'), which the connection references, and is registered
+-- only when two newer ones push it out, if it is not finalized by then; the
+-- connection's close and the count of its statements ('ageYoung') register the young ones
+-- first. A statement prepared, run and finalized at once (the usual case) so never has a
+-- weak pointer, a finalizer or an entry in 'dbStmts': those cost its prepare and finalize
+-- about as much again as the rest of their Haskell side, and the collector a copy of each
+-- weak pointer. A statement nobody references is finalized by the collector once it is
+-- registered (after two more prepares, or at the close). With the lock held.
+registerYoung :: Statement -> IO ()
+registerYoung st = do
+  let ref = dbYoung (stDb st)
+  young <- readIORef ref
+  -- Two kept (a match: a count and a split cost 70 instructions).
+  case young of
+    (a : older : _) -> do
+      writeIORef ref [st, a]
+      () <$ ageStatement older
+    _ -> writeIORef ref (st : young)
+{-# INLINE registerYoung #-}
+
+-- | Registers the connection's young statements that are not finalized ('registerYoung');
+-- whether there was one. With the lock held.
+ageYoung :: Database -> IO Bool
+ageYoung db = do
+  young <- readIORef (dbYoung db)
+  if null young then return False else do
+    writeIORef (dbYoung db) []
+    or <$> mapM ageStatement young
+
+-- | Registers a young statement unless it is finalized; whether it did.
+ageStatement :: Statement -> IO Bool
+ageStatement st = do
+  h <- readIORef (stHandle st)
+  if h == nullPtr then return False else True <$ registerStatement st
 
 firstRows, firstCols, initialSnapBuf :: Int
 firstRows = 16
@@ -1175,7 +1224,12 @@ finalizeLocked st = do
   unless (h == nullPtr) $ do
     writeIORef (stHandle st) nullPtr
     writeIORef (stRun st) Ready
-    modifyIORef' (dbStmts db) (IM.delete (stId st))
+    -- Only a registered statement is in the registry (not a young one, nor one of
+    -- "Database.SQLBatch"'s queries).
+    w <- readIORef (stWeak st)
+    case w of
+      Nothing -> return ()
+      Just _ -> modifyIORef' (dbStmts db) (IM.delete (stId st))
     job <- readIORef (dbJob db)
     if job == NoJob && not (running run)
       then c_sqlbatch_stmt_finalize_unsafe h
@@ -1666,7 +1720,7 @@ sendPending st h slots = do
   made <- bindsMade slots
   -- Table values ("Database.SQLBatch.Internal.Rows") go after the other values, each by
   -- its own bind (NULL in its place until then).
-  (rc0, tables) <- sendBinds h slots
+  (rc0, tables) <- sendBinds (stDb st) h slots
   rc <- if rc0 /= sqlbatchOk || null tables then return rc0 else do
     r <- bindTables h True tables
     case r of
@@ -1827,9 +1881,27 @@ fetchSnapshot st c h = do
 -- BLOB cell holding the address of its bytes (@SQLBATCH_PARAMS_ADDRESSES@), kept alive
 -- until the call returns (a bind on another thread may replace a slot meanwhile). A table
 -- value is bound as NULL here and returned with its index, in order, for its own bind
--- after this one.
-sendBinds :: Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
-sendBinds h slots = allocaBytes (hdr + max 1 n * valueSize) $ \front -> do
+-- after this one. With the lock held: the values are laid out in the connection's scratch
+-- (no buffer allocated) when they fit and no hook of the connection runs on this thread
+-- (there the scratch may be the hooked call's); the library has copied them when the call
+-- returns.
+sendBinds :: Database -> Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
+sendBinds db h slots = do
+  hs <- readIORef (dbHookThreads db)
+  if null hs && need <= scratchBytes
+    then sendBindsAt (dbScratch db) h slots <* touchForeignPtr (dbScratchFP db)
+    else allocaBytes need $ \front -> sendBindsAt front h slots
+  where
+    need = sendBindsRoom (slotCount slots)
+
+-- | The bytes 'sendBindsAt' lays @n@ values out in.
+sendBindsRoom :: Int -> Int
+sendBindsRoom n = (paramsSize + 15) `quot` 16 * 16 + max 1 n * valueSize
+{-# INLINE sendBindsRoom #-}
+
+-- | 'sendBinds' with the values laid out at @front@ ('sendBindsRoom' bytes).
+sendBindsAt :: Ptr Word8 -> Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
+sendBindsAt front h slots = do
   let cells = front `plusPtr` hdr
       put :: Int -> Word64 -> Word32 -> Word8 -> IO ()
       put i bits len kind = do
