@@ -257,6 +257,12 @@ fn statements_outlive_a_closed_connection_safely() {
     drop(c); // closes the connection, finalizing the statement underneath
     assert_eq!(s.fetch(1, usize::MAX).0, SQLBATCH_E_CLOSED);
     assert_eq!(unsafe { sqlbatch_stmt_reset(s.0) }, SQLBATCH_E_CLOSED);
+    let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+    let mut buf = [0u8; 16];
+    assert_eq!(
+        unsafe { sqlbatch_stmt_reset_fetch_into(s.0, 1, buf.as_mut_ptr(), buf.len(), &mut b) },
+        SQLBATCH_E_CLOSED
+    );
     let mut count = 0usize;
     assert_eq!(unsafe { sqlbatch_stmt_param_count(s.0, &mut count) }, SQLBATCH_E_CLOSED);
     s.finalize();

@@ -216,6 +216,47 @@ fn reset_runs_the_statement_again_and_bind_resets_it() {
 }
 
 #[test]
+fn reset_fetch_into_is_a_reset_and_a_fetch_into() {
+    let c = Conn::memory();
+    numbers(&c, 5);
+    let mut buf = vec![0u8; 64];
+    let (base, len) = (buf.as_mut_ptr(), buf.len());
+    let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+    let rerun = |s: &Stmt, max_rows: usize, b: &mut sqlbatch_batch| unsafe {
+        sqlbatch_stmt_reset_fetch_into(s.0, max_rows, base, len, b)
+    };
+    // In the middle of a run: starts again from the first row, with the parameters kept.
+    let s = c.prepare("SELECT i, s FROM n WHERE i >= ? ORDER BY i");
+    assert_eq!(s.bind(&Params::of(&[Val::Int(4)])), SQLBATCH_OK);
+    assert_eq!(s.fetch(1, usize::MAX).0, SQLBATCH_ROW);
+    assert_eq!(rerun(&s, 10, &mut b), SQLBATCH_DONE);
+    assert!(b.data.is_null(), "the bytes are in the caller's buffer, as with fetch_into");
+    let want = vec![vec![Val::Int(4), t("row 4")], vec![Val::Int(5), t("row 5")]];
+    assert_eq!(batch_rows_in(&b, base, len), want);
+    // After its end (which a plain fetch keeps reporting): runs again.
+    assert_eq!(s.fetch(10, usize::MAX).0, SQLBATCH_DONE);
+    assert_eq!(rerun(&s, 1, &mut b), SQLBATCH_ROW);
+    assert_eq!(batch_rows_in(&b, base, len), want[..1].to_vec());
+    // A statement without rows (a kept BEGIN, COMMIT or INSERT) runs once a call.
+    c.exec("CREATE TABLE log(x)");
+    let ins = c.prepare("INSERT INTO log VALUES ('again')");
+    for _ in 0..3 {
+        assert_eq!(rerun(&ins, 1, &mut b), SQLBATCH_DONE);
+        assert_eq!(b.n_rows, 0);
+    }
+    assert_eq!(c.rows("SELECT count(*) FROM log"), vec![vec![Val::Int(3)]]);
+    // A failed run's error is not reported again: the statement runs from the start. (abs of
+    // i64 min overflows at row 2; row 1 comes first.)
+    let f =
+        c.prepare("SELECT CASE WHEN i = 2 THEN abs(-9223372036854775807 - 1) ELSE i END FROM n ORDER BY i");
+    assert_eq!(f.fetch(10, usize::MAX).0, SQLBATCH_ROW);
+    assert_eq!(f.fetch(10, usize::MAX).0, libsqlite3_sys::SQLITE_ERROR);
+    assert_eq!(rerun(&f, 10, &mut b), SQLBATCH_ROW);
+    assert_eq!(batch_rows_in(&b, base, len), vec![vec![Val::Int(1)]]);
+    assert_eq!(rerun(&f, 10, &mut b), SQLBATCH_ROW, "and again");
+}
+
+#[test]
 fn an_error_after_some_rows_returns_those_rows_first() {
     let c = Conn::memory();
     numbers(&c, 10);

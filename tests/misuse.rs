@@ -118,6 +118,22 @@ fn null_in_every_pointer_position() {
             ("fetch_into stmt", sqlbatch_stmt_fetch_into(ns, 1, ptr::null_mut(), 0, &mut batch), NULLP),
             ("fetch_into buf", sqlbatch_stmt_fetch_into(s.0, 1, ptr::null_mut(), 8, &mut batch), NULLP),
             ("fetch_into out", sqlbatch_stmt_fetch_into(s.0, 1, ptr::null_mut(), 0, ptr::null_mut()), NULLP),
+            // sqlbatch_stmt_reset_fetch_into(stmt, max_rows, buf, buf_len, out)
+            (
+                "reset_fetch_into stmt",
+                sqlbatch_stmt_reset_fetch_into(ns, 1, ptr::null_mut(), 0, &mut batch),
+                NULLP,
+            ),
+            (
+                "reset_fetch_into buf",
+                sqlbatch_stmt_reset_fetch_into(s.0, 1, ptr::null_mut(), 8, &mut batch),
+                NULLP,
+            ),
+            (
+                "reset_fetch_into out",
+                sqlbatch_stmt_reset_fetch_into(s.0, 1, ptr::null_mut(), 0, ptr::null_mut()),
+                NULLP,
+            ),
             // sqlbatch_batch_get(stmt, batch, row, col, out)
             ("batch_get stmt", sqlbatch_batch_get(ns, &batch, 0, 0, &mut v), NULLP),
             ("batch_get batch", sqlbatch_batch_get(s.0, ptr::null(), 0, 0, &mut v), NULLP),
@@ -244,6 +260,14 @@ fn batches_read_after_their_statement_moved_on_are_detected() {
     let moves: Vec<Move> = vec![
         ("fetch", Box::new(|| s.fetch(1, usize::MAX).0)),
         ("reset", Box::new(|| unsafe { sqlbatch_stmt_reset(s.0) })),
+        (
+            "reset_fetch_into",
+            Box::new(|| {
+                let mut buf = [0u8; 64];
+                let mut b: sqlbatch_batch = unsafe { std::mem::zeroed() };
+                unsafe { sqlbatch_stmt_reset_fetch_into(s.0, 1, buf.as_mut_ptr(), 64, &mut b) }
+            }),
+        ),
         ("bind", Box::new(|| s.bind(&one))),
         ("execute_many", Box::new(|| s.execute_many(&one, 1).0)),
         (

@@ -75,9 +75,50 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
     buf_len: usize,
     out_batch: *mut sqlbatch_batch,
 ) -> i32 {
+    // SAFETY: the caller's contract.
+    ffi_boundary!(stmt: stmt => |s| unsafe { fetch_into(s, max_rows, buf, buf_len, out_batch) })
+}
+
+/// sqlbatch_stmt_reset_fetch_into is `sqlbatch_stmt_reset` followed by
+/// `sqlbatch_stmt_fetch_into` in one call, with the same results: for a statement run again
+/// (a `BEGIN` or `COMMIT` kept prepared, a query asked again with the same parameters), whose
+/// reset costs about as much again in checks as the reset itself.
+///
+/// The fetch is made only if the reset succeeds; the statement's bound parameters are kept.
+/// NULL: as `sqlbatch_stmt_fetch_into`.
+/// @return as `sqlbatch_stmt_fetch_into` (`SQLBATCH_E_CLOSED`, `SQLBATCH_E_NULL_PARAMETER` and
+/// the other errors of the reset included).
+#[no_mangle]
+pub unsafe extern "C" fn sqlbatch_stmt_reset_fetch_into(
+    stmt: *mut sqlbatch_stmt,
+    max_rows: usize,
+    buf: *mut u8,
+    buf_len: usize,
+    out_batch: *mut sqlbatch_batch,
+) -> i32 {
+    // SAFETY: the caller's contract.
+    ffi_boundary!(stmt: stmt => |s| unsafe {
+        s.handles()?;
+        s.rewind();
+        fetch_into(s, max_rows, buf, buf_len, out_batch)
+    })
+}
+
+/// The body of `sqlbatch_stmt_fetch_into`.
+///
+/// # Safety
+/// `s` is entered by this thread; the pointers are valid as the header states.
+#[inline(always)]
+unsafe fn fetch_into(
+    s: &mut sqlbatch_stmt,
+    max_rows: usize,
+    buf: *mut u8,
+    buf_len: usize,
+    out_batch: *mut sqlbatch_batch,
+) -> Result<i32, Error> {
     // SAFETY: the statement is open on this thread (checked by `handles`), its handle is
     // live, and the pointers are valid as the header states (the caller's contract).
-    ffi_boundary!(stmt: stmt => |s| unsafe {
+    unsafe {
         if s.ahead.is_some() && !(buf.is_null() && buf_len > 0) {
             if let Some(r) = s.fetch_served(max_rows, Bound::Buffer(buf, buf_len), out_batch) {
                 return r;
@@ -90,7 +131,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_fetch_into(
         }
         let r = s.fetch(db, raw, max_rows, Bound::Buffer(buf, buf_len), out);
         s.conn.hooks().end_call(db, r)
-    })
+    }
 }
 
 /// sqlbatch_batch_get copies cell (`row`, `col`) of `batch` to `*out_value`, after checking

@@ -404,18 +404,15 @@ int32_t hs_sqlbatch_fetch_into(uint64_t token, sqlbatch_conn *conn, sqlbatch_stm
   return rc;
 }
 
-/* sqlbatch_stmt_reset and then sqlbatch_stmt_fetch_into, in one interruptible call: the
- * first fetch of a run whose statement the binding reset only in its own state (a reset of a
- * statement that had run to its end: see stmtRewind in Database/SQLBatch/Internal.hs). */
+/* sqlbatch_stmt_reset_fetch_into (a reset, then sqlbatch_stmt_fetch_into) in one interruptible
+ * call: the first fetch of a run whose statement the binding reset only in its own state (a
+ * reset of a statement that had run to its end: see stmtRewind in Database/SQLBatch/Internal.hs). */
 int32_t hs_sqlbatch_rewind_fetch_into(uint64_t token, sqlbatch_conn *conn, sqlbatch_stmt *stmt,
                                       size_t max_rows, uint8_t *buf, size_t buf_len,
                                       sqlbatch_batch *out_batch) {
   struct call c;
   enter(&c, conn, token);
-  int32_t rc = sqlbatch_stmt_reset(stmt);
-  if (rc == SQLBATCH_OK) {
-    rc = sqlbatch_stmt_fetch_into(stmt, max_rows, buf, buf_len, out_batch);
-  }
+  int32_t rc = sqlbatch_stmt_reset_fetch_into(stmt, max_rows, buf, buf_len, out_batch);
   leave(&c);
   return rc;
 }

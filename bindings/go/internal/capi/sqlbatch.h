@@ -1124,6 +1124,23 @@ int32_t sqlbatch_stmt_fetch_into(struct sqlbatch_stmt *stmt,
                                  struct sqlbatch_batch *out_batch);
 
 /**
+ * sqlbatch_stmt_reset_fetch_into is `sqlbatch_stmt_reset` followed by
+ * `sqlbatch_stmt_fetch_into` in one call, with the same results: for a statement run again
+ * (a `BEGIN` or `COMMIT` kept prepared, a query asked again with the same parameters), whose
+ * reset costs about as much again in checks as the reset itself.
+ *
+ * The fetch is made only if the reset succeeds; the statement's bound parameters are kept.
+ * NULL: as `sqlbatch_stmt_fetch_into`.
+ * @return as `sqlbatch_stmt_fetch_into` (`SQLBATCH_E_CLOSED`, `SQLBATCH_E_NULL_PARAMETER` and
+ * the other errors of the reset included).
+ */
+int32_t sqlbatch_stmt_reset_fetch_into(struct sqlbatch_stmt *stmt,
+                                       size_t max_rows,
+                                       uint8_t *buf,
+                                       size_t buf_len,
+                                       struct sqlbatch_batch *out_batch);
+
+/**
  * sqlbatch_batch_get copies cell (`row`, `col`) of `batch` to `*out_value`, after checking
  * that the batch is still the current one of `stmt` and that the cell exists. For TEXT and
  * BLOB, `out_value->bits` becomes `batch->data + bits`: the address of the bytes for a batch
