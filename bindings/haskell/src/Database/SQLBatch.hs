@@ -477,10 +477,13 @@ forEach_ conn q act = fold_ conn q () (\_ r -> act r)
 -- | Binds positional parameters after sqlite-simple's checks ('checkPositional').
 bindParams :: Statement -> [SQLData] -> IO ()
 bindParams st ps = do
-  checkPositional st ps
-  case ps of
-    [] -> return ()
-    _ -> bindValues st ps
+  -- The common case (a known parameter count, as many values, all short) in one pass.
+  quick <- bindPositionalQuick st ps
+  unless quick $ do
+    checkPositional st ps
+    case ps of
+      [] -> return ()
+      _ -> bindValues st ps
 {-# INLINE bindParams #-}
 
 -- | The parameter names of a statement, by index (from 1): 'Nothing' for a plain @?@.
@@ -1054,6 +1057,7 @@ withStatement = withPrepared
 -- 'query' ('FormatError').
 bind :: ToRow q => Statement -> q -> IO ()
 bind st params = bindParams st (toRow params)
+{-# INLINE bind #-}
 
 -- | Binds named parameters (resetting the statement if it has run), checked as by
 -- 'queryNamed' ('FormatError').
