@@ -124,6 +124,8 @@ module Database.SQLBatch.Internal
   , toValue
   , encodeParams
   , paramBytesBound
+  , Sized (..)
+  , sized
   , encodeRow
   , rowNoRoom
   , rowBadWidth
@@ -366,10 +368,11 @@ encodeParams cells dat = go cells
       pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
       pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
 
--- | The number of values, and an upper bound of the bytes 'encodeParams' writes for them:
--- one pass.
+-- | The number of values, and an upper bound of the bytes 'encodeParams' writes for them
+-- ('sized'): one pass.
 data Sized = Sized !Int !Int
 
+-- | The 'Sized' of values.
 sized :: [SQLData] -> Sized
 sized = go 0 0
   where
