@@ -359,14 +359,9 @@ encodeParams cells dat = go cells
           put cell (fromIntegral off) (fromIntegral n) kindBlob
           return (off + n)
       go (cell `plusPtr` valueSize) off' vs
-    put :: Ptr Word8 -> Word64 -> Word32 -> Word8 -> IO ()
-    put cell bits len kind = pokeByteOff cell valueBitsOff bits >> putTail cell len kind
-    putTail :: Ptr Word8 -> Word32 -> Word8 -> IO ()
-    putTail cell len kind = do
-      pokeByteOff cell valueLenOff len
-      pokeByteOff cell valueKindOff kind
-      pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
-      pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
+    -- 'putCell' and 'putCellTail': the length, kind and padding in one store.
+    put = putCell
+    putTail = putCellTail
 
 -- | The number of values, and an upper bound of the bytes 'encodeParams' writes for them
 -- ('sized'): one pass.
@@ -548,7 +543,7 @@ minLengthLimit = 30
 -- would have; and a kept statement's bind and run take the lock once. False, with nothing
 -- done, in every other case: 'bindNow' then binds at once, with its checks and errors.
 deferBind :: C.Statement -> [SQLData] -> Int -> Int -> IO Bool
-deferBind st vs n bytes
+deferBind st vs !n !bytes
   | n > maxParams = return False
   | otherwise = do
   let db = stDb st
