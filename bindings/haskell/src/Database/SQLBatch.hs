@@ -172,7 +172,7 @@ import Database.SQLBatch.Internal.Core (Database (..), cipherVersion, interruptD
                                         withDbQuick)
 import qualified Database.SQLBatch.Internal.Core as C
 import Database.SQLBatch.Ok
-import Database.SQLBatch.Raw (c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
+import Database.SQLBatch.Raw (CValue, c_hs_sqlbatch_exec, c_hs_sqlbatch_execute_many,
                               c_hs_sqlbatch_execute_many_start, c_hs_sqlbatch_execute_many_wait)
 import Database.SQLBatch.Raw.Types (CConn, Cipher (..), defaultCipher, ExecResult (..), pokeParams, TraceView (..), peekTraceEvent, traceExpanded, traceStmt, execResultSize, peekExecResult,
                                     sqlbatchOk, sqlbatchDone, sqlbatchRow, sqlbatchESkipped, sqlbatchEMultipleStatements,
@@ -479,10 +479,13 @@ forEach_ conn q act = fold_ conn q () (\_ r -> act r)
 -- | Binds positional parameters after sqlite-simple's checks ('checkPositional').
 bindParams :: Statement -> [SQLData] -> IO ()
 bindParams st ps = do
-  checkPositional st ps
-  case ps of
-    [] -> return ()
-    _ -> bindValues st ps
+  -- The common case (a known parameter count, as many values, all short) in one pass.
+  quick <- bindPositionalQuick st ps
+  unless quick $ do
+    checkPositional st ps
+    case ps of
+      [] -> return ()
+      _ -> bindValues st ps
 {-# INLINE bindParams #-}
 
 -- | The parameter names of a statement, by index (from 1): 'Nothing' for a plain @?@.
@@ -593,7 +596,7 @@ executeOnce what conn q vs = do
   -- SQL if it is the same text ('C.sqlText').
   C.SqlText _ sql may <- C.sqlText (connectionHandle conn) (fromQuery q)
   if may then return False else
-      execWith conn ctx sql vs [] paramsSingle nullPtr (\rc ->
+      execSingle conn ctx sql vs (\rc ->
         rc == sqlbatchEMultipleStatements || rc == sqlbatchEParamCount) >>= \r -> case r of
           Right rc -> return (rc == sqlbatchOk)
           -- A script's error says which statement failed; this is one statement.
@@ -698,6 +701,40 @@ execWith conn ctx sql vals names flags pr expected =
         if rc == sqlbatchOk || expected rc then return (Right rc)
           else Left <$> D.errorFrom (connDatabase conn) rc ctx
 {-# INLINE execWith #-}
+
+-- | 'execWith' of one statement with positional values ('paramsSingle', no names, no
+-- result), for 'executeOnce': the values laid out in one buffer (one pass over them, none
+-- over names), and the locked section ending with the call ('C.withLockReleasing': the
+-- call's continuation puts the lock back), so that at the safe call the stack holds, of
+-- this, the call's frame and the mask's (the runtime walks every frame at a safe call).
+execSingle :: Connection -> T.Text -> B.ByteString -> [SQLData] -> (Int32 -> Bool)
+           -> IO (Either SQLError Int32)
+execSingle conn ctx sql vals expected =
+  let !(Sized nv bv) = sized vals
+      cellBytes = nv * valueSize
+  in allocaBytes (paramsRoom + cellBytes + bv) $ \front -> do
+    let cells = front `plusPtr` paramsRoom
+        dat = cells `plusPtr` cellBytes
+        pp = castPtr front
+    len <- encodeParams cells dat 0 vals
+    pokeParams pp (castPtr cells :: Ptr CValue) nullPtr nv dat len paramsSingle
+    C.withBytes sql $ \sp sn ->
+      C.withLockReleasing db True
+        (\_ isOpen -> if isOpen then run pp sp sn True (dbHandle db)
+                                else Left (C.closedError ctx) <$ C.unlock db)
+        (run pp sp sn False)
+  where
+    db = connectionHandle conn
+    -- In the locked section if @locked@ (the lock put back after the call), else in a hook
+    -- of the connection.
+    run pp sp sn locked c = do
+      rc <- c_hs_sqlbatch_exec c sp (fromIntegral sn) pp nullPtr
+      r <- if rc == sqlbatchOk || expected rc then return (Right rc)
+        else Left <$> D.errorFrom (connDatabase conn) rc ctx
+      when locked $ C.unlock db
+      return r
+    {-# INLINE run #-}
+{-# INLINE execSingle #-}
 
 -- | Runs a statement once per parameter row through the library's bulk write: the rows
 -- are sent in chunks of a few thousand, one call per chunk. It does not open a
@@ -1056,6 +1093,7 @@ withStatement = withPrepared
 -- 'query' ('FormatError').
 bind :: ToRow q => Statement -> q -> IO ()
 bind st params = bindParams st (toRow params)
+{-# INLINE bind #-}
 
 -- | Binds named parameters (resetting the statement if it has run), checked as by
 -- 'queryNamed' ('FormatError').

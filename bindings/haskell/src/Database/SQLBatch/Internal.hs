@@ -57,6 +57,7 @@ module Database.SQLBatch.Internal
   , finalizeStatement
   , withPrepared
   , bindValues
+  , bindPositionalQuick
   , bindNamedValues
   , resetStatement
   , setStatementFetchAhead
@@ -123,6 +124,8 @@ module Database.SQLBatch.Internal
   , toValue
   , encodeParams
   , paramBytesBound
+  , Sized (..)
+  , sized
   , encodeRow
   , rowNoRoom
   , rowBadWidth
@@ -356,19 +359,15 @@ encodeParams cells dat = go cells
           put cell (fromIntegral off) (fromIntegral n) kindBlob
           return (off + n)
       go (cell `plusPtr` valueSize) off' vs
-    put :: Ptr Word8 -> Word64 -> Word32 -> Word8 -> IO ()
-    put cell bits len kind = pokeByteOff cell valueBitsOff bits >> putTail cell len kind
-    putTail :: Ptr Word8 -> Word32 -> Word8 -> IO ()
-    putTail cell len kind = do
-      pokeByteOff cell valueLenOff len
-      pokeByteOff cell valueKindOff kind
-      pokeByteOff cell (valueKindOff + 1) (0 :: Word8)
-      pokeByteOff cell (valueKindOff + 2) (0 :: Word16)
+    -- 'putCell' and 'putCellTail': the length, kind and padding in one store.
+    put = putCell
+    putTail = putCellTail
 
--- | The number of values, and an upper bound of the bytes 'encodeParams' writes for them:
--- one pass.
+-- | The number of values, and an upper bound of the bytes 'encodeParams' writes for them
+-- ('sized'): one pass.
 data Sized = Sized !Int !Int
 
+-- | The 'Sized' of values.
 sized :: [SQLData] -> Sized
 sized = go 0 0
   where
@@ -493,6 +492,23 @@ bindRaw s@(Statement st) ctx vs0 names
   | otherwise = bindNow s ctx vs0 names
 {-# INLINE bindRaw #-}
 
+-- | The common bind of a kept statement ("Database.SQLBatch"'s @bind@), with
+-- sqlite-simple's checks made in the same pass as 'deferrable''s: when the statement's
+-- parameter count is known and is the number of values, the SQL cannot name a parameter
+-- ('statementMayNameParams') and every value is 'deferrable', the values are bound
+-- ('deferBind', else 'bindNow', as 'bindValues' binds them) and this returns True. Those
+-- checks pass then, so nothing else would have been thrown. False, with nothing done, in
+-- every other case: the caller then makes the checks and binds.
+bindPositionalQuick :: Statement -> [SQLData] -> IO Bool
+bindPositionalQuick s@(Statement st) vs = do
+  np <- readIORef (stNParams st)
+  let d = deferrable 0 0 vs
+      n = d `quot` deferUnit
+  if np <= 0 || d < 0 || n /= np || n > maxParams || C.statementMayNameParams st then return False else do
+    deferred <- deferBind st vs n (d `rem` deferUnit)
+    unless deferred $ bindNow s (contextOf "bind" (stmtQuery s)) vs []
+    return True
+
 -- | If every value is a number, a NULL, or a TEXT or BLOB of at most 'minLengthLimit'
 -- bytes: @count * 'deferUnit' + bytes@ (an upper bound of the TEXTs' bytes); else -1.
 deferrable :: Int -> Int -> [SQLData] -> Int
@@ -527,7 +543,7 @@ minLengthLimit = 30
 -- would have; and a kept statement's bind and run take the lock once. False, with nothing
 -- done, in every other case: 'bindNow' then binds at once, with its checks and errors.
 deferBind :: C.Statement -> [SQLData] -> Int -> Int -> IO Bool
-deferBind st vs n bytes
+deferBind st vs !n !bytes
   | n > maxParams = return False
   | otherwise = do
   let db = stDb st
@@ -545,9 +561,11 @@ deferBind st vs n bytes
     end <- encodeParams cells dat 0 vs
     pokeParams (castPtr front) (castPtr cells) nullPtr n (if end == 0 then nullPtr else dat) end 0
     -- A run that ended is rewound by the bind the next run sends (as by an eager bind); a
-    -- run state changed meanwhile by another thread makes this bind an eager one.
+    -- run state changed meanwhile by another thread makes this bind an eager one. From
+    -- 'Ready' and 'Rewind' (a statement reset after its run) nothing is written.
     ok <- case run of
       Ready -> return True
+      Rewind -> return True
       _ -> casIORef (stRun st) run Rewind
     if not ok then return False else do
       writeIORef (stWhole st) $! WholeEncoded [1 ..] (map toValue vs) fp

@@ -1401,8 +1401,8 @@ data Fetcher = Fetcher
     -- exception leaks nothing).
   , fScratch :: {-# UNPACK #-} !(Ptr Word8)
     -- ^ The @sqlbatch_batch@ out-parameter, the "slice taken" flag byte (at 'flagOff'), the
-    -- units used in the current text chunk (at 'usedOff') and a conversion's scratch (at
-    -- 'convOff').
+    -- units used in the current text chunk (at 'usedOff'), a conversion's scratch (at
+    -- 'convOff') and the byte length of the last batch's data (at 'lastOff').
   , fText :: {-# UNPACK #-} !(IORef TextChunk)
     -- ^ Where decoded 'Text' goes.
   , fBuf :: {-# UNPACK #-} !(IORef Buf)
@@ -1412,21 +1412,23 @@ data Fetcher = Fetcher
   }
 
 -- | A data buffer: the first @keep@ bytes hold slices handed out; the previous batch's
--- bytes (@last@ of them, right after @keep@) are kept too if its flag was set. @want@ is the
--- size of the next buffer to allocate.
+-- bytes (as many as the scratch's word at 'lastOff' says, right after @keep@) are kept too
+-- if its flag was set. @want@ is the size of the next buffer to allocate. (The last
+-- batch's length is not here: it changes from one run of a point query to the next, and
+-- a new 'Buf' written every time costs an allocation and the write barrier.)
 data Buf = Buf
   { _bufFP :: !(ForeignPtr Word8)
   , _bufSize :: {-# UNPACK #-} !Int
   , _bufKeep :: {-# UNPACK #-} !Int
-  , _bufLast :: {-# UNPACK #-} !Int
   , _bufWant :: {-# UNPACK #-} !Int
   }
 
-flagOff, usedOff, convOff, scratchSize :: Int
+flagOff, usedOff, convOff, lastOff, scratchSize :: Int
 flagOff = 64
 usedOff = 72
 convOff = 80
-scratchSize = convOff + valueSize + convertBufSize
+lastOff = (convOff + valueSize + convertBufSize + 7) `quot` 8 * 8
+scratchSize = lastOff + 8
 
 -- | Cell budgets of a batch: small for streaming (the cells stay in the CPU's cache while
 -- they are read), larger when every row is collected into a list anyway (fewer batches,
@@ -1447,10 +1449,11 @@ newFetcher budget st = do
   let scratch = unsafeForeignPtrToPtr sfp
   pokeByteOff scratch flagOff (0 :: Word8)
   pokeByteOff scratch usedOff (0 :: Int)
+  pokeByteOff scratch lastOff (0 :: Int)
   -- The first Text allocates the first real chunk; a query without text allocates none.
   chunk <- newTextChunk 0 >>= newIORef
   fp <- mallocPlainForeignPtrBytes initialBuf
-  buf <- newIORef (Buf fp initialBuf 0 0 initialBuf)
+  buf <- newIORef (Buf fp initialBuf 0 initialBuf)
   mr <- newIORef initialRows
   return (Fetcher st sfp scratch chunk buf mr budget)
 
@@ -1537,7 +1540,8 @@ data BatchView = BatchView
 nextBatch :: Fetcher -> IO BatchView
 nextBatch f = do
   let scratch = fScratch f
-  Buf fp size keep0 lastLen want <- readIORef (fBuf f)
+  Buf fp size keep0 want <- readIORef (fBuf f)
+  lastLen <- peekByteOff scratch lastOff :: IO Int
   taken <- peekByteOff scratch flagOff :: IO Word8
   pokeByteOff scratch flagOff (0 :: Word8)
   let keep = if taken /= 0 then keep0 + lastLen else keep0
@@ -1603,9 +1607,10 @@ fetchIn f !maxRows bfp !size !off !want masked locked c = do
               !want' = if not done && rows < maxRows then max want (min maxBuf (size * 4)) else want
           -- Written only when they change: a statement run again and again (a point query)
           -- keeps its buffer and batch size, and then writes neither.
-          Buf ofp osize ooff olast owant <- readIORef (fBuf f)
-          unless (ofp == bfp && osize == size && ooff == off && olast == dataLen && owant == want') $
-            writeIORef (fBuf f) $! Buf bfp size off dataLen want'
+          pokeByteOff scratch lastOff dataLen
+          Buf ofp osize ooff owant <- readIORef (fBuf f)
+          unless (ofp == bfp && osize == size && ooff == off && owant == want') $
+            writeIORef (fBuf f) $! Buf bfp size off want'
           when (cols > 0) $ do
             let !rows' = max 16 (min 65536 (fBudget f `quot` (valueSize * cols)))
             when (rows' /= maxRows) $ writeIORef (fMaxRows f) rows'
