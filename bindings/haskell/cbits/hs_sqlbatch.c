@@ -417,15 +417,11 @@ int32_t hs_sqlbatch_rewind_fetch_into(uint64_t token, sqlbatch_conn *conn, sqlba
   return rc;
 }
 
-/* sqlbatch_stmt_reset and then sqlbatch_stmt_fetch_into of at most one row into no buffer,
+/* sqlbatch_stmt_reset_fetch_into of at most one row into no buffer,
  * not interruptible: for the binding's unsafe call of a kept deferred BEGIN, which neither
  * waits nor calls back (see runKept in Database/SQLBatch/Internal/Core.hs). */
 int32_t hs_sqlbatch_rewind_step_quick(sqlbatch_stmt *stmt, sqlbatch_batch *out_batch) {
-  int32_t rc = sqlbatch_stmt_reset(stmt);
-  if (rc == SQLBATCH_OK) {
-    rc = sqlbatch_stmt_fetch_into(stmt, 1, NULL, 0, out_batch);
-  }
-  return rc;
+  return sqlbatch_stmt_reset_fetch_into(stmt, 1, NULL, 0, out_batch);
 }
 
 int32_t hs_sqlbatch_fetch(uint64_t token, sqlbatch_conn *conn, sqlbatch_stmt *stmt,

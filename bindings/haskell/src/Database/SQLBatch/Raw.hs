@@ -368,7 +368,7 @@ foreign import capi interruptible "hs_sqlbatch.h hs_sqlbatch_rewind_fetch_into"
   armedRewindFetchInto
     :: Word64 -> Ptr CConn -> Ptr CStmt -> CSize -> Ptr Word8 -> CSize -> Ptr Batch -> IO Int32
 
--- | @sqlbatch_stmt_reset@ and then @sqlbatch_stmt_fetch_into@ of at most one row into no
+-- | @sqlbatch_stmt_reset_fetch_into@ of at most one row into no
 -- buffer, as an @unsafe@ call: only for a statement that cannot wait or call back into Haskell
 -- (the kept deferred @BEGIN@ of @runKept@).
 foreign import capi unsafe "hs_sqlbatch.h hs_sqlbatch_rewind_step_quick"
