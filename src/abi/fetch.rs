@@ -98,8 +98,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_reset_fetch_into(
 ) -> i32 {
     // SAFETY: the caller's contract.
     ffi_boundary!(stmt: stmt => |s| unsafe {
-        s.handles()?;
-        s.rewind();
+        s.reset()?;
         fetch_into(s, max_rows, buf, buf_len, out_batch)
     })
 }

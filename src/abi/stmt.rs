@@ -82,8 +82,7 @@ pub unsafe extern "C" fn sqlbatch_stmt_finalize(stmt: *mut sqlbatch_stmt) {
 #[no_mangle]
 pub unsafe extern "C" fn sqlbatch_stmt_reset(stmt: *mut sqlbatch_stmt) -> i32 {
     ffi_boundary!(stmt: stmt => |s| {
-        s.handles()?;
-        s.rewind();
+        s.reset()?;
         Ok(SQLBATCH_OK)
     })
 }

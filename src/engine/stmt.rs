@@ -225,6 +225,14 @@ impl sqlbatch_stmt {
         Ok((self.conn.db()?, self.raw))
     }
 
+    /// `sqlbatch_stmt_reset`: once the connection is open and its worker idle ([`Self::handles`]),
+    /// [`Self::rewind`].
+    pub(crate) fn reset(&mut self) -> Result<(), Error> {
+        self.handles()?;
+        self.rewind();
+        Ok(())
+    }
+
     /// Resets the statement if it has run since it was last reset; the current batch ends.
     pub(crate) fn rewind(&mut self) {
         if let Some(ahead) = &mut self.ahead {

@@ -472,11 +472,7 @@ prepareIn db sql locked c
       r <- ownFailure db sqliteMisuse
       when locked $ unlock db
       return r
-  | locked = do
-      r <- prepareAt db sql True c (dbScratch db)
-      touchForeignPtr (dbScratchFP db)
-      return r
-  | otherwise = allocaBytes 16 (prepareAt db sql False c)
+  | otherwise = withScratch db (not locked) 16 (prepareAt db sql locked c)
 
 -- | 'prepareIn' with 16 bytes for the out values (the handle, the tail's offset): the
 -- library's prepare (a safe call), then the statement, registered with its parameter count

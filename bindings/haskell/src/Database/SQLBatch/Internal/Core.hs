@@ -52,6 +52,7 @@ module Database.SQLBatch.Internal.Core
   , keptSql
   , keptIndex
   , runKept
+  , withScratch
   , SqlText (..)
   , sqlText
   , withBytes
@@ -459,6 +460,15 @@ scratchBytes = scratchData + scratchDataLen
 scratchData = 64
 scratchDataLen = 4096
 
+-- | @k@ given @need@ bytes for a call made with the lock held: the connection's scratch, or
+-- a temporary buffer if @hooked@ (in a hook of the connection the scratch may be the hooked
+-- call's) or if the scratch is too small.
+withScratch :: Database -> Bool -> Int -> (Ptr Word8 -> IO a) -> IO a
+withScratch db hooked need k
+  | not hooked && need <= scratchBytes = k (dbScratch db) <* touchForeignPtr (dbScratchFP db)
+  | otherwise = allocaBytes need k
+{-# INLINE withScratch #-}
+
 ------------------------------------------------------------------------------------------
 -- Statements kept prepared
 
@@ -513,14 +523,14 @@ keptIndex sql
 runKept :: Database -> Ptr CConn -> Int -> IO Int32
 runKept db c i = do
   hs <- readIORef (dbHookThreads db)
-  -- Inside a hook of the connection the scratch may be the hooked call's.
-  if null hs then runKeptAt db c i (dbScratch db) else allocaBytes 64 (runKeptAt db c i)
+  let hooked = not (null hs)
+  withScratch db hooked 64 (runKeptAt db c i hooked)
 -- INLINE, and 'runKeptAt' too: the caller's work after the call (the status read, the lock
 -- put back: 'lockedReleasing') joins the call's continuation, the one frame of the call.
 {-# INLINE runKept #-}
 
-runKeptAt :: Database -> Ptr CConn -> Int -> Ptr Word8 -> IO Int32
-runKeptAt db c i out = do
+runKeptAt :: Database -> Ptr CConn -> Int -> Bool -> Ptr Word8 -> IO Int32
+runKeptAt db c i hooked out = do
   let kept = unsafeForeignPtrToPtr (dbKept db)
   h0 <- peekElemOff kept i
   e <- if h0 /= nullPtr then return (Right h0) else
@@ -533,14 +543,11 @@ runKeptAt db c i out = do
         return (Right h)
   r <- case e of
     Left rc -> return rc
-    Right h
-      | quickKept i && h0 /= nullPtr -> do
-          calls <- readIORef (dbCallsBack db)
-          hs <- readIORef (dbHookThreads db)
-          if calls || not (null hs) then c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
-            else c_hs_sqlbatch_rewind_step_quick h (castPtr out)
-      | otherwise -> c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
-  touchForeignPtr (dbScratchFP db)
+    Right h -> do
+      quick <- if hooked || h0 == nullPtr || not (quickKept i) then return False
+        else not <$> readIORef (dbCallsBack db)
+      if quick then c_hs_sqlbatch_rewind_step_quick h (castPtr out)
+        else c_hs_sqlbatch_rewind_fetch_into c h 1 nullPtr 0 (castPtr out)
   touchForeignPtr (dbKept db)
   return r
 {-# INLINE runKeptAt #-}
@@ -1893,11 +1900,8 @@ fetchSnapshot st c h = do
 sendBinds :: Database -> Ptr CStmt -> Slots -> IO (Int32, [(Int, TableValue)])
 sendBinds db h slots = do
   hs <- readIORef (dbHookThreads db)
-  if null hs && need <= scratchBytes
-    then sendBindsAt (dbScratch db) h slots <* touchForeignPtr (dbScratchFP db)
-    else allocaBytes need $ \front -> sendBindsAt front h slots
-  where
-    need = sendBindsRoom (slotCount slots)
+  withScratch db (not (null hs)) (sendBindsRoom (slotCount slots)) $ \front ->
+    sendBindsAt front h slots
 
 -- | The bytes 'sendBindsAt' lays @n@ values out in.
 sendBindsRoom :: Int -> Int
