@@ -168,6 +168,7 @@ import Database.SQLBatch.Error
 import Database.SQLBatch.Internal.Core hiding (Statement, cancelAhead, setStatementFetchAhead, statementMayNameParams,
                                                statementParamCount, statementParamNames, throwSQL)
 import qualified Database.SQLBatch.Internal.Core as C
+import Database.SQLBatch.Internal.Facts (factParamCount, readFact)
 import Database.SQLBatch.Internal.Rows (bindTables, tablesIn, withoutTables)
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Ok
@@ -501,7 +502,7 @@ bindRaw s@(Statement st) ctx vs0 names
 -- every other case: the caller then makes the checks and binds.
 bindPositionalQuick :: Statement -> [SQLData] -> IO Bool
 bindPositionalQuick s@(Statement st) vs = do
-  np <- readIORef (stNParams st)
+  np <- readFact (stFacts st) factParamCount
   let d = deferrable 0 0 vs
       n = d `quot` deferUnit
   if np <= 0 || d < 0 || n /= np || n > maxParams || C.statementMayNameParams st then return False else do
@@ -548,7 +549,7 @@ deferBind st vs !n !bytes
   | otherwise = do
   let db = stDb st
   h <- readIORef (stHandle st)
-  np <- readIORef (stNParams st)
+  np <- readFact (stFacts st) factParamCount
   run <- readIORef (stRun st)
   open <- readIORef (dbOpen db)
   hs <- readIORef (dbHookThreads db)
@@ -597,7 +598,7 @@ bindNow (Statement st) ctx vs0 names
           _ -> Left <$> D.errorFrom (rawDatabase db) rc ctx
         else do
           known <- if null names then return (Just [1 ..]) else do
-            ps <- readIORef (stParams st)
+            ps <- knownParams st
             return $ fmap (\ns -> [i | n <- names, i <- indexOf ns n]) ps
           writeIORef (stWhole st) $! case known of
             Just is -> WholeSent is (map toValue vs0)
@@ -650,7 +651,7 @@ bindNamedValues st named = do
 -- (they cannot change), so binding a kept statement again costs no extra call.
 statementParamNames :: Statement -> IO [Maybe Text]
 statementParamNames (Statement st) = do
-  cached <- readIORef (stParams st)
+  cached <- knownParams st
   ns <- case cached of
     Just ns -> return ns
     Nothing -> withDb (stDb st) (contextOf "params" (stQuery st)) $ \_ -> C.statementParamNames st
@@ -661,7 +662,7 @@ statementParamNames (Statement st) = do
 -- statement.
 statementParamCount :: Statement -> IO Int
 statementParamCount (Statement st) = do
-  cached <- readIORef (stNParams st)
+  cached <- readFact (stFacts st) factParamCount
   if cached >= 0 then return cached
     else withDb (stDb st) (contextOf "params" (stQuery st)) $ \_ -> C.statementParamCount st
 
@@ -715,7 +716,7 @@ cancelAhead = C.cancelAhead . unStatement
 -- | The names of the result columns (of the statement as SQLite last prepared it).
 columnNamesOf :: Statement -> IO [Text]
 columnNamesOf (Statement st) = do
-  cached <- readIORef (stCols st)
+  cached <- knownCols st
   ns <- case cached of
     Just ns -> return ns
     Nothing -> withDb (stDb st) (contextOf "columns" (stQuery st)) $ \_ -> statementColumnNames st

@@ -139,6 +139,7 @@ import Database.SQLBatch.Error (Error (..))
 import Database.SQLBatch.Internal.Core hiding (statementSql)
 import qualified Database.SQLBatch.Internal.Core as Core
 import Database.SQLBatch.Internal.Slots (recordSlot, slotCount)
+import Database.SQLBatch.Internal.Facts (factEncoding, factParamCount, readFact, writeFact)
 import Database.SQLBatch.Internal.Text (decodeUtf8Fresh)
 import Database.SQLBatch.Raw
 import Database.SQLBatch.Raw.Extra (c_sqlbatch_conn_enable_load_extension, c_sqlbatch_conn_encoding)
@@ -499,7 +500,8 @@ prepareAt db sql locked c outs = do
           return (Right (Nothing, tl))
         else do
           registerYoung st
-          _ <- statementParamCount st
+          -- The parameter count, its out value where the prepare's were.
+          _ <- statementParamCountAt st h (castPtr outs)
           return (Right (Just st, tl))
   when locked $ unlock db
   return r
@@ -587,13 +589,13 @@ statementSql st = withLock (stDb st) $ \c -> do
 -- | <https://www.sqlite.org/c3ref/bind_parameter_count.html>: the largest parameter index.
 bindParameterCount :: Statement -> IO ParamIndex
 bindParameterCount st = do
-  cached <- readIORef (stNParams st)
+  cached <- readFact (stFacts st) factParamCount
   if cached >= 0 then return (ParamIndex cached)
     else ParamIndex <$> withLock (stDb st) (\_ -> statementParamCount st)
 
 paramNames :: Statement -> IO [Maybe Utf8]
 paramNames st = do
-  cached <- readIORef (stParams st)
+  cached <- knownParams st
   case cached of
     Just ns -> return ns
     Nothing -> withLock (stDb st) (\_ -> statementParamNames st)
@@ -616,7 +618,7 @@ bindParameterIndex st name = do
 
 columnNames :: Statement -> IO [Utf8]
 columnNames st = do
-  cached <- readIORef (stCols st)
+  cached <- knownCols st
   case cached of
     Just ns -> return ns
     Nothing -> withLock (stDb st) (\_ -> statementColumnNames st)
@@ -892,7 +894,7 @@ convertNumber st sn cell k to = do
 -- closed connection: 0.
 blobEncoding :: Statement -> IO Word8
 blobEncoding st = do
-  cached <- readIORef (stEncoding st)
+  cached <- readFact (stFacts st) factEncoding
   if cached >= 0 then return (fromIntegral cached) else do
     let db = stDb st
     hs <- readIORef (dbHookThreads db)
@@ -908,7 +910,7 @@ blobEncoding st = do
       case r of
         Nothing -> return 0
         Just flag -> do
-          writeIORef (stEncoding st) (fromIntegral flag)
+          writeFact (stFacts st) factEncoding (fromIntegral flag)
           return flag
 
 -- | @SQLBATCH_ENCODING_UTF16LE@ and @_UTF16BE@, and the flags of @sqlbatch_value_convert@

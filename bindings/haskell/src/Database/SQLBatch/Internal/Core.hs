@@ -94,6 +94,8 @@ module Database.SQLBatch.Internal.Core
   , takeHookException
     -- * Statements
   , Statement (..)
+  , knownParams
+  , knownCols
   , Run (..)
   , Whole (..)
   , noSlots
@@ -120,6 +122,7 @@ module Database.SQLBatch.Internal.Core
   , contextOf
   , statementParamNames
   , statementParamCount
+  , statementParamCountAt
   , statementMayNameParams
   , mayNameParams
   , statementColumnNames
@@ -187,6 +190,7 @@ import Database.SQLBatch.Direct (Utf8 (..), Value (..))
 import qualified Database.SQLBatch.Direct as D
 import Database.SQLBatch.Error
 import Database.SQLBatch.Internal.Rows (TableValue, bindTables, tableOfBlob)
+import Database.SQLBatch.Internal.Facts
 import Database.SQLBatch.Internal.Slots
 import Database.SQLBatch.Internal.Text
 import Database.SQLBatch.Raw
@@ -873,35 +877,66 @@ data Statement = Statement
     -- ^ The SQL as given (lazy), for error contexts and 'Database.SQLBatch.FormatError'.
   , stMayName :: Bool
     -- ^ Lazy: whether the SQL might hold a named or numbered parameter ('mayNameParams').
-  , stParams :: {-# UNPACK #-} !(IORef (Maybe [Maybe Utf8]))
-    -- ^ The parameter names, asked of the library once, when first needed.
-  , stNParams :: {-# UNPACK #-} !(IORef Int)
-    -- ^ The parameter count, asked of the library once; -1 until then.
-  , stCols :: {-# UNPACK #-} !(IORef (Maybe [Utf8]))
-    -- ^ The result columns' names, asked of the library when needed and forgotten when a
-    -- run starts: SQLite prepares a statement again when the schema changed, and its
-    -- columns may change with it.
-  , stWrites :: {-# UNPACK #-} !(IORef Int)
-    -- ^ Whether the statement writes (1) or only reads (0); -1 until asked.
+  , stFacts :: {-# UNPACK #-} !Facts
+    -- ^ Its parameter count, whether it writes, the text encoding of its run, the columns
+    -- of its last batch, whether it fetches ahead ("Database.SQLBatch.Internal.Facts").
+  , stLearnt :: {-# UNPACK #-} !(IORef Learnt)
+    -- ^ Its parameters' and columns' names and its finalizer, once known (written under
+    -- the lock).
   , stSlots :: {-# UNPACK #-} !(IORef Slots)
     -- ^ The values of the parameters for the next run ("Database.SQLBatch.Internal.Slots"):
     -- 'noSlots' until the parameter count is known ('knowParamCount'), then one a parameter.
   , stWhole :: {-# UNPACK #-} !(IORef Whole)
     -- ^ The last bind of all parameters at once, while the slots do not hold its values.
-  , stEncoding :: {-# UNPACK #-} !(IORef Int)
-    -- ^ The @SQLBATCH_CONVERT_UTF16*@ flag of the connection's text encoding (0 for UTF-8),
-    -- asked of the library when a BLOB is first read as a number in a run; -1 until then
-    -- (a run starts at -1: a database takes its encoding when its first table is made).
-  , stSnapCols :: {-# UNPACK #-} !(IORef Int)
-    -- ^ The columns of the last batch fetched (-1 before the first), the room a snapshot's
-    -- cells are given.
   , stIdle :: {-# UNPACK #-} !(IORef (Maybe Fetcher))
     -- ^ The fetcher of the last run, kept for the next one ('acquireFetcher').
-  , stAhead :: {-# UNPACK #-} !(IORef Bool)
-    -- ^ Whether the statement fetches ahead ('dbFetchAhead' until 'setStatementFetchAhead').
-  , stWeak :: !(IORef (Maybe (Weak (IORef Run))))
+  }
+
+-- | What a statement learns rarely, in one reference (one allocation for a statement, where
+-- a reference each would be three): written with the connection's lock held, so that a
+-- write of one field, which copies the other two, loses no other write.
+data Learnt = Learnt
+  { lnParams :: !(Maybe [Maybe Utf8])
+    -- ^ The parameter names, asked of the library once, when first needed.
+  , lnCols :: !(Maybe [Utf8])
+    -- ^ The result columns' names, asked of the library when needed and forgotten when a
+    -- run starts: SQLite prepares a statement again when the schema changed, and its
+    -- columns may change with it.
+  , lnWeak :: !(Maybe (Weak (IORef Run)))
     -- ^ The garbage collector's finalizer of a registered statement ('registerStatement').
   }
+
+-- | Nothing learnt yet.
+noneLearnt :: Learnt
+noneLearnt = Learnt Nothing Nothing Nothing
+{-# NOINLINE noneLearnt #-}
+
+-- | The parameter names, if known.
+knownParams :: Statement -> IO (Maybe [Maybe Utf8])
+knownParams st = lnParams <$> readIORef (stLearnt st)
+{-# INLINE knownParams #-}
+
+-- | The result columns' names, if known.
+knownCols :: Statement -> IO (Maybe [Utf8])
+knownCols st = lnCols <$> readIORef (stLearnt st)
+{-# INLINE knownCols #-}
+
+-- | The statement's finalizer, if registered.
+statementWeak :: Statement -> IO (Maybe (Weak (IORef Run)))
+statementWeak st = lnWeak <$> readIORef (stLearnt st)
+{-# INLINE statementWeak #-}
+
+-- | Sets the parameter names (with the lock held).
+setKnownParams :: Statement -> Maybe [Maybe Utf8] -> IO ()
+setKnownParams st x = do
+  l <- readIORef (stLearnt st)
+  writeIORef (stLearnt st) l { lnParams = x }
+
+-- | Sets the result columns' names (with the lock held).
+setKnownCols :: Statement -> Maybe [Utf8] -> IO ()
+setKnownCols st x = do
+  l <- readIORef (stLearnt st)
+  writeIORef (stLearnt st) l { lnCols = x }
 
 instance Eq Statement where
   a == b = stId a == stId b
@@ -992,7 +1027,7 @@ knowParamCount :: Statement -> Int -> IO ()
 knowParamCount st n = do
   sl <- readIORef (stSlots st)
   when (n > 0 && slotCount sl /= n) $ newSlots n >>= writeIORef (stSlots st)
-  writeIORef (stNParams st) n
+  writeFact (stFacts st) factParamCount n
 
 -- | Replaces the IORef's value if it is still the very object given; whether it did.
 casIORef :: IORef a -> a -> a -> IO Bool
@@ -1095,9 +1130,8 @@ detachedStatement q = do
   let db = Database nullPtr lock openRef guard job hooks False False (fromQuery q) (-1) stmts own
              herr ext kept sfp (unsafeForeignPtrToPtr sfp) sql calls young
   st <- newStatement db nullPtr q B.empty
-  writeIORef (stParams st) (Just [])
-  writeIORef (stNParams st) 0
-  writeIORef (stCols st) (Just [])
+  writeIORef (stLearnt st) (Learnt (Just []) (Just []) Nothing)
+  writeFact (stFacts st) factParamCount 0
   return st
 
 -- | A statement of the connection for a handle just prepared from this SQL (its query and
@@ -1106,20 +1140,13 @@ newStatement :: Database -> Ptr CStmt -> Query -> B.ByteString -> IO Statement
 newStatement db h q sql = do
   href <- newIORef h
   run <- newIORef Ready
-  params <- newIORef Nothing
-  nparams <- newIORef (-1)
-  cols <- newIORef Nothing
-  writes <- newIORef (-1)
+  facts <- newFacts (dbFetchAhead db)
+  learnt <- newIORef noneLearnt
   slots <- newIORef noSlots
   whole <- newIORef InSlots
-  enc <- newIORef (-1)
-  scols <- newIORef (-1)
   idle <- newIORef Nothing
-  ahead <- newIORef (dbFetchAhead db)
-  weak <- newIORef Nothing
   i <- nextId
-  return (Statement h href db i run q (mayNameParams sql) params nparams cols writes slots
-            whole enc scols idle ahead weak)
+  return (Statement h href db i run q (mayNameParams sql) facts learnt slots whole idle)
 
 -- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
 -- it a finalizer the garbage collector runs once nobody references it. The statements of
@@ -1131,7 +1158,8 @@ registerStatement st = do
   let db = stDb st
       href = stHandle st
   w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
-  writeIORef (stWeak st) (Just w)
+  l <- readIORef (stLearnt st)
+  writeIORef (stLearnt st) l { lnWeak = Just w }
   modifyIORef' (dbStmts db) (IM.insert (stId st) (w, href))
 
 -- | 'registerStatement', deferred (direct-sqlite's @prepare@): the statement joins the
@@ -1218,7 +1246,7 @@ finalizeCore st = do
   -- The garbage collector's finalizer, now a no-op (the handle is gone), run and dropped
   -- here: a weak pointer with a finalizer costs the collector, and its run later a thread
   -- of its own, for every statement prepared and finalized.
-  w <- readIORef (stWeak st)
+  w <- statementWeak st
   maybe (return ()) Weak.finalize w
   return r
 
@@ -1233,7 +1261,7 @@ finalizeLocked st = do
     writeIORef (stRun st) Ready
     -- Only a registered statement is in the registry (not a young one, nor one of
     -- "Database.SQLBatch"'s queries).
-    w <- readIORef (stWeak st)
+    w <- statementWeak st
     case w of
       Nothing -> return ()
       Just _ -> modifyIORef' (dbStmts db) (IM.delete (stId st))
@@ -1307,7 +1335,7 @@ statementMayNameParams = stMayName
 -- With the lock held; [] once finalized.
 statementParamNames :: Statement -> IO [Maybe Utf8]
 statementParamNames st = do
-  cached <- readIORef (stParams st)
+  cached <- knownParams st
   case cached of
     Just ns -> return ns
     Nothing -> do
@@ -1317,7 +1345,7 @@ statementParamNames st = do
         case r of
           Left _ -> return []
           Right ns -> do
-            writeIORef (stParams st) (Just ns)
+            setKnownParams st (Just ns)
             knowParamCount st (length ns)
             return ns
 
@@ -1326,27 +1354,31 @@ statementParamNames st = do
 -- held; 0 once finalized.
 statementParamCount :: Statement -> IO Int
 statementParamCount st = do
-  cached <- readIORef (stNParams st)
+  cached <- readFact (stFacts st) factParamCount
   if cached >= 0 then return cached else do
     h <- readIORef (stHandle st)
     if h == nullPtr then return 0 else do
       -- The out value in the connection's scratch (outside its hooks: there the scratch
       -- may be the hooked call's).
       let db = stDb st
-          ask out = do
-            rc <- c_sqlbatch_stmt_param_count h out
-            if rc /= sqlbatchOk then return 0 else fromIntegral <$> peek out
       hs <- readIORef (dbHookThreads db)
-      n <- if null hs then ask (castPtr (dbScratch db)) <* touchForeignPtr (dbScratchFP db)
-        else alloca ask
-      knowParamCount st n
-      return n
+      if null hs then statementParamCountAt st h (castPtr (dbScratch db)) <* touchForeignPtr (dbScratchFP db)
+        else alloca (statementParamCountAt st h)
+
+-- | Asks the library for the parameter count of a live statement (its handle given) and
+-- records it ('knowParamCount'), the out value at the pointer given. With the lock held.
+statementParamCountAt :: Statement -> Ptr CStmt -> Ptr CSize -> IO Int
+statementParamCountAt st h out = do
+  rc <- c_sqlbatch_stmt_param_count h out
+  n <- if rc /= sqlbatchOk then return 0 else fromIntegral <$> peek out
+  knowParamCount st n
+  return n
 
 -- | The names of the result columns, with the lock held: kept from the last time they were
--- asked within the current run (see 'stCols'); [] once finalized.
+-- asked within the current run (see 'lnCols'); [] once finalized.
 statementColumnNames :: Statement -> IO [Utf8]
 statementColumnNames st = do
-  cached <- readIORef (stCols st)
+  cached <- knownCols st
   case cached of
     Just ns -> return ns
     Nothing -> do
@@ -1354,19 +1386,19 @@ statementColumnNames st = do
       if h == nullPtr then return [] else do
         r <- D.columns (D.Statement h (rawDatabase (stDb st)))
         let ns = either (const []) (map D.columnName) r
-        writeIORef (stCols st) (Just ns)
+        setKnownCols st (Just ns)
         return ns
 
 -- | Whether the statement writes (@sqlbatch_stmt_readonly@, asked once). With the lock held.
 statementWrites :: Statement -> IO Bool
 statementWrites st = do
-  cached <- readIORef (stWrites st)
+  cached <- readFact (stFacts st) factWrites
   if cached >= 0 then return (cached == 1) else do
     h <- readIORef (stHandle st)
     ro <- if h == nullPtr then return True else alloca $ \p -> do
       rc <- c_sqlbatch_stmt_readonly h p
       if rc /= sqlbatchOk then return False else (\(CBool b) -> b /= 0) <$> peek p
-    writeIORef (stWrites st) (if ro then 0 else 1)
+    writeFact (stFacts st) factWrites (if ro then 0 else 1)
     return (not ro)
 
 -- | Turns fetch-ahead on or off for the statement (@sqlbatch_stmt_set_fetch_ahead@). A
@@ -1381,7 +1413,7 @@ setStatementFetchAhead st on
         h <- readIORef (stHandle st)
         rc <- c_sqlbatch_stmt_set_fetch_ahead h (CBool (if on then 1 else 0))
         when (rc /= sqlbatchOk) $ throwSQL db rc ctx
-        writeIORef (stAhead st) on
+        writeFact (stFacts st) factAhead (if on then 1 else 0)
 
 -- | Stops the stepping of the statement's next batch, if its last fetch left the worker on
 -- it: for an asynchronous exception that leaves a query between two fetches (the rows are
@@ -1673,9 +1705,9 @@ runFetch db st c h run0 maxRows base len out = do
       _ -> c_hs_sqlbatch_fetch_into c h maxRows base len out
     -- The fetch waited for the worker; with fetch-ahead, a batch with more rows to follow
     -- left it stepping the next one.
-    ahead <- readIORef (stAhead st)
+    ahead <- readFact (stFacts st) factAhead
     job <- readIORef (dbJob db)
-    let job' = if ahead && r == sqlbatchRow then AheadJob h else NoJob
+    let job' = if ahead /= 0 && r == sqlbatchRow then AheadJob h else NoJob
     when (job' /= job) $ writeIORef (dbJob db) job'
     if r == sqlbatchDone then writeIORef (stRun st) Finished
       else when (r /= sqlbatchRow && r /= sqlbatchEBufferTooSmall) $ writeIORef (stRun st) (Failed r)
@@ -1686,12 +1718,12 @@ runFetch db st c h run0 maxRows base len out = do
     -- (the statement is not in the middle of a run: the bind does no I/O), which rewinds
     -- the statement itself.
     starting = do
-      cols <- readIORef (stCols st)
+      cols <- knownCols st
       case cols of
         Nothing -> return ()
-        Just _ -> writeIORef (stCols st) Nothing
-      e <- readIORef (stEncoding st)
-      when (e /= -1) $ writeIORef (stEncoding st) (-1)
+        Just _ -> setKnownCols st Nothing
+      e <- readFact (stFacts st) factEncoding
+      when (e /= -1) $ writeFact (stFacts st) factEncoding (-1)
       whole <- readIORef (stWhole st)
       case whole of
         InSlots -> do
@@ -1814,8 +1846,8 @@ fetchSnapshot st c h = do
               bcols = batchCols b
               dlen = batchDataLen b
               cellLen = rows * bcols * valueSize
-          k <- readIORef (stSnapCols st)
-          when (k /= bcols) $ writeIORef (stSnapCols st) bcols
+          k <- readFact (stFacts st) factSnapCols
+          when (k /= bcols) $ writeFact (stFacts st) factSnapCols bcols
           if rows == 0
             then do
               writeIORef (stRun st) Finished
@@ -1838,7 +1870,7 @@ fetchSnapshot st c h = do
       cols <- case run of
         Rows sn -> return (snCols sn)
         _ -> do
-          k <- readIORef (stSnapCols st)
+          k <- readFact (stFacts st) factSnapCols
           return (if k >= 0 then k else firstCols)
       -- One buffer: the batch's description (the library's out value), the cells, the
       -- bytes.
@@ -1861,7 +1893,7 @@ fetchSnapshot st c h = do
               bcols = batchCols b
               done = rc == sqlbatchDone
               cellLen = rows * bcols * valueSize
-          writeIORef (stSnapCols st) bcols
+          writeFact (stFacts st) factSnapCols bcols
           (fp', cells, dat') <-
             if cellLen <= cellRoom
               then do
