@@ -510,9 +510,15 @@ prepareAt db sql locked c outs = do
 -- is a letter, @(@ or a digit (no comment, no lone @;@ before it). When False the library
 -- is asked whether the prepared statement is empty.
 startsStatement :: B.ByteString -> Bool
-startsStatement b = case B.uncons (B.dropWhile (\w -> w == 32 || (w >= 9 && w <= 13)) b) of
-  Just (w, _) -> (w >= 65 && w <= 90) || (w >= 97 && w <= 122) || w == 40 || (w >= 48 && w <= 57)
-  Nothing -> False
+startsStatement b = go 0
+  where
+    n = B.length b
+    go !i
+      | i >= n = False
+      | w == 32 || (w >= 9 && w <= 13) = go (i + 1)
+      | otherwise = (w >= 65 && w <= 90) || (w >= 97 && w <= 122) || w == 40 || (w >= 48 && w <= 57)
+      where
+        w = BU.unsafeIndex b i
 
 -- | <https://www.sqlite.org/c3ref/db_handle.html>
 getStatementDatabase :: Statement -> IO Database

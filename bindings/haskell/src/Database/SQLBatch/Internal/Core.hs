@@ -1238,11 +1238,17 @@ finalizeCore st = do
     -- of the connection, as any other call ('withLock').
     -- No wait for the worker first: the finalize drops a batch of this statement stepped
     -- ahead rather than waiting for it.
+    -- (Masked already: the lock is taken and put back as 'lockedQuick' does, without its
+    -- mask.)
     let db = stDb st
         k _ = finalizeLocked st
+        locked = do
+          _ <- takeLock db False
+          r <- k ()
+          unlock db
+          return r
     hs <- readIORef (dbHookThreads db)
-    if null hs then lockedQuick db False (const (k ()))
-      else inHookThread db hs k (lockedQuick db False (const (k ())))
+    if null hs then locked else inHookThread db hs k locked
   -- The garbage collector's finalizer, now a no-op (the handle is gone), run and dropped
   -- here: a weak pointer with a finalizer costs the collector, and its run later a thread
   -- of its own, for every statement prepared and finalized.
