@@ -685,10 +685,12 @@ bindValueLocked st i v = withLock db $ \_ -> do
 -- | <https://www.sqlite.org/c3ref/bind_blob.html>
 bindInt64 :: Statement -> ParamIndex -> Int64 -> IO (Either Error ())
 bindInt64 st i x = bindValue st i (VInteger x)
+{-# INLINE bindInt64 #-}
 
 -- | <https://www.sqlite.org/c3ref/bind_blob.html>
 bindDouble :: Statement -> ParamIndex -> Double -> IO (Either Error ())
 bindDouble st i x = bindValue st i (VFloat x)
+{-# INLINE bindDouble #-}
 
 -- | <https://www.sqlite.org/c3ref/bind_blob.html>: the bytes are copied.
 bindText :: Statement -> ParamIndex -> Utf8 -> IO (Either Error ())
@@ -697,6 +699,7 @@ bindText st i (Utf8 b) = bindValue st i (VText (B.copy b))
 -- | 'bindText' of bytes that nothing else holds (a 'Text' just encoded): not copied.
 bindTextOwned :: Statement -> ParamIndex -> Utf8 -> IO (Either Error ())
 bindTextOwned st i (Utf8 b) = bindValue st i (VText b)
+{-# INLINE bindTextOwned #-}
 
 -- | <https://www.sqlite.org/c3ref/bind_blob.html>: the bytes are copied.
 bindBlob :: Statement -> ParamIndex -> B.ByteString -> IO (Either Error ())
@@ -710,6 +713,7 @@ bindZeroBlob st i n = bindValue st i (VBlob (B.replicate (max 0 n) 0))
 -- | <https://www.sqlite.org/c3ref/bind_blob.html>
 bindNull :: Statement -> ParamIndex -> IO (Either Error ())
 bindNull st i = bindValue st i VNull
+{-# INLINE bindNull #-}
 
 -- | <https://www.sqlite.org/c3ref/step.html>: moves to the next row. Reads the current
 -- batch (no FFI call) and fetches the next one when it is used up. After 'Done' or a
