@@ -16,7 +16,9 @@
 # or udf_aggregate (build/workloads/udf.db, 1,000,000 rows, 1 and 2 runs; default impls
 # hs-sqlbatch-fold hs-sqlbatch-query, "a row" being one call of f / one row of sumsq). With
 # HS_BENCH=../../build/bench/c-bench the same counts come from the C runner's c-native and
-# c-sqlbatch, which follow the same protocol.
+# c-sqlbatch, which follow the same protocol. With ICACHE=1 each line also gives the misses of
+# the first-level instruction cache a row (cachegrind's simulation of this machine's): a
+# longer code path costs time that the instruction count does not show.
 #
 # Default: fetch_narrow with hs-native-c hs-direct hs-sqlbatch-fold hs-sqlbatch-query.
 set -eu
@@ -50,21 +52,29 @@ case $workload in
 esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# ICACHE=1: cachegrind simulates the caches (its first-level instruction cache is the
+# machine's, 32 KiB here) and each line also gives the instruction fetches that missed it.
+sim=no
+[ "${ICACHE:-0}" = 1 ] && sim=yes
 # GHCRTS=-I0: no idle GC (under valgrind the RTS sees idle time that a real run has not,
 # and a stray major GC of a big heap would swamp the difference).
 count() {
-  GHCRTS=-I0 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/out" \
+  GHCRTS=-I0 valgrind --tool=cachegrind --cache-sim="$sim" --cachegrind-out-file="$tmp/out" \
     "$bench" --impl "$1" --workload "$workload" --input "$db" --reps "$2" --warmup 1 \
     >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-  # The total, and the instructions in the functions of GHC's garbage collector.
-  awk '/^fn=/ { gc = ($0 ~ /^fn=(evacuate|scavenge|GarbageCollect|todo_block_full|alloc_todo_block|freeGroup|freeChain|allocGroup|allocBlock|copy_tag|alloc_for_copy|gcWorkerThread|markWeak|traverseWeak|tidyWeak|resize_gen|prepare_collected|collect_gct|collect_pinned|scavenge_)/); next }
-       /^[0-9]/ { t += $2; if (gc) g += $2 }
-       END { printf "%.0f %.0f\n", t, g }' "$tmp/out"
+  # The total, the instructions in the functions of GHC's garbage collector, and (ICACHE=1)
+  # the first-level instruction cache's misses.
+  awk '/^events:/ { for (i = 2; i <= NF; i++) if ($i == "I1mr") m = i; next }
+       /^fn=/ { gc = ($0 ~ /^fn=(evacuate|scavenge|GarbageCollect|todo_block_full|alloc_todo_block|freeGroup|freeChain|allocGroup|allocBlock|copy_tag|alloc_for_copy|gcWorkerThread|markWeak|traverseWeak|tidyWeak|resize_gen|prepare_collected|collect_gct|collect_pinned|scavenge_)/); next }
+       /^[0-9]/ { t += $2; if (gc) g += $2; if (m) i1 += $m }
+       END { printf "%.0f %.0f %.0f\n", t, g, i1 }' "$tmp/out"
 }
 for impl in $impls; do
   a=$(count "$impl" $lo)
   b=$(count "$impl" $hi)
-  echo "$a $b" | awk -v i="$impl" -v n=$((hi - lo)) -v r=$rows \
-    '{ d = ($3 - $1) / n; g = ($4 - $2) / n
-       printf "%-20s %12.0f instructions a run  %8.1f a row  (%8.1f outside the GC)\n", i, d, d / r, (d - g) / r }'
+  echo "$a $b" | awk -v i="$impl" -v n=$((hi - lo)) -v r=$rows -v sim="$sim" \
+    '{ d = ($4 - $1) / n; g = ($5 - $2) / n; m = ($6 - $3) / n
+       printf "%-20s %12.0f instructions a run  %8.1f a row  (%8.1f outside the GC)", i, d, d / r, (d - g) / r
+       if (sim == "yes") printf "  %7.1f I1 misses a row", m / r
+       printf "\n" }'
 done
