@@ -596,12 +596,19 @@ lockedWith db wait k = mask $ \restore -> do
 -- taken. A failing call must therefore not throw its error from inside (use 'throwAfter'
 -- outside): an exception of the action would leave the lock taken.
 lockedQuick :: Database -> Bool -> (Bool -> IO a) -> IO a
-lockedQuick db wait k = mask_ $ do
+lockedQuick db wait k = mask_ (lockedMasked db wait k)
+{-# INLINE lockedQuick #-}
+
+-- | 'lockedQuick' without its mask, for a caller that has masked exceptions already
+-- ('finalizeCore', uninterruptibly): the lock taken, the action run (given whether the
+-- connection is open), the lock put back.
+lockedMasked :: Database -> Bool -> (Bool -> IO a) -> IO a
+lockedMasked db wait k = do
   open <- takeLock db wait
   r <- k open
-  putMVar (dbLock db) ()
+  unlock db
   return r
-{-# INLINE lockedQuick #-}
+{-# INLINE lockedMasked #-}
 
 -- | 'lockedQuick' for an action that puts the lock back itself ('unlock'), on every path,
 -- before anything that can throw; the action is the section's last call. So a safe call
@@ -928,15 +935,19 @@ statementWeak st = lnWeak <$> readIORef (stLearnt st)
 
 -- | Sets the parameter names (with the lock held).
 setKnownParams :: Statement -> Maybe [Maybe Utf8] -> IO ()
-setKnownParams st x = do
-  l <- readIORef (stLearnt st)
-  writeIORef (stLearnt st) l { lnParams = x }
+setKnownParams st x = modifyLearnt st (\l -> l { lnParams = x })
 
 -- | Sets the result columns' names (with the lock held).
 setKnownCols :: Statement -> Maybe [Utf8] -> IO ()
-setKnownCols st x = do
+setKnownCols st x = modifyLearnt st (\l -> l { lnCols = x })
+
+-- | Changes what the statement has learnt, with the lock held: the record is read and
+-- replaced whole, so two changes never run at once and neither loses the other's field.
+modifyLearnt :: Statement -> (Learnt -> Learnt) -> IO ()
+modifyLearnt st f = do
   l <- readIORef (stLearnt st)
-  writeIORef (stLearnt st) l { lnCols = x }
+  writeIORef (stLearnt st) $! f l
+{-# INLINE modifyLearnt #-}
 
 instance Eq Statement where
   a == b = stId a == stId b
@@ -1158,8 +1169,7 @@ registerStatement st = do
   let db = stDb st
       href = stHandle st
   w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
-  l <- readIORef (stLearnt st)
-  writeIORef (stLearnt st) l { lnWeak = Just w }
+  modifyLearnt st (\l -> l { lnWeak = Just w })
   modifyIORef' (dbStmts db) (IM.insert (stId st) (w, href))
 
 -- | 'registerStatement', deferred (direct-sqlite's @prepare@): the statement joins the
@@ -1238,15 +1248,10 @@ finalizeCore st = do
     -- of the connection, as any other call ('withLock').
     -- No wait for the worker first: the finalize drops a batch of this statement stepped
     -- ahead rather than waiting for it.
-    -- (Masked already: the lock is taken and put back as 'lockedQuick' does, without its
-    -- mask.)
+    -- (Masked already: 'lockedMasked'.)
     let db = stDb st
         k _ = finalizeLocked st
-        locked = do
-          _ <- takeLock db False
-          r <- k ()
-          unlock db
-          return r
+        locked = lockedMasked db False k
     hs <- readIORef (dbHookThreads db)
     if null hs then locked else inHookThread db hs k locked
   -- The garbage collector's finalizer, now a no-op (the handle is gone), run and dropped
