@@ -764,6 +764,44 @@ transactionTests = TestList
         withSavepoint c (executeScript c "INSERT INTO t VALUES (3)")
       rs <- query_ c "SELECT x FROM t ORDER BY x"
       map fromOnly rs @?= [1, 3 :: Int]
+    -- The action runs under an update frame of its own ("Database.SQLBatch.Internal.Walk"):
+    -- it must still run at each run of the same IO value, its result must stay lazy, and an
+    -- exception after its safe calls must end it as before.
+  , "the same transaction, run again, runs its action again" ~: withMem $ \c -> do
+      executeScript c "CREATE TABLE t(x)"
+      ran <- newIORef (0 :: Int)
+      let tx = withTransaction c $ do
+            execute c "INSERT INTO t VALUES (?)" (Only (1 :: Int))
+            modifyIORef' ran (+ 1)
+          sp = withSavepoint c (modifyIORef' ran (+ 10))
+      replicateM_ 3 tx
+      replicateM_ 2 sp
+      readIORef ran >>= (@?= 23)
+      count c >>= (@?= 3)
+  , "the action's result is not evaluated" ~: withMem $ \c -> do
+      executeScript c "CREATE TABLE t(x)"
+      _ <- withTransaction c (executeScript c "INSERT INTO t VALUES (1)" >> return (error "lazy" :: Int))
+      _ <- withSavepoint c (return (error "lazy too" :: Int))
+      count c >>= (@?= 1)
+      isAutocommit c >>= (@?= True)
+  , "an exception after several statements rolls them all back" ~: withMem $ \c -> do
+      executeScript c "CREATE TABLE t(x)"
+      r <- try (withTransaction c $ do
+             forM_ [1 .. 5 :: Int] $ \i -> execute c "INSERT INTO t VALUES (?)" (Only i)
+             _ <- query_ c "SELECT count(*) FROM t" :: IO [Only Int]
+             throwIO Boom)
+      case r of
+        Left Boom -> return ()
+        Right () -> assertFailure "expected Boom"
+      count c >>= (@?= 0)
+      t <- timeout 100000 $ withTransaction c $ do
+        forM_ [1 .. 5 :: Int] $ \i -> execute c "INSERT INTO t VALUES (?)" (Only i)
+        threadDelay 10000000
+      t @?= Nothing
+      count c >>= (@?= 0)
+      isAutocommit c >>= (@?= True)
+      withTransaction c (execute c "INSERT INTO t VALUES (?)" (Only (7 :: Int)))
+      count c >>= (@?= 1)
   ]
   where
     count c = do

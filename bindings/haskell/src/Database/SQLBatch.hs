@@ -168,6 +168,7 @@ import Database.SQLBatch.FromField
 import Database.SQLBatch.FromRow
 import Database.SQLBatch.Internal
 import Database.SQLBatch.Internal.Rows (isTableValue, tablesIn)
+import Database.SQLBatch.Internal.Walk (walkStop)
 import Database.SQLBatch.Internal.Core (Database (..), cipherVersion, interruptDatabase, rawDatabase, throwAfter, withDb, withDbAhead,
                                         withDbQuick)
 import qualified Database.SQLBatch.Internal.Core as C
@@ -1016,7 +1017,8 @@ keptOf sql = fromMaybe (error ("Database.SQLBatch: " ++ sql ++ " is not a kept s
 transaction :: Query -> Int -> Connection -> IO a -> IO a
 transaction begin beginK conn act = mask $ \restore -> do
   keptScript conn begin beginK >>= either throwAfter return
-  r <- restore act `onException` rollback
+  -- The action's safe calls walk the stack only down to the transaction ("Walk").
+  r <- restore (walkStop act) `onException` rollback
   -- A failed COMMIT (an asynchronous exception that interrupted it included: it is raised
   -- by 'throwAfter', after the rollback) rolls back.
   c <- keptScript conn "COMMIT" commitKept
@@ -1039,7 +1041,7 @@ withSavepoint conn act = mask $ \restore -> do
   let undo = uninterruptibleMask_ $
         executeScript conn (Query ("ROLLBACK TO " <> name <> "; RELEASE " <> name))
           `catch` \(_ :: SQLError) -> return ()
-  r <- restore act `onException` undo
+  r <- restore (walkStop act) `onException` undo
   executeScript conn (Query ("RELEASE " <> name)) `onException` undo
   return r
 
