@@ -548,7 +548,7 @@ deferBind st vs !n !bytes
   | n > maxParams = return False
   | otherwise = do
   let db = stDb st
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   np <- readFact (stFacts st) factParamCount
   run <- readIORef (stRun st)
   open <- readIORef (dbOpen db)

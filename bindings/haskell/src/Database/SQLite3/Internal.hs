@@ -284,7 +284,7 @@ ageYoungNow db = mask_ $ do
       return (aged, 0)
     Nothing -> do
       young <- readIORef (dbYoung db)
-      hs <- mapM (readIORef . stHandle) young
+      hs <- mapM statementHandle young
       return (False, length (filter (/= nullPtr) hs))
 
 -- | <https://www.sqlite.org/c3ref/errcode.html>: the code of the last failure on the
@@ -544,7 +544,7 @@ reset st = do
   -- Without the lock when there is nothing to do but mark the statement (one
   -- compare-and-swap of its run state): a live statement that is not in the middle of a
   -- run.
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   run <- readIORef (stRun st)
   if h == nullPtr || running run then resetLocked st else case run of
     Ready -> return (Right ())
@@ -655,7 +655,7 @@ bindValue st (ParamIndex i) v = do
   -- (the count to ask for, an error to record) takes the lock. A bind racing with a step
   -- of the same statement on another thread is kept for the run after (SQLite would refuse
   -- it with SQLITE_MISUSE or take it before the step; neither loses it).
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   slots <- readIORef (stSlots st)
   run <- readIORef (stRun st)
   whole <- readIORef (stWhole st)

@@ -227,10 +227,11 @@ data Database = Database
     -- ^ Opened with 'D.OpenWriteBehind' (and the threaded RTS): bulk writes write behind.
   , dbPath :: !Text
   , dbId :: {-# UNPACK #-} !Int
-  , dbStmts :: !(IORef (IM.IntMap (Weak (IORef Run), IORef (Ptr CStmt))))
+  , dbStmts :: !(IORef (IM.IntMap (Weak (IORef Run), Facts)))
     -- ^ The registered statements not finalized yet (those of "Database.SQLite3" and
-    -- @openStatement@), by id: the key of the one's finalizer, and its handle. Written
-    -- with the lock held.
+    -- @openStatement@), by id: the key of the one's finalizer, and its facts, which hold
+    -- its handle ('readHandle'; not the statement, which would keep the key alive).
+    -- Written with the lock held.
   , dbOwnError :: !(IORef (Maybe (Int32, B.ByteString)))
     -- ^ The last failure detected here (misuse, an index out of range), shown by
     -- direct-sqlite's @errmsg@ until the library reports a newer one.
@@ -872,9 +873,7 @@ takeHookException db = atomicModifyIORef' (dbHookError db) (\m -> (Nothing, m))
 -- thread.
 data Statement = Statement
   { stPtr :: {-# UNPACK #-} !(Ptr CStmt)
-    -- ^ The library's handle (valid until finalized: see 'stHandle').
-  , stHandle :: {-# UNPACK #-} !(IORef (Ptr CStmt))
-    -- ^ 'stPtr', or 'nullPtr' once finalized (written under the lock).
+    -- ^ The library's handle (valid until finalized: see 'statementHandle').
   , stDb :: !Database
   , stId :: {-# UNPACK #-} !Int
   , stRun :: {-# UNPACK #-} !(IORef Run)
@@ -886,7 +885,9 @@ data Statement = Statement
     -- ^ Lazy: whether the SQL might hold a named or numbered parameter ('mayNameParams').
   , stFacts :: {-# UNPACK #-} !Facts
     -- ^ Its parameter count, whether it writes, the text encoding of its run, the columns
-    -- of its last batch, whether it fetches ahead ("Database.SQLBatch.Internal.Facts").
+    -- of its last batch, whether it fetches ahead ("Database.SQLBatch.Internal.Facts"),
+    -- and its handle: 'stPtr', or 'nullPtr' once finalized (written under the lock; read
+    -- by 'statementHandle', one load with nothing to evaluate).
   , stLearnt :: {-# UNPACK #-} !(IORef Learnt)
     -- ^ Its parameters' and columns' names and its finalizer, once known (written under
     -- the lock).
@@ -1149,15 +1150,14 @@ detachedStatement q = do
 -- bytes), not registered ('registerStatement').
 newStatement :: Database -> Ptr CStmt -> Query -> B.ByteString -> IO Statement
 newStatement db h q sql = do
-  href <- newIORef h
   run <- newIORef Ready
-  facts <- newFacts (dbFetchAhead db)
+  facts <- newFacts (dbFetchAhead db) h
   learnt <- newIORef noneLearnt
   slots <- newIORef noSlots
   whole <- newIORef InSlots
   idle <- newIORef Nothing
   i <- nextId
-  return (Statement h href db i run q (mayNameParams sql) facts learnt slots whole idle)
+  return (Statement h db i run q (mayNameParams sql) facts learnt slots whole idle)
 
 -- | Registers a statement with its connection (direct-sqlite's @close@ counts it) and gives
 -- it a finalizer the garbage collector runs once nobody references it. The statements of
@@ -1167,10 +1167,10 @@ newStatement db h q sql = do
 registerStatement :: Statement -> IO ()
 registerStatement st = do
   let db = stDb st
-      href = stHandle st
-  w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) href)
+      facts = stFacts st
+  w <- mkWeakIORef (stRun st) (finalizeHandle db (stId st) facts)
   modifyLearnt st (\l -> l { lnWeak = Just w })
-  modifyIORef' (dbStmts db) (IM.insert (stId st) (w, href))
+  modifyIORef' (dbStmts db) (IM.insert (stId st) (w, facts))
 
 -- | 'registerStatement', deferred (direct-sqlite's @prepare@): the statement joins the
 -- connection's young ones ('dbYoung'), which the connection references, and is registered
@@ -1205,7 +1205,7 @@ ageYoung db = do
 -- | Registers a young statement unless it is finalized; whether it did.
 ageStatement :: Statement -> IO Bool
 ageStatement st = do
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   if h == nullPtr then return False else True <$ registerStatement st
 
 firstRows, firstCols, initialSnapBuf :: Int
@@ -1216,19 +1216,19 @@ initialSnapBuf = 1024
 -- | Finalizes a statement's handle unless that was done already (the garbage collector's
 -- finalizer, and direct-sqlite's @close@ for statements nobody references). Takes the
 -- connection's lock.
-finalizeHandle :: Database -> Int -> IORef (Ptr CStmt) -> IO ()
-finalizeHandle db i href = do
+finalizeHandle :: Database -> Int -> Facts -> IO ()
+finalizeHandle db i facts = do
   -- Already finalized (the usual case: 'finalizeCore' runs this after its finalize): no lock.
-  h <- readIORef href
-  unless (h == nullPtr) $ mask_ $ lockedWith db True $ \_ -> finalizeHandleLocked db i href
+  h <- readHandle facts :: IO (Ptr CStmt)
+  unless (h == nullPtr) $ mask_ $ lockedWith db True $ \_ -> finalizeHandleLocked db i facts
 
 -- | 'finalizeHandle' with the connection's lock held (the handle finalized unless that was
 -- done already, the statement taken out of the registry).
-finalizeHandleLocked :: Database -> Int -> IORef (Ptr CStmt) -> IO ()
-finalizeHandleLocked db i href = do
-  h <- readIORef href
+finalizeHandleLocked :: Database -> Int -> Facts -> IO ()
+finalizeHandleLocked db i facts = do
+  h <- readHandle facts
   unless (h == nullPtr) $ do
-    writeIORef href nullPtr
+    writeHandle facts nullPtr
     modifyIORef' (dbStmts db) (IM.delete i)
     c_sqlbatch_stmt_finalize h
 
@@ -1265,10 +1265,10 @@ finalizeCore st = do
 finalizeLocked :: Statement -> IO Run
 finalizeLocked st = do
   let db = stDb st
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   run <- readIORef (stRun st)
   unless (h == nullPtr) $ do
-    writeIORef (stHandle st) nullPtr
+    writeHandle (stFacts st) nullPtr
     writeIORef (stRun st) Ready
     -- Only a registered statement is in the registry (not a young one, nor one of
     -- "Database.SQLBatch"'s queries).
@@ -1288,27 +1288,28 @@ finalizeLocked st = do
 
 -- | The number of registered statements of the connection that are neither finalized nor
 -- unreachable; the unreachable ones are finalized on the way (with @fin@, given the id and
--- the handle's reference).
-liveStatementsWith :: (Int -> IORef (Ptr CStmt) -> IO ()) -> Database -> IO Int
+-- the facts that hold the handle).
+liveStatementsWith :: (Int -> Facts -> IO ()) -> Database -> IO Int
 liveStatementsWith fin db = do
   m <- readIORef (dbStmts db)
-  alive <- forM (IM.toList m) $ \(i, (w, href)) -> do
+  alive <- forM (IM.toList m) $ \(i, (w, facts)) -> do
     k <- deRefWeak w
     case k of
       Just _ -> return (1 :: Int)
-      Nothing -> 0 <$ fin i href
+      Nothing -> 0 <$ fin i facts
   return (sum alive)
 
--- | The handle, or 'nullPtr' once finalized.
+-- | The handle, or 'nullPtr' once finalized (a word of the statement's facts: one load,
+-- nothing to evaluate).
 statementHandle :: Statement -> IO (Ptr CStmt)
-statementHandle = readIORef . stHandle
+statementHandle st = readHandle (stFacts st)
 {-# INLINE statementHandle #-}
 
 -- | The statement's SQL as the library holds it (@sqlbatch_stmt_sql@: the first statement
 -- of the text given), with the lock held; empty once finalized.
 statementSql :: Statement -> Ptr CConn -> IO B.ByteString
 statementSql st _ = do
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   if h == nullPtr then return B.empty else allocaBytes strSize $ \ps -> do
     rc <- c_sqlbatch_stmt_sql h (castPtr ps)
     if rc /= sqlbatchOk then return B.empty else maybe B.empty id <$> peekStr ps
@@ -1350,7 +1351,7 @@ statementParamNames st = do
   case cached of
     Just ns -> return ns
     Nothing -> do
-      h <- readIORef (stHandle st)
+      h <- statementHandle st
       if h == nullPtr then return [] else do
         r <- D.paramNames (D.Statement h (rawDatabase (stDb st)))
         case r of
@@ -1367,7 +1368,7 @@ statementParamCount :: Statement -> IO Int
 statementParamCount st = do
   cached <- readFact (stFacts st) factParamCount
   if cached >= 0 then return cached else do
-    h <- readIORef (stHandle st)
+    h <- statementHandle st
     if h == nullPtr then return 0 else do
       -- The out value in the connection's scratch (outside its hooks: there the scratch
       -- may be the hooked call's).
@@ -1393,7 +1394,7 @@ statementColumnNames st = do
   case cached of
     Just ns -> return ns
     Nothing -> do
-      h <- readIORef (stHandle st)
+      h <- statementHandle st
       if h == nullPtr then return [] else do
         r <- D.columns (D.Statement h (rawDatabase (stDb st)))
         let ns = either (const []) (map D.columnName) r
@@ -1405,7 +1406,7 @@ statementWrites :: Statement -> IO Bool
 statementWrites st = do
   cached <- readFact (stFacts st) factWrites
   if cached >= 0 then return (cached == 1) else do
-    h <- readIORef (stHandle st)
+    h <- statementHandle st
     ro <- if h == nullPtr then return True else alloca $ \p -> do
       rc <- c_sqlbatch_stmt_readonly h p
       if rc /= sqlbatchOk then return False else (\(CBool b) -> b /= 0) <$> peek p
@@ -1421,7 +1422,7 @@ setStatementFetchAhead st on
       let ctx = contextOf "setFetchAhead" (stQuery st)
           db = stDb st
       withDb db ctx $ \_ -> do
-        h <- readIORef (stHandle st)
+        h <- statementHandle st
         rc <- c_sqlbatch_stmt_set_fetch_ahead h (CBool (if on then 1 else 0))
         when (rc /= sqlbatchOk) $ throwSQL db rc ctx
         writeFact (stFacts st) factAhead (if on then 1 else 0)
@@ -1531,7 +1532,7 @@ releaseFetcher st f = do
   old <- atomicModifyIORef' (stIdle st) (\m -> (Just f, m))
   maybe (return ()) freeFetcher old
   -- A statement finalized meanwhile keeps no fetcher: take it back.
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   when (h == nullPtr) $ do
     left <- atomicModifyIORef' (stIdle st) (\m -> (Nothing, m))
     maybe (return ()) freeFetcher left
@@ -1560,7 +1561,7 @@ takeFetcher budget st = do
 putFetcher :: Statement -> Fetcher -> IO ()
 putFetcher st f = do
   touchForeignPtr (fScratchFP f)
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   unless (h == nullPtr) $ writeIORef (stIdle st) (Just f)
 {-# INLINE putFetcher #-}
 
@@ -1634,7 +1635,7 @@ fetchIn f !maxRows bfp !size !off !want masked locked c = do
       !base = unsafeForeignPtrToPtr bfp `plusPtr` off
       !cMaxRows = fromIntegral maxRows :: CSize
       !cLen = fromIntegral (size - off) :: CSize
-  h <- readIORef (stHandle st)
+  h <- statementHandle st
   if h == nullPtr then fetchFailed f bfp masked locked (finalizedFetch st) else do
     run <- readIORef (stRun st)
     rc <- runFetch db st c h run cMaxRows base cLen (castPtr scratch)

@@ -6,7 +6,7 @@
 --
 -- What a statement learns of the library on first use and keeps (its parameter count,
 -- whether it writes, the text encoding of its run, the columns of its last batch, whether
--- it fetches ahead): one machine word each, in one mutable byte array. One array costs its
+-- it fetches ahead) and its handle: one machine word each, in one mutable byte array. One array costs its
 -- statement one allocation where an 'Data.IORef.IORef' a number would cost five, and it
 -- boxes no number when written. Each word is read and written whole, by plain loads and
 -- stores, as an 'Data.IORef.IORef' is; the callers say which ones they write with the
@@ -22,14 +22,19 @@ module Database.SQLBatch.Internal.Facts
   , factEncoding
   , factSnapCols
   , factAhead
+  , readHandle
+  , writeHandle
   ) where
 
 import GHC.Exts
   ( Int (I#)
   , MutableByteArray#
+  , Ptr (..)
   , RealWorld
   , newByteArray#
+  , readAddrArray#
   , readIntArray#
+  , writeAddrArray#
   , writeIntArray#
   )
 import GHC.IO (IO (..))
@@ -63,15 +68,37 @@ factSnapCols = Fact 3
 factAhead :: Fact
 factAhead = Fact 4
 
--- | A statement's facts before it learns any: every one -1 but 'factAhead', given.
-newFacts :: Bool -> IO Facts
-newFacts ahead = IO $ \s -> case newByteArray# 40# s of
+-- | The word after the facts (index 5): the statement's handle ('readHandle').
+handleIndex :: Int
+handleIndex = 5
+
+-- | A statement's facts before it learns any, with its handle: every one -1 but
+-- 'factAhead', given.
+newFacts :: Bool -> Ptr a -> IO Facts
+newFacts ahead (Ptr h) = IO $ \s -> case newByteArray# 48# s of
   (# s1, a #) -> case writeIntArray# a 0# -1# s1 of
     s2 -> case writeIntArray# a 1# -1# s2 of
       s3 -> case writeIntArray# a 2# -1# s3 of
         s4 -> case writeIntArray# a 3# -1# s4 of
           s5 -> case writeIntArray# a 4# (if ahead then 1# else 0#) s5 of
-            s6 -> (# s6, Facts a #)
+            s6 -> case writeAddrArray# a 5# h s6 of
+              s7 -> (# s7, Facts a #)
+
+-- | The statement's handle, or the null pointer once it is finalized: one load, no
+-- evaluation (where a reference's value would be tested for a thunk first).
+readHandle :: Facts -> IO (Ptr a)
+readHandle (Facts a) = IO $ \s -> case handleIndex of
+  I# i -> case readAddrArray# a i s of
+    (# s1, x #) -> (# s1, Ptr x #)
+{-# INLINE readHandle #-}
+
+-- | Sets the statement's handle (the null pointer when it is finalized, with the
+-- connection's lock held). A plain store: no write barrier (the array holds no pointers
+-- to the heap).
+writeHandle :: Facts -> Ptr a -> IO ()
+writeHandle (Facts a) (Ptr x) = IO $ \s -> case handleIndex of
+  I# i -> (# writeAddrArray# a i x s, () #)
+{-# INLINE writeHandle #-}
 
 -- | A fact's value.
 readFact :: Facts -> Fact -> IO Int
