@@ -6,9 +6,9 @@
 --
 -- What a statement learns of the library on first use and keeps (its parameter count,
 -- whether it writes, the text encoding of its run, the columns of its last batch, whether
--- it fetches ahead) and its handle: one machine word each, in one mutable byte array. One array costs its
--- statement one allocation where an 'Data.IORef.IORef' a number would cost five, and it
--- boxes no number when written. Each word is read and written whole, by plain loads and
+-- it fetches ahead) and its handle: one machine word each, in one mutable byte array. One
+-- array costs its statement one allocation where an 'Data.IORef.IORef' a number would
+-- cost five, and it boxes no number when written. Each word is read and written whole, by plain loads and
 -- stores, as an 'Data.IORef.IORef' is; the callers say which ones they write with the
 -- connection's lock held.
 module Database.SQLBatch.Internal.Facts
@@ -81,8 +81,9 @@ newFacts ahead (Ptr h) = IO $ \s -> case newByteArray# 48# s of
       s3 -> case writeIntArray# a 2# -1# s3 of
         s4 -> case writeIntArray# a 3# -1# s4 of
           s5 -> case writeIntArray# a 4# (if ahead then 1# else 0#) s5 of
-            s6 -> case writeAddrArray# a 5# h s6 of
-              s7 -> (# s7, Facts a #)
+            s6 -> case handleIndex of
+              I# hi -> case writeAddrArray# a hi h s6 of
+                s7 -> (# s7, Facts a #)
 
 -- | The statement's handle, or the null pointer once it is finalized: one load, no
 -- evaluation (where a reference's value would be tested for a thunk first).
